@@ -1,0 +1,393 @@
+"""The ``campus`` command line: a thin layer over the kernel, scenarios, agents and replays.
+
+Every command prints a readable summary by default and machine-readable JSON with
+``--json``. Errors are one line on stderr and exit code 2; ``verify`` exits 1 when a run
+does not verify.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, NoReturn
+
+import msgspec
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from agents import BUILTIN, make_agent
+from events import TaskEnded
+from kernel.clock import TimeFormatError, label
+from kernel.store import EventStore, StoreError, open_store
+from replays.diff import diff_runs
+from replays.export import ExportFormatError, import_lines, write_export
+from replays.fork import InjectedReply, fork_run
+from replays.seek import SeekError, describe_state, resolve_position, seek
+from replays.verify import verify
+from scenarios.play import DEFAULT_ROUND_LIMIT, Run, new_run, open_run
+from scenarios.scorecard import scorecard
+from scenarios.term import generate_term
+from world.generate import generate_world
+from world.index import WorldIndex
+
+app = typer.Typer(
+    help="An event-sourced campus for agents: run a term, then replay, fork, verify and diff it.",
+    no_args_is_help=False,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+world_app = typer.Typer(help="Generate and inspect campus worlds.", add_completion=False)
+bench_app = typer.Typer(help="Measure the kernel on this machine.", add_completion=False)
+app.add_typer(world_app, name="world")
+app.add_typer(bench_app, name="bench")
+
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
+
+DB = typer.Option("runs.db", "--db", help="The SQLite file holding runs (created if missing).")
+JSON = typer.Option(False, "--json", help="Print machine-readable JSON instead of a summary.")
+AGENT = typer.Option("oracle", "--agent", help=f"Which agent plays: {', '.join(BUILTIN)}.")
+
+
+def _fail(message: str, code: int = 2) -> NoReturn:
+    err.print(f"[bold red]error:[/] {message}", highlight=False)
+    raise typer.Exit(code)
+
+
+@contextmanager
+def _store(path: str, *, must_exist: bool = True) -> Iterator[EventStore]:
+    if must_exist and path != ":memory:" and not Path(path).exists():
+        _fail(f"no database at {path}; create one with 'campus run --db {path}'")
+    store = open_store(path)
+    try:
+        yield store
+    except (StoreError, SeekError, TimeFormatError, ExportFormatError, ValueError) as error:
+        _fail(str(error))
+    finally:
+        store.close()
+
+
+def _emit_json(value: Any) -> None:
+    sys.stdout.write(msgspec.json.encode(value).decode() + "\n")
+
+
+@contextmanager
+def _progress(total: int, enabled: bool) -> Iterator[Callable[[Any, TaskEnded], None] | None]:
+    """A task progress bar on stderr, only when stderr is a terminal."""
+    if not enabled or not err.is_terminal:
+        yield None
+        return
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[when]}"), TimeRemainingColumn())
+    with Progress(*columns, console=err, transient=True) as bar:
+        task = bar.add_task("tasks", total=total, when="")
+
+        def advance(state: Any, ended: TaskEnded) -> None:
+            bar.update(task, advance=1, when=label(state.now))
+
+        yield advance
+
+
+def _play(run: Run, agent: Any, *, show_progress: bool, max_steps: int | None = None) -> None:
+    remaining = len(run.term.tasks) - len(run.ended_tasks())
+    with _progress(remaining, show_progress) as hook:
+        run.session(agent, on_task_end=hook).run(max_steps=max_steps)
+
+
+def _summary(run: Run) -> dict[str, Any]:
+    head, final_hash = run.store.head(run.branch.id)
+    return {
+        "run": run.branch.id,
+        "agent": run.branch.agent,
+        "seed": run.branch.seed,
+        "events": head,
+        "final_hash": final_hash,
+        "finished": any(r.kind == "run_ended" for r in run.store.rows(run.branch.id, head, head)),
+        "scorecard": scorecard(run.term, run.ended_tasks()),
+    }
+
+
+def _print_summary(summary: dict[str, Any]) -> None:
+    card = summary["scorecard"]
+    table = Table(title=f"Run {summary['run']} ({summary['agent']}, seed {summary['seed']})")
+    for column in ("scenario", "tasks", "succeeded", "success rate"):
+        table.add_column(column, justify="left" if column == "scenario" else "right")
+    for name, row in card["by_scenario"].items():
+        table.add_row(name, str(row["tasks"]), str(row["succeeded"]), f"{row['success_rate']:.1%}")
+    total = card["total"]
+    table.add_row("[bold]total[/]", str(total["tasks"]), str(total["succeeded"]), f"{total['success_rate']:.1%}")
+    out.print(table)
+    state = "finished" if summary["finished"] else "stopped before the end (continue with --resume)"
+    out.print(f"{summary['events']} events, {state}; final hash {summary['final_hash'][:16]}")
+
+
+# ---------------------------------------------------------------- run
+
+
+@app.command()
+def run(
+    db: str = DB,
+    seed: int = typer.Option(0, "--seed", help="Seed for the world, the term and the run."),
+    agent: str = AGENT,
+    scale: float = typer.Option(1.0, "--scale", help="Term size relative to the paper's task counts."),
+    rounds: int = typer.Option(DEFAULT_ROUND_LIMIT, "--rounds", min=1, help="Agent turns allowed per task."),
+    resume: str = typer.Option(None, "--resume", help="Continue this stored run instead of starting a new one."),
+    max_steps: int = typer.Option(None, "--max-steps", min=0, help="Stop after this many agent replies (resume later)."),
+    as_json: bool = JSON,
+) -> None:
+    """Play a term with an agent and print its scorecard.
+
+    With no options: generate the default world and term (seed 0), let the built-in oracle
+    play it into runs.db, and print the scorecard.
+    """
+    with _store(db, must_exist=resume is not None) as store:
+        if resume is not None:
+            current = open_run(store, resume)
+            player = _agent(current.branch.agent, current)
+        else:
+            world = WorldIndex(generate_world(seed))
+            term = generate_term(world, seed, scale)
+            player = _agent(agent, None, term=term, world=world)
+            current = new_run(store, world, term, agent_name=agent, seed=seed, round_limit=rounds)
+        _play(current, player, show_progress=not as_json, max_steps=max_steps)
+        summary = _summary(current)
+    _emit_json(summary) if as_json else _print_summary(summary)
+
+
+def _agent(name: str, current: Run | None, **inputs: Any) -> Any:
+    term = inputs.get("term") or current.term  # type: ignore[union-attr]
+    world = inputs.get("world") or current.world  # type: ignore[union-attr]
+    try:
+        return make_agent(name, term, world)
+    except ValueError as error:
+        _fail(str(error))
+
+
+# ---------------------------------------------------------------- replay, fork, verify, diff
+
+
+@app.command()
+def replay(
+    run_id: str = typer.Argument(..., metavar="RUN", help="The run (branch) to look into."),
+    db: str = DB,
+    step: int = typer.Option(None, "--step", help="Show the state after this event (seq)."),
+    at: str = typer.Option(None, "--at", help="Show the state at a simulated time, e.g. 'Week 0, Tuesday 10:00'."),
+    as_json: bool = JSON,
+) -> None:
+    """Show the world of a run at a step or a simulated time, with its state hash."""
+    with _store(db) as store:
+        current = open_run(store, run_id)
+        seq = resolve_position(current, step=step, at=at)
+        described = describe_state(current, seek(current, seq))
+    if as_json:
+        _emit_json(described)
+        return
+    out.print(f"[bold]{run_id}[/] at seq {described['seq']} — {described['time']}")
+    out.print(f"location: {described['location']['name']} ({described['location']['id']}); walked today: {' -> '.join(described['trail_today'])}")
+    events = sum(len(c) for c in described["calendar"].values())
+    out.print(f"calendar: {events} event(s); emails sent: {len(described['emails'])}")
+    session = described["session"]
+    out.print(f"task in progress: {session['task_id'] or 'none'}; tasks done: {session['next_task']}")
+    out.print(f"state hash: {described['state_hash']}")
+
+
+@app.command()
+def fork(
+    run_id: str = typer.Argument(..., metavar="RUN", help="The run to branch from."),
+    db: str = DB,
+    at_step: int = typer.Option(None, "--at-step", help="Branch after this event (moved back to the step boundary before it)."),
+    at: str = typer.Option(None, "--at", help="Branch at a simulated time, e.g. 'Week 0, Tuesday 10:00'."),
+    agent: str = typer.Option(None, "--agent", help="Agent that continues the branch (default: the parent's)."),
+    reply: str = typer.Option(None, "--reply", help="Inject this reply as the agent's first answer after the fork."),
+    name: str = typer.Option(None, "--name", help="Name of the new run (default: RUN@SEQ)."),
+    max_steps: int = typer.Option(None, "--max-steps", min=0, help="Stop the branch after this many agent replies."),
+    as_json: bool = JSON,
+) -> None:
+    """Branch a run at a step or time and continue it, with another agent or an injected reply."""
+    with _store(db) as store:
+        parent = open_run(store, run_id)
+        seq = resolve_position(parent, step=at_step, at=at)
+        agent_name = agent or parent.branch.agent
+        player = _agent(agent_name, parent)
+        child, point = fork_run(parent, seq, agent_name=agent_name, new_id=name)
+        if reply is not None:
+            player = InjectedReply(reply, player)
+        _play(child, player, show_progress=not as_json, max_steps=max_steps)
+        summary = _summary(child) | {"parent": run_id, "fork_seq": point.seq, "requested_seq": point.requested}
+    if as_json:
+        _emit_json(summary)
+        return
+    moved = "" if point.seq == point.requested else f" (moved back from {point.requested} to the step boundary)"
+    out.print(f"forked {run_id} at seq {point.seq}{moved} into [bold]{summary['run']}[/]")
+    _print_summary(summary)
+
+
+@app.command(name="verify")
+def verify_command(
+    run_id: str = typer.Argument(..., metavar="RUN", help="The run to verify."),
+    db: str = DB,
+    deep: bool = typer.Option(False, "--deep", help="Also replay the whole run from its recorded replies and compare every hash."),
+    as_json: bool = JSON,
+) -> None:
+    """Check the hash chain, re-execute every tool call and re-judge every task. Exit 1 on the first mismatch."""
+    with _store(db) as store:
+        report = verify(open_run(store, run_id), deep=deep)
+    if as_json:
+        _emit_json(report)
+    elif report.ok:
+        out.print(f"[green]verified[/] {report.run}: {report.events} events, {report.tool_calls} tool calls re-executed, "
+                  f"{report.tasks_judged} tasks re-judged in {report.seconds:.3f}s")
+    else:
+        mismatch = report.mismatch
+        err.print(f"[bold red]mismatch[/] in {report.run} at seq {mismatch.seq} ({mismatch.check})")  # type: ignore[union-attr]
+        err.print(f"expected: {msgspec.json.encode(mismatch.expected).decode()[:2000]}")  # type: ignore[union-attr]
+        err.print(f"actual:   {msgspec.json.encode(mismatch.actual).decode()[:2000]}")  # type: ignore[union-attr]
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+@app.command()
+def diff(
+    run_a: str = typer.Argument(..., metavar="RUN_A"),
+    run_b: str = typer.Argument(..., metavar="RUN_B"),
+    db: str = DB,
+    as_json: bool = JSON,
+) -> None:
+    """Compare two runs: first divergence, tasks whose outcome flipped, and final-state differences."""
+    with _store(db) as store:
+        report = diff_runs(open_run(store, run_a), open_run(store, run_b))
+    if as_json:
+        _emit_json(report)
+        return
+    point = report["first_divergence"]
+    if point is None:
+        out.print(f"{run_a} and {run_b} are identical event for event.")
+        return
+    out.print(f"first divergence at seq {point['seq']} ({point['time']}):")
+    for side in ("a", "b"):
+        event = point[side]
+        shown = "(no event: the run ended)" if event is None else msgspec.json.encode(event["event"]).decode()[:300]
+        out.print(f"  {report[side]}: {shown}", highlight=False)
+    out.print(f"outcome flips: {len(report['outcome_flips'])}")
+    for flip in report["outcome_flips"][:20]:
+        out.print(f"  {flip['task_id']}: {flip['a']} -> {flip['b']}")
+    for domain, changes in report["state_diff"].items():
+        counts = {k: len(v) for k, v in changes.items()}
+        if any(counts.values()):
+            out.print(f"state {domain}: +{counts['added']} -{counts['removed']} ~{counts['changed']}")
+
+
+# ---------------------------------------------------------------- export, import, runs
+
+
+@app.command(name="export")
+def export_command(
+    run_id: str = typer.Argument(..., metavar="RUN"),
+    db: str = DB,
+    output: str = typer.Option("-", "--output", "-o", help="File to write (default: standard output)."),
+) -> None:
+    """Write a run, with its world and term, as hash-checked JSON Lines."""
+    with _store(db) as store:
+        current = open_run(store, run_id)
+        if output == "-":
+            count = write_export(current, sys.stdout)
+        else:
+            with open(output, "w", encoding="utf-8") as handle:
+                count = write_export(current, handle)
+            err.print(f"wrote {count} events of {run_id} to {output}")
+
+
+@app.command(name="import")
+def import_command(
+    path: str = typer.Argument(..., metavar="FILE", help="A file written by 'campus export'."),
+    db: str = DB,
+    name: str = typer.Option(None, "--name", help="Name of the imported run (default: its original name)."),
+    as_json: bool = JSON,
+) -> None:
+    """Read a run from JSON Lines into the database, checking every hash first."""
+    if not Path(path).exists():
+        _fail(f"no file at {path}")
+    with _store(db, must_exist=False) as store:
+        with open(path, encoding="utf-8") as handle:
+            current = import_lines(store, handle, branch_id=name)
+        summary = _summary(current)
+    _emit_json(summary) if as_json else _print_summary(summary)
+
+
+@app.command()
+def runs(db: str = DB, as_json: bool = JSON) -> None:
+    """List the runs (branches) in a database."""
+    with _store(db) as store:
+        rows = [
+            {"run": b.id, "agent": b.agent, "seed": b.seed, "parent": b.parent, "fork_seq": b.fork_seq,
+             "events": store.head(b.id)[0], "final_hash": store.head(b.id)[1]}
+            for b in store.branches()
+        ]
+    if as_json:
+        _emit_json(rows)
+        return
+    table = Table()
+    for column in ("run", "agent", "seed", "parent", "events", "final hash"):
+        table.add_column(column)
+    for r in rows:
+        parent = f"{r['parent']}@{r['fork_seq']}" if r["parent"] else ""
+        table.add_row(r["run"], r["agent"], str(r["seed"]), parent, str(r["events"]), r["final_hash"][:16])
+    out.print(table)
+
+
+# ---------------------------------------------------------------- world and bench
+
+
+@world_app.command("generate")
+def world_generate(
+    seed: int = typer.Option(0, "--seed"),
+    scale: float = typer.Option(1.0, "--scale", help="Size relative to the published campus."),
+    as_json: bool = JSON,
+) -> None:
+    """Generate a campus from a seed and print its size and hash."""
+    try:
+        world = generate_world(seed, scale)
+    except ValueError as error:
+        _fail(str(error))
+    report = {
+        "name": world.name, "seed": seed, "hash": world.hash, "buildings": len(world.buildings),
+        "paths": len(world.paths), "complexes": len(world.complexes), "home": world.home,
+        "zones": sorted({b.zone for b in world.buildings}),
+    }
+    if as_json:
+        _emit_json(report)
+    else:
+        out.print(f"{report['name']}: {report['buildings']} buildings, {report['paths']} walkways, "
+                  f"{report['complexes']} complexes, home {report['home']}; hash {report['hash']}")
+
+
+@bench_app.command("kernel")
+def bench_kernel(
+    events: int = typer.Option(1_000_000, "--events", min=10_000, help="Length of the long branch to measure on."),
+    directory: str = typer.Option(None, "--dir", help="Where to put the scratch database (default: a temp dir)."),
+    as_json: bool = JSON,
+) -> None:
+    """Measure append, fold, seek, fork, divergence, verify and tool-call rates on this machine."""
+    from replays.bench import run_kernel_bench
+
+    report = run_kernel_bench(events, directory, progress=None if as_json else err)
+    if as_json:
+        _emit_json(report)
+        return
+    table = Table(title="campus kernel benchmark")
+    for column in ("measure", "value", "target"):
+        table.add_column(column)
+    for row in report["rows"]:
+        table.add_row(row["measure"], row["value"], row["target"])
+    out.print(table)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

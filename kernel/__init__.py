@@ -1,0 +1,1 @@
+"""The machinery: log store, clock, projection, tools, runner."""

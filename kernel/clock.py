@@ -1,0 +1,108 @@
+"""Simulated time.
+
+Time is an integer number of minutes since Monday 00:00 of week 0. Every label the agent
+sees ("Week 3, Tuesday 10:00") is a pure function of that integer, and every label a
+person types can be parsed back. The day starts at ``DAY_START`` (06:00): that is when the
+date is announced and the student wakes up at home.
+
+The SimPy side lives here too: ``UrgentTimeout`` lets the world's own schedule (day starts,
+triggers) run before a task released at the same minute, whatever order the processes
+were created in.
+"""
+
+from __future__ import annotations
+
+import re
+
+import simpy
+from simpy.core import URGENT
+
+MINUTES_PER_DAY = 24 * 60
+MINUTES_PER_WEEK = 7 * MINUTES_PER_DAY
+DAY_START = 6 * 60
+
+DAYS: tuple[str, ...] = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_DAY_INDEX = {name.lower(): i for i, name in enumerate(DAYS)} | {
+    name[:3].lower(): i for i, name in enumerate(DAYS)
+}
+
+_MOMENT = re.compile(
+    r"^\s*week\s*(\d{1,3})\s*,?\s*([A-Za-z]+)\s*,?\s*(?:(\d{1,2}):(\d{2}))?\s*$", re.IGNORECASE
+)
+
+
+class TimeFormatError(ValueError):
+    """A time or date label that does not parse."""
+
+
+def week_of(t: int) -> int:
+    return t // MINUTES_PER_WEEK
+
+
+def day_of(t: int) -> int:
+    """The absolute day index (0 = Monday of week 0)."""
+    return t // MINUTES_PER_DAY
+
+
+def day_start(day: int) -> int:
+    return day * MINUTES_PER_DAY + DAY_START
+
+
+def date_label(day: int) -> str:
+    return f"Week {day // 7}, {DAYS[day % 7]}"
+
+
+def clock_label(t: int) -> str:
+    minute = t % MINUTES_PER_DAY
+    return f"{minute // 60:02d}:{minute % 60:02d}"
+
+
+def label(t: int) -> str:
+    """``Week W, Day HH:MM``, the way the agent is told the time."""
+    return f"{date_label(day_of(t))} {clock_label(t)}"
+
+
+def parse_moment(text: str) -> int:
+    """Parse ``Week 3, Tuesday 10:00`` (commas, case and day abbreviations are free) to minutes.
+
+    A label without a clock time means the start of that day (00:00).
+    """
+    match = _MOMENT.match(text)
+    if match is None:
+        raise TimeFormatError(
+            f"cannot read {text[:60]!r} as a time; write it like 'Week 3, Tuesday 10:00'"
+        )
+    week, day_name, hours, minutes = match.groups()
+    day = _DAY_INDEX.get(day_name.lower())
+    if day is None:
+        raise TimeFormatError(f"{day_name!r} is not a day of the week (Monday ... Sunday)")
+    h = int(hours) if hours is not None else 0
+    m = int(minutes) if minutes is not None else 0
+    if h > 23 or m > 59:
+        raise TimeFormatError(f"{hours}:{minutes} is not a clock time (00:00 ... 23:59)")
+    return int(week) * MINUTES_PER_WEEK + day * MINUTES_PER_DAY + h * 60 + m
+
+
+def parse_date(text: str) -> int:
+    """Parse ``Week 3, Tuesday`` to an absolute day index."""
+    match = _MOMENT.match(text)
+    if match is None or match.group(3) is not None:
+        raise TimeFormatError(f"cannot read {text[:60]!r} as a date; write it like 'Week 3, Tuesday'")
+    return day_of(parse_moment(text))
+
+
+def day_index(name: str) -> int:
+    index = _DAY_INDEX.get(name.strip().lower())
+    if index is None:
+        raise TimeFormatError(f"{name[:30]!r} is not a day of the week (Monday ... Sunday)")
+    return index
+
+
+class UrgentTimeout(simpy.events.Event):
+    """A timeout processed before ordinary events scheduled for the same minute."""
+
+    def __init__(self, env: simpy.Environment, delay: int) -> None:
+        super().__init__(env)
+        self._ok = True
+        self._value = None
+        env.schedule(self, URGENT, delay)

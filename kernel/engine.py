@@ -1,0 +1,104 @@
+"""The assembled machine: domains, their projection, the tool registry and the dispatcher."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+
+from kernel.projection import Domain, Projection
+from kernel.session import CLOCK, SESSION
+from kernel.tools import Outcome, ToolDecl, bind_arguments, fail, prompt_section
+
+log = structlog.get_logger("campus.kernel")
+
+
+@dataclass(frozen=True)
+class ToolView:
+    """What a handler may read: the static world, the current state (read-only), and context."""
+
+    world: Any
+    state: Any
+    task_id: str
+    now: int
+    seed: int
+
+
+class Kernel:
+    """Domains + projection + tools over one world. Stateless itself: all state is in the log."""
+
+    def __init__(
+        self,
+        world: Any,
+        domains: Sequence[Domain],
+        *,
+        locate: Callable[[Any], str],
+        describe: Callable[[str], str],
+        system_titles: Mapping[str, str],
+    ) -> None:
+        self.world = world
+        self.domains = (CLOCK, SESSION, *domains)
+        self.projection = Projection(self.domains, world)
+        self.tools: dict[str, ToolDecl] = {}
+        for domain in domains:
+            for tool in domain.tools:
+                if tool.name in self.tools:
+                    raise ValueError(f"tool {tool.name} is declared twice")
+                self.tools[tool.name] = tool
+        self.locate = locate
+        self.describe = describe
+        self.system_titles = dict(system_titles)
+
+    @property
+    def systems(self) -> list[str]:
+        return list(dict.fromkeys(t.system for t in self.tools.values()))
+
+    def tools_for(self, systems: Sequence[str]) -> tuple[ToolDecl, ...]:
+        wanted = set(systems)
+        return tuple(t for t in self.tools.values() if t.system in wanted)
+
+    def prompt_tools(self, systems: Sequence[str]) -> str:
+        return prompt_section(self.tools_for(systems), self.system_titles)
+
+    def dispatch(
+        self,
+        state: Any,
+        *,
+        task_id: str,
+        name: str,
+        args: Mapping[str, Any],
+        positional: Sequence[Any] = (),
+        systems: Sequence[str],
+        seed: int,
+    ) -> Outcome:
+        """Run one tool call against the state. Never raises; a failure carries no facts."""
+        tool = self.tools.get(name)
+        available = self.tools_for(systems)
+        if tool is None:
+            return fail(_unknown_tool(name, [t.name for t in available]))
+        if tool.system not in systems:
+            names = ", ".join(t.name for t in available) or "none"
+            return fail(f"{name} is not available in this task. Tools you can use now: {names}.")
+        bound = bind_arguments(tool, args, positional)
+        if isinstance(bound, str):
+            return fail(bound)
+        view = ToolView(world=self.world, state=state, task_id=task_id, now=state.now, seed=seed)
+        try:
+            outcome = tool.handler(view, bound)
+        except Exception as error:  # a handler bug must not take the run down with it
+            log.error("tool handler raised", tool=name, error=repr(error))
+            return fail(f"{name} failed unexpectedly ({type(error).__name__}). Nothing was changed.")
+        if not outcome.result.ok:
+            return Outcome(result=outcome.result, minutes=0)
+        minutes = tool.minutes if outcome.minutes is None else outcome.minutes
+        return Outcome(result=outcome.result, facts=outcome.facts, minutes=minutes)
+
+
+def _unknown_tool(name: str, available: list[str]) -> str:
+    guess = difflib.get_close_matches(name, available, n=1)
+    hint = f" Did you mean {guess[0]}?" if guess else ""
+    listing = ", ".join(available) if available else "none"
+    return f"There is no tool named '{name[:60]}'.{hint} Tools you can use now: {listing}."

@@ -1,0 +1,111 @@
+"""World state as a fold of the log.
+
+Each domain (a subsystem, or the kernel's own clock and session) owns one part of the
+state: a mutable msgspec Struct created from the world, and reducers that apply events to
+that part and to nothing else. A ``Projection`` combines the domains into one ``State``
+Struct (one attribute per domain) and folds events into it.
+
+Reducers mutate the part they are given; they are pure in the sense that matters here —
+the part after a reducer depends only on the part before and the event. That keeps a fold
+at millions of events per second and a snapshot a plain encoding of the state.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from events import Event, canonical, decode_events
+
+Reducer = Callable[[Any, Any], None]
+
+
+@dataclass(frozen=True)
+class Domain:
+    """One part of the state: its type, how it starts, and how events change it.
+
+    ``tools`` holds the domain's tool declarations (``kernel.tools.ToolDecl``); the kernel's
+    own domains have none.
+    """
+
+    name: str
+    state_type: type[msgspec.Struct]
+    initial: Callable[[Any], msgspec.Struct]
+    reducers: dict[type[Event], Reducer] = field(default_factory=dict)
+    tools: tuple[Any, ...] = ()
+
+
+class Projection:
+    """Folds events into a ``State`` with one attribute per domain, plus ``seq`` and ``now``."""
+
+    def __init__(self, domains: Sequence[Domain], world: Any) -> None:
+        names = [d.name for d in domains]
+        if len(set(names)) != len(names):
+            raise ValueError(f"domain names must be unique, got {names}")
+        self.domains = tuple(domains)
+        self.world = world
+        self.state_type = msgspec.defstruct(
+            "State",
+            [("seq", int, 0), ("now", int, 0)] + [(d.name, d.state_type) for d in domains],
+            kw_only=True,
+        )
+        self._decoder = msgspec.json.Decoder(self.state_type)
+        self._table = self._dispatch_table()
+
+    def _dispatch_table(self) -> dict[type, tuple[Callable[[Any, Event], None], ...]]:
+        table: dict[type, list[Callable[[Any, Event], None]]] = {}
+        for domain in self.domains:
+            for event_type, reducer in domain.reducers.items():
+                table.setdefault(event_type, []).append(_bind(domain.name, reducer))
+        return {k: tuple(v) for k, v in table.items()}
+
+    def initial(self) -> Any:
+        parts = {d.name: d.initial(self.world) for d in self.domains}
+        return self.state_type(**parts)
+
+    def apply(self, state: Any, seq: int, t: int, event: Event) -> None:
+        for reducer in self._table.get(type(event), ()):
+            reducer(state, event)
+        state.seq = seq
+        state.now = t
+
+    def fold(self, state: Any, events: Iterable[Event], last_seq: int, last_t: int) -> Any:
+        """Apply events in order; the caller says which seq and time the last one had."""
+        table = self._table
+        empty: tuple = ()
+        for event in events:
+            for reducer in table.get(type(event), empty):
+                reducer(state, event)
+        state.seq = last_seq
+        state.now = last_t
+        return state
+
+    def fold_rows(self, state: Any, rows: Sequence[Any]) -> Any:
+        """Decode and fold stored rows (anything with ``payload``, ``seq`` and ``t``)."""
+        if not rows:
+            return state
+        events = decode_events([r.payload for r in rows])
+        return self.fold(state, events, rows[-1].seq, rows[-1].t)
+
+    def encode(self, state: Any) -> bytes:
+        return canonical(state)
+
+    def decode(self, data: bytes) -> Any:
+        return self._decoder.decode(data)
+
+    def copy(self, state: Any) -> Any:
+        return self.decode(self.encode(state))
+
+    def state_hash(self, state: Any) -> str:
+        return hashlib.sha256(self.encode(state)).hexdigest()
+
+
+def _bind(name: str, reducer: Reducer) -> Callable[[Any, Event], None]:
+    def apply(state: Any, event: Event) -> None:
+        reducer(getattr(state, name), event)
+
+    return apply

@@ -1,0 +1,345 @@
+"""The session loop: the SimPy clock releases tasks, the agent replies, tools change the world.
+
+Two SimPy processes share one environment:
+
+- the *world clock* walks the agenda of day starts and triggers (``UrgentTimeout``, so a
+  day starts before a task released at the same minute);
+- the *student* waits for each task's release time, shows the observation, and then for
+  every turn waits on a *decision* event. The driver (``Session.run``) steps SimPy until a
+  decision is pending, commits everything since the last decision as one transaction,
+  asks the agent outside simulated time, and resumes. Tool calls take simulated minutes.
+
+Nothing here is copied on resume or fork: the session folds the log, then re-creates both
+processes from the schedule and the projected clock and session state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator, Sequence
+from typing import Any
+
+import msgspec
+import simpy
+import structlog
+
+from events import (
+    ActionRejected,
+    AgentReplied,
+    Answered,
+    DayStarted,
+    Event,
+    InstructionRevealed,
+    RunEnded,
+    RunStarted,
+    StructuredCall,
+    TaskEnded,
+    TaskReleased,
+    TimeAnnounced,
+    ToolCalled,
+    ToolResult,
+    WorldChanged,
+    decode_events,
+)
+from kernel.agent import Agent, AgentView, Reply, Turn, reply_meta
+from kernel.clock import DAY_START, UrgentTimeout, date_label, day_of, day_start, label
+from kernel.engine import Kernel
+from kernel.history import state_at
+from kernel.parse import Answer, Call, Finish, Invalid, parse_reply, parse_structured
+from kernel.prompt import system_prompt
+from kernel.schedule import Schedule, TaskCard
+from kernel.store import EventStore, Record
+from kernel.tools import from_wire_name
+
+log = structlog.get_logger("campus.runner")
+
+SNAPSHOT_EVERY = 2_000
+"""Take a snapshot at the first commit after every this many events."""
+
+
+def run_config(round_limit: int) -> dict[str, Any]:
+    """The rules a run is played under; bound into the genesis hash."""
+    from kernel.prompt import PROTOCOL
+
+    return {"round_limit": round_limit, "day_start": DAY_START, "protocol": PROTOCOL, "minutes_per_call": 1}
+
+
+class Session:
+    """Plays (or resumes) one branch of the log with one agent."""
+
+    def __init__(
+        self,
+        kernel: Kernel,
+        store: EventStore,
+        branch_id: str,
+        schedule: Schedule,
+        agent: Agent,
+        *,
+        on_task_end: Callable[[Any, TaskEnded], None] | None = None,
+        snapshot_every: int = SNAPSHOT_EVERY,
+    ) -> None:
+        self.kernel = kernel
+        self.store = store
+        self.branch = store.branch(branch_id)
+        self.schedule = schedule
+        self.agent = agent
+        self.on_task_end = on_task_end
+        self.snapshot_every = snapshot_every
+        self.cards: list[TaskCard] = list(schedule.cards())
+        self.triggers = list(schedule.triggers())
+        self.state = state_at(kernel, store, branch_id)
+        self.env = simpy.Environment(initial_time=self.state.now)
+        self.buffer: list[Record] = []
+        self.task_events: list[Event] = self._open_task_events()
+        self.pending: simpy.Event | None = None
+        self._prompts: dict[tuple[str, ...], str] = {}
+        self._last_snapshot = self.state.seq
+
+    # ------------------------------------------------------------ driving
+
+    @property
+    def finished(self) -> bool:
+        return self.state.session.finished
+
+    def run(self, max_steps: int | None = None) -> Any:
+        """Play until the term ends or ``max_steps`` agent replies; returns the final state."""
+        if self.finished:
+            return self.state
+        if self.state.seq == 0:
+            self._emit(RunStarted(
+                world_hash=self.branch.world_hash,
+                term_hash=self.branch.term_hash,
+                seed=self.branch.seed,
+                config=self.branch.config,
+            ))
+        student = self.env.process(self._student())
+        self.env.process(self._world_clock())
+        steps = 0
+        while not student.triggered:
+            if self.pending is not None and not self.pending.triggered:
+                if max_steps is not None and steps >= max_steps:
+                    break
+                self.pending.succeed(self._ask_agent())
+                steps += 1
+            self.env.step()
+        self._commit()
+        return self.state
+
+    def _ask_agent(self) -> tuple[Reply | None, str | None]:
+        view = self.view()
+        try:
+            reply = self.agent.act(view)
+        except Exception as error:  # an agent is untrusted: its failure is recorded, not fatal
+            log.warning("agent raised", agent=self.branch.agent, error=repr(error))
+            return None, msgspec.json.encode({"error": type(error).__name__}).decode()
+        if not isinstance(reply, (str, StructuredCall)):
+            return None, msgspec.json.encode({"error": f"reply was a {type(reply).__name__}, not text"}).decode()
+        return reply, reply_meta(self.agent)
+
+    def view(self) -> AgentView:
+        card = self.cards[self.state.session.next_task]
+        return AgentView(
+            task_id=card.id,
+            now=self.state.now,
+            prompt=self._prompt(card.systems),
+            messages=tuple(conversation(self.task_events)),
+            tools=self.kernel.tools_for(card.systems),
+        )
+
+    def _prompt(self, systems: tuple[str, ...]) -> str:
+        if systems not in self._prompts:
+            self._prompts[systems] = system_prompt(self.kernel.prompt_tools(systems))
+        return self._prompts[systems]
+
+    # ------------------------------------------------------------ events and commits
+
+    def _emit(self, event: Event, meta: str | None = None) -> None:
+        t = int(self.env.now)
+        self.kernel.projection.apply(self.state, self.state.seq + 1, t, event)
+        self.buffer.append((t, event, meta))
+        if isinstance(event, TaskReleased):
+            self.task_events = [event]
+        elif self.task_events:
+            self.task_events.append(event)
+
+    def _commit(self) -> None:
+        if not self.buffer:
+            return
+        seq, _ = self.store.append(self.branch.id, self.buffer)
+        self.buffer = []
+        if seq != self.state.seq:
+            raise RuntimeError(f"log head {seq} and projected state {self.state.seq} disagree")
+        if seq - self._last_snapshot >= self.snapshot_every:
+            projection = self.kernel.projection
+            self.store.put_snapshot(self.branch.id, seq, projection.encode(self.state), projection.state_hash(self.state))
+            self._last_snapshot = seq
+
+    def _decide(self) -> Generator[simpy.Event, Any, tuple[Reply | None, str | None]]:
+        self._commit()
+        self.pending = self.env.event()
+        answer = yield self.pending
+        self.pending = None
+        return answer
+
+    # ------------------------------------------------------------ the world clock
+
+    def _world_clock(self) -> Generator[simpy.Event, Any, None]:
+        for t, event in self._agenda():
+            if t > self.env.now:
+                yield UrgentTimeout(self.env, t - int(self.env.now))
+            self._emit(event)
+
+    def _agenda(self) -> list[tuple[int, Event]]:
+        if not self.cards:
+            return []
+        last_day = day_of(self.cards[-1].release)
+        items: list[tuple[int, int, int, Event]] = []
+        home = self.kernel.world.home
+        for day in range(self.state.clock.day + 1, last_day + 1):
+            items.append((day_start(day), 0, day, DayStarted(day=day, home=home)))
+        for index, trigger in enumerate(self.triggers[self.state.session.triggers_done :]):
+            items.append((trigger.t, 1, index, WorldChanged(change_id=trigger.id, change=trigger.change)))
+        items.sort(key=lambda item: item[:3])
+        return [(t, event) for t, _, _, event in items]
+
+    # ------------------------------------------------------------ the student
+
+    def _student(self) -> Generator[simpy.Event, Any, None]:
+        index = self.state.session.next_task
+        if self.state.session.task_id:
+            yield from self._play(self.cards[index])
+            index += 1
+        for card in self.cards[index:]:
+            if card.release > self.env.now:
+                yield self.env.timeout(card.release - int(self.env.now))
+            self._release(card)
+            yield from self._play(card)
+        self._emit(RunEnded(reason="term complete"))
+
+    def _release(self, card: TaskCard) -> None:
+        state = self.state
+        here = self.kernel.locate(state)
+        withheld = card.required_place is not None and here != card.required_place and bool(card.instruction)
+        lines = []
+        if state.clock.day != state.clock.announced_day:
+            lines.append(f"Current date: {date_label(state.clock.day)}. You are at {self.kernel.describe(here)}.")
+        time_line = f"Current time: {label(int(self.env.now))}"
+        lines.append(time_line)
+        if card.instruction and not withheld:
+            lines.append(card.instruction)
+        self._emit(TimeAnnounced(label=time_line))
+        self._emit(TaskReleased(
+            task_id=card.id, scenario=card.scenario, observation="\n".join(lines),
+            systems=list(card.systems), withheld=withheld,
+        ))
+
+    def _play(self, card: TaskCard) -> Generator[simpy.Event, Any, None]:
+        while True:
+            reply, meta = yield from self._decide()
+            action = self._record_reply(card, reply, meta)
+            if isinstance(action, Answer):
+                self._emit(Answered(task_id=card.id, answer=action.letter))
+                self._end(card, "answer")
+                return
+            if isinstance(action, Finish):
+                self._end(card, "finish")
+                return
+            if isinstance(action, Invalid):
+                self._emit(ActionRejected(task_id=card.id, message=action.message))
+            else:
+                minutes = self._call(card, action)
+                if minutes:
+                    yield self.env.timeout(minutes)
+                self._maybe_reveal(card)
+            if self.state.session.turns >= card.round_limit:
+                self._end(card, "round limit")
+                return
+
+    def _record_reply(self, card: TaskCard, reply: Reply | None, meta: str | None) -> Call | Answer | Finish | Invalid:
+        if isinstance(reply, StructuredCall):
+            self._emit(AgentReplied(task_id=card.id, call=reply), meta)
+            return parse_structured(from_wire_name(reply.name), reply.arguments)
+        self._emit(AgentReplied(task_id=card.id, text=reply), meta)
+        if reply is None:
+            return Invalid(message="Your reply could not be read. Reply with one action, for example <action>Action: finish()</action>.")
+        return parse_reply(reply)
+
+    def _call(self, card: TaskCard, call: Call) -> int:
+        state = self.state
+        call_id = f"call-{state.session.calls + 1}"
+        self._emit(ToolCalled(
+            call_id=call_id, task_id=card.id, tool=call.name, args=dict(call.args), positional=list(call.positional),
+        ))
+        outcome = self.kernel.dispatch(
+            state, task_id=card.id, name=call.name, args=call.args, positional=call.positional,
+            systems=card.systems, seed=self.branch.seed,
+        )
+        for fact in outcome.facts:
+            self._emit(fact)
+        result = outcome.result
+        self._emit(ToolResult(
+            call_id=call_id, status="ok" if result.ok else "error", message=result.message,
+            data=result.data, minutes=outcome.minutes or 0,
+        ))
+        return outcome.minutes or 0
+
+    def _maybe_reveal(self, card: TaskCard) -> None:
+        if self.state.session.withheld and self.kernel.locate(self.state) == card.required_place:
+            self._emit(InstructionRevealed(task_id=card.id, text=card.instruction))
+
+    def _end(self, card: TaskCard, reason: str) -> None:
+        if card.scored:
+            outcome, detail = self.schedule.evaluate(card.id, self.state, self.task_events)
+        else:
+            outcome, detail = "unscored", "delivery task: run, not scored"
+        ended = TaskEnded(task_id=card.id, outcome=outcome, reason=reason, turns=self.state.session.turns, detail=detail)
+        self._emit(ended)
+        self.task_events = []
+        if self.on_task_end is not None:
+            self.on_task_end(self.state, ended)
+
+    # ------------------------------------------------------------ resume
+
+    def _open_task_events(self) -> list[Event]:
+        """The events of the task in progress, read back from the log (empty between tasks)."""
+        task_id = self.state.session.task_id
+        if not task_id:
+            return []
+        head = self.state.seq
+        window = 256
+        while True:
+            start = max(1, head - window + 1)
+            events = decode_events([r.payload for r in self.store.rows(self.branch.id, start, head)])
+            for i in range(len(events) - 1, -1, -1):
+                event = events[i]
+                if isinstance(event, TaskReleased) and event.task_id == task_id:
+                    return events[i:]
+            if start == 1:
+                raise RuntimeError(f"task {task_id} is open but its release is not in the log")
+            window *= 4
+
+
+def conversation(events: Sequence[Event]) -> list[Turn]:
+    """The task's chat as the agent saw it; consecutive messages of one side are merged."""
+    turns: list[Turn] = []
+    for event in events:
+        if isinstance(event, TaskReleased):
+            turn = Turn("user", event.observation)
+        elif isinstance(event, AgentReplied):
+            turn = Turn("assistant", event.text if event.text is not None else _render_call(event.call))
+        elif isinstance(event, (ToolResult, ActionRejected)):
+            turn = Turn("user", event.message)
+        elif isinstance(event, InstructionRevealed):
+            turn = Turn("user", event.text)
+        else:
+            continue
+        if turns and turns[-1].role == turn.role:
+            turns[-1] = Turn(turn.role, turns[-1].content + "\n\n" + turn.content)
+        else:
+            turns.append(turn)
+    return turns
+
+
+def _render_call(call: StructuredCall | None) -> str:
+    if call is None:
+        return ""
+    return f"{call.name}({msgspec.json.encode(call.arguments).decode()})"

@@ -1,0 +1,44 @@
+"""What the kernel needs to know of a term: when each task starts and how it is judged.
+
+The term itself (tasks with hidden ground truth, generators, evaluators) lives in
+``scenarios/``; the kernel sees only these cards, so it can never leak what it does not hold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import msgspec
+
+from events import Event
+
+
+class TaskCard(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    scenario: str
+    release: int
+    instruction: str
+    systems: tuple[str, ...]
+    required_place: str | None = None
+    round_limit: int = 20
+    scored: bool = True
+
+
+class Trigger(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    t: int
+    change: dict[str, Any]
+
+
+class Schedule(Protocol):
+    @property
+    def hash(self) -> str: ...
+
+    def cards(self) -> Sequence[TaskCard]: ...
+
+    def triggers(self) -> Sequence[Trigger]: ...
+
+    def evaluate(self, task_id: str, state: Any, events: Sequence[Event]) -> tuple[str, str]:
+        """``(outcome, detail)`` for a scored task: outcome is ``success`` or ``failure``."""
+        ...

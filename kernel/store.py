@@ -1,0 +1,479 @@
+"""The event log: branches of hash-chained events, snapshots and content-addressed blobs.
+
+A branch is ``(id, parent, fork_seq)``: its events are the parent's up to ``fork_seq`` plus
+its own, so a fork writes one row. Sequence numbers run through the whole lineage (a fork at
+40 appends its first event at 41), and the hash at a seq is the same in every branch that
+shares it — which is what makes the first divergence of two branches a binary search.
+
+Two stores share one contract (``tests/test_store_conformance.py`` runs against both):
+``SQLiteStore`` (a plain SQLite file: WAL journal, append-only enforced by triggers, one
+transaction per ``append`` call) and ``MemoryStore``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple, Protocol
+
+import msgspec
+import sqlite_utils
+
+from events import KINDS, SCHEMA_VERSION, Event, canonical, chain_hash
+
+_KIND_OF = {cls: tag for tag, cls in KINDS.items()}
+
+
+class StoreError(Exception):
+    """A request the log cannot honour; the log is unchanged."""
+
+
+class BranchInfo(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    parent: str | None
+    fork_seq: int
+    genesis: str
+    agent: str
+    label: str = ""
+    world_hash: str = ""
+    term_hash: str = ""
+    seed: int = 0
+    config: dict[str, Any] = {}
+    schema: int = SCHEMA_VERSION
+
+
+class Row(NamedTuple):
+    seq: int
+    t: int
+    kind: str
+    payload: str
+    hash: str
+    meta: str | None
+
+
+class Snapshot(NamedTuple):
+    seq: int
+    state: bytes
+    state_hash: str
+
+
+Record = tuple[int, Event, str | None]
+"""What a caller appends: (simulated minute, event, metadata kept outside the hash)."""
+
+
+class EventStore(Protocol):
+    def create_branch(self, info: BranchInfo) -> BranchInfo: ...
+    def fork(self, parent: str, at_seq: int, new_id: str, agent: str, label: str = "") -> BranchInfo: ...
+    def branch(self, branch_id: str) -> BranchInfo: ...
+    def branches(self) -> list[BranchInfo]: ...
+    def head(self, branch_id: str) -> tuple[int, str]: ...
+    def append(self, branch_id: str, records: Sequence[Record]) -> tuple[int, str]: ...
+    def rows(self, branch_id: str, start: int = 1, stop: int | None = None) -> list[Row]: ...
+    def hash_at(self, branch_id: str, seq: int) -> str: ...
+    def seq_at_time(self, branch_id: str, t: int) -> int: ...
+    def put_snapshot(self, branch_id: str, seq: int, state: bytes, state_hash: str) -> None: ...
+    def snapshot_at_or_before(self, branch_id: str, seq: int) -> Snapshot | None: ...
+    def drop_snapshots(self) -> None: ...
+    def put_blob(self, kind: str, digest: str, data: bytes) -> None: ...
+    def get_blob(self, digest: str) -> bytes: ...
+    def close(self) -> None: ...
+
+
+def encode_records(records: Sequence[Record], branch_id: str, seq: int, prev: str) -> list[tuple]:
+    """Turn records into chained rows, starting after ``(seq, prev)``."""
+    rows = []
+    for t, event, meta in records:
+        payload = canonical(event)
+        seq += 1
+        prev = chain_hash(prev, t, payload)
+        rows.append((branch_id, seq, t, _KIND_OF[type(event)], payload.decode("utf-8"), prev, meta))
+    return rows
+
+
+def _upper_bound(*bounds: int | None) -> int | None:
+    present = [b for b in bounds if b is not None]
+    return min(present) if present else None
+
+
+class _Lineage:
+    """Shared logic: a branch's events are segments of its ancestors' rows."""
+
+    def segments(self, branch_id: str) -> list[tuple[str, int, int | None]]:
+        """``(owner, first_seq, last_seq)`` pieces, oldest first; ``None`` means open-ended."""
+        pieces: list[tuple[str, int, int | None]] = []
+        info = self.branch(branch_id)  # type: ignore[attr-defined]
+        upper: int | None = None
+        while True:
+            lower = info.fork_seq + 1
+            pieces.append((info.id, lower, upper))
+            if info.parent is None:
+                break
+            upper = info.fork_seq
+            info = self.branch(info.parent)  # type: ignore[attr-defined]
+        pieces.reverse()
+        return pieces
+
+    def owner_of(self, branch_id: str, seq: int) -> str:
+        for owner, lower, upper in reversed(self.segments(branch_id)):
+            if seq >= lower and (upper is None or seq <= upper):
+                return owner
+        raise StoreError(f"seq {seq} is not in branch {branch_id!r}")
+
+    def _check_fork(self, parent: str, at_seq: int, new_id: str) -> BranchInfo:
+        info = self.branch(parent)  # type: ignore[attr-defined]
+        head, _ = self.head(parent)  # type: ignore[attr-defined]
+        if not 0 <= at_seq <= head:
+            raise StoreError(f"cannot fork {parent!r} at seq {at_seq}: it has events 1..{head}")
+        if self._exists(new_id):  # type: ignore[attr-defined]
+            raise StoreError(f"a branch named {new_id!r} already exists")
+        return info
+
+
+class MemoryStore(_Lineage):
+    """The in-memory store: the same contract as SQLite, for tests and scratch work."""
+
+    def __init__(self) -> None:
+        self._branches: dict[str, BranchInfo] = {}
+        self._rows: dict[str, list[Row]] = {}
+        self._heads: dict[str, tuple[int, str]] = {}
+        self._snapshots: dict[str, dict[int, Snapshot]] = {}
+        self._blobs: dict[str, bytes] = {}
+
+    def _exists(self, branch_id: str) -> bool:
+        return branch_id in self._branches
+
+    def create_branch(self, info: BranchInfo) -> BranchInfo:
+        if info.parent is not None:
+            raise StoreError("create_branch makes root branches; use fork() for a child")
+        if self._exists(info.id):
+            raise StoreError(f"a branch named {info.id!r} already exists")
+        self._branches[info.id] = info
+        self._rows[info.id] = []
+        self._heads[info.id] = (0, info.genesis)
+        return info
+
+    def fork(self, parent: str, at_seq: int, new_id: str, agent: str, label: str = "") -> BranchInfo:
+        base = self._check_fork(parent, at_seq, new_id)
+        info = msgspec.structs.replace(base, id=new_id, parent=parent, fork_seq=at_seq, agent=agent, label=label)
+        self._branches[new_id] = info
+        self._rows[new_id] = []
+        self._heads[new_id] = (at_seq, self.hash_at(parent, at_seq) if at_seq else info.genesis)
+        return info
+
+    def branch(self, branch_id: str) -> BranchInfo:
+        try:
+            return self._branches[branch_id]
+        except KeyError:
+            raise StoreError(f"no branch named {branch_id!r}") from None
+
+    def branches(self) -> list[BranchInfo]:
+        return list(self._branches.values())
+
+    def head(self, branch_id: str) -> tuple[int, str]:
+        self.branch(branch_id)
+        return self._heads[branch_id]
+
+    def append(self, branch_id: str, records: Sequence[Record]) -> tuple[int, str]:
+        seq, prev = self.head(branch_id)
+        rows = encode_records(records, branch_id, seq, prev)
+        self._rows[branch_id].extend(Row(*row[1:]) for row in rows)
+        if rows:
+            self._heads[branch_id] = (rows[-1][1], rows[-1][5])
+        return self._heads[branch_id]
+
+    def rows(self, branch_id: str, start: int = 1, stop: int | None = None) -> list[Row]:
+        out: list[Row] = []
+        for owner, lower, upper in self.segments(branch_id):
+            own = self._rows[owner]
+            first_seq = self._branches[owner].fork_seq + 1
+            lo = max(lower, start)
+            hi = _upper_bound(upper, stop)
+            begin = lo - first_seq
+            end = len(own) if hi is None else max(0, hi - first_seq + 1)
+            out.extend(own[begin:end])
+        return out
+
+    def hash_at(self, branch_id: str, seq: int) -> str:
+        if seq == 0:
+            return self.branch(branch_id).genesis
+        owner = self.owner_of(branch_id, seq)
+        own = self._rows[owner]
+        index = seq - self._branches[owner].fork_seq - 1
+        if not 0 <= index < len(own):
+            raise StoreError(f"seq {seq} is not in branch {branch_id!r}")
+        return own[index].hash
+
+    def seq_at_time(self, branch_id: str, t: int) -> int:
+        found = 0
+        for row in self.rows(branch_id):
+            if row.t > t:
+                break
+            found = row.seq
+        return found
+
+    def put_snapshot(self, branch_id: str, seq: int, state: bytes, state_hash: str) -> None:
+        self._snapshots.setdefault(self.owner_of(branch_id, seq), {})[seq] = Snapshot(seq, state, state_hash)
+
+    def snapshot_at_or_before(self, branch_id: str, seq: int) -> Snapshot | None:
+        best: Snapshot | None = None
+        for owner, lower, upper in self.segments(branch_id):
+            for snap in self._snapshots.get(owner, {}).values():
+                within = snap.seq >= lower and (upper is None or snap.seq <= upper)
+                if within and snap.seq <= seq and (best is None or snap.seq > best.seq):
+                    best = snap
+        return best
+
+    def drop_snapshots(self) -> None:
+        self._snapshots.clear()
+
+    def put_blob(self, kind: str, digest: str, data: bytes) -> None:
+        self._blobs.setdefault(digest, data)
+
+    def get_blob(self, digest: str) -> bytes:
+        try:
+            return self._blobs[digest]
+        except KeyError:
+            raise StoreError(f"no stored world or term with hash {digest[:12]}") from None
+
+    def close(self) -> None:
+        pass
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS branches (
+    id TEXT PRIMARY KEY,
+    parent TEXT REFERENCES branches(id),
+    fork_seq INTEGER NOT NULL,
+    genesis TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    label TEXT NOT NULL DEFAULT '',
+    world_hash TEXT NOT NULL,
+    term_hash TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    config TEXT NOT NULL,
+    schema INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS events (
+    branch TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    t INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    meta TEXT,
+    PRIMARY KEY (branch, seq)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS events_by_time ON events (branch, t, seq);
+CREATE TABLE IF NOT EXISTS snapshots (
+    branch TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    state BLOB NOT NULL,
+    state_hash TEXT NOT NULL,
+    PRIMARY KEY (branch, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS blobs (
+    hash TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    data BLOB NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS events_append_only_update BEFORE UPDATE ON events
+BEGIN SELECT RAISE(ABORT, 'the event log is append-only: events cannot be changed'); END;
+CREATE TRIGGER IF NOT EXISTS events_append_only_delete BEFORE DELETE ON events
+BEGIN SELECT RAISE(ABORT, 'the event log is append-only: events cannot be deleted'); END;
+CREATE TRIGGER IF NOT EXISTS branches_append_only_update BEFORE UPDATE ON branches
+BEGIN SELECT RAISE(ABORT, 'branches cannot be changed once created'); END;
+CREATE TRIGGER IF NOT EXISTS branches_append_only_delete BEFORE DELETE ON branches
+BEGIN SELECT RAISE(ABORT, 'branches cannot be deleted'); END;
+CREATE TRIGGER IF NOT EXISTS blobs_append_only_update BEFORE UPDATE ON blobs
+BEGIN SELECT RAISE(ABORT, 'stored worlds and terms cannot be changed'); END;
+"""
+
+_INSERT = "INSERT INTO events (branch, seq, t, kind, payload, hash, meta) VALUES (?, ?, ?, ?, ?, ?, ?)"
+_BRANCH_FIELDS = ("id", "parent", "fork_seq", "genesis", "agent", "label", "world_hash", "term_hash", "seed", "config", "schema")
+
+
+class SQLiteStore(_Lineage):
+    """The durable store: one SQLite file that any SQLite browser can open.
+
+    Durability: WAL with ``synchronous=NORMAL`` — a committed step survives a killed
+    process; after a power cut the last few commits may be lost, never half-written.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.execute("PRAGMA synchronous=NORMAL")
+        self.conn.execute("PRAGMA foreign_keys=ON")
+        self.db = sqlite_utils.Database(self.conn)
+        self.conn.executescript(_SCHEMA)
+        self._branch_cache: dict[str, BranchInfo] = {}
+        self._heads: dict[str, tuple[int, str]] = {}
+
+    def _exists(self, branch_id: str) -> bool:
+        return self.conn.execute("SELECT 1 FROM branches WHERE id = ?", (branch_id,)).fetchone() is not None
+
+    def _insert_branch(self, info: BranchInfo) -> None:
+        values = [getattr(info, f) for f in _BRANCH_FIELDS]
+        values[_BRANCH_FIELDS.index("config")] = canonical(info.config).decode()
+        try:
+            self.conn.execute(f"INSERT INTO branches ({', '.join(_BRANCH_FIELDS)}) VALUES ({', '.join('?' * len(values))})", values)
+        except sqlite3.IntegrityError:
+            raise StoreError(f"a branch named {info.id!r} already exists") from None
+        self._branch_cache[info.id] = info
+
+    def create_branch(self, info: BranchInfo) -> BranchInfo:
+        if info.parent is not None:
+            raise StoreError("create_branch makes root branches; use fork() for a child")
+        self._insert_branch(info)
+        return info
+
+    def fork(self, parent: str, at_seq: int, new_id: str, agent: str, label: str = "") -> BranchInfo:
+        base = self._check_fork(parent, at_seq, new_id)
+        info = msgspec.structs.replace(base, id=new_id, parent=parent, fork_seq=at_seq, agent=agent, label=label)
+        self._insert_branch(info)
+        return info
+
+    def branch(self, branch_id: str) -> BranchInfo:
+        cached = self._branch_cache.get(branch_id)
+        if cached is not None:
+            return cached
+        row = self.conn.execute(f"SELECT {', '.join(_BRANCH_FIELDS)} FROM branches WHERE id = ?", (branch_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"no branch named {branch_id!r}")
+        fields = dict(zip(_BRANCH_FIELDS, row))
+        fields["config"] = msgspec.json.decode(fields["config"])
+        info = BranchInfo(**fields)
+        self._branch_cache[branch_id] = info
+        return info
+
+    def branches(self) -> list[BranchInfo]:
+        ids = [r[0] for r in self.conn.execute("SELECT id FROM branches ORDER BY rowid")]
+        return [self.branch(i) for i in ids]
+
+    def head(self, branch_id: str) -> tuple[int, str]:
+        cached = self._heads.get(branch_id)
+        if cached is not None:
+            return cached
+        info = self.branch(branch_id)
+        row = self.conn.execute(
+            "SELECT seq, hash FROM events WHERE branch = ? ORDER BY seq DESC LIMIT 1", (branch_id,)
+        ).fetchone()
+        if row is not None:
+            head = (row[0], row[1])
+        elif info.fork_seq:
+            head = (info.fork_seq, self.hash_at(info.parent, info.fork_seq))  # type: ignore[arg-type]
+        else:
+            head = (0, info.genesis)
+        self._heads[branch_id] = head
+        return head
+
+    def append(self, branch_id: str, records: Sequence[Record]) -> tuple[int, str]:
+        seq, prev = self.head(branch_id)
+        rows = encode_records(records, branch_id, seq, prev)
+        if not rows:
+            return seq, prev
+        conn = self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.executemany(_INSERT, rows)
+        except BaseException:
+            conn.execute("ROLLBACK")
+            self._heads.pop(branch_id, None)
+            raise
+        conn.execute("COMMIT")
+        head = (rows[-1][1], rows[-1][5])
+        self._heads[branch_id] = head
+        return head
+
+    def rows(self, branch_id: str, start: int = 1, stop: int | None = None) -> list[Row]:
+        out: list[Row] = []
+        for owner, lower, upper in self.segments(branch_id):
+            lo = max(lower, start)
+            hi = _upper_bound(upper, stop)
+            if hi is not None and hi < lo:
+                continue
+            if hi is None:
+                cur = self.conn.execute(
+                    "SELECT seq, t, kind, payload, hash, meta FROM events WHERE branch = ? AND seq >= ? ORDER BY seq",
+                    (owner, lo),
+                )
+            else:
+                cur = self.conn.execute(
+                    "SELECT seq, t, kind, payload, hash, meta FROM events WHERE branch = ? AND seq BETWEEN ? AND ? ORDER BY seq",
+                    (owner, lo, hi),
+                )
+            out.extend(map(Row._make, cur))
+        return out
+
+    def iter_rows(self, branch_id: str, batch: int = 50_000) -> Iterator[list[Row]]:
+        """Rows in batches, for folding long branches without holding them all."""
+        head, _ = self.head(branch_id)
+        start = 1
+        while start <= head:
+            stop = min(head, start + batch - 1)
+            yield self.rows(branch_id, start, stop)
+            start = stop + 1
+
+    def hash_at(self, branch_id: str, seq: int) -> str:
+        if seq == 0:
+            return self.branch(branch_id).genesis
+        owner = self.owner_of(branch_id, seq)
+        row = self.conn.execute("SELECT hash FROM events WHERE branch = ? AND seq = ?", (owner, seq)).fetchone()
+        if row is None:
+            raise StoreError(f"seq {seq} is not in branch {branch_id!r}")
+        return row[0]
+
+    def seq_at_time(self, branch_id: str, t: int) -> int:
+        best = 0
+        for owner, lower, upper in self.segments(branch_id):
+            hi = upper if upper is not None else 2**62
+            row = self.conn.execute(
+                "SELECT max(seq) FROM events WHERE branch = ? AND t <= ? AND seq BETWEEN ? AND ?",
+                (owner, t, lower, hi),
+            ).fetchone()
+            if row[0] is not None:
+                best = max(best, row[0])
+        return best
+
+    def put_snapshot(self, branch_id: str, seq: int, state: bytes, state_hash: str) -> None:
+        owner = self.owner_of(branch_id, seq)
+        self.conn.execute(
+            "INSERT OR REPLACE INTO snapshots (branch, seq, state, state_hash) VALUES (?, ?, ?, ?)",
+            (owner, seq, state, state_hash),
+        )
+
+    def snapshot_at_or_before(self, branch_id: str, seq: int) -> Snapshot | None:
+        best: Snapshot | None = None
+        for owner, lower, upper in self.segments(branch_id):
+            hi = min(seq, upper) if upper is not None else seq
+            row = self.conn.execute(
+                "SELECT seq, state, state_hash FROM snapshots WHERE branch = ? AND seq BETWEEN ? AND ? ORDER BY seq DESC LIMIT 1",
+                (owner, lower, hi),
+            ).fetchone()
+            if row is not None and (best is None or row[0] > best.seq):
+                best = Snapshot(row[0], bytes(row[1]), row[2])
+        return best
+
+    def drop_snapshots(self) -> None:
+        self.conn.execute("DELETE FROM snapshots")
+
+    def put_blob(self, kind: str, digest: str, data: bytes) -> None:
+        self.conn.execute("INSERT OR IGNORE INTO blobs (hash, kind, data) VALUES (?, ?, ?)", (digest, kind, data))
+
+    def get_blob(self, digest: str) -> bytes:
+        row = self.conn.execute("SELECT data FROM blobs WHERE hash = ?", (digest,)).fetchone()
+        if row is None:
+            raise StoreError(f"no stored world or term with hash {digest[:12]}")
+        return bytes(row[0])
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def open_store(path: str | Path | None) -> EventStore:
+    """A SQLite store at ``path``, or an in-memory store for ``None`` or ``":memory:"``."""
+    if path is None or str(path) == ":memory:":
+        return MemoryStore()
+    return SQLiteStore(path)

@@ -1,0 +1,1 @@
+"""Time travel over the log: seek, fork, verify, diff, export and import, benchmarks."""

@@ -1,0 +1,1 @@
+"""The term: the task model, task generators per scenario, evaluators and scores."""

@@ -1,0 +1,641 @@
+"""Tests for kernel.parse: every accepted form, every rejection, fuzzing, round trips, speed."""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from kernel.parse import MAX_DEPTH, Answer, Call, Finish, Invalid, Parsed, parse_reply, parse_structured
+
+PARSED_TYPES = (Call, Answer, Finish, Invalid)
+
+
+def call_of(text: str) -> Call:
+    result = parse_reply(text)
+    assert isinstance(result, Call), result
+    return result
+
+
+def message_of(result: Parsed) -> str:
+    assert isinstance(result, Invalid), result
+    assert result.message.isascii(), result.message
+    assert result.message.startswith("Invalid action: ")
+    return result.message
+
+
+def assert_well_formed(result: Parsed) -> None:
+    assert isinstance(result, PARSED_TYPES)
+    if isinstance(result, Invalid):
+        assert result.message.isascii()
+        assert len(result.message) < 600
+    if isinstance(result, Answer):
+        assert len(result.letter) == 1 and "A" <= result.letter <= "Z"
+
+
+# ---------------------------------------------------------------- accepted forms: calls
+
+
+def test_stulife_call_with_keyword_arguments() -> None:
+    text = (
+        '<action>Action: calendar.add_event(calendar_id="self", event_title="Study", '
+        'location="B001", time="Week 1, Monday, 10:00-11:00")</action>'
+    )
+    assert parse_reply(text) == Call(
+        name="calendar.add_event",
+        args={
+            "calendar_id": "self",
+            "event_title": "Study",
+            "location": "B001",
+            "time": "Week 1, Monday, 10:00-11:00",
+        },
+    )
+
+
+def test_call_without_arguments() -> None:
+    assert parse_reply("<action>Action: geography.get_current_location()</action>") == Call(
+        name="geography.get_current_location"
+    )
+
+
+def test_nested_dict_and_list_argument() -> None:
+    text = "<action>Action: geography.walk_to(path_info={'path': ['B083', 'B142', 'B001']})</action>"
+    assert call_of(text).args == {"path_info": {"path": ["B083", "B142", "B001"]}}
+
+
+def test_positional_arguments_come_in_order_before_keywords() -> None:
+    call = call_of('<action>Action: map.find_building_id("Library", 2, floor=3)</action>')
+    assert call.positional == ["Library", 2]
+    assert call.args == {"floor": 3}
+
+
+def test_json_and_python_literals() -> None:
+    call = call_of("Action: x.y(a=true, b=false, c=null, d=True, e=False, f=None)")
+    assert call.args == {"a": True, "b": False, "c": None, "d": True, "e": False, "f": None}
+    assert all(type(call.args[key]) is bool for key in "abde")
+
+
+@pytest.mark.parametrize(
+    ("literal", "expected"),
+    [
+        ("3", 3),
+        ("-2", -2),
+        ("0", 0),
+        ("2.5", 2.5),
+        ("-0.75", -0.75),
+        ("1e3", 1000.0),
+        ("-1.5e-3", -0.0015),
+        ("2E+2", 200.0),
+        (".5", 0.5),
+        ("5.", 5.0),
+    ],
+)
+def test_numbers(literal: str, expected: int | float) -> None:
+    value = call_of(f"Action: x.y(n={literal})").args["n"]
+    assert value == expected
+    assert type(value) is type(expected)
+
+
+def test_tuples_become_lists_and_parentheses_just_group() -> None:
+    call = call_of("Action: x.y(a=(1, 2), b=(1,), c=(), d=(7), e=[(1, [2]), {'k': (3,)}])")
+    assert call.args == {"a": [1, 2], "b": [1], "c": [], "d": 7, "e": [[1, [2]], {"k": [3]}]}
+
+
+def test_trailing_commas_whitespace_and_newlines_between_tokens() -> None:
+    text = "Action: x.y (\n    a = 1 ,\n    b = [ 1 , 2 , ] ,\n    c = { 'k' : 'v' , } ,\n)"
+    assert call_of(text).args == {"a": 1, "b": [1, 2], "c": {"k": "v"}}
+
+
+def test_text_after_the_closing_parenthesis_is_ignored() -> None:
+    assert call_of("Action: x.y(a=1) and then I will check ) the result").args == {"a": 1}
+
+
+def test_multi_line_block_with_multi_line_string_arguments() -> None:
+    text = (
+        "I should email the professor.\n"
+        "<action>\n"
+        "Action: email.send_email(\n"
+        '    to="prof@univ.edu",\n'
+        '    subject="Question about "\n'
+        '            "the homework",\n'
+        '    body="Dear Professor,\n'
+        "\n"
+        "I have a question.\n"
+        '    Best,\n    Alex"\n'
+        ")\n"
+        "</action>\n"
+        "I will wait for the reply."
+    )
+    assert parse_reply(text) == Call(
+        name="email.send_email",
+        args={
+            "to": "prof@univ.edu",
+            "subject": "Question about the homework",
+            "body": "Dear Professor,\n\nI have a question.\n    Best,\n    Alex",
+        },
+    )
+
+
+def test_triple_quoted_strings() -> None:
+    text = '<action>Action: email.send(body="""He said "hi"\nand \'left\'.""", note=\'\'\'it\'s "ok"\'\'\')</action>'
+    assert call_of(text).args == {"body": "He said \"hi\"\nand 'left'.", "note": "it's \"ok\""}
+
+
+def test_triple_quote_ends_at_the_first_three_quotes() -> None:
+    assert call_of('Action: x.y(a="""x""""")').args == {"a": "x"}
+    assert call_of('Action: x.y(a="""a""" "b")').args == {"a": "ab"}
+    assert call_of('Action: x.y(a=""""a""")').args == {"a": '"a'}
+
+
+@pytest.mark.parametrize(
+    ("escaped", "expected"),
+    [
+        (r"a\nb", "a\nb"),
+        (r"a\tb", "a\tb"),
+        (r"a\rb", "a\rb"),
+        (r"a\\b", "a\\b"),
+        (r"a\'b", "a'b"),
+        (r"a\"b", 'a"b'),
+        (r"caf\u00e9", "caf\u00e9"),
+        (r"\x41\x42", "AB"),
+        (r"\U0001F600", "\U0001f600"),
+        (r"\ud83d\ude00", "\U0001f600"),
+        (r"\0", "\0"),
+        (r"\101", "A"),
+        (r"C:\data\go", "C:\\data\\go"),
+        (r"\xZZ", "\\xZZ"),
+        ("line one \\\nline two", "line one line two"),
+    ],
+)
+def test_escapes(escaped: str, expected: str) -> None:
+    assert call_of(f'Action: x.y(s="{escaped}")').args["s"] == expected
+
+
+def test_raw_newlines_are_allowed_in_every_kind_of_string() -> None:
+    text = "Action: x.y(a='1\n2', b=\"3\n4\", c='''5\n6''', d=\"\"\"7\n8\"\"\")"
+    assert call_of(text).args == {"a": "1\n2", "b": "3\n4", "c": "5\n6", "d": "7\n8"}
+
+
+def test_windows_line_endings() -> None:
+    text = "Thinking...\r\n<action>\r\nAction: x.y(body=\"a\r\nb\")\r\n</action>\r\n"
+    assert call_of(text).args == {"body": "a\nb"}
+    assert parse_reply("done\r\nfinish()\r\n") == Finish()
+
+
+def test_non_ascii_text_in_strings() -> None:
+    assert call_of('Action: x.y(place="图书馆", note="naïve ☕")').args == {"place": "图书馆", "note": "naïve ☕"}
+
+
+def test_nesting_up_to_the_limit_is_accepted() -> None:
+    depth = MAX_DEPTH
+    value = call_of("Action: x.y(a=" + "[" * depth + "1" + "]" * depth + ")").args["a"]
+    for _ in range(depth):
+        assert isinstance(value, list) and len(value) == 1
+        value = value[0]
+    assert value == 1
+
+
+# ---------------------------------------------------------------- accepted forms: block selection
+
+
+def test_reasoning_before_and_after_the_block() -> None:
+    text = "The library is B083, so I go there.\n<action>Action: x.y(a=1)</action>\nThat should work."
+    assert call_of(text).args == {"a": 1}
+
+
+def test_only_the_first_block_is_used() -> None:
+    text = "<action>Answer: C</action> on second thought <action>Answer: D</action>"
+    assert parse_reply(text) == Answer(letter="C")
+
+
+def test_the_first_action_or_answer_line_in_the_block_wins() -> None:
+    text = "<action>\nI think so.\nAnswer: A\nAction: x.y()\n</action>"
+    assert parse_reply(text) == Answer(letter="A")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<ACTION>Action: x.y(a=1)</ACTION>",
+        "<Action>ACTION: x.y(a=1)</aCtIoN>",
+        "<action>action: x.y(a=1)</action>",
+    ],
+)
+def test_tags_and_prefix_are_case_insensitive(text: str) -> None:
+    assert call_of(text) == Call(name="x.y", args={"a": 1})
+
+
+def test_a_block_without_closing_tag_runs_to_the_end() -> None:
+    assert call_of("Ok.\n<action>\nAction: x.y(a=[1,\n2])\nmore text").args == {"a": [1, 2]}
+
+
+def test_without_tags_the_whole_reply_is_searched_line_by_line() -> None:
+    text = "Let me look it up.\nAction: map.find_building_id(building_name='Library')\nDone."
+    assert call_of(text).args == {"building_name": "Library"}
+
+
+def test_action_prefix_must_start_a_line() -> None:
+    assert isinstance(parse_reply("I will take Action: x.y()"), Invalid)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<action>map.find_building_id(building_name=\"X\")</action>",
+        "<action>\n   map.find_building_id (building_name=\"X\")\n</action>",
+        "<action>`map.find_building_id(building_name=\"X\")`</action>",
+    ],
+)
+def test_inside_a_tag_the_action_prefix_is_optional(text: str) -> None:
+    assert call_of(text) == Call(name="map.find_building_id", args={"building_name": "X"})
+
+
+def test_a_string_argument_cannot_hijack_the_bare_call() -> None:
+    text = '<action>email.send(body="thanks\nAnswer: B")</action>'
+    assert call_of(text).args == {"body": "thanks\nAnswer: B"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "**Action:** `geography.get_current_location()`",
+        "- Action: geography.get_current_location()",
+        "> Action: geography.get_current_location()",
+        "```\nAction: geography.get_current_location()\n```",
+        "  `Action: geography.get_current_location()`",
+        "### Action:\ngeography.get_current_location()",
+    ],
+)
+def test_markdown_decoration_is_stripped(text: str) -> None:
+    assert parse_reply(text) == Call(name="geography.get_current_location")
+
+
+# ---------------------------------------------------------------- accepted forms: answers and finish
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<action>Answer: B</action>",
+        "<action>Answer: b</action>",
+        "<action>Answer:B</action>",
+        "<action>Answer: B.</action>",
+        "<action>Answer: [B]</action>",
+        "<action>Answer: (B)</action>",
+        "<action>Answer: **B**</action>",
+        "<action>Answer: B. Because the rule says so.</action>",
+        "<action>answer: b</action>",
+        "**Answer:** B",
+        "Answer: B",
+        "Reasoning first.\nAnswer: B\nMore reasoning.",
+    ],
+)
+def test_answers(text: str) -> None:
+    assert parse_reply(text) == Answer(letter="B")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<action>Action: finish()</action>",
+        "<action>finish()</action>",
+        "<action>Action: FINISH()</action>",
+        "<action>Action: Finish( )</action>",
+        "Action: finish()",
+        "All tasks are done.\nfinish()",
+        "All tasks are done.\n   finish()   \n",
+    ],
+)
+def test_finish(text: str) -> None:
+    assert parse_reply(text) == Finish()
+
+
+def test_finish_inside_prose_is_not_finish() -> None:
+    assert isinstance(parse_reply("I will call finish() now."), Invalid)
+
+
+def test_a_call_named_like_finish_is_a_call() -> None:
+    assert parse_reply("<action>Action: finish_task()</action>") == Call(name="finish_task")
+
+
+# ---------------------------------------------------------------- rejections
+
+
+def test_no_action_found() -> None:
+    message = message_of(parse_reply("I am not sure what to do."))
+    assert "no 'Action:' or 'Answer:' found" in message
+    assert "<action>Action: geography.get_current_location()</action>" in message
+    assert "<action>Answer: B</action>" in message
+    assert "<action>Action: finish()</action>" in message
+
+
+@pytest.mark.parametrize("text", ["", "   \n  ", "<action></action>", "<action>  </action>", "[" * 1000])
+def test_empty_or_meaningless_replies(text: str) -> None:
+    assert "no 'Action:' or 'Answer:' found" in message_of(parse_reply(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<action>Answer: Because</action>",
+        "<action>Answer: BC</action>",
+        "<action>Answer:</action>",
+        "<action>Answer: 3</action>",
+        "<action>Answer: Bé</action>",
+        "Answer:\nB",
+    ],
+)
+def test_answer_must_be_a_single_letter(text: str) -> None:
+    message = message_of(parse_reply(text))
+    assert "single letter" in message
+    assert "<action>Answer: B</action>" in message
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('Action: x.y(a="b"', "the call 'x.y' is missing its closing parenthesis"),
+        ("Action: x.y(", "the call 'x.y' is missing its closing parenthesis"),
+        ("Action: x.y(a=", "the call 'x.y' is missing its closing parenthesis"),
+        ("<action>Action: x.y(a=1, </action>", "the call 'x.y' is missing its closing parenthesis"),
+        ("Action: x.y", "has no argument list; write it with parentheses, like x.y()"),
+        ("Action: finish", "has no argument list; write it with parentheses, like finish()"),
+        ("Action: 42", "'Action:' must be followed by a tool call"),
+        ("Action:", "'Action:' must be followed by a tool call"),
+        (
+            'Action: calendar.add_event(calendar_id=self, event_title="Study")',
+            "argument 'calendar_id' has an unquoted value 'self'; put text in quotes, like calendar_id=\"self\"",
+        ),
+        ("Action: x.y(a=[1, B083])", "argument 'a' has an unquoted value 'B083'; put text in quotes, like \"B083\""),
+        ("Action: x.y(self)", "positional argument 1 has an unquoted value 'self'"),
+        ("Action: x.y(a=1+2)", "argument 'a' has '+' after a value"),
+        ("Action: x.y(a=1 b=2)", "argument 'a' has 'b' after a value; separate values with commas"),
+        ("Action: x.y(a=-x)", "argument 'a' has '-' where a value should start"),
+        ("Action: x.y(a=str(1))", "argument 'a' contains a function call 'str(...)'"),
+        ('Action: x.y(a="b".upper())', "argument 'a' has '.' after a value"),
+        ("Action: x.y(a={1, 2})", "argument 'a' contains a set; use a list like [1, 2]"),
+        ("Action: x.y(a={'b'})", "argument 'a' contains a set"),
+        ("Action: x.y(a={1: 2})", "argument 'a' has a dict key that is not quoted text"),
+        ("Action: x.y(a={b: 2})", "argument 'a' has an unquoted value 'b'"),
+        ("Action: x.y(a=1, 2)", "positional argument 1 comes after keyword arguments"),
+        ("Action: x.y(a=1, a=2)", "argument 'a' is given more than once"),
+        ('Action: x.y(a="abc)', "argument 'a' has a string that is never closed"),
+        ('Action: x.y(a="""abc")', "argument 'a' has a string that is never closed"),
+        ("Action: x.y(a=[1, 2)", "argument 'a' has ')' after a value"),
+        ("Action: x.y(a=[1, 2", "argument 'a' has a '[' that is never closed"),
+        ("Action: x.y(a={'k': 1", "argument 'a' has a '{' that is never closed"),
+        ("Action: x.y(a=)", "argument 'a' is missing its value"),
+        ("Action: x.y(1,,2)", "positional argument 2 is missing its value"),
+        ('Action: x.y(body="He said "hi" to me")', "right after a closing quote; escape quotes inside text"),
+        ("Action: x.y(a=" + "1" * 500 + ")", "argument 'a' has a number longer than 100 characters"),
+        ("Action: x.y(a=1e999)", "argument 'a' has a number too large for a float"),
+        ("Action: x.y(a=0x1F)", "argument 'a' has 'x' after a value"),
+        ('Action: x.y(a="\\ud800")', "unpaired surrogate"),
+        ("Action: x.y(a=" + "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1) + ")", "nested more than 32 levels deep"),
+    ],
+)
+def test_call_rejections_say_what_is_wrong(text: str, expected: str) -> None:
+    message = message_of(parse_reply(text))
+    assert expected in message
+    assert "A call looks like <action>Action: " in message
+
+
+def test_finish_with_arguments_is_rejected() -> None:
+    message = message_of(parse_reply("<action>Action: finish(reason='done')</action>"))
+    assert "finish() takes no arguments" in message
+    assert "<action>Action: finish()</action>" in message
+
+
+def test_messages_quote_little_of_the_reply_and_stay_ascii() -> None:
+    word = "é" + "w" * 10_000
+    message = message_of(parse_reply(f"Action: {'n' * 10_000}.tool(key{'k' * 10_000}={word})"))
+    assert "w" * 81 not in message and "k" * 81 not in message and "n" * 81 not in message
+    assert len(message) < 400
+    message = message_of(parse_reply("Action: " + "n" * 10_000))
+    assert "n" * 81 not in message
+
+
+# ---------------------------------------------------------------- property tests
+
+FUZZ_ALPHABET = st.sampled_from(list("\"'\\()[]{},=:-+.eE0123456789 \n\tabxyzTNrueFalsNon_*`<>/é☕"))
+syntax_soup = st.text(FUZZ_ALPHABET, max_size=80) | st.text(max_size=80)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_parse_reply_never_raises_on_any_text(text: str) -> None:
+    assert_well_formed(parse_reply(text))
+
+
+@settings(max_examples=300, deadline=None)
+@given(syntax_soup, st.sampled_from(["", ")", ")</action>", "</action>"]))
+def test_parse_reply_never_raises_inside_a_call(arguments: str, ending: str) -> None:
+    assert_well_formed(parse_reply("<action>Action: x.y(" + arguments + ending))
+
+
+@settings(max_examples=200, deadline=None)
+@given(syntax_soup)
+def test_parse_reply_never_raises_after_a_prefix(text: str) -> None:
+    for prefix in ("Action: ", "Answer: ", "<action>", "<action>x.y(a=["):
+        assert_well_formed(parse_reply(prefix + text))
+
+
+identifiers = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True)
+dotted_names = st.lists(identifiers, min_size=1, max_size=3).map(".".join).filter(lambda n: n.lower() != "finish")
+scalars = (
+    st.text(max_size=20)
+    | st.sampled_from(["it's", 'say "hi"', "back\\slash", "two\nlines", "\\u0041", "'''", '"""', "</act"])
+    | st.integers(min_value=-(10**30), max_value=10**30)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.booleans()
+    | st.none()
+)
+json_values = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+def render(value: Any) -> str:
+    """``value`` written as a Python literal, the way an agent would."""
+    if isinstance(value, list):
+        return "[" + ", ".join(render(item) for item in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{key!r}: {render(item)}" for key, item in value.items()) + "}"
+    return repr(value)
+
+
+def typed(value: Any) -> Any:
+    """``value`` with every leaf tagged by its type, so True != 1 and floats compare by repr."""
+    if isinstance(value, list):
+        return ["list", [typed(item) for item in value]]
+    if isinstance(value, dict):
+        return ["dict", {key: typed(item) for key, item in value.items()}]
+    return [type(value).__name__, repr(value)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    dotted_names,
+    st.lists(json_values, max_size=3),
+    st.dictionaries(identifiers, json_values, max_size=5),
+    st.sampled_from([", ", ",", ",\n    ", " ,\n"]),
+)
+def test_rendered_calls_round_trip(name: str, positional: list[Any], args: dict[str, Any], comma: str) -> None:
+    rendered = comma.join([render(value) for value in positional] + [f"{key}={render(value)}" for key, value in args.items()])
+    assume("</action>" not in rendered.lower())
+    result = call_of(f"Thinking.\n<action>Action: {name}({rendered})</action>\n")
+    assert result.name == name
+    assert typed(result.positional) == typed(positional)
+    assert typed(result.args) == typed(args)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"), st.sampled_from(["", ".", ")", "]", "**", " - it is"]))
+def test_any_letter_is_an_answer(letter: str, tail: str) -> None:
+    assert parse_reply(f"<action>Answer: {letter}{tail}</action>") == Answer(letter=letter.upper())
+
+
+# ---------------------------------------------------------------- size and speed
+
+
+def timed(text: str) -> tuple[Parsed, float]:
+    start = time.perf_counter()
+    result = parse_reply(text)
+    return result, time.perf_counter() - start
+
+
+def test_a_one_megabyte_string_argument_is_fast() -> None:
+    body = "Lorem ipsum \"dolor\" sit\namet, \\n consectetur. " * 22_000
+    assert len(body) > 1_000_000
+    literal = body.replace("\\", "\\\\").replace('"', '\\"')
+    result, seconds = timed(f'<action>Action: email.send(to="a@b.c", body="{literal}")</action>')
+    assert result == Call(name="email.send", args={"to": "a@b.c", "body": body})
+    assert seconds < 2
+
+
+def test_deep_brackets_are_rejected_without_recursion_error() -> None:
+    result, seconds = timed("<action>Action: x.y(a=" + "[" * 100_000)
+    assert "nested more than 32 levels deep" in message_of(result)
+    assert seconds < 2
+    assert isinstance(parse_reply("[" * 100_000), Invalid)
+    assert isinstance(parse_reply("<action>x.y(" + "{'a': " * 100_000), Invalid)
+    assert isinstance(parse_reply("<action>x.y(" + "(" * 100_000), Invalid)
+
+
+def test_a_megabyte_of_random_junk_returns_promptly() -> None:
+    rng = random.Random(20240601)
+    alphabet = "\"'\\()[]{},=:-.0123456789 \n\tabcxyz_*`<>/" + "éß☕"
+    junk = "".join(rng.choice(alphabet) for _ in range(1_000_000))
+    for text in (junk, "<action>Action: x.y(" + junk, "Answer: " + junk):
+        result, seconds = timed(text)
+        assert_well_formed(result)
+        assert seconds < 2
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("\n" * 1_000_000, id="newlines"),
+        pytest.param(" " * 1_000_000, id="spaces"),
+        pytest.param("*" * 1_000_000 + "x", id="decoration"),
+        pytest.param("Answer:" + " " * 1_000_000, id="answer-spaces"),
+        pytest.param("<action>" + " " * 1_000_000 + "x", id="block-spaces"),
+        pytest.param("<action>" * 100_000, id="many-tags"),
+        pytest.param('Action: x.y(a="' + "\\" * 1_000_001, id="backslashes"),
+        pytest.param('Action: x.y(a="' + "a" * 1_000_000, id="unclosed-string"),
+        pytest.param("Action: x.y(a='''" + "''" + "a" * 1_000_000, id="unclosed-triple"),
+        pytest.param("Action: x.y(a=" + '"a" ' * 250_000 + ")", id="concatenation"),
+        pytest.param("Action: x.y(a=[" + "1," * 500_000 + "])", id="long-list"),
+        pytest.param("Action: " + "a." * 500_000 + "(", id="long-name"),
+        pytest.param("Action: x.y(" + "a" * 1_000_000, id="long-word"),
+        pytest.param("Action: x.y(a=" + "9" * 1_000_000 + ")", id="long-number"),
+    ],
+)
+def test_adversarial_megabyte_inputs_are_linear(text: str) -> None:
+    result, seconds = timed(text)
+    assert_well_formed(result)
+    assert seconds < 2
+
+
+# ---------------------------------------------------------------- structured calls
+
+
+def test_structured_dict_arguments() -> None:
+    arguments = {"building_name": "Library", "floors": [1, 2]}
+    result = parse_structured("map.find_building_id", arguments)
+    assert result == Call(name="map.find_building_id", args={"building_name": "Library", "floors": [1, 2]})
+    arguments["building_name"] = "Gym"
+    assert isinstance(result, Call) and result.args["building_name"] == "Library"
+
+
+def test_structured_json_arguments() -> None:
+    result = parse_structured("calendar.add_event", '{"calendar_id": "self", "time": "Week 1", "n": 2.5}')
+    assert result == Call(name="calendar.add_event", args={"calendar_id": "self", "time": "Week 1", "n": 2.5})
+
+
+@pytest.mark.parametrize("arguments", [None, "", "  ", "{}", {}])
+def test_structured_without_arguments(arguments: Any) -> None:
+    assert parse_structured("geography.get_current_location", arguments) == Call(
+        name="geography.get_current_location"
+    )
+
+
+@pytest.mark.parametrize("arguments", ["{bad", '{"a": }', "{'a': 1}", '{"a": "\\ud800"}', "[" * 100_000])
+def test_structured_bad_json(arguments: str) -> None:
+    message = message_of(parse_structured("x.y", arguments))
+    assert "arguments are not valid JSON" in message
+    assert '{"building_name": "Library"}' in message
+
+
+@pytest.mark.parametrize(("arguments", "kind"), [("[1, 2]", "an array"), ('"text"', "a string"), ("3", "a number"), ("null", "null")])
+def test_structured_json_that_is_not_an_object(arguments: str, kind: str) -> None:
+    message = message_of(parse_structured("x.y", arguments))
+    assert f"must be a JSON object, not {kind}" in message
+
+
+def test_structured_nesting_limit() -> None:
+    deep: Any = 1
+    for _ in range(MAX_DEPTH):
+        deep = [deep]
+    assert isinstance(parse_structured("x.y", {"a": deep}), Call)
+    assert "nested more than 32 levels" in message_of(parse_structured("x.y", {"a": [deep]}))
+    assert "nested more than 32 levels" in message_of(parse_structured("x.y", '{"a": ' + "[" * 40 + "]" * 40 + "}"))
+
+
+def test_structured_unstorable_values() -> None:
+    assert "unpaired surrogate" in message_of(parse_structured("x.y", {"a": "\ud800"}))
+    assert "cannot be stored as JSON" in message_of(parse_structured("x.y", {"a": object()}))
+
+
+@pytest.mark.parametrize("name", ["", "x y", "x.", ".x", "1x", "x-y", "x.y()", "tool\n"])
+def test_structured_invalid_names(name: str) -> None:
+    assert "is not a valid tool name" in message_of(parse_structured(name, {}))
+
+
+@pytest.mark.parametrize(("name", "arguments"), [("finish", None), ("FINISH", "{}"), ("Finish", {"reason": "done"})])
+def test_structured_finish(name: str, arguments: Any) -> None:
+    assert parse_structured(name, arguments) == Finish()
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments"),
+    [
+        ("answer", {"answer": "B"}),
+        ("ANSWER", {"letter": "b"}),
+        ("Answer", '{"letter": "B."}'),
+        ("answer", {"answer": "[B]"}),
+    ],
+)
+def test_structured_answer(name: str, arguments: Any) -> None:
+    assert parse_structured(name, arguments) == Answer(letter="B")
+
+
+@pytest.mark.parametrize("arguments", [None, {}, {"answer": "Because"}, {"letter": "BC"}, {"answer": 2}, {"choice": "B"}])
+def test_structured_bad_answer(arguments: Any) -> None:
+    assert "single letter" in message_of(parse_structured("answer", arguments))

@@ -1,0 +1,1 @@
+"""Static world data: the campus model, its generator and importers."""

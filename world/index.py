@@ -1,0 +1,71 @@
+"""Fast read-only lookups over a world: buildings by id and name, and the walkway graph."""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from collections.abc import Mapping
+
+import networkx as nx
+
+from world.model import Building, Complex, World
+from world.routes import Route, find_route
+
+
+class WorldIndex:
+    """A world with its lookups built once. Everything here is read-only and deterministic."""
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+        self.home = world.home
+        self.buildings: dict[str, Building] = {b.id: b for b in world.buildings}
+        self.complex_of: dict[str, Complex] = {m: c for c in world.complexes for m in c.members}
+        self.graph = _graph(world)
+        self.zones: list[str] = sorted({b.zone for b in world.buildings})
+        self.types: list[str] = sorted({b.type for b in world.buildings})
+        self._routes: dict[tuple, Route] = {}
+
+    def route(self, source: str, target: str, constraints: Mapping[str, str] | None = None) -> Route:
+        """``find_route`` memoised: the world is immutable, so a route never changes."""
+        key = (source, target, tuple(sorted((constraints or {}).items())))
+        route = self._routes.get(key)
+        if route is None:
+            route = self._routes[key] = find_route(self.graph, source, target, constraints)
+        return route
+
+    @cached_property
+    def hash(self) -> str:
+        return self.world.hash
+
+    @cached_property
+    def names(self) -> dict[str, tuple[str, str | None]]:
+        """Case-folded name or alias → (building id, the alias matched or None)."""
+        table: dict[str, tuple[str, str | None]] = {}
+        for building in self.world.buildings:
+            table.setdefault(building.name.casefold(), (building.id, None))
+        for building in self.world.buildings:
+            for alias in building.aliases:
+                table.setdefault(alias.casefold(), (building.id, alias))
+        return table
+
+    def name_of(self, building_id: str) -> str:
+        building = self.buildings.get(building_id)
+        return building.name if building is not None else building_id
+
+    def describe(self, building_id: str) -> str:
+        return f"{self.name_of(building_id)} ({building_id})"
+
+
+def _graph(world: World) -> nx.Graph:
+    """Walkways as edges with ``minutes`` and ``properties``; complex members joined at zero cost."""
+    graph = nx.Graph()
+    graph.add_nodes_from(sorted(b.id for b in world.buildings))
+    for path in world.paths:
+        graph.add_edge(path.source, path.target, minutes=path.minutes, properties=path.properties, inside=False)
+    for group in world.complexes:
+        members = sorted(group.members)
+        for i, a in enumerate(members):
+            for b in members[i + 1 :]:
+                if not graph.has_edge(a, b):
+                    graph.add_edge(a, b, minutes=0, properties={}, inside=True)
+    return graph

@@ -1,0 +1,130 @@
+"""Route finding: the penalised Dijkstra of the StuLife benchmark, made exact and documented.
+
+Constraints are edge-property requirements such as ``{"rain_exposure": "Covered"}``. They
+are soft: every requirement an edge does not meet adds half of that edge's minutes to its
+cost, the published benchmark's rule (so routes on the StuLife map agree with it in cost).
+A requirement is unmet when the edge lacks the property, or — for ``rain_exposure:
+Covered`` — when its value says exposed (``Exposed``, ``Exposed_Puddles``, …), or — for any
+other key — when the value differs. Walking inside a building complex costs nothing and
+meets every requirement.
+
+Costs are kept as integers (hundredths of a half-minute), so no float rounding can break a
+tie: an edge of ``m`` minutes with ``u`` unmet requirements costs ``100·m·(2+u)``, and a zero-
+minute edge costs 1 (the benchmark's 0.01 minutes). Ties are broken, in order, by fewer
+hops, fewer real minutes, then the smaller sequence of building ids — a total order, so the
+same query always gives the same route.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Mapping, Sequence
+
+import msgspec
+import networkx as nx
+
+from world.model import PATH_PROPERTIES
+
+
+class Route(msgspec.Struct, frozen=True, kw_only=True):
+    path: list[str]
+    minutes: int
+    cost: int
+    """Penalised cost in hundredths of half-minutes (see the module docstring)."""
+
+
+class RouteError(ValueError):
+    """A route query that cannot be answered; the message says why."""
+
+
+def check_constraints(constraints: Mapping[str, object] | None) -> dict[str, str]:
+    """Validate constraints against the known edge properties and values."""
+    if not constraints:
+        return {}
+    checked: dict[str, str] = {}
+    for key, value in constraints.items():
+        if key not in PATH_PROPERTIES:
+            raise RouteError(
+                f"unknown constraint '{key}'. Valid constraints: {', '.join(PATH_PROPERTIES)} "
+                "(map.list_valid_query_properties shows their values)"
+            )
+        allowed = PATH_PROPERTIES[key]
+        if not isinstance(value, str) or value not in allowed:
+            raise RouteError(f"constraint '{key}' must be one of {', '.join(allowed)}")
+        checked[key] = value
+    return checked
+
+
+def unmet(properties: Mapping[str, str], constraints: Mapping[str, str]) -> int:
+    count = 0
+    for key, wanted in constraints.items():
+        value = properties.get(key)
+        if value is None:
+            count += 1
+        elif key == "rain_exposure":
+            if wanted == "Covered" and "Exposed" in value:
+                count += 1
+        elif value != wanted:
+            count += 1
+    return count
+
+
+def edge_cost(data: Mapping[str, object], constraints: Mapping[str, str]) -> int:
+    if data.get("inside"):
+        return 1
+    minutes = int(data["minutes"])  # type: ignore[arg-type]
+    if minutes <= 0:
+        return 1
+    return 100 * minutes * (2 + unmet(data["properties"], constraints))  # type: ignore[arg-type]
+
+
+def find_route(graph: nx.Graph, source: str, target: str, constraints: Mapping[str, str] | None = None) -> Route:
+    """The best route from ``source`` to ``target`` under soft constraints."""
+    if source not in graph:
+        raise RouteError(f"there is no building with id '{source}'")
+    if target not in graph:
+        raise RouteError(f"there is no building with id '{target}'")
+    wanted = dict(constraints or {})
+    settled: set[str] = set()
+    heap: list[tuple[int, int, int, tuple[str, ...]]] = [(0, 0, 0, (source,))]
+    while heap:
+        cost, hops, minutes, path = heapq.heappop(heap)
+        node = path[-1]
+        if node in settled:
+            continue
+        settled.add(node)
+        if node == target:
+            return Route(path=list(path), minutes=minutes, cost=cost)
+        adjacency = graph.adj[node]
+        for neighbour in adjacency:
+            if neighbour in settled:
+                continue
+            data = adjacency[neighbour]
+            heapq.heappush(
+                heap,
+                (cost + edge_cost(data, wanted), hops + 1, minutes + int(data["minutes"]), path + (neighbour,)),
+            )
+    raise RouteError(f"no walkway connects {source} and {target}")
+
+
+def route_through(graph: nx.Graph, stops: Sequence[str], constraints: Mapping[str, str] | None = None) -> Route:
+    """A multi-leg route visiting ``stops`` in order, each leg planned on its own."""
+    path = [stops[0]]
+    minutes = cost = 0
+    for a, b in zip(stops, stops[1:]):
+        leg = find_route(graph, a, b, constraints)
+        path.extend(leg.path[1:])
+        minutes += leg.minutes
+        cost += leg.cost
+    return Route(path=path, minutes=minutes, cost=cost)
+
+
+def walk_minutes(graph: nx.Graph, path: Sequence[str]) -> int | str:
+    """The minutes a walk along ``path`` takes, or why it is not a walk (a message)."""
+    total = 0
+    for a, b in zip(path, path[1:]):
+        data = graph.get_edge_data(a, b)
+        if data is None:
+            return f"there is no walkway from {a} to {b}"
+        total += int(data["minutes"])
+    return total
