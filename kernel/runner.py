@@ -48,7 +48,7 @@ from kernel.parse import Answer, Call, Finish, Invalid, parse_reply, parse_struc
 from kernel.prompt import system_prompt
 from kernel.schedule import Schedule, TaskCard
 from kernel.store import EventStore, Record
-from kernel.tools import from_wire_name
+from kernel.tools import Outcome, from_wire_name
 
 log = structlog.get_logger("campus.runner")
 
@@ -246,9 +246,13 @@ class Session:
             if isinstance(action, Invalid):
                 self._emit(ActionRejected(task_id=card.id, message=action.message))
             else:
-                minutes = self._call(card, action)
-                if minutes:
-                    yield self.env.timeout(minutes)
+                call_id, outcome = self._call(card, action)
+                if outcome.minutes:
+                    yield self.env.timeout(outcome.minutes)
+                self._emit(ToolResult(
+                    call_id=call_id, status="ok" if outcome.result.ok else "error", message=outcome.result.message,
+                    data=outcome.result.data, minutes=outcome.minutes or 0,
+                ))
                 self._maybe_reveal(card)
             if self.state.session.turns >= card.round_limit:
                 self._end(card, "round limit")
@@ -263,7 +267,8 @@ class Session:
             return Invalid(message="Your reply could not be read. Reply with one action, for example <action>Action: finish()</action>.")
         return parse_reply(reply)
 
-    def _call(self, card: TaskCard, call: Call) -> int:
+    def _call(self, card: TaskCard, call: Call) -> tuple[str, Outcome]:
+        """Record the call and its facts; the result follows once the call's minutes have passed."""
         state = self.state
         call_id = f"call-{state.session.calls + 1}"
         self._emit(ToolCalled(
@@ -275,12 +280,7 @@ class Session:
         )
         for fact in outcome.facts:
             self._emit(fact)
-        result = outcome.result
-        self._emit(ToolResult(
-            call_id=call_id, status="ok" if result.ok else "error", message=result.message,
-            data=result.data, minutes=outcome.minutes or 0,
-        ))
-        return outcome.minutes or 0
+        return call_id, outcome
 
     def _maybe_reveal(self, card: TaskCard) -> None:
         if self.state.session.withheld and self.kernel.locate(self.state) == card.required_place:

@@ -100,7 +100,8 @@ def ok(message: str, facts: Sequence[Event] = (), data: dict[str, Any] | None = 
 
 
 def fail(message: str) -> Outcome:
-    return Outcome(result=Result(ok=False, message=message))
+    """A failed call: no facts, no time spent."""
+    return Outcome(result=Result(ok=False, message=message), minutes=0)
 
 
 # ------------------------------------------------------------------ dialects

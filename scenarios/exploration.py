@@ -46,28 +46,39 @@ CONSTRAINT_PHRASES: dict[tuple[str, str], str] = {
 
 
 def generate(world: WorldIndex, seed: int, *, immediate: int = 26, scheduled: int = 25, first_day: int = 0) -> list[Task]:
-    """Exploration tasks in release order: ``immediate`` single tasks and ``scheduled`` pairs."""
+    """Exploration tasks in release order: ``immediate`` single tasks and ``scheduled`` pairs.
+
+    Ids follow release order (``exploration-001`` is the first task released); a delivery
+    task and its execution task name each other in their ground truth.
+    """
     rng = stream(seed, "exploration")
     jobs = ["immediate"] * immediate + ["scheduled"] * scheduled
     rng.shuffle(jobs)
     taken: set[int] = set()
-    tasks: list[Task] = []
-    for number, job in enumerate(jobs, start=1):
+    drafts: list[tuple[int, str, str, dict[str, Any], int | None]] = []
+    for number, job in enumerate(jobs):
         slot = _first_free(taken, 0)
         stops, constraints = _pick_route(world, rng)
         route = route_through(world.graph, stops, constraints).path
         truth = {"route": route, "stops": stops, "constraints": constraints}
-        task_id = f"exploration-{number:03d}"
         when = _slot_time(slot, first_day)
         if job == "immediate":
-            tasks.append(_task(task_id, when, _immediate_text(world, stops, constraints), truth))
+            drafts.append((when, "immediate", _immediate_text(world, stops, constraints), truth, None))
             continue
-        later = _first_free(taken, slot + rng.randint(1, 7))
-        at = _slot_time(later, first_day)
+        at = _slot_time(_first_free(taken, slot + rng.randint(1, 7)), first_day)
         note = truth | {"time": f"{date_label(at // MINUTES_PER_DAY)}, {clock_label(at)}-{clock_label(at + 60)}"}
-        tasks.append(_task(f"{task_id}-delivery", when, _delivery_text(world, stops, constraints, at), note, delivery=True))
-        tasks.append(_task(task_id, at, "", truth, memory=True))
-    tasks.sort(key=lambda task: (task.release, task.id))
+        drafts.append((when, "delivery", _delivery_text(world, stops, constraints, at), note, number))
+        drafts.append((at, "execution", "", truth, number))
+    drafts.sort(key=lambda draft: draft[0])
+    ids = [f"exploration-{rank:03d}" for rank in range(1, len(drafts) + 1)]
+    partner = {(kind, pair): ids[i] for i, (_, kind, _, _, pair) in enumerate(drafts) if pair is not None}
+    tasks = []
+    for task_id, (when, kind, text, truth, pair) in zip(ids, drafts):
+        if kind == "delivery":
+            truth = truth | {"executed_by": partner[("execution", pair)]}
+        elif kind == "execution":
+            truth = truth | {"delivered_by": partner[("delivery", pair)]}
+        tasks.append(_task(task_id, when, text, truth, delivery=kind == "delivery", memory=kind == "execution"))
     return tasks
 
 

@@ -395,12 +395,16 @@ def free_slots(part: CalendarState, advisor_id: str, day: int) -> list[str]:
     if override is not None:
         return list(override)
     busy = [(e.start, e.end) for e in part.calendars.get(f"advisor_{advisor_id}", {}).values() if occurs_on(e, day)]
-    free = []
-    for slot in DEFAULT_SLOTS:
-        start, end = parse_slot(slot)  # type: ignore[misc]
-        if not any(b_start < end and start < b_end for b_start, b_end in busy):
-            free.append(slot)
-    return free
+    return [
+        slot
+        for slot, (start, end) in zip(DEFAULT_SLOTS, _DEFAULT_BOUNDS)
+        if not any(b_start < end and start < b_end for b_start, b_end in busy)
+    ]
+
+
+_DEFAULT_BOUNDS: tuple[tuple[int, int], ...] = tuple(
+    (int(s[0:2]) * 60 + int(s[3:5]), int(s[6:8]) * 60 + int(s[9:11])) for s in DEFAULT_SLOTS
+)
 
 
 def _availability_key(advisor_id: str, day: int) -> str:
@@ -553,17 +557,18 @@ def _read_availability(change: dict[str, Any]) -> tuple[str, list[str]] | str:
 
 
 def _read_calendar_event(change: dict[str, Any]) -> tuple[str, str, str, When, str] | str:
-    cid, title, location, time = (change.get(k) for k in ("calendar_id", "title", "location", "time"))
-    description = change.get("description", "")
-    if not all(isinstance(v, str) for v in (cid, title, location, time, description)):
+    fields = {key: change.get(key) for key in ("calendar_id", "title", "location", "time")}
+    fields["description"] = change.get("description", "")
+    text = {key: value for key, value in fields.items() if isinstance(value, str)}
+    if len(text) != len(fields):
         return "calendar_event needs string 'calendar_id', 'title', 'location', 'time' (and optional 'description')"
-    kind, canonical = classify_calendar(cid)  # type: ignore[arg-type]
-    if kind == "unknown" or not title.strip():  # type: ignore[union-attr]
+    kind, cid = classify_calendar(text["calendar_id"])
+    if kind == "unknown" or not text["title"].strip():
         return "calendar_event needs a known calendar id (self, club_<id>, advisor_<id>) and a non-empty title"
-    when = parse_time(time)  # type: ignore[arg-type]
+    when = parse_time(text["time"])
     if isinstance(when, str):
         return when
-    return canonical, title.strip(), location.strip(), when, description.strip()  # type: ignore[union-attr]
+    return cid, text["title"].strip(), text["location"].strip(), when, text["description"].strip()
 
 
 # ------------------------------------------------------------------ declarations
@@ -614,7 +619,7 @@ ADD_EVENT = ToolDecl(
         Param(name="event_title", type="string", description="A short title for the event, one line, at most 200 characters.", max_length=MAX_TITLE),
         Param(name="location", type="string", description="Where the event takes place (a building or room name), one line, at most 200 characters.", max_length=MAX_LOCATION),
         Param(name="time", type="string", description=_TIME_DESCRIPTION, max_length=100),
-        Param(name="description", type="string", description="Optional notes about the event, at most 5000 characters.", required=False, max_length=MAX_DESCRIPTION),
+        Param(name="description", type="string", description="Notes about the event, at most 5000 characters.", required=False, max_length=MAX_DESCRIPTION),
     ),
     handler=add_event,
     mutates=True,
@@ -675,8 +680,8 @@ QUERY_ADVISOR_AVAILABILITY = ToolDecl(
     name="calendar.query_advisor_availability",
     system="calendar",
     description=(
-        "List the one-hour slots (HH:MM-HH:MM) in which an advisor is free on a date. Advisors' calendars "
-        "cannot be viewed or changed; this is the only way to see them."
+        "List the time slots (HH:MM-HH:MM) in which an advisor is free on a date, e.g. to pick a meeting time. "
+        "Advisors' calendars cannot be viewed or changed; this is the only way to see when they are busy."
     ),
     params=(
         Param(name="advisor_id", type="string", description="The advisor's id, e.g. 'T0001' (letters, digits and underscores).", max_length=MAX_ID),

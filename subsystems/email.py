@@ -55,6 +55,8 @@ def address_problem(address: str) -> str | None:
         return f"is too long ({len(address)} characters; at most {MAX_ADDRESS})"
     if not address.isascii():
         return "contains non-ASCII characters"
+    if any(c.isspace() for c in address):
+        return "contains spaces (separate several addresses with commas)"
     if address.count("@") != 1:
         return "must contain exactly one '@', as in 'name@university.edu'"
     local, domain = address.split("@")
@@ -161,7 +163,7 @@ SEND_EMAIL = ToolDecl(
         Param(
             name="cc",
             type="string",
-            description="Optional further recipients: one or more addresses separated by commas, e.g. 'a@university.edu, b@university.edu'.",
+            description="Further recipients to copy: one or more addresses separated by commas, e.g. 'a@university.edu, b@university.edu'.",
             required=False,
             max_length=2000,
         ),

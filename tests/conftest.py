@@ -1,0 +1,54 @@
+"""Shared fixtures: one generated world and term, and both log stores."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agents import make_agent
+from kernel.store import EventStore, MemoryStore, SQLiteStore
+from scenarios.play import Run, new_run
+from scenarios.task import Term
+from scenarios.term import generate_term
+from world.generate import generate_world
+from world.index import WorldIndex
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+
+
+@pytest.fixture(scope="session")
+def world() -> WorldIndex:
+    return WorldIndex(generate_world(0))
+
+
+@pytest.fixture(scope="session")
+def term(world: WorldIndex) -> Term:
+    return generate_term(world, 0)
+
+
+@pytest.fixture(scope="session")
+def small_term(world: WorldIndex) -> Term:
+    return generate_term(world, 3, scale=0.2)
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[EventStore]:
+    made: EventStore = MemoryStore() if request.param == "memory" else SQLiteStore(tmp_path / "log.db")
+    yield made
+    made.close()
+
+
+@pytest.fixture
+def sqlite_store(tmp_path: Path) -> Iterator[SQLiteStore]:
+    made = SQLiteStore(tmp_path / "runs.db")
+    yield made
+    made.close()
+
+
+def play(store: EventStore, world: WorldIndex, term: Term, agent: str, seed: int = 0, **options) -> Run:
+    """Create a run and play it to the end with a built-in agent."""
+    run = new_run(store, world, term, agent_name=agent, seed=seed, **options)
+    run.session(make_agent(agent, term, world)).run()
+    return run

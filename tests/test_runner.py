@@ -1,0 +1,212 @@
+"""The session loop on the clock: releases, turns, round limits, gating, untrusted agents."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from events import (
+    ActionRejected,
+    AgentReplied,
+    DayStarted,
+    InstructionRevealed,
+    RunStarted,
+    TaskEnded,
+    TaskReleased,
+    ToolResult,
+    decode_events,
+)
+from kernel.agent import AgentView
+from kernel.clock import DAY_START, day_of, parse_moment
+from kernel.store import MemoryStore, SQLiteStore
+from scenarios.play import new_run
+from scenarios.task import Task, Term
+from tests.conftest import play
+
+
+def log(run) -> list:
+    return decode_events([r.payload for r in run.store.rows(run.branch.id)])
+
+
+def rows(run):
+    return run.store.rows(run.branch.id)
+
+
+class Script:
+    """Replies from a list, then finishes; records what it was shown."""
+
+    name = "script"
+
+    def __init__(self, replies: list[Any]) -> None:
+        self.replies = list(replies)
+        self.views: list[AgentView] = []
+
+    def act(self, view: AgentView) -> Any:
+        self.views.append(view)
+        return self.replies.pop(0) if self.replies else "<action>Action: finish()</action>"
+
+
+def one_task_term(world, **overrides) -> Term:
+    task = Task(
+        id="only", scenario="test", phase="test", release=parse_moment("Week 0, Monday 09:00"),
+        instruction="Do the thing.", systems=("map", "geography", "calendar"), evaluator="walk_route",
+        ground_truth={"route": [world.home, sorted(world.graph.adj[world.home])[0]]},
+    )
+    return Term(name="one", seed=0, world_hash=world.hash, tasks=(Task(**{**_fields(task), **overrides}),))
+
+
+def _fields(task: Task) -> dict:
+    return {f: getattr(task, f) for f in task.__struct_fields__}
+
+
+def test_oracle_solves_every_exploration_task_and_noop_none(world, term) -> None:
+    oracle = play(MemoryStore(), world, term, "oracle")
+    outcomes = [e for e in log(oracle) if isinstance(e, TaskEnded)]
+    scored = [e for e in outcomes if e.outcome != "unscored"]
+    assert len(outcomes) == 76 and len(scored) == 51
+    assert all(e.outcome == "success" for e in scored)
+    noop = play(MemoryStore(), world, term, "noop")
+    assert all(e.outcome in ("failure", "unscored") for e in log(noop) if isinstance(e, TaskEnded))
+
+
+def test_tasks_are_released_at_their_time_never_earlier(world, term) -> None:
+    run = play(MemoryStore(), world, term, "oracle")
+    released = {}
+    for row, event in zip(rows(run), log(run)):
+        if isinstance(event, TaskReleased):
+            released[event.task_id] = row.t
+    for task in term.tasks:
+        assert released[task.id] >= task.release
+    assert sum(released[t.id] == t.release for t in term.tasks) > 60
+
+
+def test_days_start_at_six_with_the_student_at_home(world, term) -> None:
+    run = play(MemoryStore(), world, term, "oracle")
+    starts = [(row.t, e) for row, e in zip(rows(run), log(run)) if isinstance(e, DayStarted)]
+    assert [e.day for _, e in starts] == list(range(len(starts)))
+    assert all(t == e.day * 1440 + DAY_START and e.home == world.home for t, e in starts)
+    first_of_day = {}
+    for row, event in zip(rows(run), log(run)):
+        if isinstance(event, TaskReleased):
+            first_of_day.setdefault(day_of(row.t), event.observation)
+    assert all(obs.startswith("Current date: Week") and world.name_of(world.home) in obs for obs in first_of_day.values())
+
+
+def test_observations_never_contain_ground_truth(world, term) -> None:
+    run = play(MemoryStore(), world, term, "noop")
+    shown = "\n".join(e.observation for e in log(run) if isinstance(e, TaskReleased))
+    for task in term.tasks:
+        if not task.flags.delivery_only:
+            assert " -> ".join(task.ground_truth["route"]) not in shown
+    assert "route" not in shown.lower() or "ground" not in shown.lower()
+
+
+def test_each_step_is_one_transaction(world, term, tmp_path) -> None:
+    store = SQLiteStore(tmp_path / "steps.db")
+    run = new_run(store, world, term, agent_name="oracle", seed=0)
+    commits: list[int] = []
+    original = store.append
+
+    def counting(branch_id, records):
+        commits.append(len(records))
+        return original(branch_id, records)
+
+    store.append = counting  # type: ignore[method-assign]
+    from agents import make_agent
+
+    run.session(make_agent("oracle", term, world)).run()
+    replies = sum(isinstance(e, AgentReplied) for e in log(run))
+    assert len(commits) == replies + 1  # one per agent step, plus the final commit after the last step
+    store.close()
+
+
+def test_round_limit_ends_a_task(world) -> None:
+    term = one_task_term(world, round_limit=3)
+    run = new_run(MemoryStore(), world, term, agent_name="script", seed=0)
+    agent = Script(["<action>Action: geography.get_current_location()</action>"] * 10)
+    run.session(agent).run()
+    ended = [e for e in log(run) if isinstance(e, TaskEnded)]
+    assert len(ended) == 1 and ended[0].reason == "round limit" and ended[0].turns == 3
+
+
+def test_invalid_and_hostile_replies_are_observations(world) -> None:
+    class Hostile(Script):
+        def act(self, view):
+            reply = super().act(view)
+            if reply == "raise":
+                raise RuntimeError("agent bug")
+            return reply
+
+    junk = ["", "hello", "<action>Action: calendar.add_event(calendar_id=self)</action>", "x" * 1_000_000,
+            "<action>Action: nope.tool()</action>", 42, "raise", "<action>Action: geography.walk_to(path_info={'path': ['B001']})</action>"]
+    run = new_run(MemoryStore(), world, one_task_term(world, round_limit=20), agent_name="hostile", seed=0)
+    run.session(Hostile(junk)).run()
+    events = log(run)
+    rejected = [e for e in events if isinstance(e, ActionRejected)]
+    errors = [e for e in events if isinstance(e, ToolResult) and e.status == "error"]
+    assert len(rejected) + len(errors) == len(junk)
+    assert all(e.message.isascii() and len(e.message) < 2000 for e in rejected + errors)
+    from events import Walked
+
+    assert not any(isinstance(e, Walked) for e in events)
+    assert sum(isinstance(e, AgentReplied) for e in events) == len(junk) + 1
+
+
+def test_required_place_withholds_the_instruction_until_arrival(world) -> None:
+    place = sorted(world.graph.adj[world.home])[0]
+    term = one_task_term(world, required_place=place)
+    agent = Script([f"<action>Action: geography.walk_to(path_info={{'path': ['{world.home}', '{place}']}})</action>"])
+    run = new_run(MemoryStore(), world, term, agent_name="script", seed=0)
+    run.session(agent).run()
+    released = next(e for e in log(run) if isinstance(e, TaskReleased))
+    assert released.withheld and "Do the thing." not in released.observation
+    revealed = [e for e in log(run) if isinstance(e, InstructionRevealed)]
+    assert len(revealed) == 1 and revealed[0].text == "Do the thing."
+    assert "Do the thing." in agent.views[-1].messages[-1].content
+
+
+def test_walking_takes_time_and_other_calls_a_minute(world) -> None:
+    neighbour = sorted(world.graph.adj[world.home])[0]
+    minutes = world.graph[world.home][neighbour]["minutes"]
+    agent = Script([
+        "<action>Action: geography.get_current_location()</action>",
+        f"<action>Action: geography.walk_to(path_info={{'path': ['{world.home}', '{neighbour}']}})</action>",
+        "<action>Action: map.get_building_details(building_id='B999')</action>",
+    ])
+    run = new_run(MemoryStore(), world, one_task_term(world), agent_name="script", seed=0)
+    run.session(agent).run()
+    times = [view.now for view in agent.views]
+    assert times[1] - times[0] == 1 and times[2] - times[1] == minutes and times[3] == times[2]
+
+
+def test_agent_sees_the_prompt_and_only_its_task(world, small_term) -> None:
+    agent = Script([])
+    run = new_run(MemoryStore(), world, small_term, agent_name="script", seed=0)
+    run.session(agent).run()
+    first = agent.views[0]
+    assert "<action>Answer: B</action>" in first.prompt and "geography.walk_to" in first.prompt
+    assert "email.send_email" not in first.prompt
+    assert all(len(view.messages) == 1 for view in agent.views)
+    assert first.messages[0].role == "user" and first.messages[0].content.startswith("Current date")
+
+
+def test_run_started_is_first_and_run_ended_last(world, small_term) -> None:
+    run = play(MemoryStore(), world, small_term, "noop")
+    events = log(run)
+    assert isinstance(events[0], RunStarted) and events[0].term_hash == small_term.hash
+    assert type(events[-1]).__name__ == "RunEnded"
+    again = run.session(Script([])).run()
+    assert again.seq == len(events), "a finished run plays nothing more"
+
+
+@pytest.mark.parametrize("steps", [0, 1, 7, 40])
+def test_stopping_and_resuming_gives_the_same_log(world, small_term, steps) -> None:
+    from agents import make_agent
+
+    whole = play(MemoryStore(), world, small_term, "oracle")
+    store = MemoryStore()
+    run = new_run(store, world, small_term, agent_name="oracle", seed=0)
+    run.session(make_agent("oracle", small_term, world)).run(max_steps=steps)
+    run.session(make_agent("oracle", small_term, world)).run()
+    assert store.head(run.branch.id) == whole.store.head(whole.branch.id)

@@ -1,0 +1,127 @@
+"""Tool declarations: one source, four dialects, and a dispatcher that never lets bad input through."""
+
+from __future__ import annotations
+
+import jsonschema
+import pytest
+
+from kernel.tools import Param, ToolDecl, anthropic_tools, bind_arguments, from_wire_name, mcp_tools, ok, openai_tools
+from scenarios.play import build_kernel
+
+META = jsonschema.Draft202012Validator.META_SCHEMA
+
+
+@pytest.fixture(scope="module")
+def kernel(world):
+    return build_kernel(world)
+
+
+def test_every_tool_schema_is_valid_json_schema(kernel) -> None:
+    tools = list(kernel.tools.values())
+    assert len(tools) >= 15
+    for entry in openai_tools(tools):
+        assert entry["type"] == "function"
+        jsonschema.validate(entry["function"]["parameters"], META)
+        assert "." not in entry["function"]["name"]
+        assert from_wire_name(entry["function"]["name"]) in kernel.tools
+    for entry in anthropic_tools(tools):
+        jsonschema.validate(entry["input_schema"], META)
+        assert set(entry) == {"name", "description", "input_schema"}
+    for entry, tool in zip(mcp_tools(tools), tools):
+        jsonschema.validate(entry["inputSchema"], META)
+        assert entry["annotations"]["readOnlyHint"] is (not tool.mutates)
+        assert entry["annotations"]["destructiveHint"] is tool.mutates
+
+
+def test_schemas_accept_the_examples_and_reject_wrong_types(kernel) -> None:
+    walk = kernel.tools["geography.walk_to"].json_schema()
+    jsonschema.validate({"path_info": {"path": ["B001", "B002"]}}, walk)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"path_info": "B001"}, walk)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"path_info": {}, "extra": 1}, walk)
+    add = kernel.tools["calendar.add_event"].json_schema()
+    assert set(add["required"]) == {"calendar_id", "event_title", "location", "time"}
+
+
+def test_stulife_tool_names_are_all_there(kernel) -> None:
+    expected = {
+        "map.find_building_id", "map.get_building_details", "map.find_room_location",
+        "map.query_buildings_by_property", "map.find_optimal_path", "geography.get_current_location",
+        "geography.walk_to", "calendar.add_event", "calendar.remove_event", "calendar.update_event",
+        "calendar.view_schedule", "calendar.query_advisor_availability", "email.send_email",
+    }
+    assert expected <= set(kernel.tools)
+
+
+def test_prompt_lists_only_the_tools_of_the_task(kernel) -> None:
+    text = kernel.prompt_tools(("map", "geography"))
+    assert "map.find_optimal_path(" in text and "geography.walk_to(" in text
+    assert "calendar.add_event" not in text and "email.send_email" not in text
+    assert "Example: <action>Action: map.find_building_id(" in text
+    full = kernel.prompt_tools(tuple(kernel.systems))
+    for name in kernel.tools:
+        assert f"`{name}(" in full
+
+
+def _tool(*params: Param) -> ToolDecl:
+    return ToolDecl(name="x.y", system="x", description="d", params=params, handler=lambda view, args: ok("fine"))
+
+
+def test_bind_arguments_maps_positionals_and_checks_everything() -> None:
+    tool = _tool(Param(name="a", type="string", description="first"), Param(name="n", type="integer", description="n", required=False))
+    assert bind_arguments(tool, {}, ["hello"]) == {"a": "hello"}
+    assert bind_arguments(tool, {"n": 3}, ["hi"]) == {"a": "hi", "n": 3}
+    assert bind_arguments(tool, {"a": "x", "n": None}) == {"a": "x"}
+    problems = [
+        bind_arguments(tool, {}, []),
+        bind_arguments(tool, {"a": "x", "b": 1}),
+        bind_arguments(tool, {"a": 5}),
+        bind_arguments(tool, {"a": "x", "n": True}),
+        bind_arguments(tool, {"a": "x", "n": 1.5}),
+        bind_arguments(tool, {"a": "caf\u00e9"}),
+        bind_arguments(tool, {"a": "x" * 1_000_000}),
+        bind_arguments(tool, {"a": "x"}, ["y"]),
+        bind_arguments(tool, {}, ["a", 1, 2]),
+    ]
+    for problem in problems:
+        assert isinstance(problem, str) and "x.y(" in problem, problem
+    assert "non-ASCII" in problems[5] and "too long" in problems[6] and "twice" in problems[7]
+
+
+def test_dispatch_errors_are_clear_and_change_nothing(kernel, world) -> None:
+    state = kernel.projection.initial()
+    before = kernel.projection.encode(state)
+    cases = {
+        "map.find_buildng_id": "Did you mean map.find_building_id",
+        "calendar.add_event": "not available in this task",
+        "nothing": "no tool named",
+    }
+    for name, expected in cases.items():
+        outcome = kernel.dispatch(state, task_id="t", name=name, args={}, systems=("map", "geography"), seed=0)
+        assert not outcome.result.ok and expected in outcome.result.message
+        assert outcome.facts == () and outcome.minutes == 0
+    outcome = kernel.dispatch(state, task_id="t", name="geography.walk_to", args={"path_info": 1}, systems=("geography",), seed=0)
+    assert not outcome.result.ok and "must be an object" in outcome.result.message
+    assert kernel.projection.encode(state) == before
+
+
+def test_a_raising_handler_becomes_a_failed_call(world) -> None:
+    from kernel.engine import Kernel
+    from kernel.projection import Domain
+    from subsystems.geography import locate
+
+    def boom(view, args):
+        raise RuntimeError("bug")
+
+    import msgspec
+
+    class Empty(msgspec.Struct):
+        pass
+
+    broken = Domain(name="broken", state_type=Empty, initial=lambda w: Empty(), tools=(
+        ToolDecl(name="broken.tool", system="broken", description="d", params=(), handler=boom),
+    ))
+    kernel = Kernel(world, [broken], locate=locate, describe=world.describe, system_titles={})
+    outcome = kernel.dispatch(kernel.projection.initial(), task_id="t", name="broken.tool", args={}, systems=("broken",), seed=0)
+    assert not outcome.result.ok and "RuntimeError" in outcome.result.message and outcome.facts == ()
