@@ -26,9 +26,16 @@ _DAY_INDEX = {name.lower(): i for i, name in enumerate(DAYS)} | {
     name[:3].lower(): i for i, name in enumerate(DAYS)
 }
 
-_MOMENT = re.compile(
-    r"^\s*week\s*(\d{1,3})\s*,?\s*([A-Za-z]+)\s*,?\s*(?:(\d{1,2}):(\d{2}))?\s*$", re.IGNORECASE
-)
+_MOMENT = re.compile(r"week ?(\d{1,3}) ?,? ?([a-z]+) ?,? ?(?:(\d{1,2}):(\d{2}))?")
+_MAX_LABEL = 64
+"""Labels are short; anything longer is refused before any pattern looks at it."""
+
+
+def _match(text: str) -> re.Match[str] | None:
+    """Collapse whitespace first, so the pattern has no ambiguous runs of spaces to backtrack over."""
+    if len(text) > _MAX_LABEL:
+        return None
+    return _MOMENT.fullmatch(" ".join(text.split()).lower())
 
 
 class TimeFormatError(ValueError):
@@ -67,7 +74,7 @@ def parse_moment(text: str) -> int:
 
     A label without a clock time means the start of that day (00:00).
     """
-    match = _MOMENT.match(text)
+    match = _match(text)
     if match is None:
         raise TimeFormatError(
             f"cannot read {text[:60]!r} as a time; write it like 'Week 3, Tuesday 10:00'"
@@ -85,7 +92,7 @@ def parse_moment(text: str) -> int:
 
 def parse_date(text: str) -> int:
     """Parse ``Week 3, Tuesday`` to an absolute day index."""
-    match = _MOMENT.match(text)
+    match = _match(text)
     if match is None or match.group(3) is not None:
         raise TimeFormatError(f"cannot read {text[:60]!r} as a date; write it like 'Week 3, Tuesday'")
     return day_of(parse_moment(text))

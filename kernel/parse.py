@@ -1,40 +1,41 @@
 """Turn an agent's reply into exactly one action: a tool call, an answer, finish, or Invalid.
 
-Agent text is untrusted: it is never evaluated. Argument values are read by a small
-hand-written recursive-descent parser whose nesting is capped at ``MAX_DEPTH``, every
-regular expression is anchored or line-bounded and uses possessive quantifiers, so
-parsing is linear in the length of the reply and never raises.
+Agent text is untrusted, so it is never evaluated. Argument values are read by a small
+hand-written recursive-descent parser whose nesting is capped at ``MAX_DEPTH``. Every regular
+expression is anchored or line-bounded and uses possessive quantifiers, so parsing takes time
+linear in the length of the reply, and it never raises.
 
 Grammar of a text reply (tags and keywords are case-insensitive)::
 
-    reply      := ... "<action>" block "</action>" ...   first block; no closing tag: to the end
-                | block                                  no tag at all: the whole reply
-    block      := ... ( "Action:" call | "Answer:" answer ) ...
-                                    on the first line that starts with "Action:" or "Answer:"
-                                    after whitespace and markdown decoration (` * > # -);
-                                    inside a tag the block may also start directly with a call,
-                                    and without a tag a line "finish()" alone means finish
-    answer     := [ "**" | "[" | "(" | "`" | "*" ] LETTER       LETTER in A-Z or a-z, followed
-                                    by end of line or a non-alphanumeric character
-    call       := NAME "(" [ argument { "," argument } [ "," ] ] ")"    text after ")" is ignored
-    NAME       := IDENT { "." IDENT }              IDENT := [A-Za-z_][A-Za-z0-9_]*
-    argument   := value | IDENT "=" value          positional arguments come first
-    values     := [ value { "," value } [ "," ] ]
-    value      := string { string }                adjacent strings are concatenated
-                | number | True | False | None | true | false | null
-                | "[" values "]"                   a list
-                | "(" values ")"                   a tuple, read as a list ("(x)" is just x)
-                | "{" [ string ":" value { "," string ":" value } [ "," ] ] "}"
-    string     := '...' | "..." | '''...''' | \"\"\"...\"\"\"   raw newlines allowed in all four;
-                                    escapes \\n \\t \\r \\\\ \\' \\" \\a \\b \\f \\v \\ooo \\xXX \\uXXXX
-                                    \\UXXXXXXXX and backslash-newline as in Python (a \\uD8xx\\uDCxx
-                                    pair becomes one character, as in JSON); unknown escapes keep
-                                    their backslash
-    number     := ["-"] digits ["." digits] [("e"|"E") ["+"|"-"] digits]   int unless it has . or e
+    reply    := ... "<action>" block "</action>" ...   the first block; unclosed: to the end
+              | block                                  no tag at all: the whole reply
+    block    := ... ( "Action:" call | "Answer:" answer ) ...
+                    on the first line that starts with "Action:" or "Answer:" after
+                    whitespace and markdown decoration (` * > # -). Inside a tag the block
+                    may also start directly with a call; without a tag a line holding only
+                    "finish()" means finish.
+    answer   := [ "**" | "[" | "(" | "`" | "*" ] LETTER
+                    LETTER is A-Z or a-z, followed by end of line or a non-alphanumeric
+    call     := NAME "(" [ argument { "," argument } [ "," ] ] ")"   text after ")" is ignored
+    NAME     := IDENT { "." IDENT }         IDENT := [A-Za-z_][A-Za-z0-9_]*
+    argument := value | IDENT "=" value     positional arguments come first, keys are unique
+    values   := [ value { "," value } [ "," ] ]
+    value    := string { string }           adjacent strings are concatenated
+              | number | True | False | None | true | false | null
+              | "[" values "]"              a list
+              | "(" values ")"              a tuple, read as a list; "(x)" is just x
+              | "{" [ string ":" value { "," string ":" value } [ "," ] ] "}"
+    string   := '...' | "..." | '''...''' | \"\"\"...\"\"\"
+                    raw newlines are allowed in all four. Escapes as in Python:
+                    \\n \\t \\r \\\\ \\' \\" \\a \\b \\f \\v \\ooo \\xXX \\uXXXX \\UXXXXXXXX
+                    and backslash-newline; a \\uD8xx\\uDCxx pair is one character (as in
+                    JSON); unknown escapes such as \\d keep their backslash.
+    number   := ["-"] DIGITS ["." DIGITS] [("e" | "E") ["+" | "-"] DIGITS]
+                    an int unless it has a "." or an exponent
 
 A call named ``finish`` (any case) without arguments is :class:`Finish`. Windows line endings
-are read as ``\\n``. Anything else is :class:`Invalid`, whose ASCII message says what was
-wrong and how to write it instead, quoting at most a few dozen characters of the reply.
+are read as ``\\n``. Anything else is :class:`Invalid`, whose ASCII message says what was wrong
+and how to write it instead, quoting at most a few dozen characters of the reply.
 """
 
 from __future__ import annotations
@@ -76,7 +77,12 @@ Parsed = Call | Answer | Finish | Invalid
 
 # ---------------------------------------------------------------- messages
 
-_CALL_EXAMPLE = '<action>Action: calendar.add_event(calendar_id="self", event_title="Study")</action>'
+_CALL_EXAMPLE = (
+    '<action>Action: calendar.add_event(calendar_id="self", event_title="Study")</action>'
+)
+_JSON_EXAMPLE = 'Send a JSON object like {"building_name": "Library"}.'
+_LITERALS = "quoted text, numbers, True/False/None, lists and dicts"
+
 _NO_ACTION = Invalid(
     message="Invalid action: no 'Action:' or 'Answer:' found. Reply with exactly one action, "
     "for example <action>Action: geography.get_current_location()</action>, "
@@ -90,9 +96,9 @@ _BAD_STRUCTURED_ANSWER = Invalid(
     message='Invalid action: answer needs a single letter, like {"letter": "B"}.'
 )
 _FINISH_WITH_ARGUMENTS = Invalid(
-    message="Invalid action: finish() takes no arguments. Reply <action>Action: finish()</action> when you are done."
+    message="Invalid action: finish() takes no arguments. "
+    "Reply <action>Action: finish()</action> when you are done."
 )
-_LITERALS = "quoted text, numbers, True/False/None, lists and dicts"
 
 
 def _escaped(text: str, limit: int = _ECHO) -> str:
@@ -106,15 +112,11 @@ def _call_error(detail: str) -> Invalid:
 
 
 class _Reject(Exception):
-    """Stops parsing; carries the Invalid to return."""
+    """Stops parsing a call; carries the Invalid to return."""
 
-    def __init__(self, invalid: Invalid) -> None:
-        super().__init__(invalid.message)
-        self.invalid = invalid
-
-
-def _reject(detail: str) -> _Reject:
-    return _Reject(_call_error(detail))
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.invalid = _call_error(detail)
 
 
 # ---------------------------------------------------------------- lexical patterns
@@ -127,7 +129,9 @@ _CLOSE_TAG = re.compile(r"</action>", re.IGNORECASE | re.ASCII)
 
 _LINE_START = r"^(?:[^\S\n]|[`*>#-])*+"
 _DIRECTIVE = r"(?P<action>action:)|(?P<answer>answer:)"
-_TAGGED_DIRECTIVE = re.compile(rf"{_LINE_START}(?:{_DIRECTIVE})", re.IGNORECASE | re.MULTILINE)
+_TAGGED_DIRECTIVE = re.compile(
+    rf"{_LINE_START}(?:{_DIRECTIVE})", re.IGNORECASE | re.MULTILINE
+)
 _UNTAGGED_DIRECTIVE = re.compile(
     rf"{_LINE_START}(?:{_DIRECTIVE}|(?P<finish>finish\(\)(?:[^\S\n]|[`*])*+$))",
     re.IGNORECASE | re.MULTILINE,
@@ -181,7 +185,8 @@ def _skip_spaces(text: str, pos: int) -> int:
 
 def _unescape_one(match: re.Match[str]) -> str:
     if match["high"]:
-        return chr(0x10000 + ((int(match["high"], 16) - 0xD800) << 10) + int(match["low"], 16) - 0xDC00)
+        high, low = int(match["high"], 16) - 0xD800, int(match["low"], 16) - 0xDC00
+        return chr(0x10000 + (high << 10) + low)
     digits = match["x"] or match["u"] or match["U"]
     if digits:
         code = int(digits, 16)
@@ -205,7 +210,8 @@ def parse_reply(text: str) -> Parsed:
     if opening is None:
         return _parse_block(text, tagged=False)
     closing = _CLOSE_TAG.search(text, opening.end())
-    return _parse_block(text[opening.end() : None if closing is None else closing.start()], tagged=True)
+    end = len(text) if closing is None else closing.start()
+    return _parse_block(text[opening.end() : end], tagged=True)
 
 
 def _parse_block(block: str, *, tagged: bool) -> Parsed:
@@ -234,19 +240,24 @@ def _answer_letter(text: str, pos: int) -> str | None:
 
 
 def _parse_action(block: str, pos: int) -> Parsed:
+    """The call after an ``Action:`` prefix that ends at ``pos``."""
     match = _ACTION_CALL.match(block, pos)
     if match is None:
-        return _call_error("'Action:' must be followed by a tool call such as geography.get_current_location()")
-    name = _escaped(match["name"], _ECHO_NAME)
+        raise _Reject(
+            "'Action:' must be followed by a tool call such as geography.get_current_location()"
+        )
     if match["paren"] is None:
-        return _call_error(f"the call '{name}' has no argument list; write it with parentheses, like {name}()")
+        name = _escaped(match["name"], _ECHO_NAME)
+        raise _Reject(
+            f"the call '{name}' has no argument list; write it with parentheses, like {name}()"
+        )
     return _CallParser(block, match["name"], match.end() - 1).parse()
 
 
 class _CallParser:
     """Recursive descent over one call's parenthesised argument list, from its '('.
 
-    Every container on the way (the call's own parentheses first) is on ``_open``, which
+    Every bracket being read (the call's own parenthesis first) is on ``_open``; its length
     bounds the recursion at ``MAX_DEPTH`` levels of nesting inside an argument.
     """
 
@@ -257,8 +268,8 @@ class _CallParser:
         self._open: list[str] = []
         self._args: dict[str, Any] = {}
         self._positional: list[Any] = []
-        self._label = ""
-        self._key = ""
+        self._label = ""  # the argument being read, as messages name it
+        self._key = ""  # its keyword, escaped; "" for a positional argument
         self._ended_with_string = False
 
     def parse(self) -> Parsed:
@@ -274,10 +285,14 @@ class _CallParser:
         self._pos = _skip_spaces(self._text, self._pos)
         return self._text[self._pos : self._pos + 1]
 
-    def _container(self, opener: str, closer: str, item: Callable[[], Any]) -> tuple[list[Any], bool]:
+    def _container(
+        self, opener: str, closer: str, item: Callable[[], Any]
+    ) -> tuple[list[Any], bool]:
         """The items of a bracketed, comma-separated sequence, and whether a comma ended it."""
         if len(self._open) > MAX_DEPTH:
-            raise _reject(f"{self._label} is nested more than {MAX_DEPTH} levels deep; use flatter lists and dicts")
+            raise self._bad(
+                f"is nested more than {MAX_DEPTH} levels deep; use flatter lists and dicts"
+            )
         self._open.append(opener)
         self._pos += 1
         items: list[Any] = []
@@ -308,7 +323,7 @@ class _CallParser:
         if key is None:
             number = len(self._positional) + 1
             if self._args:
-                raise _reject(
+                raise _Reject(
                     f"positional argument {number} comes after keyword arguments; "
                     "put positional arguments first or give it a name"
                 )
@@ -318,7 +333,7 @@ class _CallParser:
         self._key = _escaped(key)
         self._label = f"argument '{self._key}'"
         if key in self._args:
-            raise _reject(f"{self._label} is given more than once; give each argument once")
+            raise self._bad("is given more than once; give each argument once")
         self._args[key] = self._value()
 
     def _keyword(self) -> str | None:
@@ -353,8 +368,8 @@ class _CallParser:
         if char == "":
             raise self._unclosed()
         if char in (",", ")", "]", "}", ":"):
-            raise _reject(f"{self._label} is missing its value")
-        raise _reject(f"{self._label} has {ascii(char)} where a value should start; use {_LITERALS}")
+            raise self._bad("is missing its value")
+        raise self._bad(f"has {ascii(char)} where a value should start; use {_LITERALS}")
 
     def _pair(self) -> tuple[str, Any]:
         key = self._value()
@@ -363,9 +378,9 @@ class _CallParser:
             self._pos += 1
             return key, self._value()
         if char == ":":
-            raise _reject(f'{self._label} has a dict key that is not quoted text; write keys like {{"key": 1}}')
+            raise self._bad('has a dict key that is not quoted text; write keys like {"key": 1}')
         if char in (",", "}"):
-            raise _reject(f'{self._label} contains a set; use a list like [1, 2] or a dict like {{"key": 1}}')
+            raise self._bad('contains a set; use a list like [1, 2] or a dict like {"key": 1}')
         raise self._unexpected(char)
 
     def _strings(self) -> str:
@@ -379,19 +394,23 @@ class _CallParser:
         quote = triple if triple in _STRING else triple[0]
         match = _STRING[quote].match(self._text, self._pos)
         if match is None:
-            raise _reject(f"{self._label} has a string that is never closed; close it with a matching {quote} quote")
+            raise self._bad(
+                f"has a string that is never closed; close it with a matching {quote} quote"
+            )
         self._pos = match.end()
         return _unescape(match[1])
 
     def _number(self, token: str) -> int | float:
         if len(token) > _MAX_NUMBER_LENGTH:
-            raise _reject(f"{self._label} has a number longer than {_MAX_NUMBER_LENGTH} characters; put it in quotes")
+            raise self._bad(
+                f"has a number longer than {_MAX_NUMBER_LENGTH} characters; put it in quotes"
+            )
         self._pos += len(token)
         if "." not in token and "e" not in token and "E" not in token:
             return int(token)
         value = float(token)
         if not math.isfinite(value):
-            raise _reject(f"{self._label} has a number too large for a float; put it in quotes")
+            raise self._bad("has a number too large for a float; put it in quotes")
         return value
 
     def _word(self, match: re.Match[str]) -> Any:
@@ -401,29 +420,36 @@ class _CallParser:
             return _CONSTANTS[word]
         shown = _escaped(word)
         if self._text.startswith("(", _skip_spaces(self._text, match.end())):
-            raise _reject(f"{self._label} contains a function call '{shown}(...)'; only {_LITERALS} are allowed")
-        example = f'{self._key}="{shown}"' if self._key and len(self._open) == 1 else f'"{shown}"'
-        raise _reject(f"{self._label} has an unquoted value '{shown}'; put text in quotes, like {example}")
+            raise self._bad(
+                f"contains a function call '{shown}(...)'; only {_LITERALS} are allowed"
+            )
+        at_top = self._key and len(self._open) == 1
+        example = f'{self._key}="{shown}"' if at_top else f'"{shown}"'
+        raise self._bad(f"has an unquoted value '{shown}'; put text in quotes, like {example}")
 
     # -------------------------------------------------------- errors
+
+    def _bad(self, problem: str) -> _Reject:
+        """A problem with the argument being read."""
+        return _Reject(f"{self._label} {problem}")
 
     def _unclosed(self) -> _Reject:
         if len(self._open) == 1:
             name = _escaped(self._name, _ECHO_NAME)
-            return _reject(f"the call '{name}' is missing its closing parenthesis ')'")
-        return _reject(f"{self._label} has a '{self._open[-1]}' that is never closed")
+            return _Reject(f"the call '{name}' is missing its closing parenthesis ')'")
+        return self._bad(f"has a '{self._open[-1]}' that is never closed")
 
     def _unexpected(self, char: str) -> _Reject:
         """The error for ``char`` standing right after a complete value."""
         if char == "":
             return self._unclosed()
         if self._ended_with_string and (char in ('"', "'") or char.isalnum()):
-            return _reject(
-                f"{self._label} has {ascii(char)} right after a closing quote; "
+            return self._bad(
+                f"has {ascii(char)} right after a closing quote; "
                 'escape quotes inside text as \\" or wrap the text in triple quotes'
             )
-        return _reject(
-            f"{self._label} has {ascii(char)} after a value; separate values with commas "
+        return self._bad(
+            f"has {ascii(char)} after a value; separate values with commas "
             f"and use only {_LITERALS}, not expressions"
         )
 
@@ -433,9 +459,15 @@ def _stored_call(name: str, args: dict[str, Any], positional: list[Any]) -> Call
     try:
         msgspec.json.encode([args, positional])
     except UnicodeEncodeError:
-        return _call_error("the arguments contain an unpaired surrogate such as \\ud800; write the character itself")
+        return _call_error(
+            "the arguments contain an unpaired surrogate such as \\ud800; "
+            "write the character itself"
+        )
     except (msgspec.EncodeError, TypeError, ValueError, RecursionError) as error:
-        return _call_error(f"the arguments cannot be stored as JSON ({_escaped(str(error), 80)}); use {_LITERALS}")
+        return _call_error(
+            f"the arguments cannot be stored as JSON ({_escaped(str(error), 80)}); "
+            f"use {_LITERALS}"
+        )
     return Call(name=name, args=args, positional=positional)
 
 
@@ -480,24 +512,25 @@ def _structured_arguments(arguments: dict[str, Any] | str | None) -> dict[str, A
             arguments = msgspec.json.decode(arguments)
         except (msgspec.DecodeError, UnicodeError, RecursionError) as error:
             return Invalid(
-                message=f"Invalid action: arguments are not valid JSON: {_escaped(str(error), 80)}. "
-                'Send a JSON object like {"building_name": "Library"}.'
+                message="Invalid action: arguments are not valid JSON: "
+                f"{_escaped(str(error), 80)}. {_JSON_EXAMPLE}"
             )
     if not isinstance(arguments, dict):
+        kind = _JSON_KINDS.get(type(arguments), "that")
         return Invalid(
-            message=f"Invalid action: the arguments must be a JSON object, not {_JSON_KINDS.get(type(arguments), 'that')}. "
-            'Send a JSON object like {"building_name": "Library"}.'
+            message=f"Invalid action: the arguments must be a JSON object, not {kind}. "
+            + _JSON_EXAMPLE
         )
     if _too_deep(arguments):
         return Invalid(
-            message=f"Invalid action: the arguments are nested more than {MAX_DEPTH} levels deep; "
-            "use flatter lists and objects."
+            message=f"Invalid action: the arguments are nested more than {MAX_DEPTH} levels "
+            "deep; use flatter lists and objects."
         )
     return dict(arguments)
 
 
 def _too_deep(arguments: dict[str, Any]) -> bool:
-    """Whether any argument nests lists/dicts more than MAX_DEPTH levels (checked without recursion)."""
+    """Whether an argument nests lists/dicts more than MAX_DEPTH levels (without recursion)."""
     stack: list[tuple[Any, int]] = [(value, 1) for value in arguments.values()]
     while stack:
         value, level = stack.pop()

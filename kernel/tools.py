@@ -206,7 +206,7 @@ def _check_value(param: Param, value: Any) -> str | None:
             return f"is too long ({len(value)} characters; at most {param.max_length})"
         if not value.isascii():
             bad = next(c for c in value if not c.isascii())
-            return f"contains the non-ASCII character {bad!r}; write it in plain ASCII"
+            return f"contains the non-ASCII character {ascii(bad)}; write it in plain ASCII"
         if param.enum is not None and value not in param.enum:
             return f"must be one of {', '.join(param.enum)}"
     return _check_nested(value)

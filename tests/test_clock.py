@@ -46,3 +46,13 @@ def test_day_start_is_six_in_the_morning() -> None:
     assert day_start(8) == 8 * 1440 + 360
     with pytest.raises(TimeFormatError):
         parse_date("Week 1, Monday 10:00")
+
+
+def test_long_hostile_labels_are_refused_quickly() -> None:
+    import time
+
+    for text in ["Week 1, Monday" + " " * 20_000 + "!", "Week 1" + ", " * 10_000, "Week 1, Monday 10:00\n"]:
+        started = time.perf_counter()
+        with pytest.raises(TimeFormatError):
+            parse_moment(text) if "10:00" not in text else parse_date(text)
+        assert time.perf_counter() - started < 0.05

@@ -1,0 +1,171 @@
+"""The command line, end to end in real processes: run, replay, fork, verify, diff, export, import."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def campus(*args: str, cwd: Path, check: bool = True) -> subprocess.CompletedProcess:
+    result = subprocess.run([sys.executable, "-m", "cli.main", *args], cwd=cwd, capture_output=True, text=True,
+                            env=os.environ | {"PYTHONPATH": str(ROOT)}, timeout=300)
+    if check and result.returncode != 0:
+        raise AssertionError(f"campus {' '.join(args)} exited {result.returncode}: {result.stderr}")
+    return result
+
+
+def as_json(result: subprocess.CompletedProcess) -> dict:
+    return json.loads(result.stdout)
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory) -> Path:
+    """A directory where `campus run` with no arguments has run once (the oracle)."""
+    path = tmp_path_factory.mktemp("cli")
+    first = campus("run", cwd=path)
+    assert "campus_exploration" in first.stdout and (path / "runs.db").exists()
+    return path
+
+
+def test_default_run_is_the_oracle_solving_everything(workdir: Path) -> None:
+    report = as_json(campus("run", "--json", "--db", "second.db", cwd=workdir))
+    assert set(report) >= {"run", "events", "final_hash", "scorecard"}
+    exploration = report["scorecard"]["by_scenario"]["campus_exploration"]
+    assert exploration == exploration | {"tasks": 51, "succeeded": 51, "success_rate": 1.0}
+    assert report["run"] == "oracle-s0" and report["events"] > 1000 and len(report["final_hash"]) == 64
+
+
+def test_noop_solves_nothing(workdir: Path) -> None:
+    report = as_json(campus("run", "--agent", "noop", "--json", cwd=workdir))
+    assert report["scorecard"]["by_scenario"]["campus_exploration"]["succeeded"] == 0
+    assert report["run"] == "noop-s0"
+
+
+def test_same_seed_same_hash_in_separate_processes(workdir: Path, tmp_path: Path) -> None:
+    hashes = {as_json(campus("run", "--json", "--seed", "5", "--db", str(tmp_path / f"{i}.db"), cwd=tmp_path))["final_hash"] for i in range(2)}
+    assert len(hashes) == 1
+    other = as_json(campus("run", "--json", "--seed", "6", "--db", str(tmp_path / "other.db"), cwd=tmp_path))["final_hash"]
+    assert other not in hashes
+
+
+def test_replay_by_step_and_time(workdir: Path) -> None:
+    state = as_json(campus("replay", "oracle-s0", "--step", "200", "--json", cwd=workdir))
+    assert state["seq"] == 200 and len(state["state_hash"]) == 64 and state["location"]["id"].startswith("B")
+    at = as_json(campus("replay", "oracle-s0", "--at", "Week 0, Tuesday 10:00", "--json", cwd=workdir))
+    assert at["time"] <= "Week 0, Tuesday 10:00" and at["time"].startswith("Week 0, Tuesday")
+    bad = campus("replay", "oracle-s0", "--at", "someday", cwd=workdir, check=False)
+    assert bad.returncode == 2 and "Week 3, Tuesday 10:00" in bad.stderr
+
+
+def test_fork_then_diff(workdir: Path) -> None:
+    forked = as_json(campus("fork", "oracle-s0", "--at-step", "400", "--agent", "noop", "--json", cwd=workdir))
+    assert forked["parent"] == "oracle-s0" and forked["fork_seq"] <= 400
+    diff = as_json(campus("diff", "oracle-s0", forked["run"], "--json", cwd=workdir))
+    assert diff["first_divergence"]["seq"] == forked["fork_seq"] + 1
+    assert diff["outcome_flips"] and set(diff["state_diff"]) >= {"geography", "calendar", "email"}
+    same = as_json(campus("diff", "oracle-s0", "oracle-s0", "--json", cwd=workdir))
+    assert same["first_divergence"] is None and same["outcome_flips"] == []
+    text = campus("diff", "oracle-s0", forked["run"], cwd=workdir).stdout
+    assert f"first divergence at seq {forked['fork_seq'] + 1}" in text
+
+
+def test_fork_at_a_time_with_an_injected_reply(workdir: Path) -> None:
+    forked = as_json(campus("fork", "oracle-s0", "--at", "Week 1, Monday 12:00", "--reply", "<action>Action: finish()</action>",
+                            "--name", "what-if", "--json", cwd=workdir))
+    assert forked["run"] == "what-if"
+    assert campus("verify", "what-if", cwd=workdir).returncode == 0
+
+
+def test_verify_and_tamper(workdir: Path, tmp_path: Path) -> None:
+    ok = campus("verify", "oracle-s0", "--json", cwd=workdir)
+    assert as_json(ok)["ok"] is True
+    copy = tmp_path / "tampered.db"
+    source = sqlite3.connect(workdir / "runs.db")
+    source.execute(f"VACUUM INTO '{copy}'")
+    source.close()
+    conn = sqlite3.connect(copy)
+    conn.execute("DROP TRIGGER events_append_only_update")
+    seq = conn.execute("SELECT seq FROM events WHERE branch = 'oracle-s0' AND kind = 'walked' ORDER BY seq LIMIT 1 OFFSET 5").fetchone()[0]
+    conn.execute("UPDATE events SET payload = replace(payload, '\"B', '\"X') WHERE branch = 'oracle-s0' AND seq = ?", (seq,))
+    conn.commit()
+    conn.close()
+    bad = campus("verify", "oracle-s0", "--db", str(copy), cwd=workdir, check=False)
+    assert bad.returncode == 1 and f"at seq {seq}" in bad.stderr
+
+
+def test_export_and_import(workdir: Path, tmp_path: Path) -> None:
+    target = tmp_path / "run.jsonl"
+    campus("export", "oracle-s0", "-o", str(target), cwd=workdir)
+    imported = as_json(campus("import", str(target), "--db", str(tmp_path / "copy.db"), "--json", cwd=workdir))
+    original = as_json(campus("run", "--resume", "oracle-s0", "--json", cwd=workdir))
+    assert imported["final_hash"] == original["final_hash"] and imported["scorecard"] == original["scorecard"]
+    lines = target.read_text().splitlines()
+    lines[20] = lines[20].replace('"hash":"', '"hash":"0', 1)
+    target.write_text("\n".join(lines))
+    refused = campus("import", str(target), "--db", str(tmp_path / "bad.db"), cwd=workdir, check=False)
+    assert refused.returncode == 2 and "line 21" in refused.stderr
+
+
+def test_errors_are_one_line_and_exit_2(workdir: Path, tmp_path: Path) -> None:
+    for args in (["replay", "ghost", "--step", "1"], ["verify", "x", "--db", str(tmp_path / "none.db")],
+                 ["run", "--agent", "superhuman"], ["replay", "oracle-s0", "--step", "99999999"]):
+        result = campus(*args, cwd=workdir, check=False)
+        assert result.returncode == 2 and result.stderr.startswith("error:") and "Traceback" not in result.stderr
+    assert "replay" in campus("--help", cwd=workdir).stdout
+
+
+SLOW_RUN = textwrap.dedent("""
+    import sys, time
+    from agents.oracle import OracleAgent
+    from kernel.store import SQLiteStore
+    from scenarios.play import new_run
+    from scenarios.term import generate_term
+    from world.generate import generate_world
+    from world.index import WorldIndex
+
+    class Slow(OracleAgent):
+        def act(self, view):
+            time.sleep(0.004)
+            return super().act(view)
+
+    world = WorldIndex(generate_world(0))
+    term = generate_term(world, 0)
+    run = new_run(SQLiteStore(sys.argv[1]), world, term, agent_name="oracle", seed=0)
+    run.session(Slow(term, world)).run()
+""")
+
+
+@pytest.mark.slow
+def test_sigkill_mid_term_loses_only_the_step_in_flight(workdir: Path, tmp_path: Path) -> None:
+    db = tmp_path / "killed.db"
+    process = subprocess.Popen([sys.executable, "-c", SLOW_RUN, str(db)], cwd=ROOT, env=os.environ | {"PYTHONPATH": str(ROOT)})
+    deadline = time.monotonic() + 60
+    seen = 0
+    while time.monotonic() < deadline and seen < 300:
+        time.sleep(0.05)
+        if db.exists():
+            try:
+                seen = sqlite3.connect(db).execute("SELECT count(*) FROM events").fetchone()[0]
+            except sqlite3.OperationalError:
+                pass
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    assert seen >= 300, "the run should have been killed mid-term"
+    killed_at = sqlite3.connect(db).execute("SELECT count(*) FROM events").fetchone()[0]
+    assert killed_at < 1700
+    assert campus("verify", "oracle-s0", "--db", str(db), cwd=tmp_path).returncode == 0
+    resumed = as_json(campus("run", "--resume", "oracle-s0", "--db", str(db), "--json", cwd=tmp_path))
+    clean = as_json(campus("run", "--db", str(tmp_path / "clean.db"), "--json", cwd=tmp_path))
+    assert resumed["final_hash"] == clean["final_hash"] and resumed["events"] == clean["events"]
+    assert resumed["scorecard"]["total"]["success_rate"] == 1.0

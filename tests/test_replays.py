@@ -1,0 +1,159 @@
+"""Time travel: seek, fork, verify, diff, export and import."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from agents import make_agent
+from events import TaskEnded, decode_events
+from kernel.history import full_fold
+from kernel.store import MemoryStore, SQLiteStore
+from replays.diff import diff_runs, first_divergence
+from replays.export import ExportFormatError, export_lines, import_lines, write_export
+from replays.fork import InjectedReply, fork_run, step_boundary
+from replays.seek import SeekError, describe_state, resolve_position, seek
+from replays.verify import verify
+from scenarios.play import open_run
+from tests.conftest import play
+
+
+@pytest.fixture
+def oracle_run(world, small_term, tmp_path):
+    store = SQLiteStore(tmp_path / "runs.db")
+    run = play(store, world, small_term, "oracle")
+    yield run
+    store.close()
+
+
+def test_seek_by_step_and_by_time(oracle_run) -> None:
+    head = oracle_run.store.head(oracle_run.branch.id)[0]
+    middle = seek(oracle_run, head // 2)
+    assert middle.seq == head // 2
+    described = describe_state(oracle_run, middle)
+    assert described["state_hash"] == oracle_run.kernel.projection.state_hash(full_fold(oracle_run.kernel, oracle_run.store, oracle_run.branch.id, head // 2))
+    seq = resolve_position(oracle_run, at=described["time"])
+    assert seq >= head // 2 and oracle_run.store.rows(oracle_run.branch.id, seq, seq)[0].t == middle.now
+    assert resolve_position(oracle_run, at="Week 0, Monday 00:00") == 1  # the run starts at minute 0
+    with pytest.raises(SeekError):
+        resolve_position(oracle_run, step=head + 1)
+    with pytest.raises(SeekError):
+        resolve_position(oracle_run)
+
+
+def test_fork_diverges_exactly_at_the_fork_point(oracle_run) -> None:
+    head = oracle_run.store.head(oracle_run.branch.id)[0]
+    point = step_boundary(oracle_run, head // 2)
+    child, fork_point = fork_run(oracle_run, head // 2, agent_name="noop")
+    assert fork_point.seq == point <= head // 2
+    assert oracle_run.store.rows(oracle_run.branch.id, point + 1, point + 1)[0].kind == "agent_replied"
+    child.session(make_agent("noop", child.term, child.world)).run()
+    assert first_divergence(oracle_run.store, oracle_run.branch.id, child.branch.id) == point + 1
+    report = diff_runs(oracle_run, child)
+    assert report["first_divergence"]["seq"] == point + 1
+    assert report["first_divergence"]["a"]["kind"] == "agent_replied"
+    assert report["outcome_flips"] and all(f["a"] == "success" and f["b"] == "failure" for f in report["outcome_flips"])
+
+
+def test_fork_with_an_injected_reply(oracle_run) -> None:
+    head = oracle_run.store.head(oracle_run.branch.id)[0]
+    child, point = fork_run(oracle_run, head // 3, agent_name="oracle")
+    oracle = make_agent("oracle", child.term, child.world)
+    child.session(InjectedReply("<action>Action: finish()</action>", oracle)).run()
+    first = decode_events([child.store.rows(child.branch.id, point.seq + 1, point.seq + 1)[0].payload])[0]
+    assert first.text == "<action>Action: finish()</action>"
+    assert verify(child).ok
+
+
+def test_identical_runs_have_no_divergence(world, small_term) -> None:
+    store = MemoryStore()
+    a = play(store, world, small_term, "oracle")
+    b = play(store, world, small_term, "oracle")
+    assert a.branch.id != b.branch.id
+    report = diff_runs(a, b)
+    assert report["identical"] and report["first_divergence"] is None and report["outcome_flips"] == []
+    assert all(not any(v.values()) for v in report["state_diff"].values())
+
+
+def test_different_agents_on_one_seed_diverge_at_the_first_reply(world, small_term) -> None:
+    store = MemoryStore()
+    a = play(store, world, small_term, "oracle")
+    b = play(store, world, small_term, "noop")
+    seq = first_divergence(store, a.branch.id, b.branch.id)
+    first_reply = next(r.seq for r in store.rows(a.branch.id) if r.kind == "agent_replied")
+    assert seq == first_reply
+    report = diff_runs(a, b)
+    assert report["state_diff"]["geography"]["changed"]
+    assert report["state_diff"]["calendar"]["removed"], "the oracle noted its deliveries; noop did not"
+
+
+def test_verify_passes_and_deep_verify_replays_every_hash(oracle_run) -> None:
+    report = verify(oracle_run, deep=True)
+    assert report.ok and report.tool_calls > 50 and report.tasks_judged == sum(not t.flags.delivery_only for t in oracle_run.term.tasks)
+
+
+@pytest.mark.parametrize("kind,edit", [
+    ("tool_result", ("Optimal path", "Optimal  path")),
+    ("walked", ('"arrive":', '"arrive":1')),
+])
+def test_tampering_is_caught_at_its_seq(oracle_run, kind, edit) -> None:
+    conn = oracle_run.store.conn
+    seq = conn.execute("SELECT seq FROM events WHERE kind = ? AND payload LIKE ? ORDER BY seq LIMIT 1 OFFSET 3",
+                       (kind, f"%{edit[0]}%")).fetchone()[0]
+    conn.execute("DROP TRIGGER events_append_only_update")
+    conn.execute("UPDATE events SET payload = replace(payload, ?, ?) WHERE seq = ?", (*edit, seq))
+    report = verify(open_run(oracle_run.store, oracle_run.branch.id))
+    assert not report.ok and report.mismatch.seq == seq and report.mismatch.check == "hash chain"
+
+
+def test_a_rehashed_forgery_is_caught_by_re_execution(world, small_term) -> None:
+    """Someone edits a tool result and recomputes every hash after it: re-execution still catches it."""
+    from events import ToolResult, canonical, chain_hash
+    from kernel.store import BranchInfo
+
+    store = MemoryStore()
+    run = play(store, world, small_term, "oracle")
+    rows = store.rows(run.branch.id)
+    events = decode_events([r.payload for r in rows])
+    target = next(i for i, e in enumerate(events) if isinstance(e, ToolResult) and e.status == "ok")
+    events[target] = ToolResult(call_id=events[target].call_id, status="ok", message="forged", minutes=events[target].minutes)
+    forged = BranchInfo(id="forged", parent=None, fork_seq=0, genesis=run.branch.genesis, agent="x",
+                        world_hash=run.branch.world_hash, term_hash=run.branch.term_hash, seed=0, config=run.branch.config)
+    store.create_branch(forged)
+    store.append("forged", [(r.t, e, None) for r, e in zip(rows, events)])
+    report = verify(open_run(store, "forged"))
+    assert not report.ok and report.mismatch.check == "re-execution" and report.mismatch.seq == target + 1
+    assert report.mismatch.actual["message"] == "forged"
+
+
+def test_export_import_round_trip_and_tamper(oracle_run, tmp_path) -> None:
+    buffer = io.StringIO()
+    count = write_export(oracle_run, buffer)
+    lines = buffer.getvalue().splitlines()
+    assert count == len(lines) - 1 == oracle_run.store.head(oracle_run.branch.id)[0]
+    other = MemoryStore()
+    imported = import_lines(other, lines)
+    assert other.head(imported.branch.id) == oracle_run.store.head(oracle_run.branch.id)
+    assert verify(imported).ok
+    tampered = list(lines)
+    tampered[10] = tampered[10].replace('"t":', '"t":1', 1)
+    fresh = MemoryStore()
+    with pytest.raises(ExportFormatError, match="line 11"):
+        import_lines(fresh, tampered)
+    assert fresh.branches() == []
+    with pytest.raises(ExportFormatError):
+        import_lines(MemoryStore(), ["not json"])
+
+
+def test_export_of_a_fork_is_flattened(oracle_run) -> None:
+    child, point = fork_run(oracle_run, 40, agent_name="noop")
+    child.session(make_agent("noop", child.term, child.world)).run()
+    imported = import_lines(MemoryStore(), list(export_lines(child)))
+    assert imported.branch.parent is None
+    assert imported.store.head(imported.branch.id) == child.store.head(child.branch.id)
+
+
+def test_rescoring_is_a_fold(oracle_run) -> None:
+    ended = oracle_run.ended_tasks()
+    assert all(isinstance(e, TaskEnded) for e in ended) and len(ended) == len(oracle_run.term.tasks)
