@@ -282,8 +282,11 @@ class _CallParser:
 
     def _peek(self) -> str:
         """The next non-space character ("" at the end), skipping the spaces before it."""
-        self._pos = _skip_spaces(self._text, self._pos)
-        return self._text[self._pos : self._pos + 1]
+        char = self._text[self._pos : self._pos + 1]
+        if char.isspace():
+            self._pos = _skip_spaces(self._text, self._pos)
+            char = self._text[self._pos : self._pos + 1]
+        return char
 
     def _container(
         self, opener: str, closer: str, item: Callable[[], Any]

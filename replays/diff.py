@@ -75,7 +75,7 @@ def state_diff(a: Run, b: Run) -> dict[str, dict[str, Any]]:
 
 def _records(value: Any, prefix: str = "") -> dict[str, Any]:
     """Flatten a state part into addressable records: nested maps by key, id-bearing lists by id."""
-    if isinstance(value, dict) and (not prefix or (value and all(isinstance(v, dict) for v in value.values()))):
+    if isinstance(value, dict) and (not prefix or all(isinstance(v, dict) for v in value.values())):
         out: dict[str, Any] = {}
         for key, item in value.items():
             out.update(_records(item, f"{prefix}.{key}" if prefix else str(key)))

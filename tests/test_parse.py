@@ -10,9 +10,16 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from kernel.parse import MAX_DEPTH, Answer, Call, Finish, Invalid, Parsed, parse_reply, parse_structured
-
-PARSED_TYPES = (Call, Answer, Finish, Invalid)
+from kernel.parse import (
+    MAX_DEPTH,
+    Answer,
+    Call,
+    Finish,
+    Invalid,
+    Parsed,
+    parse_reply,
+    parse_structured,
+)
 
 
 def call_of(text: str) -> Call:
@@ -29,7 +36,7 @@ def message_of(result: Parsed) -> str:
 
 
 def assert_well_formed(result: Parsed) -> None:
-    assert isinstance(result, PARSED_TYPES)
+    assert isinstance(result, (Call, Answer, Finish, Invalid))
     if isinstance(result, Invalid):
         assert result.message.isascii()
         assert len(result.message) < 600
@@ -63,8 +70,8 @@ def test_call_without_arguments() -> None:
 
 
 def test_nested_dict_and_list_argument() -> None:
-    text = "<action>Action: geography.walk_to(path_info={'path': ['B083', 'B142', 'B001']})</action>"
-    assert call_of(text).args == {"path_info": {"path": ["B083", "B142", "B001"]}}
+    text = "<action>Action: geography.walk_to(path_info={'path': ['B083', 'B142', 'B001']})"
+    assert call_of(text + "</action>").args == {"path_info": {"path": ["B083", "B142", "B001"]}}
 
 
 def test_positional_arguments_come_in_order_before_keywords() -> None:
@@ -141,8 +148,10 @@ def test_multi_line_block_with_multi_line_string_arguments() -> None:
 
 
 def test_triple_quoted_strings() -> None:
-    text = '<action>Action: email.send(body="""He said "hi"\nand \'left\'.""", note=\'\'\'it\'s "ok"\'\'\')</action>'
-    assert call_of(text).args == {"body": "He said \"hi\"\nand 'left'.", "note": "it's \"ok\""}
+    body = '"""He said "hi"\nand \'left\'."""'
+    note = "'''it's \"ok\"'''"
+    call = call_of(f"<action>Action: email.send(body={body}, note={note})</action>")
+    assert call.args == {"body": "He said \"hi\"\nand 'left'.", "note": 'it\'s "ok"'}
 
 
 def test_triple_quote_ends_at_the_first_three_quotes() -> None:
@@ -181,29 +190,29 @@ def test_raw_newlines_are_allowed_in_every_kind_of_string() -> None:
 
 
 def test_windows_line_endings() -> None:
-    text = "Thinking...\r\n<action>\r\nAction: x.y(body=\"a\r\nb\")\r\n</action>\r\n"
+    text = 'Thinking...\r\n<action>\r\nAction: x.y(body="a\r\nb")\r\n</action>\r\n'
     assert call_of(text).args == {"body": "a\nb"}
     assert parse_reply("done\r\nfinish()\r\n") == Finish()
 
 
 def test_non_ascii_text_in_strings() -> None:
-    assert call_of('Action: x.y(place="图书馆", note="naïve ☕")').args == {"place": "图书馆", "note": "naïve ☕"}
+    call = call_of('Action: x.y(place="图书馆", note="naïve ☕")')
+    assert call.args == {"place": "图书馆", "note": "naïve ☕"}
 
 
 def test_nesting_up_to_the_limit_is_accepted() -> None:
-    depth = MAX_DEPTH
-    value = call_of("Action: x.y(a=" + "[" * depth + "1" + "]" * depth + ")").args["a"]
-    for _ in range(depth):
+    value = call_of("Action: x.y(a=" + "[" * MAX_DEPTH + "1" + "]" * MAX_DEPTH + ")").args["a"]
+    for _ in range(MAX_DEPTH):
         assert isinstance(value, list) and len(value) == 1
         value = value[0]
     assert value == 1
 
 
-# ---------------------------------------------------------------- accepted forms: block selection
+# ---------------------------------------------------------------- accepted forms: the block
 
 
 def test_reasoning_before_and_after_the_block() -> None:
-    text = "The library is B083, so I go there.\n<action>Action: x.y(a=1)</action>\nThat should work."
+    text = "The library is B083, so I go.\n<action>Action: x.y(a=1)</action>\nThat should work."
     assert call_of(text).args == {"a": 1}
 
 
@@ -239,15 +248,15 @@ def test_without_tags_the_whole_reply_is_searched_line_by_line() -> None:
 
 
 def test_action_prefix_must_start_a_line() -> None:
-    assert isinstance(parse_reply("I will take Action: x.y()"), Invalid)
+    assert "no 'Action:'" in message_of(parse_reply("I will take Action: x.y()"))
 
 
 @pytest.mark.parametrize(
     "text",
     [
-        "<action>map.find_building_id(building_name=\"X\")</action>",
-        "<action>\n   map.find_building_id (building_name=\"X\")\n</action>",
-        "<action>`map.find_building_id(building_name=\"X\")`</action>",
+        '<action>map.find_building_id(building_name="X")</action>',
+        '<action>\n   map.find_building_id (building_name="X")\n</action>',
+        '<action>`map.find_building_id(building_name="X")`</action>',
     ],
 )
 def test_inside_a_tag_the_action_prefix_is_optional(text: str) -> None:
@@ -274,7 +283,7 @@ def test_markdown_decoration_is_stripped(text: str) -> None:
     assert parse_reply(text) == Call(name="geography.get_current_location")
 
 
-# ---------------------------------------------------------------- accepted forms: answers and finish
+# ---------------------------------------------------------------- accepted forms: answer, finish
 
 
 @pytest.mark.parametrize(
@@ -333,7 +342,9 @@ def test_no_action_found() -> None:
     assert "<action>Action: finish()</action>" in message
 
 
-@pytest.mark.parametrize("text", ["", "   \n  ", "<action></action>", "<action>  </action>", "[" * 1000])
+@pytest.mark.parametrize(
+    "text", ["", "   \n  ", "<action></action>", "<action>  </action>", "<action>Finish</action>"]
+)
 def test_empty_or_meaningless_replies(text: str) -> None:
     assert "no 'Action:' or 'Answer:' found" in message_of(parse_reply(text))
 
@@ -368,9 +379,13 @@ def test_answer_must_be_a_single_letter(text: str) -> None:
         ("Action:", "'Action:' must be followed by a tool call"),
         (
             'Action: calendar.add_event(calendar_id=self, event_title="Study")',
-            "argument 'calendar_id' has an unquoted value 'self'; put text in quotes, like calendar_id=\"self\"",
+            "argument 'calendar_id' has an unquoted value 'self'; "
+            'put text in quotes, like calendar_id="self"',
         ),
-        ("Action: x.y(a=[1, B083])", "argument 'a' has an unquoted value 'B083'; put text in quotes, like \"B083\""),
+        (
+            "Action: x.y(a=[1, B083])",
+            "argument 'a' has an unquoted value 'B083'; put text in quotes, like \"B083\"",
+        ),
         ("Action: x.y(self)", "positional argument 1 has an unquoted value 'self'"),
         ("Action: x.y(a=1+2)", "argument 'a' has '+' after a value"),
         ("Action: x.y(a=1 b=2)", "argument 'a' has 'b' after a value; separate values with commas"),
@@ -390,12 +405,12 @@ def test_answer_must_be_a_single_letter(text: str) -> None:
         ("Action: x.y(a={'k': 1", "argument 'a' has a '{' that is never closed"),
         ("Action: x.y(a=)", "argument 'a' is missing its value"),
         ("Action: x.y(1,,2)", "positional argument 2 is missing its value"),
-        ('Action: x.y(body="He said "hi" to me")', "right after a closing quote; escape quotes inside text"),
-        ("Action: x.y(a=" + "1" * 500 + ")", "argument 'a' has a number longer than 100 characters"),
+        ('Action: x.y(body="He said "hi" to me")', "right after a closing quote; escape quotes"),
+        ("Action: x.y(a=" + "1" * 101 + ")", "argument 'a' has a number longer than 100"),
         ("Action: x.y(a=1e999)", "argument 'a' has a number too large for a float"),
         ("Action: x.y(a=0x1F)", "argument 'a' has 'x' after a value"),
         ('Action: x.y(a="\\ud800")', "unpaired surrogate"),
-        ("Action: x.y(a=" + "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1) + ")", "nested more than 32 levels deep"),
+        ("Action: x.y(a=" + "[" * 33 + "]" * 33 + ")", "argument 'a' is nested more than 32"),
     ],
 )
 def test_call_rejections_say_what_is_wrong(text: str, expected: str) -> None:
@@ -411,18 +426,20 @@ def test_finish_with_arguments_is_rejected() -> None:
 
 
 def test_messages_quote_little_of_the_reply_and_stay_ascii() -> None:
-    word = "é" + "w" * 10_000
-    message = message_of(parse_reply(f"Action: {'n' * 10_000}.tool(key{'k' * 10_000}={word})"))
-    assert "w" * 81 not in message and "k" * 81 not in message and "n" * 81 not in message
+    name, key, word = "n" * 10_000, "k" * 10_000, "é" + "w" * 10_000
+    message = message_of(parse_reply(f"Action: {name}.tool({key}={word})"))
+    assert "\\xe9" in message
+    assert all(letter * 41 not in message for letter in "nkw")
     assert len(message) < 400
-    message = message_of(parse_reply("Action: " + "n" * 10_000))
-    assert "n" * 81 not in message
+    assert "n" * 41 not in message_of(parse_reply(f"Action: {name}"))
 
 
-# ---------------------------------------------------------------- property tests
+# ---------------------------------------------------------------- never raises
 
-FUZZ_ALPHABET = st.sampled_from(list("\"'\\()[]{},=:-+.eE0123456789 \n\tabxyzTNrueFalsNon_*`<>/é☕"))
-syntax_soup = st.text(FUZZ_ALPHABET, max_size=80) | st.text(max_size=80)
+syntax_soup = st.text(
+    st.sampled_from(list("\"'\\()[]{},=:-+.eE0123456789 \n\tabxyzTNrueFalsNon_*`<>/é")),
+    max_size=80,
+) | st.text(max_size=80)
 
 
 @settings(max_examples=300, deadline=None)
@@ -444,11 +461,17 @@ def test_parse_reply_never_raises_after_a_prefix(text: str) -> None:
         assert_well_formed(parse_reply(prefix + text))
 
 
+# ---------------------------------------------------------------- round trips
+
 identifiers = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True)
-dotted_names = st.lists(identifiers, min_size=1, max_size=3).map(".".join).filter(lambda n: n.lower() != "finish")
+dotted_names = (
+    st.lists(identifiers, min_size=1, max_size=3)
+    .map(".".join)
+    .filter(lambda name: name.lower() != "finish")
+)
 scalars = (
     st.text(max_size=20)
-    | st.sampled_from(["it's", 'say "hi"', "back\\slash", "two\nlines", "\\u0041", "'''", '"""', "</act"])
+    | st.sampled_from(["it's", 'say "hi"', "back\\slash", "two\nlines", "\\u0041", "'''", '"""'])
     | st.integers(min_value=-(10**30), max_value=10**30)
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.booleans()
@@ -456,7 +479,8 @@ scalars = (
 )
 json_values = st.recursive(
     scalars,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.text(max_size=8), inner, max_size=4),
     max_leaves=12,
 )
 
@@ -486,8 +510,13 @@ def typed(value: Any) -> Any:
     st.dictionaries(identifiers, json_values, max_size=5),
     st.sampled_from([", ", ",", ",\n    ", " ,\n"]),
 )
-def test_rendered_calls_round_trip(name: str, positional: list[Any], args: dict[str, Any], comma: str) -> None:
-    rendered = comma.join([render(value) for value in positional] + [f"{key}={render(value)}" for key, value in args.items()])
+def test_rendered_calls_round_trip(
+    name: str, positional: list[Any], args: dict[str, Any], comma: str
+) -> None:
+    rendered = comma.join(
+        [render(value) for value in positional]
+        + [f"{key}={render(value)}" for key, value in args.items()]
+    )
     assume("</action>" not in rendered.lower())
     result = call_of(f"Thinking.\n<action>Action: {name}({rendered})</action>\n")
     assert result.name == name
@@ -496,7 +525,10 @@ def test_rendered_calls_round_trip(name: str, positional: list[Any], args: dict[
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.sampled_from("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"), st.sampled_from(["", ".", ")", "]", "**", " - it is"]))
+@given(
+    st.sampled_from("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"),
+    st.sampled_from(["", ".", ")", "]", "**", " - it is", "\nmore"]),
+)
 def test_any_letter_is_an_answer(letter: str, tail: str) -> None:
     assert parse_reply(f"<action>Answer: {letter}{tail}</action>") == Answer(letter=letter.upper())
 
@@ -511,7 +543,7 @@ def timed(text: str) -> tuple[Parsed, float]:
 
 
 def test_a_one_megabyte_string_argument_is_fast() -> None:
-    body = "Lorem ipsum \"dolor\" sit\namet, \\n consectetur. " * 22_000
+    body = 'Lorem ipsum "dolor" sit\namet, \\n consectetur. ' * 22_000
     assert len(body) > 1_000_000
     literal = body.replace("\\", "\\\\").replace('"', '\\"')
     result, seconds = timed(f'<action>Action: email.send(to="a@b.c", body="{literal}")</action>')
@@ -530,7 +562,7 @@ def test_deep_brackets_are_rejected_without_recursion_error() -> None:
 
 def test_a_megabyte_of_random_junk_returns_promptly() -> None:
     rng = random.Random(20240601)
-    alphabet = "\"'\\()[]{},=:-.0123456789 \n\tabcxyz_*`<>/" + "éß☕"
+    alphabet = "\"'\\()[]{},=:-.0123456789 \n\tabcxyz_*`<>/éß☕"
     junk = "".join(rng.choice(alphabet) for _ in range(1_000_000))
     for text in (junk, "<action>Action: x.y(" + junk, "Answer: " + junk):
         result, seconds = timed(text)
@@ -569,14 +601,18 @@ def test_adversarial_megabyte_inputs_are_linear(text: str) -> None:
 def test_structured_dict_arguments() -> None:
     arguments = {"building_name": "Library", "floors": [1, 2]}
     result = parse_structured("map.find_building_id", arguments)
-    assert result == Call(name="map.find_building_id", args={"building_name": "Library", "floors": [1, 2]})
+    assert result == Call(
+        name="map.find_building_id", args={"building_name": "Library", "floors": [1, 2]}
+    )
     arguments["building_name"] = "Gym"
     assert isinstance(result, Call) and result.args["building_name"] == "Library"
 
 
 def test_structured_json_arguments() -> None:
-    result = parse_structured("calendar.add_event", '{"calendar_id": "self", "time": "Week 1", "n": 2.5}')
-    assert result == Call(name="calendar.add_event", args={"calendar_id": "self", "time": "Week 1", "n": 2.5})
+    result = parse_structured("calendar.add_event", '{"calendar_id": "self", "n": 2.5, "ok": true}')
+    assert result == Call(
+        name="calendar.add_event", args={"calendar_id": "self", "n": 2.5, "ok": True}
+    )
 
 
 @pytest.mark.parametrize("arguments", [None, "", "  ", "{}", {}])
@@ -586,14 +622,26 @@ def test_structured_without_arguments(arguments: Any) -> None:
     )
 
 
-@pytest.mark.parametrize("arguments", ["{bad", '{"a": }', "{'a': 1}", '{"a": "\\ud800"}', "[" * 100_000])
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        pytest.param("{bad", id="truncated"),
+        pytest.param('{"a": }', id="missing-value"),
+        pytest.param("{'a': 1}", id="python-quotes"),
+        pytest.param('{"a": "\\ud800"}', id="lone-surrogate"),
+        pytest.param("[" * 100_000, id="deep"),
+    ],
+)
 def test_structured_bad_json(arguments: str) -> None:
     message = message_of(parse_structured("x.y", arguments))
     assert "arguments are not valid JSON" in message
     assert '{"building_name": "Library"}' in message
 
 
-@pytest.mark.parametrize(("arguments", "kind"), [("[1, 2]", "an array"), ('"text"', "a string"), ("3", "a number"), ("null", "null")])
+@pytest.mark.parametrize(
+    ("arguments", "kind"),
+    [("[1, 2]", "an array"), ('"text"', "a string"), ("3", "a number"), ("null", "null")],
+)
 def test_structured_json_that_is_not_an_object(arguments: str, kind: str) -> None:
     message = message_of(parse_structured("x.y", arguments))
     assert f"must be a JSON object, not {kind}" in message
@@ -605,7 +653,8 @@ def test_structured_nesting_limit() -> None:
         deep = [deep]
     assert isinstance(parse_structured("x.y", {"a": deep}), Call)
     assert "nested more than 32 levels" in message_of(parse_structured("x.y", {"a": [deep]}))
-    assert "nested more than 32 levels" in message_of(parse_structured("x.y", '{"a": ' + "[" * 40 + "]" * 40 + "}"))
+    deep_json = '{"a": ' + "[" * 40 + "]" * 40 + "}"
+    assert "nested more than 32 levels" in message_of(parse_structured("x.y", deep_json))
 
 
 def test_structured_unstorable_values() -> None:
@@ -618,7 +667,9 @@ def test_structured_invalid_names(name: str) -> None:
     assert "is not a valid tool name" in message_of(parse_structured(name, {}))
 
 
-@pytest.mark.parametrize(("name", "arguments"), [("finish", None), ("FINISH", "{}"), ("Finish", {"reason": "done"})])
+@pytest.mark.parametrize(
+    ("name", "arguments"), [("finish", None), ("FINISH", "{}"), ("Finish", {"reason": "done"})]
+)
 def test_structured_finish(name: str, arguments: Any) -> None:
     assert parse_structured(name, arguments) == Finish()
 
@@ -636,6 +687,9 @@ def test_structured_answer(name: str, arguments: Any) -> None:
     assert parse_structured(name, arguments) == Answer(letter="B")
 
 
-@pytest.mark.parametrize("arguments", [None, {}, {"answer": "Because"}, {"letter": "BC"}, {"answer": 2}, {"choice": "B"}])
+@pytest.mark.parametrize(
+    "arguments",
+    [None, {}, {"answer": "Because"}, {"letter": "BC"}, {"answer": 2}, {"choice": "B"}],
+)
 def test_structured_bad_answer(arguments: Any) -> None:
     assert "single letter" in message_of(parse_structured("answer", arguments))
