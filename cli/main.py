@@ -22,6 +22,7 @@ from rich.table import Table
 from agents import BUILTIN, make_agent
 from events import TaskEnded
 from kernel.clock import TimeFormatError, label
+from kernel.logs import configure as configure_logs
 from kernel.store import EventStore, StoreError, open_store
 from replays.diff import diff_runs
 from replays.export import ExportFormatError, import_lines, write_export
@@ -383,6 +384,11 @@ def bench_kernel(
     for row in report["rows"]:
         table.add_row(row["measure"], row["value"], row["target"])
     out.print(table)
+
+
+@app.callback()
+def _setup(log_json: bool = typer.Option(False, "--log-json", help="Write operator logs (stderr) as JSON lines.")) -> None:
+    configure_logs(json=log_json)
 
 
 def main() -> None:

@@ -129,7 +129,8 @@ class Session:
         try:
             reply = self.agent.act(view)
         except Exception as error:  # an agent is untrusted: its failure is recorded, not fatal
-            log.warning("agent raised", agent=self.branch.agent, error=repr(error))
+            log.warning("agent raised", run=self.branch.id, agent=self.branch.agent, seq=self.state.seq,
+                        time=label(self.state.now), error=repr(error))
             return None, msgspec.json.encode({"error": type(error).__name__}).decode()
         if not isinstance(reply, (str, StructuredCall)):
             return None, msgspec.json.encode({"error": f"reply was a {type(reply).__name__}, not text"}).decode()

@@ -210,3 +210,23 @@ def test_stopping_and_resuming_gives_the_same_log(world, small_term, steps) -> N
     run.session(make_agent("oracle", small_term, world)).run(max_steps=steps)
     run.session(make_agent("oracle", small_term, world)).run()
     assert store.head(run.branch.id) == whole.store.head(whole.branch.id)
+
+
+def test_structured_calls_are_accepted(world) -> None:
+    from events import StructuredCall, ToolCalled
+
+    agent = Script([
+        StructuredCall(name="geography__get_current_location", arguments={}, id="call_abc"),
+        StructuredCall(name="map.find_building_id", arguments={"building_name": world.name_of(world.home)}),
+        StructuredCall(name="answer", arguments={"answer": "B"}),
+    ])
+    run = new_run(MemoryStore(), world, one_task_term(world), agent_name="script", seed=0)
+    run.session(agent).run()
+    events = log(run)
+    called = [e.tool for e in events if isinstance(e, ToolCalled)]
+    assert called == ["geography.get_current_location", "map.find_building_id"]
+    replied = [e for e in events if isinstance(e, AgentReplied)]
+    assert replied[0].call.id == "call_abc" and replied[0].text is None
+    from events import Answered
+
+    assert [e.answer for e in events if isinstance(e, Answered)] == ["B"]

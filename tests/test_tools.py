@@ -125,3 +125,34 @@ def test_a_raising_handler_becomes_a_failed_call(world) -> None:
     kernel = Kernel(world, [broken], locate=locate, describe=world.describe, system_titles={})
     outcome = kernel.dispatch(kernel.projection.initial(), task_id="t", name="broken.tool", args={}, systems=("broken",), seed=0)
     assert not outcome.result.ok and "RuntimeError" in outcome.result.message and outcome.facts == ()
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 10**6) | st.floats(allow_nan=False) | st.text(max_size=40)
+    | st.sampled_from(["self", "club_c01", "advisor_T0001", "B001", "Week 1, Monday", "Week 1, Monday, 10:00-11:00", "a@b.edu"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["path", "event_title", "time", "x"]), inner, max_size=3),
+    max_leaves=8,
+)
+PARAM_NAMES = ["calendar_id", "event_title", "location", "time", "description", "event_id", "new_details", "date",
+               "advisor_id", "to", "subject", "body", "cc", "building_name", "building_id", "room_query",
+               "source_building_id", "target_building_id", "constraints", "path_info", "zone", "amenity"]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_any_call_to_any_tool_is_safe(kernel, data) -> None:
+    """Whatever the arguments: no exception, an ASCII message, and a failure leaves the state as it was."""
+    name = data.draw(st.sampled_from(sorted(kernel.tools)))
+    args = data.draw(st.dictionaries(st.sampled_from(PARAM_NAMES), VALUES, max_size=5))
+    positional = data.draw(st.lists(VALUES, max_size=2))
+    state = kernel.projection.initial()
+    before = kernel.projection.encode(state)
+    outcome = kernel.dispatch(state, task_id="t", name=name, args=args, positional=positional,
+                              systems=tuple(kernel.systems), seed=0)
+    assert outcome.result.message.isascii()
+    assert kernel.projection.encode(state) == before, "handlers must never mutate the state they read"
+    if not outcome.result.ok:
+        assert outcome.facts == () and outcome.minutes == 0
