@@ -11,6 +11,7 @@ from events.codec import (
     to_plain,
 )
 from events.model import *  # noqa: F401,F403
+from events.model import SCHEMA_VERSION
 
 __all__ = [name for name in dir(model) if not name.startswith("_") and name[0].isupper()] + [
     "SCHEMA_VERSION",

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ast
 import time as wallclock
-from types import SimpleNamespace
 from typing import Any
 
 import msgspec
@@ -22,7 +21,8 @@ from events import CalendarEventAdded, CalendarEventUpdated, WorldChanged
 from kernel.clock import DAYS
 from kernel.engine import ToolView
 from kernel.projection import Projection
-from kernel.tools import Outcome, ToolDecl, bind_arguments
+from kernel.tools import ToolDecl, bind_arguments
+from tests.harness import DomainHarness, encoded
 from subsystems.calendar import (
     CALENDAR,
     CALENDAR_TOOLS,
@@ -40,50 +40,19 @@ UNKNOWN = "Unknown calendar '{}'. Use 'self' for your own calendar or 'club_<clu
 FORMAT_HINT = "Week X, Day, HH:MM-HH:MM"
 
 
-def encoded(part: CalendarState) -> bytes:
-    return msgspec.json.encode(part)
-
-
 def make_view(part: CalendarState) -> ToolView:
-    return ToolView(world=None, state=SimpleNamespace(calendar=part), task_id="t", now=600, seed=0)
+    return DomainHarness(CALENDAR).view(part)
 
 
 def apply(part: CalendarState, facts: Any) -> None:
-    for fact in facts:
-        CALENDAR.reducers[type(fact)](part, fact)
+    DomainHarness(CALENDAR).apply(facts, part)
 
 
-class Harness:
+class Harness(DomainHarness):
     """One calendar part, called the way the dispatcher calls handlers."""
 
     def __init__(self) -> None:
-        self.part: CalendarState = CALENDAR.initial(None)
-
-    def call(self, name: str, **args: Any) -> Outcome:
-        tool = TOOLS[name]
-        bound = bind_arguments(tool, args)
-        assert not isinstance(bound, str), bound
-        before = encoded(self.part)
-        outcome = tool.handler(make_view(self.part), bound)
-        assert encoded(self.part) == before, "a handler mutated the state it reads"
-        assert outcome.result.message.isascii()
-        if not outcome.result.ok or not tool.mutates:
-            assert outcome.facts == ()
-        apply(self.part, outcome.facts)
-        return outcome
-
-    def ok(self, name: str, **args: Any) -> Outcome:
-        outcome = self.call(name, **args)
-        assert outcome.result.ok, outcome.result.message
-        return outcome
-
-    def fail(self, name: str, **args: Any) -> str:
-        before = encoded(self.part)
-        outcome = self.call(name, **args)
-        assert not outcome.result.ok, outcome.result.message
-        assert outcome.facts == ()
-        assert encoded(self.part) == before
-        return outcome.result.message
+        super().__init__(CALENDAR)
 
     def add(self, calendar_id: str = "self", title: str = "Study", location: str = "Library", when: str = "Week 1, Monday, 10:00-11:00", **extra: Any) -> str:
         outcome = self.ok("calendar.add_event", calendar_id=calendar_id, event_title=title, location=location, time=when, **extra)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 import time as wallclock
-from types import SimpleNamespace
 from typing import Any
 
 import msgspec
@@ -21,52 +20,34 @@ from events import EmailSent
 from kernel.engine import ToolView
 from kernel.projection import Projection
 from kernel.tools import Outcome, bind_arguments
+from tests.harness import DomainHarness, encoded
 from subsystems.email import EMAIL, EMAIL_TOOLS, EmailState, Mail, address_problem
 
 SEND = EMAIL_TOOLS[0]
 
 
-def encoded(part: EmailState) -> bytes:
-    return msgspec.json.encode(part)
-
-
 def make_view(part: EmailState) -> ToolView:
-    return ToolView(world=None, state=SimpleNamespace(email=part), task_id="t", now=600, seed=0)
+    return DomainHarness(EMAIL).view(part)
 
 
 def apply(part: EmailState, facts: Any) -> None:
-    for fact in facts:
-        EMAIL.reducers[type(fact)](part, fact)
+    DomainHarness(EMAIL).apply(facts, part)
 
 
-class Harness:
+class Harness(DomainHarness):
+    """One email part; ``send``/``ok``/``fail`` call email.send_email."""
+
     def __init__(self) -> None:
-        self.part: EmailState = EMAIL.initial(None)
+        super().__init__(EMAIL)
 
     def send(self, **args: Any) -> Outcome:
-        bound = bind_arguments(SEND, args)
-        assert not isinstance(bound, str), bound
-        before = encoded(self.part)
-        outcome = SEND.handler(make_view(self.part), bound)
-        assert encoded(self.part) == before, "a handler mutated the state it reads"
-        assert outcome.result.message.isascii()
-        if not outcome.result.ok:
-            assert outcome.facts == ()
-        apply(self.part, outcome.facts)
-        return outcome
+        return self.call(SEND.name, **args)
 
-    def ok(self, **args: Any) -> Outcome:
-        outcome = self.send(**args)
-        assert outcome.result.ok, outcome.result.message
-        return outcome
+    def ok(self, **args: Any) -> Outcome:  # type: ignore[override]
+        return super().ok(SEND.name, **args)
 
-    def fail(self, **args: Any) -> str:
-        before = encoded(self.part)
-        outcome = self.send(**args)
-        assert not outcome.result.ok, outcome.result.message
-        assert outcome.facts == ()
-        assert encoded(self.part) == before
-        return outcome.result.message
+    def fail(self, **args: Any) -> str:  # type: ignore[override]
+        return super().fail(SEND.name, **args)
 
 
 @pytest.fixture

@@ -109,7 +109,7 @@ def test_tampering_is_caught_at_its_seq(oracle_run, kind, edit) -> None:
 
 def test_a_rehashed_forgery_is_caught_by_re_execution(world, small_term) -> None:
     """Someone edits a tool result and recomputes every hash after it: re-execution still catches it."""
-    from events import ToolResult, canonical, chain_hash
+    from events import ToolResult
     from kernel.store import BranchInfo
 
     store = MemoryStore()
