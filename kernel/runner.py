@@ -45,7 +45,7 @@ from kernel.clock import DAY_START, UrgentTimeout, date_label, day_of, day_start
 from kernel.engine import Kernel
 from kernel.history import state_at
 from kernel.parse import Answer, Call, Finish, Invalid, parse_reply, parse_structured
-from kernel.prompt import system_prompt
+from kernel.prompt import PROTOCOL, system_prompt
 from kernel.schedule import Schedule, TaskCard
 from kernel.store import EventStore, Record
 from kernel.tools import Outcome, from_wire_name
@@ -58,8 +58,6 @@ SNAPSHOT_EVERY = 2_000
 
 def run_config(round_limit: int) -> dict[str, Any]:
     """The rules a run is played under; bound into the genesis hash."""
-    from kernel.prompt import PROTOCOL
-
     return {"round_limit": round_limit, "day_start": DAY_START, "protocol": PROTOCOL, "minutes_per_call": 1}
 
 
@@ -93,6 +91,7 @@ class Session:
         self.pending: simpy.Event | None = None
         self._prompts: dict[tuple[str, ...], str] = {}
         self._last_snapshot = self.state.seq
+        self._student_process: simpy.Process | None = None
 
     # ------------------------------------------------------------ driving
 
@@ -101,18 +100,13 @@ class Session:
         return self.state.session.finished
 
     def run(self, max_steps: int | None = None) -> Any:
-        """Play until the term ends or ``max_steps`` agent replies; returns the final state."""
+        """Play until the term ends or ``max_steps`` more agent replies; returns the state.
+
+        May be called again to go on; the log is committed at every return.
+        """
         if self.finished:
             return self.state
-        if self.state.seq == 0:
-            self._emit(RunStarted(
-                world_hash=self.branch.world_hash,
-                term_hash=self.branch.term_hash,
-                seed=self.branch.seed,
-                config=self.branch.config,
-            ))
-        student = self.env.process(self._student())
-        self.env.process(self._world_clock())
+        student = self._start()
         steps = 0
         while not student.triggered:
             if self.pending is not None and not self.pending.triggered:
@@ -123,6 +117,19 @@ class Session:
             self.env.step()
         self._commit()
         return self.state
+
+    def _start(self) -> simpy.Process:
+        if self._student_process is None:
+            if self.state.seq == 0:
+                self._emit(RunStarted(
+                    world_hash=self.branch.world_hash,
+                    term_hash=self.branch.term_hash,
+                    seed=self.branch.seed,
+                    config=self.branch.config,
+                ))
+            self._student_process = self.env.process(self._student())
+            self.env.process(self._world_clock())
+        return self._student_process
 
     def _ask_agent(self) -> tuple[Reply | None, str | None]:
         view = self.view()

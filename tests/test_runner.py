@@ -230,3 +230,40 @@ def test_structured_calls_are_accepted(world) -> None:
     from events import Answered
 
     assert [e.answer for e in events if isinstance(e, Answered)] == ["B"]
+
+
+def test_one_session_can_be_run_in_instalments(world, small_term) -> None:
+    from agents import make_agent
+
+    whole = play(MemoryStore(), world, small_term, "oracle")
+    run = new_run(MemoryStore(), world, small_term, agent_name="oracle", seed=0)
+    session = run.session(make_agent("oracle", small_term, world))
+    for _ in range(200):
+        session.run(max_steps=3)
+        if session.finished:
+            break
+    assert session.finished
+    assert run.store.head(run.branch.id) == whole.store.head(whole.branch.id)
+
+
+def test_world_changes_fire_at_their_time_before_a_task_at_the_same_minute(world) -> None:
+    from events import WorldChanged
+    from kernel.schedule import Trigger
+
+    release = parse_moment("Week 0, Monday 09:00")
+    change = {"type": "advisor_availability", "advisor_id": "T0001", "date": "Week 0, Monday", "slots": ["13:00-14:00"]}
+    base = one_task_term(world)
+    term = Term(name="t", seed=0, world_hash=world.hash, tasks=base.tasks, world_changes=(
+        Trigger(id="early", t=release - 30, change={"type": "noted"}),
+        Trigger(id="same-minute", t=release, change=change),
+    ))
+    agent = Script(['<action>Action: calendar.query_advisor_availability(advisor_id="T0001", date="Week 0, Monday")</action>'])
+    run = new_run(MemoryStore(), world, term, agent_name="script", seed=0)
+    run.session(agent).run()
+    timeline = [(row.t, type(e).__name__, getattr(e, "change_id", "")) for row, e in zip(rows(run), log(run))]
+    fired = [(t, cid) for t, kind, cid in timeline if kind == "WorldChanged"]
+    assert fired == [(release - 30, "early"), (release, "same-minute")]
+    names = [kind for _, kind, _ in timeline]
+    assert names.index("WorldChanged", names.index("WorldChanged") + 1) < names.index("TaskReleased")
+    assert "13:00-14:00" in agent.views[1].messages[-1].content
+    assert not any(isinstance(e, WorldChanged) and e.change_id == "x" for e in log(run))
