@@ -19,7 +19,7 @@ def state_at(kernel: Kernel, store: EventStore, branch_id: str, seq: int | None 
     else:
         state, start = projection.decode(snapshot.state), snapshot.seq + 1
     if start <= target:
-        projection.fold_rows(state, store.rows(branch_id, start, target))
+        projection.fold_range(state, store, branch_id, start, target)
     return state
 
 
@@ -29,5 +29,5 @@ def full_fold(kernel: Kernel, store: EventStore, branch_id: str, seq: int | None
     target = head if seq is None else max(0, min(seq, head))
     state = kernel.projection.initial()
     if target:
-        kernel.projection.fold_rows(state, store.rows(branch_id, 1, target))
+        kernel.projection.fold_range(state, store, branch_id, 1, target)
     return state

@@ -262,7 +262,7 @@ class Session:
                     data=outcome.result.data, minutes=outcome.minutes or 0,
                 ))
                 self._maybe_reveal(card)
-            if self.state.session.turns >= card.round_limit:
+            if self.state.session.turns >= (card.round_limit or self.branch.config["round_limit"]):
                 self._end(card, "round limit")
                 return
 

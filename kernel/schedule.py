@@ -21,7 +21,8 @@ class TaskCard(msgspec.Struct, frozen=True, kw_only=True):
     instruction: str
     systems: tuple[str, ...]
     required_place: str | None = None
-    round_limit: int = 20
+    round_limit: int | None = None
+    """Turns allowed in this task; ``None`` means the run's configured limit."""
     scored: bool = True
 
 

@@ -23,7 +23,7 @@ from events import (
     ToolCalled,
     WorldChanged,
 )
-from kernel.projection import Domain
+from kernel.projection import Domain, occurrence
 
 
 class ClockState(msgspec.Struct, kw_only=True):
@@ -61,10 +61,12 @@ def _revealed(part: SessionState, event: InstructionRevealed) -> None:
     part.withheld = False
 
 
+@occurrence
 def _replied(part: SessionState, event: AgentReplied) -> None:
     part.turns += 1
 
 
+@occurrence
 def _called(part: SessionState, event: ToolCalled) -> None:
     part.calls += 1
 

@@ -8,9 +8,9 @@ The workload
 ------------
 Real events only. The oracle plays the default term (seeds 0-3) on world 0 to a file DB;
 those runs are the *templates*. Their rows are the event mix of a real run: agent replies
-(~100 characters of ``<action>`` text), tool calls with small argument dicts, tool results
-with ~100-400 character messages and their data, ``Walked`` and ``CalendarEventAdded``
-facts, releases, day starts (see ``figures["workload"]["mix"]``).
+(~120 characters of ``<action>`` text), tool calls with small argument dicts, tool results
+(~300-character messages plus data), ``Walked`` and ``CalendarEventAdded`` facts,
+releases, day starts; ~3.6 events per step (see ``figures["workload"]``).
 
 The *long branch* is one root branch holding the templates' events back to back, in
 transactions of ``APPEND_BATCH`` events, until it has ``events`` events: the first
@@ -29,10 +29,12 @@ the runner does.
 The figures (``rows`` for people, ``figures`` for scripts)
 -----------------------------------------------------------
 1. *append*: ``store.append`` to a fresh WAL file DB, one call (= one transaction) per step:
-   the real runs' steps (the events between two agent decisions) and fixed 5-event steps.
-2. *fold*: the long branch from event 1 with no snapshot: (a) read rows from SQLite +
-   decode + fold (``iter_rows`` + ``Projection.fold_rows``), (b) decode + fold of payloads
-   already in memory; and the three parts alone (read, decode, reducers).
+   the real runs' steps (the events between two agent decisions) and fixed 5-event steps;
+   the median of ``APPEND_ROUNDS`` rounds (all rounds are in the figures).
+2. *fold*: the long branch from event 1, no snapshot: (a) from SQLite with the kernel's
+   ``history.full_fold`` (read + decode + fold; also the batched ``iter_rows`` +
+   ``fold_rows``), (b) ``Projection.fold_rows`` over rows already in memory (decode + fold);
+   and the parts alone: reading rows, ``decode_events``, the reducers.
 3. *seek*: ``kernel.history.state_at`` at random seqs of the long branch (seeded RNG):
    nearest snapshot, decode, read and fold the tail; p50/p99 over ``SEEK_SAMPLES``.
 4. *fork*: ``store.fork`` latency p50/p99 on the long branch and on a 1,000-event branch
@@ -51,11 +53,16 @@ The figures (``rows`` for people, ``figures`` for scripts)
    ``MemoryStore`` to show what the commits cost.
 
 Plus the whole default term played by the oracle to a file DB (wall time, events/s).
+
+Every timed section starts right after ``gc.collect()``; otherwise Python's cyclic GC runs
+as it would in ``campus`` (its pauses are part of what a fold or a seek costs). Only the
+rows the benchmark itself holds in memory for (2b) are frozen out of GC passes.
 """
 
 from __future__ import annotations
 
 import gc
+import itertools
 import os
 import platform
 import random
@@ -65,20 +72,24 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import msgspec
 
-from agents.oracle import FINISH, OracleAgent
+from agents.oracle import OracleAgent
 from events import (
     ActionRejected,
     AgentReplied,
     Answered,
+    CalendarEventAdded,
+    CalendarEventRemoved,
+    CalendarEventUpdated,
     DayStarted,
+    EmailSent,
     Event,
     InstructionRevealed,
     RunEnded,
@@ -91,9 +102,8 @@ from events import (
     decode_events,
 )
 from kernel.agent import AgentView, Reply
-from kernel.clock import DAYS, MINUTES_PER_DAY, MINUTES_PER_WEEK
-from kernel.engine import Kernel
-from kernel.history import state_at
+from kernel.clock import DAYS, MINUTES_PER_WEEK
+from kernel.history import full_fold, state_at
 from kernel.runner import SNAPSHOT_EVERY
 from kernel.store import EventStore, MemoryStore, Record, Row, SQLiteStore
 from replays import verify as verify_module
@@ -264,7 +274,12 @@ def workload(templates: list[Template]) -> dict[str, Any]:
         entry["payload_bytes"] = round(entry["payload_bytes"] / entry["share"], 1)
         entry["share"] = round(entry["share"] / len(rows), 4)
     steps = [len(s) for t in templates for s in t.steps]
+    events = [event for t in templates for _, event, _ in t.records]
+    replies = [len(e.text or "") for e in events if isinstance(e, AgentReplied)]
+    results = [len(e.message) for e in events if isinstance(e, ToolResult)]
     return {
+        "mean_reply_chars": round(statistics.fmean(replies), 1),
+        "mean_result_message_chars": round(statistics.fmean(results), 1),
         "template_events": [len(t.records) for t in templates],
         "mean_payload_bytes": round(sum(len(r.payload) for r in rows) / len(rows), 1),
         "mean_events_per_step": round(statistics.fmean(steps), 2),
@@ -332,6 +347,12 @@ class StreamError(AssertionError):
     """The synthetic stream is not one a real run could have written."""
 
 
+_TASK_EVENTS = (AgentReplied, ToolCalled, Answered, TaskEnded, ActionRejected, InstructionRevealed)
+"""Events that belong to the open task (their ``task_id`` must be it)."""
+_FACTS = (Walked, CalendarEventAdded, CalendarEventUpdated, CalendarEventRemoved, EmailSent)
+"""Domain facts: only a tool call produces them, between its call and its result."""
+
+
 class StreamCheck:
     """Checks each event against the state before it (see the module docstring)."""
 
@@ -349,30 +370,29 @@ class StreamCheck:
         open_task = state.session.task_id
         if isinstance(event, TaskReleased) and open_task:
             self._fail(state, f"{event.task_id} released while {open_task} is open")
-        if isinstance(event, (AgentReplied, ToolCalled, Answered, TaskEnded, ActionRejected, InstructionRevealed)):
-            if not open_task or event.task_id != open_task:
-                self._fail(state, f"{type(event).__name__} for {event.task_id!r} while {open_task!r} is open")
+        if isinstance(event, _TASK_EVENTS) and (not open_task or event.task_id != open_task):
+            self._fail(state, f"{type(event).__name__} for {event.task_id!r} while {open_task!r} is open")
         if isinstance(event, ToolCalled):
             self.open_call = event.call_id
         elif isinstance(event, ToolResult):
             if event.call_id != self.open_call:
                 self._fail(state, f"result for {event.call_id} after call {self.open_call}")
             self.open_call = None
-        elif isinstance(event, Walked):
+        elif isinstance(event, _FACTS) and self.open_call is None:
+            self._fail(state, f"a {type(event).__name__} fact outside a tool call")
+        if isinstance(event, Walked):
             self._check_walk(state, event)
         elif isinstance(event, DayStarted) and event.day <= state.clock.day:
             self._fail(state, f"day {event.day} starts after day {state.clock.day}")
 
     def _check_walk(self, state: Any, event: Walked) -> None:
         path, graph = event.path, self.world.graph
-        if self.open_call is None:
-            self._fail(state, "a walk outside a tool call")
         if path[0] != state.geography.location:
             self._fail(state, f"walk from {path[0]} while at {state.geography.location}")
-        if any(not graph.has_edge(a, b) for a, b in zip(path, path[1:])):
+        if any(not graph.has_edge(a, b) for a, b in itertools.pairwise(path)):
             self._fail(state, f"walk {path} leaves the walkways")
 
-    def _fail(self, state: Any, problem: str) -> None:
+    def _fail(self, state: Any, problem: str) -> NoReturn:
         raise StreamError(f"invalid stream after seq {state.seq}: {problem}")
 
 
@@ -451,43 +471,47 @@ def _db_bytes(store: SQLiteStore) -> int:
 
 
 def measure_fold(long: Run) -> dict[str, Any]:
-    """Fold the whole branch without snapshots, and the parts of that on their own."""
+    """Fold the whole branch without snapshots three ways, and the parts of a fold on their own."""
     store: SQLiteStore = long.store  # type: ignore[assignment]
-    projection = long.kernel.projection
-    branch = long.branch.id
+    kernel, branch = long.kernel, long.branch.id
+    projection = kernel.projection
     head = store.head(branch)[0]
-
-    gc.collect()
-    begun = time.perf_counter()
-    state = projection.initial()
-    for rows in store.iter_rows(branch):
-        projection.fold_rows(state, rows)
-    read_decode_fold = time.perf_counter() - begun
-
-    gc.collect()
-    begun = time.perf_counter()
-    for rows in store.iter_rows(branch):
-        pass
-    read_only = time.perf_counter() - begun
+    full_s, whole = _timed(lambda: full_fold(kernel, store, branch))
+    hashes = {projection.state_hash(whole)}
+    del whole
+    batched_s, batched = _timed(lambda: _fold_batches(projection, store.iter_rows(branch)))
+    read_s, _ = _timed(lambda: sum(len(rows) for rows in store.iter_rows(branch)))
     batches = list(store.iter_rows(branch))
     with _frozen():  # the rows held in memory are the bench's, not the fold's: keep them out of GC passes
-        begun = time.perf_counter()
-        again = projection.initial()
-        for rows in batches:
-            projection.fold_rows(again, rows)
-        decode_fold = time.perf_counter() - begun
-        decode_only, reducers_only = _fold_parts(projection, batches)
-    del batches
-    same = projection.state_hash(state) == projection.state_hash(again)
+        memory_s, in_memory = _timed(lambda: _fold_batches(projection, batches))
+        decode_s, reducers_s = _fold_parts(projection, batches)
+    batches.clear()
+    hashes |= {projection.state_hash(batched), projection.state_hash(in_memory)}
     return {
         "events": head,
-        "read_decode_fold": _rate(head, read_decode_fold),
-        "decode_fold": _rate(head, decode_fold),
-        "read_only": _rate(head, read_only),
-        "decode_only": _rate(head, decode_only),
-        "reducers_only": _rate(head, reducers_only),
-        "states_agree": same,
+        "full_fold": _rate(head, full_s),
+        "iter_rows_fold_rows": _rate(head, batched_s),
+        "fold_rows_in_memory": _rate(head, memory_s),
+        "read_only": _rate(head, read_s),
+        "decode_only": _rate(head, decode_s),
+        "reducers_only": _rate(head, reducers_s),
+        "states_agree": len(hashes) == 1,
     }
+
+
+def _timed(action: Callable[[], Any]) -> tuple[float, Any]:
+    """Seconds ``action`` took, right after a full collection, and what it returned."""
+    gc.collect()
+    begun = time.perf_counter()
+    result = action()
+    return time.perf_counter() - begun, result
+
+
+def _fold_batches(projection: Any, batches: Iterable[list[Row]]) -> Any:
+    state = projection.initial()
+    for rows in batches:
+        projection.fold_rows(state, rows)
+    return state
 
 
 def _fold_parts(projection: Any, batches: list[list[Row]]) -> tuple[float, float]:
@@ -640,18 +664,15 @@ def measure_verify(templates: list[Template], long: Run) -> dict[str, Any]:
     for template in templates:
         seconds = []
         for _ in range(VERIFY_REPEATS):
-            begun = time.perf_counter()
-            report = verify_module.verify(template.run)
-            seconds.append(time.perf_counter() - begun)
+            took, report = _timed(lambda run=template.run: verify_module.verify(run))
+            seconds.append(took)
             if not report.ok:
                 raise RuntimeError(f"verify failed on {template.run.branch.id}: {report.mismatch}")
         runs.append({"events": report.events, "seconds": statistics.median(seconds), "tool_calls": report.tool_calls})
     events = sum(r["events"] for r in runs)
     total = sum(r["seconds"] for r in runs)
     head = long.store.head(long.branch.id)[0]
-    begun = time.perf_counter()
-    mismatch = verify_module._check_chain(long)
-    chain = time.perf_counter() - begun
+    chain, mismatch = _timed(lambda: verify_module._check_chain(long))  # the first of verify's checks, alone
     if mismatch is not None:
         raise RuntimeError(f"the long branch's chain does not check: {mismatch}")
     return {
@@ -664,57 +685,49 @@ def measure_verify(templates: list[Template], long: Run) -> dict[str, Any]:
 
 
 class ToolCycleAgent:
-    """One action per reply, cycling through the tools of the issue; it tracks where it is itself."""
+    """One action per reply, cycling through the tools of the issue, from a script written up front.
+
+    The script walks from building to building (look up the target's id, plan the path,
+    walk it as planned), adds and views calendar events and sends email. It is planned on
+    a private copy of the world index, so the kernel's route cache starts cold as in a real
+    run and the agent itself costs next to nothing while it is timed.
+    """
 
     name = "bench-tools"
 
-    def __init__(self, world: WorldIndex, seed: int = RNG_SEED) -> None:
-        self.world = world
-        self.rng = random.Random(seed)
-        self.here = world.home
-        self.target = world.home
+    def __init__(self, world: WorldIndex, replies: int, seed: int = RNG_SEED) -> None:
+        self.script = _tool_script(WorldIndex(world.world), replies, random.Random(seed))
         self.position = 0
-        self.ids = sorted(world.buildings)
-        self.actions: tuple[Callable[[], str], ...] = (
-            self._locate, self._find_id, self._plan, self._walk, self._add_event, self._view, self._email,
-        )
 
     def act(self, view: AgentView) -> Reply:
-        action = self.actions[self.position % len(self.actions)]
+        action = self.script[self.position % len(self.script)]
         self.position += 1
-        return f"I will use a tool now.\n<action>Action: {action()}</action>"
+        return f"I will use a tool now.\n<action>Action: {action}</action>"
 
-    def _locate(self) -> str:
-        return "geography.get_current_location()"
 
-    def _find_id(self) -> str:
-        self.target = self.rng.choice([b for b in self.ids if b != self.here])
-        return f'map.find_building_id(building_name="{self.world.name_of(self.target)}")'
+CONSTRAINTS = {"congestion": "Low"}
 
-    def _plan(self) -> str:
-        return f'map.find_optimal_path(source_building_id="{self.here}", target_building_id="{self.target}", constraints={{"congestion": "Low"}})'
 
-    def _walk(self) -> str:
-        path = self.world.route(self.here, self.target).path
-        self.here = self.target
-        return f"geography.walk_to(path_info={{'path': {path!r}}})"
-
-    def _add_event(self) -> str:
-        week, day, hour = self.rng.randint(1, 18), self.rng.choice(DAYS), self.rng.randint(8, 19)
-        place = self.world.name_of(self.target)
-        return (
-            f'calendar.add_event(calendar_id="self", event_title="Study group {self.position}", location="{place}", '
-            f'time="Week {week}, {day}, {hour:02d}:00-{hour + 1:02d}:00", description="Bring the notes.")'
-        )
-
-    def _view(self) -> str:
-        return f'calendar.view_schedule(calendar_id="self", date="Week {self.rng.randint(1, 18)}, {self.rng.choice(DAYS)}")'
-
-    def _email(self) -> str:
-        return (
-            'email.send_email(to="advisor@university.edu", subject="Meeting request", '
-            f'body="Dear Professor, could we meet in Week {self.rng.randint(1, 18)}? Best regards.")'
-        )
+def _tool_script(world: WorldIndex, replies: int, rng: random.Random) -> list[str]:
+    ids = sorted(world.buildings)
+    here, script = world.home, []
+    while len(script) < replies:
+        target = rng.choice([b for b in ids if b != here])
+        path = world.route(here, target, CONSTRAINTS).path
+        week, day, hour = rng.randint(1, 18), rng.choice(DAYS), rng.randint(8, 19)
+        name = world.name_of(target)
+        when = f"Week {week}, {day}, {hour:02d}:00-{hour + 1:02d}:00"
+        script += [
+            "geography.get_current_location()",
+            f'map.find_building_id(building_name="{name}")',
+            f'map.find_optimal_path(source_building_id="{here}", target_building_id="{target}", constraints={CONSTRAINTS!r})',
+            f"geography.walk_to(path_info={{'path': {path!r}}})",
+            f'calendar.add_event(calendar_id="self", event_title="Study group", location="{name}", time="{when}", description="Bring notes.")',
+            f'calendar.view_schedule(calendar_id="self", date="Week {week}, {day}")',
+            f'email.send_email(to="advisor@university.edu", subject="Meeting request", body="Could we meet in Week {week}? Best regards.")',
+        ]
+        here = target
+    return script
 
 
 def tool_term(world: WorldIndex, tasks: int = TOOL_TASKS, rounds: int = TOOL_ROUNDS) -> Term:
@@ -742,7 +755,8 @@ def measure_tools(world: WorldIndex, path: Path) -> dict[str, Any]:
 
 def _drive_tools(store: EventStore, world: WorldIndex, term: Term) -> dict[str, Any]:
     run = new_run(store, world, term, agent_name="bench-tools", seed=0, round_limit=TOOL_ROUNDS)
-    session = run.session(ToolCycleAgent(world))
+    replies = sum(task.round_limit for task in term.tasks)
+    session = run.session(ToolCycleAgent(world, replies))
     gc.collect()
     begun = time.perf_counter()
     state = session.run()
@@ -762,35 +776,42 @@ def _drive_tools(store: EventStore, world: WorldIndex, term: Term) -> dict[str, 
 
 def table_rows(f: dict[str, Any]) -> list[dict[str, Any]]:
     """The figures as ``measure / value / target`` rows (all strings), plus ``met`` for scripts."""
-    work, build = f["workload"], f["build"]
-    n = f"{build['events']:,}"
-    seek, fork, div, ver, tools = f["seek"], f["fork"], f["diverge"], f["verify"], f["tools"]
-    rows = [
-        _info("workload", f"{work['mean_payload_bytes']:.0f} B/event, {work['mean_events_per_step']:.1f} events/step (oracle runs)"),
-        _info("oracle: default term to a file DB", f"{f['oracle_term']['events']:,} events in {f['oracle_term']['seconds']:.3f} s = {f['oracle_term']['events_per_s']:,.0f} events/s"),
-        _at_least("1. append, 1 tx per real step", f["append"]["real_steps"]["events_per_s"], TARGETS["append"], "events/s",
-                  f" ({f['append']['real_steps']['events_per_step']:.1f} ev/step, {f['append']['real_steps']['us_per_step']:.0f} µs/step)"),
-        _at_least(f"1. append, 1 tx per {FIXED_STEP}-event step", f["append"]["fixed_steps"]["events_per_s"], TARGETS["append"], "events/s",
-                  f" ({f['append']['fixed_steps']['us_per_step']:.0f} µs/step)"),
-        _info(f"   build {n}-event branch, {APPEND_BATCH:,}-event tx", f"{build['append_events_per_s']:,.0f} events/s, {build['db_bytes'] / 1e6:,.0f} MB"),
-        _at_least(f"2a. fold {n}: SQLite read + decode + fold", f["fold"]["read_decode_fold"]["events_per_s"], TARGETS["fold"], "events/s"),
-        _at_least(f"2b. fold {n}: decode + fold (in memory)", f["fold"]["decode_fold"]["events_per_s"], TARGETS["fold"], "events/s"),
-        _info("    parts: read / decode / reducers", " / ".join(f"{f['fold'][k]['events_per_s'] / 1e6:.2f}M" for k in ("read_only", "decode_only", "reducers_only")) + " events/s"),
+    work, oracle, append, build = f["workload"], f["oracle_term"], f["append"], f["build"]
+    fold, seek, fork, div, ver, tools = f["fold"], f["seek"], f["fork"], f["diverge"], f["verify"], f["tools"]
+    n = _short(build["events"])
+    real, fixed = append["real_steps"], append["fixed_steps"]
+    return [
+        _info("workload (oracle runs)", f"{work['mean_payload_bytes']:.0f} B/event, {work['mean_events_per_step']:.1f} events/step"),
+        _info("oracle plays default term, file DB", f"{oracle['events']:,} events, {oracle['seconds']:.3f} s, {oracle['events_per_s']:,.0f} ev/s"),
+        _at_least(f"1. append, 1 tx/step ({real['events_per_step']:.1f} ev)", real["events_per_s"], TARGETS["append"], "ev/s", f" ({real['us_per_step']:.0f} µs/step)"),
+        _at_least(f"1. append, 1 tx/step ({FIXED_STEP} ev)", fixed["events_per_s"], TARGETS["append"], "ev/s", f" ({fixed['us_per_step']:.0f} µs/step)"),
+        _info(f"   build {n} branch, {_short(APPEND_BATCH)}-event tx", f"{build['append_events_per_s']:,.0f} ev/s, {build['db_bytes'] / 1e6:,.0f} MB"),
+        _at_least(f"2a. fold {n} from SQLite (full_fold)", fold["full_fold"]["events_per_s"], TARGETS["fold"], "ev/s"),
+        _info("    iter_rows + fold_rows", f"{fold['iter_rows_fold_rows']['events_per_s']:,.0f} ev/s"),
+        _at_least(f"2b. fold {n}, rows in memory", fold["fold_rows_in_memory"]["events_per_s"], TARGETS["fold"], "ev/s"),
+        _info("    rows / decode / reducers alone", " / ".join(f"{fold[k]['events_per_s'] / 1e6:.2f}M" for k in ("read_only", "decode_only", "reducers_only")) + " ev/s"),
         _at_most(f"3. seek p99 into {n} (p50 {seek['p50_ms']:.2f} ms)", seek["p99_ms"], TARGETS["seek_p99_ms"], "ms"),
-        _info("   snapshots", f"{seek['snapshots']:,} × {seek['snapshot_mean_bytes']:,} B (every {seek['snapshot_every']:,} events)"),
-        _at_most(f"4. fork p99 on {fork['long']['parent_events']:,}-event branch", fork["long"]["p99_ms"], TARGETS["fork_ms"], "ms",
-                 f" (p50 {fork['long']['p50_ms']:.3f}; {fork['long']['bytes_per_fork']:,.0f} B/fork)"),
-        _at_most(f"4. fork p99 on {fork['short']['parent_events']:,}-event branch", fork["short"]["p99_ms"], TARGETS["fork_ms"], "ms",
-                 f" (p50 {fork['short']['p50_ms']:.3f}; {fork['short']['bytes_per_fork']:,.0f} B/fork)"),
-        _at_most("5. first divergence near end, p99", div["near_end"]["p99_ms"], TARGETS["diverge_ms"], "ms", f" (seq {div['near_end']['found']:,})"),
-        _at_most("5. first divergence near start, p99", div["near_start"]["p99_ms"], TARGETS["diverge_ms"], "ms", f" (seq {div['near_start']['found']:,})"),
-        _at_least(f"6. verify oracle runs ({ver['oracle_events']:,} events)", ver["oracle_events_per_s"], TARGETS["verify"], "events/s"),
-        _at_least(f"6. hash chain alone, {n} events", ver["chain_long"]["events_per_s"], TARGETS["verify"], "events/s"),
-        _info("7. tool calls/s, session + SQLite commits", f"{tools['sqlite']['calls_per_s']:,.0f} calls/s ({tools['sqlite']['tool_calls']:,} calls, {tools['sqlite']['errors']} errors)"),
-        _info("7. tool calls/s, session + MemoryStore", f"{tools['memory']['calls_per_s']:,.0f} calls/s"),
-        _info("total benchmark time", f"{f['total_seconds']:.0f} s"),
+        _info("   snapshots", f"{seek['snapshots']:,} × {seek['snapshot_mean_bytes'] / 1e3:.1f} kB, every {seek['snapshot_every']:,} events"),
+        *(_fork_row(fork[k]) for k in ("long", "short")),
+        *(_at_most(f"5. divergence p99, {k.replace('_', ' ')}", div[k]["p99_ms"], TARGETS["diverge_ms"], "ms", f" (at {div[k]['found']:,})") for k in ("near_end", "near_start")),
+        _at_least(f"6. verify, oracle runs ({ver['oracle_events']:,} ev)", ver["oracle_events_per_s"], TARGETS["verify"], "ev/s"),
+        _at_least(f"6. hash chain only, {n}", ver["chain_long"]["events_per_s"], TARGETS["verify"], "ev/s"),
+        _info("7. tool calls, session + SQLite", f"{tools['sqlite']['calls_per_s']:,.0f} calls/s ({tools['sqlite']['tool_calls']:,} calls, {tools['sqlite']['errors']} failed)"),
+        _info("7. tool calls, session + memory", f"{tools['memory']['calls_per_s']:,.0f} calls/s"),
+        _info("total time", f"{f['total_seconds']:.0f} s"),
     ]
-    return rows
+
+
+def _fork_row(fork: dict[str, Any]) -> dict[str, Any]:
+    note = f" (p50 {fork['p50_ms']:.3f}; +{fork['bytes_per_fork']:,.0f} B/fork)"
+    return _at_most(f"4. fork p99, {_short(fork['parent_events'])}-event branch", fork["p99_ms"], TARGETS["fork_ms"], "ms", note)
+
+
+def _short(count: int) -> str:
+    for size, suffix in ((1_000_000, "M"), (1_000, "k")):
+        if count >= size and count % (size // 10) == 0:
+            return f"{count / size:g}{suffix}"
+    return f"{count:,}"
 
 
 def _info(measure: str, value: str) -> dict[str, Any]:

@@ -20,15 +20,22 @@ class ForkPoint:
 
 
 def step_boundary(run: Run, seq: int) -> int:
-    """The last position at or before ``seq`` where the run was waiting for the agent."""
-    if seq <= 0:
-        return 0
-    rows = run.store.rows(run.branch.id, 1, seq + 1)
+    """The last position at or before ``seq`` where the run was waiting for the agent.
+
+    Those are the positions just before an agent reply, and the end of the log.
+    """
     head = run.store.head(run.branch.id)[0]
-    for row in reversed(rows):
-        if row.kind == "agent_replied" and row.seq - 1 <= seq:
-            return row.seq - 1
-    return 0 if seq < head else head
+    if seq >= head:
+        return head
+    window = 64
+    while True:
+        start = max(1, seq + 1 - window)
+        for row in reversed(run.store.rows(run.branch.id, start, seq + 1)):
+            if row.kind == "agent_replied":
+                return row.seq - 1
+        if start == 1:
+            return 0
+        window *= 4
 
 
 def fork_run(run: Run, seq: int, *, agent_name: str, new_id: str | None = None) -> tuple[Run, ForkPoint]:

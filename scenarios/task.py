@@ -51,7 +51,8 @@ class Task(msgspec.Struct, frozen=True, kw_only=True):
     required_place: str | None = None
     flags: Flags = Flags()
     depends_on: tuple[str, ...] = ()
-    round_limit: int = 20
+    round_limit: int | None = None
+    """Agent turns allowed; ``None`` means the run's limit (``campus run --rounds``)."""
 
     def card(self) -> TaskCard:
         return TaskCard(

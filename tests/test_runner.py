@@ -265,3 +265,12 @@ def test_world_changes_fire_at_their_time_before_a_task_at_the_same_minute(world
     names = [kind for _, kind, _ in timeline]
     assert names.index("WorldChanged", names.index("WorldChanged") + 1) < names.index("TaskReleased")
     assert "13:00-14:00" in agent.views[1].messages[-1].content
+
+
+def test_the_runs_round_limit_applies_where_a_task_sets_none(world) -> None:
+    looping = ["<action>Action: geography.get_current_location()</action>"] * 50
+    for rounds, task_limit, expected in ((4, None, 4), (4, 2, 2), (30, None, 30)):
+        run = new_run(MemoryStore(), world, one_task_term(world, round_limit=task_limit), agent_name="s", seed=0, round_limit=rounds)
+        run.session(Script(list(looping))).run()
+        ended = next(e for e in log(run) if isinstance(e, TaskEnded))
+        assert (ended.reason, ended.turns) == ("round limit", expected)

@@ -1,0 +1,67 @@
+"""Smoke tests for replays.bench: the workload is valid and every measurement runs (no timing asserted)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from events import Walked
+from kernel.history import full_fold, state_at
+from kernel.runner import SNAPSHOT_EVERY
+from kernel.store import MemoryStore, SQLiteStore
+from replays import bench
+from scenarios.play import new_run
+from world.index import WorldIndex
+
+
+@pytest.fixture(scope="module")
+def templates(world: WorldIndex, tmp_path_factory: pytest.TempPathFactory) -> list[bench.Template]:
+    made, _ = bench.play_templates(world, tmp_path_factory.mktemp("bench") / "terms.db")
+    return made
+
+
+def test_long_branch_is_a_valid_stream_with_snapshots(world: WorldIndex, templates: list[bench.Template], tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "long.db")
+    long = new_run(store, world, templates[0].term, agent_name="bench", seed=0, branch_id="long")
+    events = sum(len(t.records) for t in templates) + 3 * SNAPSHOT_EVERY  # crosses every template seam
+    built = bench.build_long_branch(long, templates, events)
+    assert built["events"] == built["checked_events"] == events
+    projection = long.kernel.projection
+    snapshots = store.conn.execute("SELECT count(*) FROM snapshots").fetchone()[0]
+    assert snapshots == events // SNAPSHOT_EVERY
+    seq = events - 7
+    seeked, folded = state_at(long.kernel, store, "long", seq), full_fold(long.kernel, store, "long", seq)
+    assert projection.state_hash(seeked) == projection.state_hash(folded)
+    store.close()
+
+
+def test_stream_check_rejects_a_walk_from_elsewhere(world: WorldIndex, templates: list[bench.Template]) -> None:
+    kernel = templates[0].run.kernel
+    state = kernel.projection.initial()
+    check = bench.StreamCheck(world)
+    check.open_call = "call-1"
+    elsewhere = next(b for b in sorted(world.buildings) if b != state.geography.location)
+    with pytest.raises(bench.StreamError, match="walk from"):
+        check(state, 0, Walked(path=[elsewhere, state.geography.location], depart=0, arrive=1))
+
+
+def test_tool_cycle_agent_uses_every_tool_without_a_failure(world: WorldIndex) -> None:
+    term = bench.tool_term(world, tasks=2, rounds=14)
+    result = bench._drive_tools(MemoryStore(), world, term)
+    assert result["finished"] and result["tool_calls"] == 28 and result["errors"] == 0
+
+
+@pytest.mark.slow
+def test_run_kernel_bench_reports_every_figure(tmp_path: Path) -> None:
+    report = bench.run_kernel_bench(10_000, str(tmp_path))
+    assert {"python", "sqlite", "cpu_count", "platform"} <= report["machine"].keys()
+    for row in report["rows"]:
+        assert all(isinstance(row[key], str) for key in ("measure", "value", "target"))
+    assert sum(row["met"] is not None for row in report["rows"]) == 11  # every target of the issue
+    figures = report["figures"]
+    assert figures["fold"]["states_agree"] and figures["tools"]["sqlite"]["errors"] == 0
+    assert figures["diverge"]["near_start"]["fork_events"] == figures["build"]["events"]
+    msgspec.json.encode(report)  # the --json output
+    assert list(tmp_path.iterdir()) == []  # the scratch dir is gone
