@@ -36,6 +36,7 @@ from events import (
     decode_events,
 )
 from kernel.agent import AgentView, Reply
+from kernel.projection import gc_paused
 from kernel.runner import Session
 from kernel.store import MemoryStore, Row
 from scenarios.play import Run, store_inputs
@@ -66,7 +67,8 @@ _CLOCK_EVENTS = (DayStarted, WorldChanged)
 def verify(run: Run, *, deep: bool = False) -> Report:
     started = time.perf_counter()
     report = Report(run=run.branch.id, events=run.store.head(run.branch.id)[0], ok=True)
-    report.mismatch = _check_chain(run) or _re_execute(run, report)
+    with gc_paused():
+        report.mismatch = _check_chain(run) or _re_execute(run, report)
     if report.mismatch is None and deep:
         report.mismatch = _replay_recorded(run)
     report.ok = report.mismatch is None
