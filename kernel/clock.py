@@ -42,10 +42,6 @@ class TimeFormatError(ValueError):
     """A time or date label that does not parse."""
 
 
-def week_of(t: int) -> int:
-    return t // MINUTES_PER_WEEK
-
-
 def day_of(t: int) -> int:
     """The absolute day index (0 = Monday of week 0)."""
     return t // MINUTES_PER_DAY

@@ -142,9 +142,6 @@ class Projection:
     def decode(self, data: bytes) -> Any:
         return self._decoder.decode(data)
 
-    def copy(self, state: Any) -> Any:
-        return self.decode(self.encode(state))
-
     def state_hash(self, state: Any) -> str:
         return hashlib.sha256(self.encode(state)).hexdigest()
 
