@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import os
+
 import pytest
+from hypothesis import settings
+
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")  # the same examples on every CI run; local runs keep exploring
 
 from agents import make_agent
 from kernel.store import EventStore, MemoryStore, SQLiteStore
