@@ -173,6 +173,45 @@ class EmailSent(Event, tag="email_sent"):
     cc: str = ""
 
 
+# ---------------------------------------------------------------- domain facts: reservations
+
+
+class Booked(Event, tag="booked"):
+    """A library room or seat booked; ``task_id`` is the task that made the booking."""
+
+    booking_id: str
+    task_id: str
+    location_id: str
+    room_id: str
+    item_name: str
+    date: str
+    time_slot: str
+    seat_id: str = ""
+
+
+# ---------------------------------------------------------------- domain facts: courses
+
+
+class DraftAdded(Event, tag="draft_added"):
+    section_id: str
+
+
+class DraftRemoved(Event, tag="draft_removed"):
+    section_id: str
+
+
+class PassAssigned(Event, tag="pass_assigned"):
+    section_id: str
+    pass_type: str
+
+
+class Registered(Event, tag="registered"):
+    """The draft was submitted: one result per section (``success`` or why it failed)."""
+
+    semester: int
+    results: dict[str, str]
+
+
 AnyEvent = Union[
     RunStarted,
     RunEnded,
@@ -192,6 +231,11 @@ AnyEvent = Union[
     CalendarEventUpdated,
     CalendarEventRemoved,
     EmailSent,
+    Booked,
+    DraftAdded,
+    DraftRemoved,
+    PassAssigned,
+    Registered,
 ]
 
 EVENT_TYPES: tuple[type[Event], ...] = AnyEvent.__args__  # type: ignore[attr-defined]

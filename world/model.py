@@ -63,6 +63,128 @@ class Complex(msgspec.Struct, frozen=True, kw_only=True):
     description: str = ""
 
 
+SEAT_FEATURES: tuple[str, ...] = (
+    "good_wifi", "low_traffic_area", "convenient_location", "computer_access", "sofa_area", "power_outlet",
+    "large_table", "whiteboard", "window_seat", "projector", "discussion_zone", "quiet_zone", "private_space",
+    "group_room", "comfortable_seating", "natural_lighting", "historical_archives", "technical_resources",
+    "reference_materials", "specialized_collections",
+)
+
+
+class Seat(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    """Unique in the world, e.g. ``B001-West Wing-S001``."""
+    features: list[str]
+
+
+class Room(msgspec.Struct, frozen=True, kw_only=True):
+    """A bookable room of a library: a study area with seats, or a public area booked whole."""
+
+    id: str
+    """The room's id inside its building, e.g. ``West Wing`` or ``201``."""
+    name: str
+    """What agents call it, e.g. ``Quiet Study Zone`` (``item_name`` in bookings)."""
+    floor: str
+    kind: str
+    """``StudyArea`` (book a seat) or ``PublicArea`` (book the room)."""
+    seats: list[Seat] = []
+
+
+class Library(msgspec.Struct, frozen=True, kw_only=True):
+    building_id: str
+    rooms: list[Room]
+
+
+class CourseSection(msgspec.Struct, frozen=True, kw_only=True):
+    """One section of a course; its code is the section id agents use (``COMS0031131032(2)``)."""
+
+    code: str
+    name: str
+    credits: int
+    instructor: str
+    semester: int
+    compulsory: bool
+    first_week: int
+    last_week: int
+    days: list[str]
+    time: str
+    """``HH:MM-HH:MM``."""
+    building_id: str
+    room: str
+    popularity: int
+    """0-99: how contested the section is (see the pass rules in ``subsystems.courses``)."""
+    seats: int
+    prerequisites: list[str] = []
+    """Names of courses that must be taken first."""
+    description: str = ""
+
+
+class Advisor(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    name: str
+    email: str
+    area: str
+    """Research area, first level (e.g. ``Engineering``)."""
+    field: str
+    """Research area, second level (e.g. ``Mechanical and Industrial Engineering``)."""
+    tags: list[str]
+    works: list[str]
+    preference: str = ""
+    preference_detail: str = ""
+    preference_text: str = ""
+
+
+class Club(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    name: str
+    category: str
+    description: str
+    recruitment: str
+    """Recruitment notice; it names the contact address."""
+    email: str
+
+
+class Book(msgspec.Struct, frozen=True, kw_only=True):
+    """A title in the library catalogue."""
+
+    title: str
+    author: str
+    call_number: str
+    type: str
+    category: str
+    library_id: str
+    """The building that holds it (every category lives in exactly one library)."""
+    collection: str
+    """Where inside: e.g. ``STEM Library - Applied Sciences & Engineering Collection (floor_1)``."""
+
+
+class Article(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    title: str
+    body: str
+
+
+class BookSection(msgspec.Struct, frozen=True, kw_only=True):
+    title: str
+    articles: list[Article]
+
+
+class Chapter(msgspec.Struct, frozen=True, kw_only=True):
+    title: str
+    sections: list[BookSection]
+
+
+class Text(msgspec.Struct, frozen=True, kw_only=True):
+    """A handbook or textbook the bibliography tools read: book, chapter, section, article."""
+
+    title: str
+    kind: str
+    """``handbook`` or ``textbook``."""
+    chapters: list[Chapter]
+    course: str = ""
+    """For a textbook, the course it belongs to."""
+
+
 class World(msgspec.Struct, frozen=True, kw_only=True):
     name: str
     seed: int | None
@@ -70,6 +192,12 @@ class World(msgspec.Struct, frozen=True, kw_only=True):
     buildings: list[Building]
     paths: list[Path]
     complexes: list[Complex]
+    libraries: list[Library] = []
+    courses: list[CourseSection] = []
+    advisors: list[Advisor] = []
+    clubs: list[Club] = []
+    books: list[Book] = []
+    texts: list[Text] = []
 
     def encode(self) -> bytes:
         return canonical(self)
