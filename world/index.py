@@ -9,7 +9,7 @@ from collections.abc import Mapping
 import networkx as nx
 
 from world.model import Building, Complex, World
-from world.routes import Route, find_route
+from world.routes import Route, Settled, as_route, edge_costs, settle
 
 
 class WorldIndex:
@@ -23,15 +23,20 @@ class WorldIndex:
         self.graph = _graph(world)
         self.zones: list[str] = sorted({b.zone for b in world.buildings})
         self.types: list[str] = sorted({b.type for b in world.buildings})
-        self._routes: dict[tuple, Route] = {}
+        self._costs: dict[tuple, dict[tuple[str, str], int]] = {}
+        self._settled: dict[tuple, Settled] = {}
 
     def route(self, source: str, target: str, constraints: Mapping[str, str] | None = None) -> Route:
-        """``find_route`` memoised: the world is immutable, so a route never changes."""
-        key = (source, target, tuple(sorted((constraints or {}).items())))
-        route = self._routes.get(key)
-        if route is None:
-            route = self._routes[key] = find_route(self.graph, source, target, constraints)
-        return route
+        """``find_route`` memoised. A search from a source settles many buildings before its
+        target, each with its final route, so the settled set is kept and answers later queries."""
+        wanted = tuple(sorted((constraints or {}).items()))
+        known = self._settled.get((source, wanted))
+        if known is None or target not in known:
+            costs = self._costs.get(wanted)
+            if costs is None:
+                costs = self._costs[wanted] = edge_costs(self.graph, dict(wanted))
+            known = self._settled[(source, wanted)] = settle(self.graph, source, costs, until=target)
+        return as_route(known, source, target)
 
     @cached_property
     def hash(self) -> str:

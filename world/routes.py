@@ -78,33 +78,57 @@ def edge_cost(data: Mapping[str, object], constraints: Mapping[str, str]) -> int
     return 100 * minutes * (2 + unmet(data["properties"], constraints))  # type: ignore[arg-type]
 
 
+Settled = dict[str, tuple[int, int, int, tuple[str, ...]]]
+"""Building → (cost, hops, minutes, path) of its best route, for every building settled so far."""
+
+
 def find_route(graph: nx.Graph, source: str, target: str, constraints: Mapping[str, str] | None = None) -> Route:
     """The best route from ``source`` to ``target`` under soft constraints."""
+    return as_route(settle(graph, source, edge_costs(graph, constraints or {}), until=target), source, target)
+
+
+def edge_costs(graph: nx.Graph, constraints: Mapping[str, str]) -> dict[tuple[str, str], int]:
+    """Every edge's penalised cost under ``constraints``, in both directions."""
+    costs: dict[tuple[str, str], int] = {}
+    for a, b, data in graph.edges(data=True):
+        costs[a, b] = costs[b, a] = edge_cost(data, constraints)
+    return costs
+
+
+def settle(graph: nx.Graph, source: str, costs: Mapping[tuple[str, str], int], until: str | None = None) -> Settled:
+    """Dijkstra from ``source``, stopping once ``until`` is settled (or when all are).
+
+    Nodes are settled in the total order (cost, hops, minutes, path), so every node settled
+    on the way has its final best route too: callers may keep the result as a cache.
+    """
     if source not in graph:
         raise RouteError(f"there is no building with id '{source}'")
-    if target not in graph:
-        raise RouteError(f"there is no building with id '{target}'")
-    wanted = dict(constraints or {})
-    settled: set[str] = set()
+    if until is not None and until not in graph:
+        raise RouteError(f"there is no building with id '{until}'")
+    settled: Settled = {}
     heap: list[tuple[int, int, int, tuple[str, ...]]] = [(0, 0, 0, (source,))]
+    adjacency = graph.adj
     while heap:
-        cost, hops, minutes, path = heapq.heappop(heap)
+        entry = heapq.heappop(heap)
+        cost, hops, minutes, path = entry
         node = path[-1]
         if node in settled:
             continue
-        settled.add(node)
-        if node == target:
-            return Route(path=list(path), minutes=minutes, cost=cost)
-        adjacency = graph.adj[node]
-        for neighbour in adjacency:
-            if neighbour in settled:
-                continue
-            data = adjacency[neighbour]
-            heapq.heappush(
-                heap,
-                (cost + edge_cost(data, wanted), hops + 1, minutes + int(data["minutes"]), path + (neighbour,)),
-            )
-    raise RouteError(f"no walkway connects {source} and {target}")
+        settled[node] = entry
+        if node == until:
+            break
+        for neighbour, data in adjacency[node].items():
+            if neighbour not in settled:
+                heapq.heappush(heap, (cost + costs[node, neighbour], hops + 1, minutes + data["minutes"], path + (neighbour,)))
+    return settled
+
+
+def as_route(settled: Settled, source: str, target: str) -> Route:
+    entry = settled.get(target)
+    if entry is None:
+        raise RouteError(f"no walkway connects {source} and {target}")
+    cost, _, minutes, path = entry
+    return Route(path=list(path), minutes=minutes, cost=cost)
 
 
 def route_through(graph: nx.Graph, stops: Sequence[str], constraints: Mapping[str, str] | None = None) -> Route:
