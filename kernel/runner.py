@@ -92,6 +92,7 @@ class Session:
         self._prompts: dict[tuple[str, ...], str] = {}
         self._last_snapshot = self.state.seq
         self._student_process: simpy.Process | None = None
+        self._transcript = _Transcript()
 
     # ------------------------------------------------------------ driving
 
@@ -149,7 +150,7 @@ class Session:
             task_id=card.id,
             now=self.state.now,
             prompt=self._prompt(card.systems),
-            messages=tuple(conversation(self.task_events)),
+            messages=self._transcript.of(self.task_events),
             tools=self.kernel.tools_for(card.systems),
         )
 
@@ -326,25 +327,39 @@ class Session:
             window *= 4
 
 
-def conversation(events: Sequence[Event]) -> list[Turn]:
-    """The task's chat as the agent saw it; consecutive messages of one side are merged."""
-    turns: list[Turn] = []
-    for event in events:
-        if isinstance(event, TaskReleased):
-            turn = Turn("user", event.observation)
-        elif isinstance(event, AgentReplied):
-            turn = Turn("assistant", event.text if event.text is not None else _render_call(event.call))
-        elif isinstance(event, (ToolResult, ActionRejected)):
-            turn = Turn("user", event.message)
-        elif isinstance(event, InstructionRevealed):
-            turn = Turn("user", event.text)
-        else:
-            continue
-        if turns and turns[-1].role == turn.role:
-            turns[-1] = Turn(turn.role, turns[-1].content + "\n\n" + turn.content)
-        else:
-            turns.append(turn)
-    return turns
+def _add_turn(turns: list[Turn], event: Event) -> None:
+    """Extend the task's chat as the agent saw it; consecutive messages of one side are merged."""
+    if isinstance(event, TaskReleased):
+        turn = Turn("user", event.observation)
+    elif isinstance(event, AgentReplied):
+        turn = Turn("assistant", event.text if event.text is not None else _render_call(event.call))
+    elif isinstance(event, (ToolResult, ActionRejected)):
+        turn = Turn("user", event.message)
+    elif isinstance(event, InstructionRevealed):
+        turn = Turn("user", event.text)
+    else:
+        return
+    if turns and turns[-1].role == turn.role:
+        turns[-1] = Turn(turn.role, turns[-1].content + "\n\n" + turn.content)
+    else:
+        turns.append(turn)
+
+
+class _Transcript:
+    """``conversation`` kept up to date turn by turn instead of rebuilt for every view."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] | None = None
+        self.seen = 0
+        self.turns: list[Turn] = []
+
+    def of(self, events: list[Event]) -> tuple[Turn, ...]:
+        if events is not self.events:
+            self.events, self.seen, self.turns = events, 0, []
+        for event in events[self.seen :]:
+            _add_turn(self.turns, event)
+        self.seen = len(events)
+        return tuple(self.turns)
 
 
 def _render_call(call: StructuredCall | None) -> str:
