@@ -15,7 +15,7 @@ processes from the schedule and the projected clock and session state.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator
 from typing import Any
 
 import msgspec
