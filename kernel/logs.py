@@ -11,6 +11,19 @@ import sys
 import structlog
 
 
+class _StderrLogger:
+    """Writes to whatever ``sys.stderr`` is at the moment of writing (tests swap and close streams)."""
+
+    def msg(self, message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    debug = info = warning = warn = error = critical = exception = fatal = log = msg
+
+
+def _stderr_logger(*args: object) -> _StderrLogger:
+    return _StderrLogger()
+
+
 def configure(*, json: bool = False, level: int = logging.WARNING) -> None:
     renderer = structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer(colors=False)
     structlog.configure(
@@ -21,6 +34,6 @@ def configure(*, json: bool = False, level: int = logging.WARNING) -> None:
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
-        cache_logger_on_first_use=True,
+        logger_factory=_stderr_logger,
+        cache_logger_on_first_use=False,
     )

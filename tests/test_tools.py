@@ -50,6 +50,11 @@ def test_stulife_tool_names_are_all_there(kernel) -> None:
         "map.query_buildings_by_property", "map.find_optimal_path", "geography.get_current_location",
         "geography.walk_to", "calendar.add_event", "calendar.remove_event", "calendar.update_event",
         "calendar.view_schedule", "calendar.query_advisor_availability", "email.send_email",
+        "reservation.query_availability", "reservation.make_booking",
+        "bibliography.list_chapters", "bibliography.list_sections", "bibliography.list_articles", "bibliography.view_article",
+        "data_system.list_by_category", "data_system.query_by_identifier", "data_system.list_books_by_category",
+        "data_system.search_books", "course_selection.browse_courses", "draft.add_course", "draft.remove_course",
+        "draft.assign_pass", "draft.view", "registration.submit_draft",
     }
     assert expected <= set(kernel.tools)
 
@@ -138,7 +143,10 @@ VALUES = st.recursive(
 )
 PARAM_NAMES = ["calendar_id", "event_title", "location", "time", "description", "event_id", "new_details", "date",
                "advisor_id", "to", "subject", "body", "cc", "building_name", "building_id", "room_query",
-               "source_building_id", "target_building_id", "constraints", "path_info", "zone", "amenity"]
+               "source_building_id", "target_building_id", "constraints", "path_info", "zone", "amenity",
+               "location_id", "item_name", "time_slot", "seat_id", "room", "features", "book_title", "chapter_title",
+               "section_title", "identifier", "by", "entity_type", "category", "level", "query", "search_type",
+               "section_id", "pass_type", "filters"]
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -1,0 +1,661 @@
+"""Reservations: library seats and rooms, when they are free, and bookings.
+
+StuLife's reservation system, with the reference defects fixed (stulife.md 7.5, 8.5, 14.4):
+listings are seeded and respect bookings, and a booking is checked against the world.
+
+Rules:
+
+- Only libraries (``world.libraries``) have bookable spaces. A library room is a study area
+  (``StudyArea``: book one seat in it) or a public area (any other kind: book the whole
+  room, without a seat). Libraries are open 08:00-22:00 every day.
+- ``item_name`` names a room of the library by its name (``Quiet Study Zone``), by its id
+  inside the building (``West Wing``), or as ``name (id)`` (``Quiet Study Zone (West Wing)``,
+  how the map writes it). Letter case and runs of spaces do not matter; the first of these
+  forms that matches any room wins. A name shared by several rooms of the building is
+  ambiguous unless the seat id says which of them is meant.
+- A seat is named by its full id (``B001-West Wing-S012``) or by the last part of it
+  (``S012``) inside its room; letter case does not matter.
+- Dates are ``Week X, Day``. A time slot is ``HH:MM-HH:MM`` on the quarter-hour grid
+  (minutes 00, 15, 30 or 45), inside opening hours, ending after it starts. Nothing can be
+  booked or looked up for a past date, and a booking for today must not start before the
+  current time.
+- Availability on a date is a pure function of the world, the run seed, the date, the
+  bookings made and the recorded world changes:
+
+  * a seat is open with probability 0.6: the first 8 bytes of
+    ``sha256("reservation.seat|<seed>|<date label>|<seat id>")``, read as a big-endian
+    integer, are below ``0.6 * 2**64``;
+  * a ``WorldChanged`` whose change has ``type == "seat_availability"``, ``building_id``,
+    ``room_id``, ``date`` and ``open_seats`` (full seat ids) replaces that draw for one
+    room on one date: exactly the listed seats are open. This is how a scenario makes only
+    the intended seat meet every requirement, through a recorded event; nothing here reads
+    a task's ground truth. The latest such change for a room and date wins;
+  * an open seat, and a public area, is free in opening hours except when it is booked;
+    for today, times before the next quarter hour from now are not offered.
+- A listing shows at most 25 open seats when one study area is listed and 10 per room when
+  several are (a whole library), then counts the rest; ``room`` and ``features`` narrow it.
+- A booking conflicts with an earlier one of the same seat (study area) or of the same
+  room (public area) on the same date whose time slot overlaps. The student may hold other
+  bookings at the same time: there is no cancel tool, so a wrong booking can be followed by
+  the right one.
+- Booking ids are ``bk_1``, ``bk_2``, ... in the order bookings were made.
+
+State: ``bookings`` (every booking, in order), ``next_booking``, and ``shaped``:
+``"<building id>|<room id>|<date label>"`` -> the seats a world change made open.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import weakref
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+
+from events import Booked, WorldChanged
+from kernel.clock import MINUTES_PER_DAY, clock_label, date_label, day_of, label
+from kernel.engine import ToolView
+from kernel.projection import Domain
+from kernel.tools import Outcome, Param, ToolDecl, fail, ok
+from subsystems.calendar import parse_day, parse_slot
+from world.index import WorldIndex
+from world.model import SEAT_FEATURES, Room, Seat
+
+OPEN = 8 * 60
+CLOSE = 22 * 60
+HOURS = f"{clock_label(OPEN)}-{clock_label(CLOSE)}"
+GRID = 15
+"""Time slots start and end on multiples of this many minutes."""
+OPEN_SHARE = 0.6
+"""The chance that a seat is open on a date, unless a world change says which seats are."""
+MAX_SEATS = 25
+"""Open seats listed for a room when it is the only study area listed; the rest are counted."""
+MAX_SEATS_EACH = 10
+"""Open seats listed per room when several study areas are listed (a whole library: ~100 lines)."""
+MAX_LISTED = 25
+MAX_ID = 200
+
+_THRESHOLD = int(OPEN_SHARE * 2**64)
+STUDY = "StudyArea"
+_BOOKING_ID = re.compile(r"bk_(\d{1,9})", re.ASCII)
+SLOT_FORMAT = "Write it as 'HH:MM-HH:MM' with the end after the start, e.g. '14:00-16:00'."
+
+
+# ------------------------------------------------------------------ state
+
+
+class Booking(msgspec.Struct, kw_only=True):
+    """One booking; ``date`` and ``time_slot`` are canonical, ``day``/``start``/``end`` parsed from them."""
+
+    booking_id: str
+    task_id: str
+    location_id: str
+    room_id: str
+    item_name: str
+    seat_id: str = ""
+    date: str
+    time_slot: str
+    day: int
+    start: int
+    """Minutes since midnight."""
+    end: int
+
+
+class ReservationState(msgspec.Struct, kw_only=True):
+    bookings: list[Booking] = []
+    next_booking: int = 1
+    shaped: dict[str, list[str]] = {}
+
+
+# ------------------------------------------------------------------ the libraries of a world
+
+
+class Place:
+    """A library: its building, its rooms, and where each seat is."""
+
+    def __init__(self, building_id: str, name: str, rooms: Sequence[Room]) -> None:
+        self.building_id = building_id
+        self.name = name
+        self.rooms = tuple(rooms)
+        self.seat_rooms: dict[str, list[Room]] = {}
+        """Case-folded seat id -> the rooms holding a seat with that id."""
+        for room in self.rooms:
+            for seat in room.seats:
+                rooms_of = self.seat_rooms.setdefault(seat.id.casefold(), [])
+                if room not in rooms_of:
+                    rooms_of.append(room)
+
+    def describe(self) -> str:
+        return f"{self.name} ({self.building_id})"
+
+
+class Libraries:
+    """Every library of a world, found by building id (letter case does not matter)."""
+
+    def __init__(self, world: WorldIndex) -> None:
+        self.by_id: dict[str, Place] = {}
+        for library in world.world.libraries:
+            place = Place(library.building_id, world.name_of(library.building_id), library.rooms)
+            self.by_id.setdefault(library.building_id.casefold(), place)
+        self.places = sorted(self.by_id.values(), key=lambda p: p.building_id)
+
+
+_LIBRARIES: weakref.WeakKeyDictionary[WorldIndex, Libraries] = weakref.WeakKeyDictionary()
+
+
+def libraries(world: WorldIndex) -> Libraries:
+    """The world's libraries, built once per ``WorldIndex``."""
+    found = _LIBRARIES.get(world)
+    if found is None:
+        found = _LIBRARIES[world] = Libraries(world)
+    return found
+
+
+# ------------------------------------------------------------------ availability
+
+
+def seat_drawn_open(seed: int, date: str, seat_id: str) -> bool:
+    """The seeded draw: is this seat open on this date (a date label) when no world change says?"""
+    digest = hashlib.sha256(f"reservation.seat|{seed}|{date}|{seat_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") < _THRESHOLD
+
+
+def shape_key(building_id: str, room_id: str, date: str) -> str:
+    return f"{building_id}|{room_id}|{date}"
+
+
+def open_seats(view: ToolView, place: Place, room: Room, day: int) -> list[Seat]:
+    """The room's seats that are open on the day, in the room's order (bookings aside)."""
+    date = date_label(day)
+    part: ReservationState = view.state.reservation
+    shaped = part.shaped.get(shape_key(place.building_id, room.id, date))
+    seats = _distinct(room.seats)
+    if shaped is not None:
+        chosen = set(shaped)
+        return [seat for seat in seats if seat.id in chosen]
+    return [seat for seat in seats if seat_drawn_open(view.seed, date, seat.id)]
+
+
+def _distinct(seats: Sequence[Seat]) -> list[Seat]:
+    """One seat per id, the first (the published seat map repeats a few ids inside a room)."""
+    first: dict[str, Seat] = {}
+    for seat in seats:
+        first.setdefault(seat.id, seat)
+    return list(first.values())
+
+
+def room_bookings(part: ReservationState, building_id: str, room_id: str, day: int) -> dict[str, list[Booking]]:
+    """A room's bookings on a day by seat id ("" for the whole room), each list by start time."""
+    grouped: dict[str, list[Booking]] = {}
+    for booking in part.bookings:
+        if booking.day == day and booking.location_id == building_id and booking.room_id == room_id:
+            grouped.setdefault(booking.seat_id, []).append(booking)
+    for bookings in grouped.values():
+        bookings.sort(key=lambda b: (b.start, b.end, b.booking_id))
+    return grouped
+
+
+def free_windows(busy: Sequence[Booking], earliest: int) -> list[tuple[int, int]]:
+    """Opening hours from ``earliest`` on, minus the booked times."""
+    windows: list[tuple[int, int]] = []
+    cursor = max(OPEN, earliest)
+    for booking in busy:
+        if booking.start > cursor:
+            windows.append((cursor, min(booking.start, CLOSE)))
+        cursor = max(cursor, booking.end)
+    if cursor < CLOSE:
+        windows.append((cursor, CLOSE))
+    return [(s, e) for s, e in windows if e > s]
+
+
+def _earliest(view: ToolView, day: int) -> int:
+    """The first bookable minute of the day: opening time, or for today the next quarter hour."""
+    if day != day_of(view.now):
+        return OPEN
+    minute = view.now % MINUTES_PER_DAY
+    return max(OPEN, -(-minute // GRID) * GRID)
+
+
+def _span(start: int, end: int) -> str:
+    return f"{clock_label(start)}-{clock_label(end)}"
+
+
+def _spans(windows: Sequence[tuple[int, int]]) -> list[str]:
+    return [_span(s, e) for s, e in windows]
+
+
+# ------------------------------------------------------------------ reading arguments
+
+
+def _show(text: str, limit: int = 60) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[:limit] + "..."
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def _room_label(room: Room) -> str:
+    return f"{room.name} ({room.id})"
+
+
+def _bounded(items: Sequence[str], what: str) -> str:
+    shown = ", ".join(items[:MAX_LISTED])
+    more = f", and {len(items) - MAX_LISTED} more {what}" if len(items) > MAX_LISTED else ""
+    return shown + more
+
+
+def _find_library(view: ToolView, location_id: str) -> Place | str:
+    """The library with this building id, or a message naming the buildings that have bookable spaces."""
+    world: WorldIndex = view.world
+    known = libraries(world)
+    place = known.by_id.get(location_id.strip().casefold())
+    if place is not None:
+        return place
+    listing = _bounded([p.describe() for p in known.places], "libraries")
+    spaces = f"Buildings with bookable spaces: {listing}." if listing else "No building on this campus has bookable spaces."
+    building = world.buildings.get(location_id.strip())
+    if building is None:
+        return f"There is no building with id '{_show(location_id, 40)}'. {spaces} Use map.find_building_id to look up an id."
+    return f"{world.describe(building.id)} is not a library and has no seats or rooms to book. {spaces}"
+
+
+def _bookable_day(view: ToolView, text: str) -> int | str:
+    day = parse_day(text)
+    if isinstance(day, str):
+        return day
+    if day < day_of(view.now):
+        return f"{date_label(day)} is in the past: it is now {label(view.now)}. Choose today or a later date."
+    return day
+
+
+def _read_slot(view: ToolView, text: str, day: int) -> tuple[int, int] | str:
+    bounds = parse_slot(text)
+    if bounds is None:
+        return f"Cannot read the time slot '{_show(text)}'. {SLOT_FORMAT}"
+    start, end = bounds
+    slot = _span(start, end)
+    if start % GRID or end % GRID:
+        return f"The time slot {slot} is not on the quarter-hour grid: start and end at minute 00, 15, 30 or 45."
+    if start < OPEN or end > CLOSE:
+        return f"The time slot {slot} is outside the library's opening hours, {HOURS}."
+    if day == day_of(view.now) and _earliest(view, day) >= CLOSE:
+        return f"The library is closed for the rest of today ({date_label(day)}); choose a later date."
+    if day == day_of(view.now) and start < view.now % MINUTES_PER_DAY:
+        return (
+            f"It is already {clock_label(view.now)} on {date_label(day)}, so a booking for today must start at "
+            f"{clock_label(_earliest(view, day))} or later."
+        )
+    return start, end
+
+
+def match_rooms(place: Place, text: str) -> list[Room]:
+    """Rooms named by ``text``: as ``name (id)``, else by id, else by name (case and spaces free)."""
+    wanted = _fold(text)
+    if not wanted:
+        return []
+    tiers = (
+        lambda r: _fold(_room_label(r)) == wanted,
+        lambda r: _fold(r.id) == wanted,
+        lambda r: _fold(r.name) == wanted,
+    )
+    for matches in tiers:
+        found = [r for r in place.rooms if matches(r)]
+        if found:
+            return found
+    name, paren, rest = text.strip().partition("(")
+    if not paren or not rest.endswith(")"):
+        return []
+    name, room_id = _fold(name), _fold(rest[:-1])  # "name (id)" spaced differently, e.g. "Hall(101 )"
+    return [r for r in place.rooms if _fold(r.name) == name and _fold(r.id) == room_id]
+
+
+def find_seat(room: Room, text: str) -> Seat | None:
+    """The room's seat with this full id, or whose id ends with ``-<text>`` (``S012``)."""
+    wanted = text.strip().casefold()
+    if not wanted:
+        return None
+    exact = next((s for s in room.seats if s.id.casefold() == wanted), None)
+    if exact is not None:
+        return exact
+    return next((s for s in room.seats if s.id.casefold().endswith("-" + wanted)), None)
+
+
+def _rooms_list(place: Place, rooms: Sequence[Room] | None = None) -> str:
+    chosen = place.rooms if rooms is None else rooms
+    kinds = [f"{_room_label(r)} on {r.floor}, {'study area' if r.kind == STUDY else 'public area'}" for r in chosen]
+    return _bounded(kinds, "rooms")
+
+
+def _no_room(place: Place, text: str) -> str:
+    seat_in = place.seat_rooms.get(text.strip().casefold())
+    if seat_in:
+        return (
+            f"'{_show(text)}' is a seat in {_room_label(seat_in[0])}, not a room. Give the room as item_name and "
+            "the seat as seat_id."
+        )
+    return (
+        f"{place.describe()} has no room '{_show(text)}'. Its rooms: {_rooms_list(place)}. "
+        "Name a room by its name, its id, or as 'name (id)'."
+    )
+
+
+def _read_features(raw: Any) -> list[str] | str:
+    """Requested seat features, normalised (``Power Outlet`` -> ``power_outlet``), or an error."""
+    if not isinstance(raw, list):
+        return "features must be a list of seat features, e.g. [\"power_outlet\", \"quiet_zone\"]."
+    wanted: list[str] = []
+    for item in raw:
+        name = "_".join(item.replace("-", " ").split()).casefold() if isinstance(item, str) else None
+        if name not in SEAT_FEATURES:
+            shown = _show(item, 40) if isinstance(item, str) else "a non-text value"
+            return f"'{shown}' is not a seat feature. Seat features: {', '.join(SEAT_FEATURES)}."
+        if name not in wanted:
+            wanted.append(name)
+    return wanted
+
+
+# ------------------------------------------------------------------ query_availability
+
+
+def _study_listing(
+    view: ToolView, place: Place, room: Room, day: int, features: list[str], limit: int
+) -> tuple[list[str], dict[str, Any]]:
+    booked = room_bookings(view.state.reservation, place.building_id, room.id, day)
+    earliest = _earliest(view, day)
+    offered: list[tuple[Seat, list[tuple[int, int]], list[Booking]]] = []
+    for seat in open_seats(view, place, room, day):
+        if not all(f in seat.features for f in features):
+            continue
+        busy = booked.get(seat.id, [])
+        windows = free_windows(busy, earliest)
+        if windows:
+            offered.append((seat, windows, busy))
+    if features:
+        count = f"{len(offered)} open seat(s) have {', '.join(features)}"
+    else:
+        count = f"{len(offered)} of {len(_distinct(room.seats))} seats open"
+    lines = [f"{_room_label(room)}, {room.floor}, study area (book one seat): {count}."]
+    seats_data = []
+    for seat, windows, busy in offered[:limit]:
+        lines.append(f"  - {seat.id} [{', '.join(seat.features)}]: free {', '.join(_spans(windows))}{_booked_note(busy)}")
+        seats_data.append({"seat_id": seat.id, "features": list(seat.features), "free": _spans(windows)})
+    if len(offered) > limit:
+        lines.append(
+            f"  ... and {len(offered) - limit} more open seats; narrow the list with room=\"{_room_label(room)}\" "
+            "and/or features=[...]."
+        )
+    data = {"room_id": room.id, "name": room.name, "floor": room.floor, "kind": room.kind, "open_seats": len(offered), "seats": seats_data}
+    return lines, data
+
+
+def _booked_note(busy: Sequence[Booking]) -> str:
+    return f" (booked {', '.join(_span(b.start, b.end) for b in busy)})" if busy else ""
+
+
+def _public_listing(view: ToolView, place: Place, room: Room, day: int) -> tuple[list[str], dict[str, Any]]:
+    busy = room_bookings(view.state.reservation, place.building_id, room.id, day).get("", [])
+    windows = free_windows(busy, _earliest(view, day))
+    free = f"free {', '.join(_spans(windows))}" if windows else "not free for the rest of this date"
+    line = f"{_room_label(room)}, {room.floor}, public area (book the whole room, no seat_id): {free}{_booked_note(busy)}."
+    data = {"room_id": room.id, "name": room.name, "floor": room.floor, "kind": room.kind, "free": _spans(windows)}
+    return [line], data
+
+
+def query_availability(view: ToolView, args: dict[str, Any]) -> Outcome:
+    place = _find_library(view, args["location_id"])
+    if isinstance(place, str):
+        return fail(place)
+    day = _bookable_day(view, args["date"])
+    if isinstance(day, str):
+        return fail(day)
+    rooms = list(place.rooms)
+    if "room" in args:
+        rooms = match_rooms(place, args["room"])
+        if not rooms:
+            return fail(_no_room(place, args["room"]))
+    features = _read_features(args.get("features", []))
+    if isinstance(features, str):
+        return fail(features)
+    if features:
+        rooms = [r for r in rooms if r.kind == STUDY]
+        if not rooms:
+            return fail("Seat features apply only to study areas, and the rooms asked about are public areas booked whole. Leave out features.")
+    date = date_label(day)
+    lines = [f"Availability in {place.describe()} on {date} (open {HOURS}; book in quarter hours):"]
+    limit = MAX_SEATS if sum(r.kind == STUDY for r in rooms) <= 1 else MAX_SEATS_EACH
+    rooms_data = []
+    for room in rooms:
+        if room.kind == STUDY:
+            shown, data = _study_listing(view, place, room, day, features, limit)
+        else:
+            shown, data = _public_listing(view, place, room, day)
+        lines += shown
+        rooms_data.append(data)
+    lines.append(
+        f'Book with reservation.make_booking(location_id="{place.building_id}", item_name="<room name (id)>", '
+        f'date="{date}", time_slot="HH:MM-HH:MM", seat_id="<seat id>"); leave seat_id out for a public area.'
+    )
+    return ok("\n".join(lines), data={"location_id": place.building_id, "date": date, "rooms": rooms_data})
+
+
+# ------------------------------------------------------------------ make_booking
+
+
+def _pick_room(place: Place, item_name: str, seat_text: str) -> tuple[Room, Seat | None] | str:
+    """The room (and seat, if one was named) the agent means, or why it cannot be told."""
+    rooms = match_rooms(place, item_name)
+    if not rooms:
+        return _no_room(place, item_name)
+    if len(rooms) > 1:
+        exact = place.seat_rooms.get(seat_text.casefold(), [])
+        holding = [r for r in rooms if r in exact] or [r for r in rooms if find_seat(r, seat_text) is not None]
+        if len(holding) != 1:
+            why = f"none of them has a seat '{_show(seat_text, 40)}'" if seat_text and not holding else "say which one"
+            return (
+                f"{len(rooms)} rooms of {place.describe()} match '{_show(item_name)}' ({why}): {_rooms_list(place, rooms)}. "
+                "Give item_name as 'name (id)', e.g. '" + _room_label(rooms[0]) + "'."
+            )
+        rooms = holding
+    room = rooms[0]
+    if room.kind != STUDY or not seat_text:
+        return room, None
+    seat = find_seat(room, seat_text)
+    if seat is None:
+        elsewhere = place.seat_rooms.get(seat_text.strip().casefold())
+        where = f" It is in {_room_label(elsewhere[0])}." if elsewhere else ""
+        example = f" Seat ids there look like '{room.seats[0].id}'." if room.seats else ""
+        return f"{_room_label(room)} has no seat '{_show(seat_text, 40)}'.{where}{example}"
+    return room, seat
+
+
+def make_booking(view: ToolView, args: dict[str, Any]) -> Outcome:
+    place = _find_library(view, args["location_id"])
+    if isinstance(place, str):
+        return fail(place)
+    day = _bookable_day(view, args["date"])
+    if isinstance(day, str):
+        return fail(day)
+    slot = _read_slot(view, args["time_slot"], day)
+    if isinstance(slot, str):
+        return fail(slot)
+    seat_text = args.get("seat_id", "").strip()
+    picked = _pick_room(place, args["item_name"], seat_text)
+    if isinstance(picked, str):
+        return fail(picked)
+    room, seat = picked
+    date = date_label(day)
+    look = f'reservation.query_availability(location_id="{place.building_id}", date="{date}", room="{_room_label(room)}")'
+    if room.kind != STUDY and seat_text:
+        return fail(f"{_room_label(room)} is a public area, booked whole: leave seat_id out.")
+    if room.kind == STUDY and seat is None:
+        return fail(f"{_room_label(room)} is a study area: you book one seat in it. Give seat_id, one of the open seats {look} lists.")
+    if seat is not None and seat not in open_seats(view, place, room, day):
+        return fail(f"Seat {seat.id} is not open for booking on {date}. {look} lists the seats that are.")
+    part: ReservationState = view.state.reservation
+    busy = room_bookings(part, place.building_id, room.id, day).get(seat.id if seat else "", [])
+    start, end = slot
+    clash = next((b for b in busy if b.start < end and start < b.end), None)
+    if clash is not None:
+        what = f"Seat {seat.id}" if seat else _room_label(room)
+        free = ", ".join(_spans(free_windows(busy, _earliest(view, day)))) or "no other time"
+        return fail(
+            f"{what} is already booked on {date} at {_span(clash.start, clash.end)} (booking {clash.booking_id}), "
+            f"which overlaps {_span(start, end)}. It is free {free} that day."
+        )
+    booking_id = f"bk_{part.next_booking}"
+    fact = Booked(
+        booking_id=booking_id,
+        task_id=view.task_id,
+        location_id=place.building_id,
+        room_id=room.id,
+        item_name=room.name,
+        date=date,
+        time_slot=_span(start, end),
+        seat_id=seat.id if seat else "",
+    )
+    what = f"seat {seat.id} in {_room_label(room)}" if seat else _room_label(room)
+    message = f"Booked {what}, {place.describe()}, {date} {fact.time_slot} (booking {booking_id})."
+    data = {k: getattr(fact, k) for k in ("booking_id", "location_id", "room_id", "item_name", "seat_id", "date", "time_slot")}
+    return ok(message, [fact], data)
+
+
+# ------------------------------------------------------------------ reducers and world changes
+
+
+def _booked(part: ReservationState, event: Booked) -> None:
+    day = parse_day(event.date)
+    bounds = parse_slot(event.time_slot)
+    if isinstance(day, str) or bounds is None:  # never written by the handler; a log must still fold
+        return
+    part.bookings.append(
+        Booking(
+            booking_id=event.booking_id,
+            task_id=event.task_id,
+            location_id=event.location_id,
+            room_id=event.room_id,
+            item_name=event.item_name,
+            seat_id=event.seat_id,
+            date=date_label(day),
+            time_slot=_span(*bounds),
+            day=day,
+            start=bounds[0],
+            end=bounds[1],
+        )
+    )
+    number = _BOOKING_ID.fullmatch(event.booking_id)
+    part.next_booking = max(part.next_booking + 1, int(number.group(1)) + 1) if number else part.next_booking + 1
+
+
+def _world_changed(part: ReservationState, event: WorldChanged) -> None:
+    if event.change.get("type") != "seat_availability":
+        return
+    read = _read_shaping(event.change)
+    if not isinstance(read, str):
+        key, seats = read
+        part.shaped[key] = seats
+
+
+def _read_shaping(change: dict[str, Any]) -> tuple[str, list[str]] | str:
+    building, room, date, seats = (change.get(k) for k in ("building_id", "room_id", "date", "open_seats"))
+    for name, value in (("building_id", building), ("room_id", room)):
+        if not isinstance(value, str) or not value or "|" in value or len(value) > MAX_ID:
+            return f"seat_availability needs '{name}', a non-empty id without '|'"
+    if not isinstance(date, str):
+        return "seat_availability needs 'date' like 'Week 4, Saturday'"
+    day = parse_day(date)
+    if isinstance(day, str):
+        return day
+    if not isinstance(seats, list) or not all(isinstance(s, str) and s for s in seats):
+        return "seat_availability needs 'open_seats', a list of full seat ids"
+    return shape_key(building, room, date_label(day)), sorted(set(seats))
+
+
+def world_change_problem(change: dict[str, Any], world: WorldIndex | None = None) -> str | None:
+    """Why a scheduled reservation change would be ignored or miss, or None (also for other change types).
+
+    Without ``world`` only the shape is checked (what the reducer checks: a log must always
+    fold). With it, scenario loaders also learn whether the library, the study area and
+    every seat exist; ids must be exact.
+    """
+    if change.get("type") != "seat_availability":
+        return None
+    read = _read_shaping(change)
+    if isinstance(read, str) or world is None:
+        return read if isinstance(read, str) else None
+    place = libraries(world).by_id.get(change["building_id"].casefold())
+    if place is None or place.building_id != change["building_id"]:
+        return f"seat_availability: '{change['building_id']}' is not the id of a library"
+    room = next((r for r in place.rooms if r.id == change["room_id"]), None)
+    if room is None or room.kind != STUDY:
+        return f"seat_availability: {place.building_id} has no study area with id '{change['room_id']}'"
+    ids = {s.id for s in room.seats}
+    stray = [s for s in read[1] if s not in ids]
+    if stray:
+        return f"seat_availability: {_room_label(room)} has no seat '{stray[0]}'"
+    return None
+
+
+# ------------------------------------------------------------------ declarations
+
+_LOCATION = Param(name="location_id", type="string", description="The library's building id, e.g. 'B001' (map.find_building_id finds it).", max_length=MAX_ID)
+_DATE = Param(name="date", type="string", description="The day, written 'Week X, Day', e.g. 'Week 4, Saturday'. Today or later.", max_length=100)
+
+QUERY_AVAILABILITY = ToolDecl(
+    name="reservation.query_availability",
+    system="reservation",
+    description=(
+        "List what can be booked in a library on a date: for each study area its open seats with their features "
+        f"and free times, for each public area (booked whole) its free times. Libraries are open {HOURS}. "
+        f"At most {MAX_SEATS_EACH} seats are listed per room ({MAX_SEATS} when only one study area is listed); "
+        "narrow the list with the optional room and features."
+    ),
+    params=(
+        _LOCATION,
+        _DATE,
+        Param(name="room", type="string", required=False, max_length=MAX_ID, description="Only this room: its name, its id, or 'name (id)', e.g. 'Quiet Study Zone (West Wing)'."),
+        Param(name="features", type="array", items="string", required=False, description="Only seats that have all of these features, e.g. [\"power_outlet\", \"quiet_zone\"]. Features: " + ", ".join(SEAT_FEATURES) + "."),
+    ),
+    handler=query_availability,
+    example='reservation.query_availability(location_id="B001", date="Week 4, Saturday")',
+)
+
+MAKE_BOOKING = ToolDecl(
+    name="reservation.make_booking",
+    system="reservation",
+    description=(
+        "Book a seat in a library study area, or a whole public area, for a time slot on a date. Check first with "
+        "reservation.query_availability which seats are open. The result gives the booking id."
+    ),
+    params=(
+        _LOCATION,
+        Param(name="item_name", type="string", max_length=MAX_ID, description="The room: its name, its id, or 'name (id)' as listed, e.g. 'Quiet Study Zone (West Wing)'."),
+        _DATE,
+        Param(name="time_slot", type="string", max_length=100, description=f"'HH:MM-HH:MM' within {HOURS}, in quarter hours, e.g. '14:00-16:00'."),
+        Param(name="seat_id", type="string", required=False, max_length=MAX_ID, description="The seat, e.g. 'B001-West Wing-S012' (required in a study area; leave out for a public area)."),
+    ),
+    handler=make_booking,
+    mutates=True,
+    example=(
+        'reservation.make_booking(location_id="B001", item_name="Quiet Study Zone (West Wing)", date="Week 4, Saturday", '
+        'time_slot="14:00-16:00", seat_id="B001-West Wing-S012")'
+    ),
+)
+
+RESERVATION_TOOLS: tuple[ToolDecl, ...] = (QUERY_AVAILABILITY, MAKE_BOOKING)
+
+
+def _new_state(world: Any) -> ReservationState:
+    return ReservationState()
+
+
+RESERVATION = Domain(
+    name="reservation",
+    state_type=ReservationState,
+    initial=_new_state,
+    reducers={Booked: _booked, WorldChanged: _world_changed},
+    tools=RESERVATION_TOOLS,
+)
