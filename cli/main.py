@@ -34,6 +34,8 @@ from scenarios.scorecard import scorecard
 from scenarios.term import generate_term
 from world.generate import generate_world
 from world.index import WorldIndex
+from world.model import World
+from world.stulife import ImportReport, StuLifeDataError, load_stulife
 
 app = typer.Typer(
     help="An event-sourced campus for agents: run a term, then replay, fork, verify and diff it.",
@@ -137,6 +139,8 @@ def run(
     rounds: int = typer.Option(DEFAULT_ROUND_LIMIT, "--rounds", min=1, help="Agent turns allowed per task."),
     resume: str = typer.Option(None, "--resume", help="Continue this stored run instead of starting a new one."),
     max_steps: int = typer.Option(None, "--max-steps", min=0, help="Stop after this many agent replies (resume later)."),
+    world_source: str = typer.Option(None, "--world", metavar="SOURCE",
+                                     help="'generated' (the default: a campus from the seed) or 'stulife:DIR' (the published StuLife data)."),
     as_json: bool = JSON,
 ) -> None:
     """Play a term with an agent and print its scorecard.
@@ -144,18 +148,37 @@ def run(
     With no options: generate the default world and term (seed 0), let the built-in oracle
     play it into runs.db, and print the scorecard.
     """
+    if resume is not None and world_source is not None:
+        _fail("--world cannot be used with --resume: a run continues on the world it started on")
+    world = None if resume is not None else WorldIndex(_world(world_source or "generated", seed))
     with _store(db, must_exist=resume is not None) as store:
-        if resume is not None:
+        if world is None:
             current = open_run(store, resume)
             player = _agent(current.branch.agent, current)
         else:
-            world = WorldIndex(generate_world(seed))
             term = generate_term(world, seed, scale)
             player = _agent(agent, None, term=term, world=world)
             current = new_run(store, world, term, agent_name=agent, seed=seed, round_limit=rounds)
         _play(current, player, show_progress=not as_json, max_steps=max_steps)
         summary = _summary(current)
     _emit_json(summary) if as_json else _print_summary(summary)
+
+
+def _world(source: str, seed: int) -> World:
+    """The world named by ``--world``: ``generated`` or ``stulife:DIR``."""
+    if source == "generated":
+        return generate_world(seed)
+    kind, _, directory = source.partition(":")
+    if kind != "stulife" or not directory:
+        _fail(f"unknown world {source!r}; use --world generated or --world stulife:DIR")
+    return _import_stulife(directory)[0]
+
+
+def _import_stulife(directory: str) -> tuple[World, ImportReport]:
+    try:
+        return load_stulife(directory)
+    except StuLifeDataError as error:
+        _fail(str(error))
 
 
 def _agent(name: str, current: Run | None, **inputs: Any) -> Any:
@@ -363,6 +386,28 @@ def world_generate(
     else:
         out.print(f"{report['name']}: {report['buildings']} buildings, {report['paths']} walkways, "
                   f"{report['complexes']} complexes, home {report['home']}; hash {report['hash']}")
+
+
+@world_app.command("import-stulife")
+def world_import_stulife(
+    directory: str = typer.Argument(..., metavar="DIR", help="The StuLife background data (map_v1.5.json, courses.json, ...)."),
+    as_json: bool = JSON,
+) -> None:
+    """Import the published StuLife data as a world; print its size, hash and what the import had to work around."""
+    world, report = _import_stulife(directory)
+    if as_json:
+        _emit_json({"name": world.name, "hash": world.hash, "counts": report.counts, "report": report.notes})
+        return
+    counts = report.counts
+    out.print(f"{world.name}: {counts['buildings']} buildings, {counts['walkways']} walkways, {counts['complexes']} complexes, "
+              f"home {world.home}; {counts['libraries']} libraries with {counts['rooms']} rooms ({counts['study_rooms']} study, "
+              f"{counts['public_rooms']} public) and {counts['seats']} seats; {counts['courses']} course sections, "
+              f"{counts['clubs']} clubs, {counts['advisors']} advisors, {counts['books']} books; {counts['texts']} texts "
+              f"({counts['chapters']} chapters, {counts['sections']} sections, {counts['articles']} articles)", highlight=False)
+    out.print(f"hash {world.hash}", highlight=False)
+    out.print(f"[bold]import report[/] ({len(report.notes)} notes):")
+    for note in report.notes:
+        out.print(f"- {note}", highlight=False, markup=False)
 
 
 @bench_app.command("kernel")

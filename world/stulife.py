@@ -1,52 +1,213 @@
 """Reading the published StuLife background data into the world model.
 
-For now this reads the campus map (``map_v1.5.json``): buildings, walkways with their
-properties, and building complexes; the home base is Lakeside Dormitory (B083), as in the
-benchmark. Nothing is dropped silently: anything that cannot be mapped is listed in the
-returned report.
+``load_map`` reads only the campus map; ``load_stulife`` reads the whole published layout
+(``map_v1.5.json``, ``courses.json`` with ``combined_courses_s1.json`` and
+``combined_courses_s2.json``, ``campus_data.json`` and ``books/*.json``) into one ``World``.
+
+Rules:
+
+- Nothing is dropped or repaired silently. Every quirk of the data that the importer works
+  around is a line of the returned ``ImportReport``, and so are the source fields the world
+  model has no place for.
+- The home base is Lakeside Dormitory (B083), as in the benchmark.
+- Library rooms keep the seat data's ``room_id`` as id and ``room_name`` as name. Every
+  seat room is checked against its building's amenities on the same floor, in either the
+  form ``name`` or ``name (room_id)``. Duplicated seat ids get ``-2``, ``-3``... in source
+  order. Seats' ``available`` flags are not imported: availability is the reservation
+  system's business.
+- Course sections come from ``courses.json``. Its ``popularity`` is null everywhere, so
+  popularity is the ``popularity_index`` of the combined file of the section's semester,
+  matched by course code (``DEFAULT_POPULARITY`` when missing). Seats are that file's
+  ``seats_left``, else its ``enrollment_capacity``, else ``DEFAULT_SEATS``. A blank
+  ``time`` is taken from the combined file. Codes are kept as given, even where one is used
+  in both semesters: a section is identified by (code, semester).
+- A club's email is the address in its ``recruitment_info`` (without the sentence's period).
+- A book's library is the building named before `` - `` in its ``location``; the whole
+  location string is its collection.
+- Texts carry the titles the tools know (``TEXTS``), in that order: the three handbooks,
+  then the eight textbooks. Article ids are kept as given, even where books share them; a
+  chapter title repeated inside a book gets `` (2)`` so that every chapter can be listed.
+  The Academic Programs Guide is built from the programs file: one chapter per program,
+  sections at level-3 headings (at every heading below the title when a program has none),
+  an article per sub-heading, cut into parts of at most ``ARTICLE_LIMIT`` characters, titled
+  ``<program>: <heading>`` so that titles are unique in the book.
+- Agents only see ASCII, so every string of the world is transliterated (``to_ascii``).
+- Determinism: the output depends only on the files. Source order is kept where it means
+  something (catalogue order, book structure, seats in a room); libraries and buildings
+  are sorted by id.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from world.model import Building, Complex, Path as Walkway, World
+import msgspec
+
+from world.model import (
+    SEAT_FEATURES,
+    Advisor,
+    Article,
+    Book,
+    BookSection,
+    Building,
+    Chapter,
+    Club,
+    Complex,
+    CourseSection,
+    Library,
+    Room,
+    Seat,
+    Text,
+    World,
+)
+from world.model import (
+    Path as Walkway,
+)
 
 HOME = "B083"
+DEFAULT_POPULARITY = 50
+"""The reference implementation's default when a course has no popularity."""
+DEFAULT_SEATS = 100
+"""The most common ``enrollment_capacity`` in the combined course files."""
+ARTICLE_LIMIT = 2000
+"""Longest article body, in characters, cut from the Academic Programs Guide."""
+
+TEXTS: tuple[tuple[str, str, str, str], ...] = (
+    # file (without .json), the title the tools know, kind, the course it belongs to
+    ("university_rules", "Student Handbook", "handbook", ""),
+    ("academic_integrity", "Academic Integrity Guidelines", "handbook", ""),
+    ("informatics_division_programs_anonymized", "Academic Programs Guide", "handbook", ""),
+    ("IntroductionCS", "A Panorama of Computing: From Bits to Artificial Intelligence", "textbook",
+     "Introduction to Computer Science"),
+    ("Linear Algebra", "Linear Algebra and Its Applications", "textbook", "Linear Algebra"),
+    ("Mathematical Analysis", "Mathematical Analysis", "textbook", "Mathematical Analysis I"),
+    ("Military Theory", "Military Theory and National Defense", "textbook", "Military Theory (Including Military Training)"),
+    ("Programming4Everyone", "Programming for Everyone", "textbook", "Programming for Everyone"),
+    ("innovation", "Innovation and Entrepreneurship", "textbook", "Innovation and Entrepreneurship"),
+    ("mental", "Mental Health and Wellness", "textbook", "Mental Health & Development of College Students"),
+    ("programing", "Advanced Programming Concepts", "textbook", "Programming"),
+)
+PROGRAMS_FILE = "informatics_division_programs_anonymized"
 
 
 class StuLifeDataError(ValueError):
     """The directory does not hold the published StuLife layout."""
 
 
+class ImportReport(msgspec.Struct, frozen=True, kw_only=True):
+    counts: dict[str, int]
+    notes: list[str]
+    """Human-readable, one quirk or decision per line."""
+
+
+# ---------------------------------------------------------------- entry points
+
+
 def load_map(directory: str | Path) -> tuple[World, list[str]]:
     """The StuLife campus map as a ``World``, and a report of what could not be mapped."""
-    source = Path(directory) / "map_v1.5.json"
-    if not source.exists():
+    notes: list[str] = []
+    buildings, paths, complexes = _map(Path(directory), notes)
+    return World(name="stulife", seed=None, home=HOME, buildings=buildings, paths=paths, complexes=complexes), notes
+
+
+def load_stulife(directory: str | Path) -> tuple[World, ImportReport]:
+    """Everything the published data holds, as one ``World``, with a report of its quirks."""
+    root = Path(directory)
+    if not root.is_dir():
+        raise StuLifeDataError(f"{root} is not a directory; point at the StuLife background data directory")
+    notes: list[str] = []
+    buildings, paths, complexes = _map(root, notes)
+    names = _building_names(buildings)
+    raw = _read(root, "campus_data.json")
+    with _shape("campus_data.json"):
+        libraries = _libraries(raw["library_seats"]["libraries"], {b.id: b for b in buildings}, notes)
+        clubs = _clubs(raw["clubs"], notes)
+        advisors = [_advisor(a, notes) for a in raw["advisors"]]
+        books = _books(raw["library_books"], names, notes)
+    courses = _courses(root, {b.id for b in buildings}, notes)
+    texts = _texts(root, {c.name for c in courses}, notes)
+    notes.append(
+        "not imported (no place in the world model): advisors' gender and age; books' status (all 'Available'); "
+        "seats' accessible and available flags (availability is the reservation system's); courses' "
+        "total_class_hours, class_hours_per_week, instructor id and building_name, and the combined files' submodule; "
+        "the books' versions and dates"
+    )
+    world = World(name="stulife", seed=None, home=HOME, buildings=buildings, paths=paths, complexes=complexes,
+                  libraries=libraries, courses=courses, advisors=advisors, clubs=clubs, books=books, texts=texts)
+    world = _ascii_world(world, notes)
+    return world, ImportReport(counts=_counts(world), notes=[to_ascii(note)[0] for note in notes])
+
+
+def _counts(world: World) -> dict[str, int]:
+    rooms = [room for library in world.libraries for room in library.rooms]
+    chapters = [chapter for text in world.texts for chapter in text.chapters]
+    sections = [section for chapter in chapters for section in chapter.sections]
+    return {
+        "buildings": len(world.buildings), "walkways": len(world.paths), "complexes": len(world.complexes),
+        "libraries": len(world.libraries), "rooms": len(rooms),
+        "study_rooms": sum(room.kind == "StudyArea" for room in rooms),
+        "public_rooms": sum(room.kind == "PublicArea" for room in rooms),
+        "seats": sum(len(room.seats) for room in rooms), "courses": len(world.courses), "clubs": len(world.clubs),
+        "advisors": len(world.advisors), "books": len(world.books), "texts": len(world.texts),
+        "chapters": len(chapters), "sections": len(sections),
+        "articles": sum(len(section.articles) for section in sections),
+    }
+
+
+# ---------------------------------------------------------------- files
+
+
+def _read(root: Path, name: str) -> Any:
+    source = root / name
+    if not source.is_file():
         raise StuLifeDataError(f"{source} does not exist; point at the StuLife background data directory")
-    raw: dict[str, Any] = json.loads(source.read_text(encoding="utf-8"))
-    report: list[str] = []
-    buildings = [_building(node) for node in raw.get("nodes", [])]
-    known = {b.id for b in buildings}
-    paths = []
-    for edge in raw.get("edges", []):
-        if edge.get("source") not in known or edge.get("target") not in known:
-            report.append(f"walkway {edge.get('source')}-{edge.get('target')}: unknown endpoint")
-            continue
-        paths.append(Walkway(source=edge["source"], target=edge["target"], minutes=int(edge["time_cost"]),
-                             properties={k: str(v) for k, v in edge.get("properties", {}).items()}))
-    complexes = [
-        Complex(id=group["group_id"], name=group["group_name"], members=list(group["member_ids"]),
-                description=group.get("connection_description", ""))
-        for group in raw.get("building_complexes", [])
-    ]
+    try:
+        return json.loads(source.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise StuLifeDataError(f"{source} is not valid JSON: {error}") from None
+
+
+@contextmanager
+def _shape(name: str) -> Iterator[None]:
+    """Turn a missing key or a wrong type in a file into one ``StuLifeDataError``."""
+    try:
+        yield
+    except (KeyError, TypeError, IndexError, AttributeError, ValueError) as error:
+        if isinstance(error, StuLifeDataError):
+            raise
+        raise StuLifeDataError(f"{name} does not have the published shape ({type(error).__name__}: {error})") from None
+
+
+# ---------------------------------------------------------------- map
+
+
+def _map(root: Path, notes: list[str]) -> tuple[list[Building], list[Walkway], list[Complex]]:
+    raw = _read(root, "map_v1.5.json")
+    with _shape("map_v1.5.json"):
+        buildings = sorted((_building(node) for node in raw["nodes"]), key=lambda b: b.id)
+        known = {b.id for b in buildings}
+        paths = []
+        for edge in raw["edges"]:
+            if edge["source"] not in known or edge["target"] not in known:
+                notes.append(f"walkway {edge['source']}-{edge['target']}: unknown endpoint, not imported")
+                continue
+            paths.append(Walkway(source=edge["source"], target=edge["target"], minutes=int(edge["time_cost"]),
+                                 properties={k: str(v) for k, v in edge.get("properties", {}).items()}))
+        complexes = [
+            Complex(id=group["group_id"], name=group["group_name"], members=list(group["member_ids"]),
+                    description=group.get("connection_description", ""))
+            for group in raw.get("building_complexes", [])
+        ]
     if HOME not in known:
         raise StuLifeDataError(f"the map has no home base {HOME} (Lakeside Dormitory)")
-    world = World(name="stulife", seed=None, home=HOME, buildings=sorted(buildings, key=lambda b: b.id),
-                  paths=paths, complexes=complexes)
-    return world, report
+    return buildings, paths, complexes
 
 
 def _building(node: dict[str, Any]) -> Building:
@@ -58,3 +219,574 @@ def _building(node: dict[str, Any]) -> Building:
         zone=node.get("zone", ""),
         amenities={floor: list(rooms) for floor, rooms in node.get("internal_amenities", {}).items()},
     )
+
+
+def _building_names(buildings: list[Building]) -> dict[str, str]:
+    """Case-folded name or alias → building id (names first, as ``WorldIndex.names``)."""
+    table: dict[str, str] = {}
+    for building in buildings:
+        table.setdefault(building.name.casefold(), building.id)
+    for building in buildings:
+        for alias in building.aliases:
+            table.setdefault(alias.casefold(), building.id)
+    return table
+
+
+# ---------------------------------------------------------------- libraries
+
+
+def _libraries(raw: list[dict[str, Any]], buildings: dict[str, Building], notes: list[str]) -> list[Library]:
+    libraries: list[Library] = []
+    by_name = by_form = 0
+    for entry in sorted(raw, key=lambda e: e["id"]):
+        building = buildings.get(entry["id"])
+        if building is None:
+            notes.append(f"library seats for unknown building {entry['id']} ({entry.get('name', '')}): not imported")
+            continue
+        rooms: list[Room] = []
+        matched: set[tuple[str, str]] = set()
+        for floor, listed in entry["internal_amenities"].items():
+            amenities = building.amenities.get(floor, [])
+            for room in listed:
+                plain, combined = room["room_name"], f"{room['room_name']} ({room['room_id']})"
+                if plain in amenities:
+                    by_name += 1
+                    matched.add((floor, plain))
+                elif combined in amenities:
+                    by_form += 1
+                    matched.add((floor, combined))
+                else:
+                    notes.append(f"library room {building.id} {floor} '{plain}' (room_id '{room['room_id']}') matches no "
+                                 f"amenity of {building.name} on that floor, neither as '{plain}' nor as '{combined}'; kept")
+                rooms.append(_room(building.id, floor, room, notes))
+        ids = Counter(room.id for room in rooms)
+        for room_id in sorted(i for i, n in ids.items() if n > 1):
+            notes.append(f"library {building.id}: room_id '{room_id}' is used by {ids[room_id]} rooms; kept as given")
+        for floor, amenities in building.amenities.items():
+            for amenity in amenities:
+                if (floor, amenity) not in matched:
+                    notes.append(f"library {building.id} {floor}: the map's amenity '{amenity}' has no room in the seat data")
+        libraries.append(Library(building_id=building.id, rooms=rooms))
+    notes.append(
+        f"library rooms vs map amenities: {by_name} seat-data rooms match an amenity by room_name, {by_form} only in the "
+        "map's 'room_name (room_id)' form (e.g. the map's 'Quiet Study Zone (West Wing)' is room_name 'Quiet Study Zone', "
+        "room_id 'West Wing'); rooms keep room_id as id and room_name as name"
+    )
+    return libraries
+
+
+def _room(building_id: str, floor: str, raw: dict[str, Any], notes: list[str]) -> Room:
+    kind = raw["type"]
+    if kind not in ("StudyArea", "PublicArea"):
+        notes.append(f"library room {building_id} '{raw['room_name']}': unknown type '{kind}', imported as PublicArea")
+        kind = "PublicArea"
+    seats: list[Seat] = []
+    seen: Counter[str] = Counter()
+    for seat in raw["seats"]:
+        seat_id = seat["seat_id"]
+        seen[seat_id] += 1
+        if seen[seat_id] > 1:
+            unique = f"{seat_id}-{seen[seat_id]}"
+            notes.append(f"duplicate seat id '{seat_id}' in {building_id} room '{raw['room_id']}': "
+                         f"occurrence {seen[seat_id]} (seat {len(seats) + 1} of the room) is now '{unique}'")
+            seat_id = unique
+        unknown = sorted(set(seat["features"]) - set(SEAT_FEATURES))
+        if unknown:
+            notes.append(f"seat {seat_id}: features {unknown} are not in SEAT_FEATURES; kept")
+        seats.append(Seat(id=seat_id, features=list(dict.fromkeys(seat["features"]))))
+    return Room(id=raw["room_id"], name=raw["room_name"], floor=floor, kind=kind, seats=seats)
+
+
+# ---------------------------------------------------------------- clubs, advisors, books
+
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+
+
+def _clubs(raw: list[dict[str, Any]], notes: list[str]) -> list[Club]:
+    clubs: list[Club] = []
+    periods = 0
+    for entry in raw:
+        text = entry["recruitment_info"]
+        found = _EMAIL.search(text)
+        if found is None:
+            notes.append(f"club {entry['club_id']} ({entry['club_name']}): no email address in recruitment_info; email left empty")
+        elif text[found.end():found.end() + 1] == ".":
+            periods += 1
+        clubs.append(Club(id=entry["club_id"], name=entry["club_name"], category=entry["category"],
+                          description=entry["description"], recruitment=text, email=found.group(0) if found else ""))
+    notes.append(f"club emails: extracted from recruitment_info; in {periods} of {len(clubs)} clubs a sentence's "
+                 "period follows the address directly and is not part of it")
+    return sorted(clubs, key=lambda c: c.id)
+
+
+def _advisor(raw: dict[str, Any], notes: list[str]) -> Advisor:
+    area, preference = raw["research_area"], raw.get("preferences") or {}
+    detail = preference.get("level_2", "")
+    if isinstance(detail, list):
+        notes.append(f"advisor {raw['advisor_id']}: preferences.level_2 is a list {detail}; joined with '; '")
+        detail = "; ".join(map(str, detail))
+    return Advisor(
+        id=raw["advisor_id"], name=raw["name"], email=raw["email"], area=area["level_1"], field=area["level_2"],
+        tags=list(area.get("tags", [])), works=list(raw.get("representative_work", [])),
+        preference=preference.get("level_1", ""), preference_detail=detail,
+        preference_text=preference.get("description", ""),
+    )
+
+
+def _books(raw: list[dict[str, Any]], names: dict[str, str], notes: list[str]) -> list[Book]:
+    books: list[Book] = []
+    held: dict[str, set[str]] = defaultdict(set)
+    for entry in raw:
+        location = entry["location"]
+        library, _, rest = location.partition(" - ")
+        library_id = names.get(library.strip().casefold(), "")
+        if not rest or not library_id:
+            notes.append(f"book '{entry['title']}': no map building named in its location '{location}'; library left empty")
+        held[entry["category"]].add(location)
+        books.append(Book(title=entry["title"], author=entry["author"], call_number=entry["call_number"], type=entry["type"],
+                          category=entry["category"], library_id=library_id, collection=location))
+    for category in sorted(c for c, places in held.items() if len(places) > 1):
+        notes.append(f"book category '{category}' is held in {len(held[category])} locations "
+                     f"({'; '.join(sorted(held[category]))}); each book keeps its own location")
+    return books
+
+
+# ---------------------------------------------------------------- courses
+
+_TIME = re.compile(r"^\d{2}:\d{2}-\d{2}:\d{2}$")
+
+
+def _courses(root: Path, buildings: set[str], notes: list[str]) -> list[CourseSection]:
+    raw = _read(root, "courses.json")
+    legacy = {1: _combined(root, "combined_courses_s1.json", notes), 2: _combined(root, "combined_courses_s2.json", notes)}
+    sections: list[CourseSection] = []
+    with _shape("courses.json"):
+        entries = raw["courses"]
+        if all(entry.get("popularity") is None for entry in entries):
+            notes.append(f"course popularity: 'popularity' is null for all {len(entries)} sections of courses.json; "
+                         "popularity_index is taken from combined_courses_s1.json / combined_courses_s2.json, matched "
+                         "by course code within the section's semester")
+        for entry in entries:
+            sections.append(_section(entry, legacy, buildings, notes))
+    defaulted = [s.code for s, e in zip(sections, entries) if _legacy_of(e, legacy) is None]
+    if defaulted:
+        notes.append(f"course popularity: {len(defaulted)} sections have no combined-file entry ({', '.join(defaulted[:10])}); "
+                     f"they get popularity {DEFAULT_POPULARITY} (the reference default) and {DEFAULT_SEATS} seats")
+    else:
+        notes.append(f"course popularity and seats: found in the combined files for all {len(sections)} sections "
+                     f"(seats = seats_left; the default {DEFAULT_POPULARITY} popularity / {DEFAULT_SEATS} seats was not needed)")
+    by_code: dict[str, set[int]] = defaultdict(set)
+    for section in sections:
+        by_code[section.code].add(section.semester)
+    repeated = Counter((s.code, s.semester) for s in sections)
+    for (code, semester), n in sorted(repeated.items()):
+        if n > 1:
+            notes.append(f"course {code} appears {n} times in semester {semester} of courses.json; all kept")
+    shared = sorted(code for code, semesters in by_code.items() if len(semesters) > 1)
+    if shared:
+        notes.append(f"course codes used in both semesters: {', '.join(shared)}; kept as given, so a section is "
+                     "identified by (code, semester)")
+    names = {s.name for s in sections}
+    for section in sections:
+        for missing in [p for p in section.prerequisites if p not in names]:
+            notes.append(f"course {section.code}: prerequisite '{missing}' is not a course name; kept")
+    return sections
+
+
+def _combined(root: Path, name: str, notes: list[str]) -> dict[str, dict[str, Any]]:
+    raw = _read(root, name)
+    table: dict[str, dict[str, Any]] = {}
+    with _shape(name):
+        for entry in raw["all_courses"]:
+            if entry["course_code"] in table:
+                notes.append(f"{name}: course code {entry['course_code']} appears twice; the first is used")
+                continue
+            table[entry["course_code"]] = entry
+    return table
+
+
+def _semester(entry: dict[str, Any]) -> int:
+    value = str(entry["semester"]).split()[-1]
+    if value not in ("1", "2"):
+        raise StuLifeDataError(f"course {entry['course_code']}: unknown semester {entry['semester']!r}")
+    return int(value)
+
+
+def _legacy_of(entry: dict[str, Any], legacy: dict[int, dict[str, dict[str, Any]]]) -> dict[str, Any] | None:
+    return legacy[_semester(entry)].get(entry["course_code"])
+
+
+def _section(entry: dict[str, Any], legacy: dict[int, dict[str, dict[str, Any]]], buildings: set[str],
+             notes: list[str]) -> CourseSection:
+    code, schedule = entry["course_code"], entry["schedule"]
+    semester = _semester(entry)
+    old = _legacy_of(entry, legacy) or {}
+    time = schedule["time"].strip()
+    if not _TIME.match(time):
+        fallback = str(old.get("schedule", {}).get("time", "")).strip()
+        if not _TIME.match(fallback):
+            raise StuLifeDataError(f"course {code}: time {schedule['time']!r} is not HH:MM-HH:MM and the combined file has none")
+        notes.append(f"course {code}: time {schedule['time']!r} in courses.json; took '{fallback}' from "
+                     f"combined_courses_s{semester}.json")
+        time = fallback
+    location = schedule["location"]
+    if location["building_id"] not in buildings:
+        notes.append(f"course {code}: building {location['building_id']} is not on the map; kept")
+    if entry["type"] not in ("Compulsory", "Elective"):
+        notes.append(f"course {code}: unknown type '{entry['type']}', imported as elective")
+    popularity = old.get("popularity_index", DEFAULT_POPULARITY)
+    if not 0 <= popularity <= 99:
+        notes.append(f"course {code}: popularity {popularity} outside 0-99; clamped")
+        popularity = min(99, max(0, popularity))
+    seats = next((old[k] for k in ("seats_left", "enrollment_capacity") if old.get(k) is not None), DEFAULT_SEATS)
+    return CourseSection(
+        code=code, name=entry["course_name"], credits=int(entry["credits"]), instructor=entry["instructor"]["name"],
+        semester=semester, compulsory=entry["type"] == "Compulsory", first_week=int(schedule["weeks"]["start"]),
+        last_week=int(schedule["weeks"]["end"]), days=list(schedule["days"]), time=time,
+        building_id=location["building_id"], room=location["room"], popularity=int(popularity), seats=int(seats),
+        prerequisites=list(entry.get("prerequisites") or []), description=entry.get("description", ""),
+    )
+
+
+# ---------------------------------------------------------------- texts
+
+
+def _texts(root: Path, course_names: set[str], notes: list[str]) -> list[Text]:
+    books = root / "books"
+    known = {stem for stem, *_ in TEXTS}
+    extra = sorted(p.name for p in books.glob("*.json") if p.stem not in known) if books.is_dir() else []
+    if extra:
+        notes.append(f"books: {', '.join(extra)} are not known to the tools; not imported")
+    texts: list[Text] = []
+    wrapped: list[str] = []
+    renamed: list[str] = []
+    for stem, title, kind, course in TEXTS:
+        raw = _read(root, f"books/{stem}.json")
+        with _shape(f"books/{stem}.json"):
+            if isinstance(raw, list):
+                if len(raw) != 1:
+                    raise StuLifeDataError(f"books/{stem}.json holds a list of {len(raw)} items, not one book")
+                wrapped.append(f"{stem}.json")
+                raw = raw[0]
+            if stem == PROGRAMS_FILE:
+                chapters = _programs_guide(raw, notes)
+            else:
+                chapters = _unique_chapters(title, [_chapter(chapter) for chapter in raw["content"]], notes)
+                if raw.get("handbook_title", title) != title:
+                    renamed.append(f"{stem}.json '{raw['handbook_title']}' -> '{title}'")
+        if course and course not in course_names:
+            notes.append(f"textbook '{title}': course '{course}' is not in the catalogue; kept")
+        texts.append(Text(title=title, kind=kind, chapters=chapters, course=course))
+    if wrapped:
+        notes.append(f"books: {' and '.join(wrapped)} wrap the book in a one-element list; unwrapped")
+    if renamed:
+        notes.append(f"books: {len(renamed)} files carry another title than the one the tools know; the tool title is used: "
+                     + "; ".join(renamed))
+    _report_article_ids(texts, notes)
+    return texts
+
+
+def _chapter(raw: dict[str, Any]) -> Chapter:
+    return Chapter(title=raw["title"], sections=[
+        BookSection(title=section["title"], articles=[
+            Article(id=article["id"], title=article["title"], body=article["content"]) for article in section["content"]
+        ])
+        for section in raw["content"]
+    ])
+
+
+def _unique_chapters(title: str, chapters: list[Chapter], notes: list[str]) -> list[Chapter]:
+    """A repeated chapter title gets `` (2)``, `` (3)``... so every chapter can be listed."""
+    seen: Counter[str] = Counter()
+    result: list[Chapter] = []
+    for chapter in chapters:
+        seen[chapter.title] += 1
+        if seen[chapter.title] > 1:
+            renamed = f"{chapter.title} ({seen[chapter.title]})"
+            same = [s.title for s in chapter.sections] == [s.title for s in result[-1].sections] if result else False
+            notes.append(f"'{title}': chapter '{chapter.title}' appears again at position {len(result) + 1}"
+                         + (" with the same sections" if same else "") + f"; this occurrence is now '{renamed}'")
+            chapter = msgspec.structs.replace(chapter, title=renamed)
+        result.append(chapter)
+    return result
+
+
+def _report_article_ids(texts: list[Text], notes: list[str]) -> None:
+    books_of: dict[str, set[str]] = defaultdict(set)
+    titles: Counter[str] = Counter()
+    for text in texts:
+        ids = Counter(a.id for c in text.chapters for s in c.sections for a in s.articles)
+        repeated = sorted(i for i, n in ids.items() if n > 1)
+        if repeated:
+            notes.append(f"'{text.title}': {len(repeated)} article ids occur more than once inside the book "
+                         f"(e.g. '{repeated[0]}'); kept as given")
+        for article_id in ids:
+            books_of[article_id].add(text.title)
+        titles.update(a.title for c in text.chapters for s in c.sections for a in s.articles)
+    shared = sorted(i for i, books in books_of.items() if len(books) > 1)
+    if shared:
+        widest = max(shared, key=lambda i: (len(books_of[i]), i))
+        notes.append(f"article ids: {len(shared)} of {len(books_of)} distinct ids occur in more than one book "
+                     f"(e.g. '{widest}' in {len(books_of[widest])} books); kept as given, so an id names an article only "
+                     "together with its book")
+    repeated_titles = sum(1 for n in titles.values() if n > 1)
+    if repeated_titles:
+        notes.append(f"article titles: {repeated_titles} titles occur more than once across the books; kept as given")
+
+
+# ---------------------------------------------------------------- the Academic Programs Guide
+
+_PROGRAM_KEYS = {
+    "课程名称": "Course Name", "课程代码": "Course Code", "考核方式": "Assessment", "总学时": "Total Hours",
+    "开课学期": "Semester", "实践/上机/设计": "Practice/Lab/Design", "学分": "Credits", "备注": "Notes",
+    "学分要求": "Credits Required", "编号": "No.", "包名": "Package Name", "方向简介": "Direction Summary",
+}
+"""The Chinese column names used as keys in the programs file's tables."""
+_CHECKED = {"√", "✓"}
+_SKIPPED_KEYS = {"structure"}
+
+
+def _programs_guide(raw: dict[str, Any], notes: list[str]) -> list[Chapter]:
+    chapters: list[Chapter] = []
+    flat: list[str] = []
+    for number, program in enumerate(raw["programs"], 1):
+        code, blocks = program["program_code"], program["content"]
+        title = program["major"]
+        if program.get("program_type") and program["program_type"] not in title:
+            title += f" ({program['program_type']})"
+        level3 = any(_is_heading(b) and b.get("level") == 3 for b in blocks)
+        if not level3:
+            flat.append(code)
+        is_section = (lambda b: _is_heading(b) and b.get("level") == 3) if level3 else _is_heading
+        chapters.append(Chapter(title=f"Chapter {number}: {title}", sections=_program_sections(code, title, blocks, is_section)))
+    notes.append(f"Academic Programs Guide: {len(chapters)} chapters, one per program; sections at level-3 headings, articles "
+                 f"of at most {ARTICLE_LIMIT} characters rendered from paragraphs, lists and tables; ids prog_<program>_<section>_<n>"
+                 + (f"; program(s) {', '.join(flat)} have no level-3 heading, so every heading below the title starts a "
+                    "section there" if flat else ""))
+    return chapters
+
+
+def _is_heading(block: dict[str, Any]) -> bool:
+    return block.get("type") == "heading"
+
+
+def _program_sections(code: str, major: str, blocks: list[dict[str, Any]],
+                      is_section: Callable[[dict[str, Any]], bool]) -> list[BookSection]:
+    groups: list[tuple[str, list[dict[str, Any]]]] = [("Overview", [])]
+    opening = bool(blocks) and _is_heading(blocks[0]) and blocks[0].get("level") != 3
+    for block in blocks[1:] if opening else blocks:  # an opening heading above the sections names the program
+        if is_section(block):
+            groups.append((str(block["text"]).strip(), []))
+        else:
+            groups[-1][1].append(block)
+    if not groups[0][1]:
+        groups.pop(0)
+    sections: list[BookSection] = []
+    titles: Counter[str] = Counter()
+    headings: Counter[str] = Counter()
+    for title, members in groups:
+        titles[title] += 1
+        shown = title if titles[title] == 1 else f"{title} ({titles[title]})"
+        articles = _program_articles(f"prog_{code}_{len(sections) + 1}", major, shown, members, headings)
+        sections.append(BookSection(title=shown, articles=articles))
+    return sections
+
+
+def _program_articles(prefix: str, major: str, section_title: str, blocks: list[dict[str, Any]],
+                      headings: Counter[str]) -> list[Article]:
+    """Each sub-heading starts an article; long runs are cut into parts of at most ARTICLE_LIMIT characters.
+
+    Titles name the program and are unique in the book: ``<major>: <heading>[ (part n)]``, with
+    parts numbered on across repeats of a heading in the same program.
+    """
+    runs: list[tuple[str, list[str]]] = [(section_title, [])]
+    for block in blocks:
+        if _is_heading(block):
+            runs.append((str(block["text"]).strip(), []))
+        else:
+            runs[-1][1].append(_render_block(block))
+    articles: list[Article] = []
+    for title, pieces in runs:
+        parts = _pack([p for p in pieces if p.strip()])
+        if not parts and title == section_title:
+            continue
+        for body in parts or [title]:
+            headings[title] += 1
+            part = "" if headings[title] == 1 else f" (part {headings[title]})"
+            articles.append(Article(id=f"{prefix}_{len(articles) + 1}", title=f"{major}: {title}{part}", body=body))
+    return articles
+
+
+def _pack(pieces: list[str]) -> list[str]:
+    chunks = [chunk for piece in pieces for chunk in _split(piece)]
+    bodies: list[str] = []
+    for chunk in chunks:
+        if bodies and len(bodies[-1]) + 2 + len(chunk) <= ARTICLE_LIMIT:
+            bodies[-1] += "\n\n" + chunk
+        else:
+            bodies.append(chunk)
+    return bodies
+
+
+def _split(text: str) -> list[str]:
+    """``text`` in pieces of at most ARTICLE_LIMIT characters, cut at line ends, else at spaces."""
+    if len(text) <= ARTICLE_LIMIT:
+        return [text]
+    pieces: list[str] = []
+    for line in text.split("\n"):
+        while len(line) > ARTICLE_LIMIT:
+            cut = line.rfind(" ", 0, ARTICLE_LIMIT)
+            cut = cut if cut > 0 else ARTICLE_LIMIT
+            pieces.append(line[:cut])
+            line = line[cut:].lstrip()
+        if pieces and len(pieces[-1]) + 1 + len(line) <= ARTICLE_LIMIT:
+            pieces[-1] += "\n" + line
+        else:
+            pieces.append(line)
+    return pieces
+
+
+def _render_block(block: dict[str, Any]) -> str:
+    kind = block.get("type")
+    if kind == "paragraph":
+        return str(block.get("text", ""))
+    if kind == "list":
+        return "\n".join(_lines(block.get("items", []), ""))
+    if "rows" in block:
+        return _render_matrix(block)
+    lines = [f"{block['title']}"] if block.get("title") else []
+    return "\n".join(lines + _lines(block.get("data", []), ""))
+
+
+def _render_matrix(block: dict[str, Any]) -> str:
+    headers = [str(h) for h in block.get("column_headers", [])]
+    lines = [str(block.get("title", "Relationship matrix")) + f" (rows: {block.get('row_header', '')})"]
+    for row in block["rows"]:
+        if not isinstance(row, dict):
+            lines += _lines(row, "")
+            continue
+        label = next((str(v) for v in row.values() if isinstance(v, str)), "")
+        values = next((v for v in row.values() if isinstance(v, list)), [])
+        columns = headers[-len(values):] if len(headers) >= len(values) else headers + [
+            f"column {i}" for i in range(len(headers) + 1, len(values) + 1)]
+        marked = [col if str(v) in _CHECKED else f"{col}: {v}" for col, v in zip(columns, values) if v not in (None, "")]
+        lines.append(f"{label}: {'; '.join(marked) if marked else 'none'}")
+    return "\n".join(lines)
+
+
+def _lines(value: Any, indent: str) -> list[str]:
+    """Nested table data as readable indented lines: plain fields of a record on one line."""
+    if isinstance(value, list):
+        lines: list[str] = []
+        for item in value:
+            if isinstance(item, dict):
+                lines += _lines(item, indent)
+            elif isinstance(item, list):
+                lines.append(indent + " | ".join(_scalar(cell) for cell in item))
+            elif item not in (None, ""):
+                lines.append(f"{indent}- {_scalar(item)}")
+        return lines
+    if isinstance(value, dict):
+        inline: list[str] = []
+        nested: list[str] = []
+        for key, field in value.items():
+            name = _PROGRAM_KEYS.get(str(key), str(key).replace("_", " "))
+            if key in _SKIPPED_KEYS or field in (None, "", [], {}):
+                continue
+            if not isinstance(field, (dict, list)):
+                inline.append(f"{name}: {_scalar(field)}")
+            elif _plain(field) and isinstance(field, list) and all(len(str(x)) <= 60 for x in field):
+                inline.append(f"{name}: {', '.join(_scalar(x) for x in field)}")
+            elif _plain(field) and isinstance(field, dict):
+                inline.append(f"{name}: (" + ", ".join(
+                    f"{_PROGRAM_KEYS.get(str(k), str(k).replace('_', ' '))} {_scalar(x)}"
+                    for k, x in field.items() if x not in (None, "")) + ")")
+            else:
+                nested += [f"{indent}{name}:", *_lines(field, indent + "  ")]
+        return ([indent + "; ".join(inline)] if inline else []) + nested
+    return [] if value in (None, "") else [indent + _scalar(value)]
+
+
+def _plain(value: dict[str, Any] | list[Any]) -> bool:
+    return not any(isinstance(x, (dict, list)) for x in (value.values() if isinstance(value, dict) else value))
+
+
+def _scalar(value: Any) -> str:
+    return "yes" if str(value) in _CHECKED else str(value)
+
+
+# ---------------------------------------------------------------- ASCII
+
+_ASCII_TABLE = str.maketrans({
+    "\u2014": "--", "\u2013": "-", "\u2012": "-", "\u2010": "-", "\u2011": "-", "\u2212": "-",
+    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
+    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u2033": '"', "\u00ab": '"', "\u00bb": '"',
+    "\u2026": "...", "\u00b7": "-", "\u2022": "-", "\u00a0": " ",
+    "\u2192": "->", "\u2190": "<-", "\u2194": "<->", "\u21d2": "=>", "\u25b6": ">",
+    "\u2500": "-", "\u2502": "|", "\u2514": "+", "\u251c": "+", "\u250c": "+", "\u2510": "+", "\u2518": "+",
+    "\u221a": "sqrt", "\u2713": "[x]", "\u00d7": "x", "\u00f7": "/", "\u2265": ">=", "\u2264": "<=", "\u2248": "~=",
+    "\u2260": "!=", "\u00b1": "+/-", "\u221e": "infinity", "\u00b0": " degrees ", "\u00b5": "u", "\u20ac": "EUR",
+    "\u00a3": "GBP", "\u00ae": "(R)", "\u00a9": "(C)", "\u2122": "(TM)", "\u00df": "ss", "\u0153": "oe", "\u0152": "OE",
+    "\u00e6": "ae", "\u00c6": "AE", "\u00f8": "o", "\u00d8": "O", "\u0142": "l",
+    "\u03b1": "alpha", "\u03b2": "beta", "\u03b3": "gamma", "\u03b4": "delta", "\u03b5": "epsilon", "\u03b8": "theta",
+    "\u03bb": "lambda", "\u03bc": "mu", "\u03c0": "pi", "\u03c3": "sigma", "\u03c9": "omega", "\u0394": "Delta",
+    "\u0398": "Theta", "\u03a3": "Sigma", "\u03a9": "Omega",
+    **{chr(0x2460 + i): f"({i + 1})" for i in range(20)},
+})
+
+
+def to_ascii(text: str) -> tuple[str, str]:
+    """``text`` in ASCII (a table for punctuation and symbols, then NFKD), and the characters that had no ASCII form."""
+    kept: list[str] = []
+    lost: list[str] = []
+    for char in text.translate(_ASCII_TABLE):
+        if char.isascii():
+            kept.append(char)
+            continue
+        folded = "".join(c for c in unicodedata.normalize("NFKD", char) if c.isascii())
+        (kept if folded else lost).append(folded or char)
+    result = "".join(kept)
+    if lost:
+        result = re.sub(r" ?\( *\)", "", result)  # e.g. "shi (<ideograph>)" -> "shi"
+    return result, "".join(lost)
+
+
+def _ascii_world(world: World, notes: list[str]) -> World:
+    changed = 0
+    examples: dict[str, str] = {}  # the first non-ASCII character -> an example of it
+    lost: Counter[str] = Counter()
+
+    def fix(value: Any) -> Any:
+        nonlocal changed
+        if isinstance(value, str):
+            if value.isascii():
+                return value
+            result, dropped = to_ascii(value)
+            changed += 1
+            lost.update(dropped)
+            first = next(c for c in value if not c.isascii())
+            if len(examples) < 4 and first not in examples:
+                examples[first] = _example(value)
+            return result
+        if isinstance(value, list):
+            return [fix(v) for v in value]
+        if isinstance(value, dict):
+            return {fix(k): fix(v) for k, v in value.items()}
+        return value
+
+    try:
+        fixed = msgspec.convert(fix(msgspec.to_builtins(world)), World)
+    except msgspec.ValidationError as error:
+        raise StuLifeDataError(f"a value of the wrong type in the data: {error}") from None
+    if changed:
+        shown = ", ".join(f"U+{ord(c):04X}" for c, _ in sorted(lost.items(), key=lambda kv: (-kv[1], kv[0]))[:6])
+        notes.append(f"non-ASCII text: {changed} strings transliterated to ASCII (e.g. {'; '.join(examples.values())})"
+                     + (f"; {sum(lost.values())} characters with no ASCII form were dropped ({len(lost)} distinct, "
+                        f"e.g. {shown}: CJK ideographs, emoji, joiners)" if lost else ""))
+    return fixed
+
+
+def _example(value: str) -> str:
+    at = next(i for i, c in enumerate(value) if not c.isascii())
+    window = value[max(0, at - 12):at + 12]
+    return f"{window!a} -> '{to_ascii(window)[0]}'"
