@@ -1,4 +1,4 @@
-"""A deterministic generator of StuLife-style campuses.
+"""A deterministic generator of StuLife-style campuses and everything played on them.
 
 ``generate_world(seed, scale)`` builds a :class:`~world.model.World` shaped like the
 published StuLife campus, with every name, alias and amenity drawn from this module's own
@@ -31,6 +31,14 @@ Shape of the generated campus (scale 1.0)
 * **Complexes**: five (scaled, at least one where possible) groups of 3-4 non-Outdoor
   buildings of one zone, grown along walkways so joined buildings are neighbours; the home
   is never part of one.
+* **The catalogue** (``world.gen_*``, each module states its rules): library rooms and
+  seats taken from the libraries' amenities, which gain one to three bookable rooms each
+  (``gen_library``, the map's only change), the library catalogue
+  (``gen_library``), advisors and clubs (``gen_people``), two semesters of course sections
+  taught by advisors in the campus's academic buildings (``gen_courses``), and handbooks and
+  textbooks with checkable facts (``gen_texts``, which depend on the seed only). At scale 1:
+  12 libraries with 2,600 seats, 226 sections, 1,000 advisors, 101 clubs, 395 titles and 11
+  texts; the scale multiplies seats, elective sections, advisors, clubs and titles.
 
 Every random stream is seeded from ``sha256(f"{seed}|{scale}|{purpose}")`` with ``scale``
 normalised to a float, so ``generate_world(7, 1)`` and ``generate_world(7, 1.0)`` agree and
@@ -39,12 +47,16 @@ the output is byte-identical in every process.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from world.gen_common import apportion, round_half_up, stream
+from world.gen_courses import make_courses
+from world.gen_library import make_books, make_libraries
+from world.gen_people import make_advisors, make_clubs
+from world.gen_texts import make_texts
 from world.model import PATH_PROPERTIES, Building, Complex, Path, World
 
 HOME_NAME = "Lakeside Dormitory"
@@ -451,23 +463,7 @@ COMPLEX_SUFFIX = {
 
 
 def _stream(seed: int, scale: float, purpose: str) -> random.Random:
-    digest = hashlib.sha256(f"{seed}|{scale}|{purpose}".encode()).digest()
-    return random.Random(int.from_bytes(digest[:8], "big"))
-
-
-def _round_half_up(value: float) -> int:
-    return math.floor(value + 0.5)
-
-
-def _apportion(total: int, weights: Sequence[int]) -> list[int]:
-    """Split ``total`` in proportion to ``weights`` by largest remainder (ties: first wins)."""
-    weight_sum = sum(weights)
-    quotas = [total * w / weight_sum for w in weights]
-    counts = [math.floor(q) for q in quotas]
-    order = sorted(range(len(weights)), key=lambda i: (-(quotas[i] - counts[i]), i))
-    for i in order[: total - sum(counts)]:
-        counts[i] += 1
-    return counts
+    return stream(seed, scale, purpose)
 
 
 def _check_scale(scale: float) -> float:
@@ -505,7 +501,7 @@ class _Layout:
 
 
 def _zone_types(zone: ZoneSpec, size: int, rng: random.Random) -> list[str]:
-    counts = _apportion(size, [count for _, count in zone.types])
+    counts = apportion(size, [count for _, count in zone.types])
     types = [t for (t, _), n in zip(zone.types, counts) for _ in range(n)]
     rng.shuffle(types)
     if zone.hub_type in types:  # the zone's hub goes first
@@ -515,7 +511,7 @@ def _zone_types(zone: ZoneSpec, size: int, rng: random.Random) -> list[str]:
 
 def _zone_kinds(zone: ZoneSpec, types: list[str], rng: random.Random) -> list[str]:
     academic = [i for i, t in enumerate(types) if t == "Academic"]
-    libraries = set(rng.sample(academic, _round_half_up(len(academic) * LIBRARY_SHARE)))
+    libraries = set(rng.sample(academic, round_half_up(len(academic) * LIBRARY_SHARE)))
     character = zone.character if zone.character in ACADEMIC_CHARACTERS else "humanities"
     kinds = []
     for i, building_type in enumerate(types):
@@ -530,7 +526,7 @@ def _zone_kinds(zone: ZoneSpec, types: list[str], rng: random.Random) -> list[st
 
 
 def _plan(scale: float, rng: random.Random) -> _Layout:
-    sizes = [max(1, _round_half_up(zone.size * scale)) for zone in ZONES]
+    sizes = [max(1, round_half_up(zone.size * scale)) for zone in ZONES]
     width = max(3, len(str(sum(sizes))))
     slots: list[_Slot] = []
     zones: list[list[_Slot]] = []
@@ -751,7 +747,7 @@ def _grow_trees(layout: _Layout, graph: _Graph, rng: random.Random) -> None:
 
 def _add_shortcuts(layout: _Layout, graph: _Graph, rng: random.Random) -> None:
     """Extra walkways inside a zone or between neighbouring zones: alternative routes."""
-    target = _round_half_up(EXTRA_EDGE_SHARE * len(layout.slots))
+    target = round_half_up(EXTRA_EDGE_SHARE * len(layout.slots))
     sizes = [len(members) for members in layout.zones]
     added, attempts = 0, 0
     while added < target and attempts < 50 * target + 100:
@@ -922,7 +918,7 @@ def _complex_name(zone: ZoneSpec, used: set[str], rng: random.Random) -> str:
 def _complexes(
     layout: _Layout, graph: _Graph, used_names: set[str], rng: random.Random
 ) -> list[Complex]:
-    target = max(1, _round_half_up(BASE_COMPLEXES * len(layout.slots) / sum(z.size for z in ZONES)))
+    target = max(1, round_half_up(BASE_COMPLEXES * len(layout.slots) / sum(z.size for z in ZONES)))
     taken: set[str] = {layout.home.id}
     order = list(range(len(ZONES)))
     rng.shuffle(order)
@@ -982,6 +978,8 @@ def generate_world(seed: int = 0, scale: float = 1.0) -> World:
     used_names = {s.name.lower() for s in layout.slots}
     used_names.update(a.lower() for names in aliases.values() for a in names)
     complexes = _complexes(layout, graph, used_names, _stream(seed, scale, "complexes"))
+    buildings, libraries = make_libraries(buildings, seed, scale)
+    advisors = make_advisors(seed, scale)
     return World(
         name=f"generated-{seed}" if scale == 1 else f"generated-{seed}-x{scale}",
         seed=seed,
@@ -989,6 +987,12 @@ def generate_world(seed: int = 0, scale: float = 1.0) -> World:
         buildings=buildings,
         paths=paths,
         complexes=complexes,
+        libraries=libraries,
+        courses=make_courses(buildings, advisors, seed, scale),
+        advisors=advisors,
+        clubs=make_clubs(seed, scale),
+        books=make_books(buildings, seed, scale),
+        texts=make_texts(seed),
     )
 
 
