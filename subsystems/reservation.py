@@ -293,12 +293,14 @@ def _read_slot(view: ToolView, text: str, day: int) -> tuple[int, int] | str:
 
 
 def match_rooms(place: Place, text: str) -> list[Room]:
-    """Rooms named by ``text``: as ``name (id)``, else by id, else by name (case and spaces free)."""
+    """Rooms named by ``text``: as ``name (id)`` or ``name id`` (how the map writes numbered rooms,
+    e.g. "Silent Study Hall 234"), else by id, else by name (case and spaces free)."""
     wanted = _fold(text)
     if not wanted:
         return []
     tiers = (
         lambda r: _fold(_room_label(r)) == wanted,
+        lambda r: _fold(f"{r.name} {r.id}") == wanted,
         lambda r: _fold(r.id) == wanted,
         lambda r: _fold(r.name) == wanted,
     )

@@ -795,3 +795,19 @@ def test_fuzz_world_changes_never_break_a_fold(change: dict[str, Any]) -> None:
     assert isinstance(world_change_problem(change, CAMPUS), (str, type(None)))  # never raises, with the world too
     assert (problem is None) or encoded(h.part) == encoded(Harness().part)
     assert (problem is not None or change.get("type") != "seat_availability") or len(h.part.shaped) == 1
+
+
+def test_every_generated_library_room_is_bookable_by_its_map_amenity_name() -> None:
+    """The map names a room the way its building's amenities list it; that name must book it."""
+    from subsystems.reservation import libraries, match_rooms
+    from world.gen_library import amenity_of
+    from world.generate import generate_world
+    from world.index import WorldIndex
+
+    world = WorldIndex(generate_world(0))
+    checked = 0
+    for place in libraries(world).places:
+        for room in place.rooms:
+            assert room in match_rooms(place, amenity_of(room)), amenity_of(room)
+            checked += 1
+    assert checked >= 50

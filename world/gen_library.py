@@ -12,7 +12,8 @@ Rules
   ``Quiet Study Zone (West Wing)`` -> name ``Quiet Study Zone``, id ``West Wing``;
   ``Silent Study Hall 234`` -> ``Silent Study Hall``, ``234``; an amenity without one
   (``Periodicals Reading Room``) has its name as id. An id already taken in the building
-  gets `` <floor key>`` appended (``East Wing floor_4``), and if that is taken too the id
+  gets the floor added (``East Wing, floor 4``; an unqualified name becomes ``floor 4``), and the
+  map's amenity is renamed to match, so map and seat data name every room uniquely. The id
   is the whole amenity. ``amenity_of(room)`` gives back the amenity, which is always listed
   on ``room.floor``, and no two rooms share one.
 * **Seats.** ``round(2600 * scale)`` seats are shared among the study rooms in proportion
@@ -95,12 +96,11 @@ def is_library(building: Building) -> bool:
 
 def amenity_of(room: Room) -> str:
     """The amenity on ``room.floor`` that this room is (see the module rules)."""
-    qualifier = room.id.removesuffix(f" {room.floor}")
-    if qualifier == room.name or qualifier.startswith(f"{room.name} "):
-        return qualifier
-    if _NUMBER.fullmatch(qualifier):
-        return f"{room.name} {qualifier}"
-    return f"{room.name} ({qualifier})"
+    if room.id == room.name:
+        return room.name
+    if _NUMBER.fullmatch(room.id):
+        return f"{room.name} {room.id}"
+    return f"{room.name} ({room.id})"
 
 
 # --------------------------------------------------------------------------------------
@@ -142,11 +142,14 @@ def _add_rooms(building: Building, rng: random.Random) -> Building:
     return msgspec.structs.replace(building, amenities=amenities)
 
 
-def _room_id(qualifier: str, amenity: str, floor: str, taken: set[str]) -> str:
-    for candidate in (qualifier, f"{qualifier} {floor}", amenity, f"{amenity} {floor}"):
+def _room_id(name: str, qualifier: str, floor: str, taken: set[str]) -> str:
+    """The qualifier, or for a room repeated on another floor, one naming the floor too."""
+    level = f"floor {_level(floor)}"
+    again = level if qualifier == name else f"{qualifier}, {level}"
+    for candidate in (qualifier, again, f"{again}, {name}"):
         if candidate not in taken:
             return candidate
-    raise AssertionError(f"amenity {amenity!r} listed twice on {floor}")  # amenities are distinct per floor
+    raise AssertionError(f"amenity {name!r} listed twice on {floor}")  # amenities are distinct per floor
 
 
 @dataclass
@@ -156,6 +159,7 @@ class _PlannedRoom:
     name: str
     floor: str
     size: int  # drawn weight for the seat share; 0 for a public room
+    amenity: str = ""  # the map amenity this room was read from
     seats: int = 0
 
 
@@ -168,10 +172,10 @@ def _plan_rooms(building: Building, rng: random.Random) -> list[_PlannedRoom]:
             spec = STUDY_ROOMS.get(name)
             if spec is None and name not in PUBLIC_ROOMS:
                 continue
-            room_id = _room_id(qualifier, amenity, floor, taken)
+            room_id = _room_id(name, qualifier, floor, taken)
             taken.add(room_id)
             size = rng.randint(spec.smallest, spec.largest) if spec else 0
-            rooms.append(_PlannedRoom(building.id, room_id, name, floor, size))
+            rooms.append(_PlannedRoom(building.id, room_id, name, floor, size, amenity))
     return rooms
 
 
@@ -216,7 +220,17 @@ def make_libraries(
             for p in rooms
         ]
         libraries.append(Library(building_id=building_id, rooms=made))
-    return buildings, libraries
+    made_by_id = {lib.building_id: lib.rooms for lib in libraries}
+    return [_name_rooms_uniquely(b, plans[b.id], made_by_id[b.id]) if b.id in plans else b for b in buildings], libraries
+
+
+def _name_rooms_uniquely(building: Building, plans: Sequence[_PlannedRoom], rooms: Sequence[Room]) -> Building:
+    """Write each room's unique name back into the map, so a repeated room is told apart there too."""
+    amenities = {floor: list(items) for floor, items in building.amenities.items()}
+    for planned, room in zip(plans, rooms):
+        items = amenities[room.floor]
+        items[items.index(planned.amenity)] = amenity_of(room)
+    return msgspec.structs.replace(building, amenities=amenities)
 
 
 # --------------------------------------------------------------------------------------
