@@ -33,6 +33,7 @@ from scenarios.play import DEFAULT_ROUND_LIMIT, Run, new_run, open_run
 from scenarios.scorecard import scorecard
 from scenarios.term import generate_term
 from world.generate import generate_world
+from world.model import counts
 from world.index import WorldIndex
 from world.model import World
 from world.stulife import ImportReport, StuLifeDataError, load_stulife
@@ -376,16 +377,14 @@ def world_generate(
         world = generate_world(seed, scale)
     except ValueError as error:
         _fail(str(error))
-    report = {
-        "name": world.name, "seed": seed, "hash": world.hash, "buildings": len(world.buildings),
-        "paths": len(world.paths), "complexes": len(world.complexes), "home": world.home,
-        "zones": sorted({b.zone for b in world.buildings}),
-    }
+    size = counts(world)
+    report = {"name": world.name, "seed": seed, "hash": world.hash, "home": world.home,
+              "zones": sorted({b.zone for b in world.buildings}), "counts": size}
     if as_json:
         _emit_json(report)
     else:
-        out.print(f"{report['name']}: {report['buildings']} buildings, {report['paths']} walkways, "
-                  f"{report['complexes']} complexes, home {report['home']}; hash {report['hash']}")
+        out.print(f"{world.name}: " + ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in size.items()))
+        out.print(f"home {world.home}; hash {world.hash}")
 
 
 @world_app.command("import-stulife")

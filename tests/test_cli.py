@@ -169,3 +169,12 @@ def test_sigkill_mid_term_loses_only_the_step_in_flight(workdir: Path, tmp_path:
     clean = as_json(campus("run", "--db", str(tmp_path / "clean.db"), "--json", cwd=tmp_path))
     assert resumed["final_hash"] == clean["final_hash"] and resumed["events"] == clean["events"]
     assert resumed["scorecard"]["total"]["success_rate"] == 1.0
+
+
+def test_world_generate_reports_the_whole_campus_identically_in_two_processes(tmp_path: Path) -> None:
+    first, second = (as_json(campus("world", "generate", "--seed", "3", "--json", cwd=tmp_path)) for _ in range(2))
+    assert first == second and len(first["hash"]) == 64
+    size = first["counts"]
+    assert size["buildings"] >= 150 and size["seats"] >= 2500 and size["courses"] >= 220
+    assert size["advisors"] >= 1000 and size["clubs"] >= 100 and size["books"] >= 390 and size["texts"] >= 11
+    assert as_json(campus("world", "generate", "--seed", "4", "--json", cwd=tmp_path))["hash"] != first["hash"]

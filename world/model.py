@@ -207,6 +207,23 @@ class World(msgspec.Struct, frozen=True, kw_only=True):
         return content_hash(self)
 
 
+def counts(world: World) -> dict[str, int]:
+    """How much of everything a world holds (what `campus world generate/import-stulife` print)."""
+    rooms = [room for library in world.libraries for room in library.rooms]
+    chapters = [chapter for text in world.texts for chapter in text.chapters]
+    sections = [section for chapter in chapters for section in chapter.sections]
+    return {
+        "buildings": len(world.buildings), "walkways": len(world.paths), "complexes": len(world.complexes),
+        "libraries": len(world.libraries), "rooms": len(rooms),
+        "study_rooms": sum(room.kind == "StudyArea" for room in rooms),
+        "public_rooms": sum(room.kind == "PublicArea" for room in rooms),
+        "seats": sum(len(room.seats) for room in rooms), "courses": len(world.courses), "clubs": len(world.clubs),
+        "advisors": len(world.advisors), "books": len(world.books), "texts": len(world.texts),
+        "chapters": len(chapters), "sections": len(sections),
+        "articles": sum(len(section.articles) for section in sections),
+    }
+
+
 _WORLD = msgspec.json.Decoder(World)
 
 

@@ -66,6 +66,7 @@ from world.model import (
     Seat,
     Text,
     World,
+    counts,
 )
 from world.model import (
     Path as Walkway,
@@ -142,23 +143,7 @@ def load_stulife(directory: str | Path) -> tuple[World, ImportReport]:
     world = World(name="stulife", seed=None, home=HOME, buildings=buildings, paths=paths, complexes=complexes,
                   libraries=libraries, courses=courses, advisors=advisors, clubs=clubs, books=books, texts=texts)
     world = _ascii_world(world, notes)
-    return world, ImportReport(counts=_counts(world), notes=[to_ascii(note)[0] for note in notes])
-
-
-def _counts(world: World) -> dict[str, int]:
-    rooms = [room for library in world.libraries for room in library.rooms]
-    chapters = [chapter for text in world.texts for chapter in text.chapters]
-    sections = [section for chapter in chapters for section in chapter.sections]
-    return {
-        "buildings": len(world.buildings), "walkways": len(world.paths), "complexes": len(world.complexes),
-        "libraries": len(world.libraries), "rooms": len(rooms),
-        "study_rooms": sum(room.kind == "StudyArea" for room in rooms),
-        "public_rooms": sum(room.kind == "PublicArea" for room in rooms),
-        "seats": sum(len(room.seats) for room in rooms), "courses": len(world.courses), "clubs": len(world.clubs),
-        "advisors": len(world.advisors), "books": len(world.books), "texts": len(world.texts),
-        "chapters": len(chapters), "sections": len(sections),
-        "articles": sum(len(section.articles) for section in sections),
-    }
+    return world, ImportReport(counts=counts(world), notes=[to_ascii(note)[0] for note in notes])
 
 
 # ---------------------------------------------------------------- files
