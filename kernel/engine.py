@@ -11,7 +11,7 @@ import structlog
 
 from kernel.projection import Domain, Projection
 from kernel.session import CLOCK, SESSION
-from kernel.tools import Outcome, ToolDecl, bind_arguments, fail, prompt_section
+from kernel.tools import Outcome, ToolDecl, bind_arguments, fail, prompt_section, with_examples
 
 log = structlog.get_logger("campus.kernel")
 
@@ -28,7 +28,10 @@ class ToolView:
 
 
 class Kernel:
-    """Domains + projection + tools over one world. Stateless itself: all state is in the log."""
+    """Domains + projection + tools over one world. Stateless itself: all state is in the log.
+
+    ``examples`` fills the ``<<name>>`` placeholders of the tool texts with this world's names.
+    """
 
     def __init__(
         self,
@@ -38,6 +41,7 @@ class Kernel:
         locate: Callable[[Any], str],
         describe: Callable[[str], str],
         system_titles: Mapping[str, str],
+        examples: Mapping[str, str] | None = None,
     ) -> None:
         self.world = world
         self.domains = (CLOCK, SESSION, *domains)
@@ -47,7 +51,7 @@ class Kernel:
             for tool in domain.tools:
                 if tool.name in self.tools:
                     raise ValueError(f"tool {tool.name} is declared twice")
-                self.tools[tool.name] = tool
+                self.tools[tool.name] = with_examples(tool, examples) if examples else tool
         self.locate = locate
         self.describe = describe
         self.system_titles = dict(system_titles)

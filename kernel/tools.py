@@ -12,6 +12,7 @@ A failed call returns no facts, so it changes nothing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -93,6 +94,20 @@ class ToolDecl(msgspec.Struct, frozen=True, kw_only=True):
 
 
 _PY_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "object": "dict", "array": "list"}
+
+
+_PLACEHOLDER = re.compile(r"<<(\w+)>>")
+
+
+def with_examples(tool: ToolDecl, values: Mapping[str, str]) -> ToolDecl:
+    """The declaration with every ``<<name>>`` in its texts replaced by a value from this world,
+    so examples shown to agents name things that exist (unknown placeholders are left as they are)."""
+
+    def fill(text: str) -> str:
+        return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), text)
+
+    params = tuple(msgspec.structs.replace(p, description=fill(p.description)) for p in tool.params)
+    return msgspec.structs.replace(tool, description=fill(tool.description), example=fill(tool.example), params=params)
 
 
 def ok(message: str, facts: Sequence[Event] = (), data: dict[str, Any] | None = None, minutes: int | None = None) -> Outcome:

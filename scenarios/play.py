@@ -19,6 +19,7 @@ from kernel.runner import Session, run_config
 from kernel.store import BranchInfo, EventStore
 from scenarios.task import Term, decode_term
 from subsystems import DOMAINS, SYSTEM_TITLES
+from subsystems.examples import example_values
 from subsystems.geography import locate
 from world.index import WorldIndex
 from world.model import decode_world
@@ -29,7 +30,8 @@ _WORLDS: dict[str, WorldIndex] = {}
 
 
 def build_kernel(world: WorldIndex) -> Kernel:
-    return Kernel(world, DOMAINS, locate=locate, describe=world.describe, system_titles=SYSTEM_TITLES)
+    return Kernel(world, DOMAINS, locate=locate, describe=world.describe, system_titles=SYSTEM_TITLES,
+                  examples=example_values(world))
 
 
 @dataclass

@@ -731,7 +731,7 @@ def world_change_problem(change: dict[str, Any], world: Any = None) -> str | Non
 _SECTION_ID = Param(
     name="section_id",
     type="string",
-    description="The section id, which is the course code shown by course_selection.browse_courses, e.g. 'COMS0031131032(2)'.",
+    description="The section id, which is the course code shown by course_selection.browse_courses, e.g. '<<section_id>>'.",
     max_length=MAX_ID,
 )
 
@@ -769,7 +769,7 @@ ADD_COURSE = ToolDecl(
     params=(_SECTION_ID,),
     handler=add_course,
     mutates=True,
-    example='draft.add_course(section_id="COMS0031131032(2)")',
+    example='draft.add_course(section_id="<<section_id>>")',
 )
 
 REMOVE_COURSE = ToolDecl(
@@ -779,7 +779,7 @@ REMOVE_COURSE = ToolDecl(
     params=(_SECTION_ID,),
     handler=remove_course,
     mutates=True,
-    example='draft.remove_course(section_id="COMS0031131032(2)")',
+    example='draft.remove_course(section_id="<<section_id>>")',
 )
 
 ASSIGN_PASS = ToolDecl(
@@ -797,7 +797,7 @@ ASSIGN_PASS = ToolDecl(
     ),
     handler=assign_pass,
     mutates=True,
-    example='draft.assign_pass(section_id="COMS0031131032(2)", pass_type="A-Pass")',
+    example='draft.assign_pass(section_id="<<section_id>>", pass_type="A-Pass")',
 )
 
 VIEW_DRAFT = ToolDecl(

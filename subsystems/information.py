@@ -584,11 +584,11 @@ _BOOK = Param(
 )
 _CHAPTER = Param(
     name="chapter_title", type="string",
-    description="A chapter title as listed; the numbering may be left out ('Chapter 1: Search' or 'Search') or given alone ('Chapter 1').",
+    description="A chapter title as listed; the numbering may be left out ('<<chapter>>' or '<<chapter_bare>>').",
 )
 _SECTION = Param(
     name="section_title", type="string",
-    description="A section title as listed; the numbering may be left out ('1.1 Basics' or 'Basics') or given alone ('1.1').",
+    description="A section title as listed; the numbering may be left out ('<<section>>' or '<<section_bare>>').",
 )
 _ENTITY = Param(name="entity_type", type="string", description="What to look up.", enum=("club", "advisor"))
 _ONLY_TEXTS = "Reads handbooks and textbooks only; the library catalogue is in data_system."
@@ -603,21 +603,21 @@ BIBLIOGRAPHY_TOOLS: tuple[ToolDecl, ...] = (
         name="bibliography.list_sections", system="bibliography", handler=list_sections,
         description=f"List the sections of one chapter of a handbook or textbook. {_ONLY_TEXTS}",
         params=(_BOOK, _CHAPTER),
-        example='bibliography.list_sections(book_title="Student Handbook", chapter_title="Chapter 1: General Provisions")',
+        example='bibliography.list_sections(book_title="<<book>>", chapter_title="<<chapter>>")',
     ),
     ToolDecl(
         name="bibliography.list_articles", system="bibliography", handler=list_articles,
         description=f"List the articles (titles and ids) of one section of a handbook or textbook. {_ONLY_TEXTS}",
         params=(_BOOK, _CHAPTER, _SECTION),
         example=(
-            'bibliography.list_articles(book_title="Student Handbook", chapter_title="Chapter 1: General Provisions", '
-            'section_title="1.1 Purpose and Scope")'
+            'bibliography.list_articles(book_title="<<book>>", chapter_title="<<chapter>>", '
+            'section_title="<<section>>")'
         ),
     ),
     ToolDecl(
         name="bibliography.view_article", system="bibliography", handler=view_article,
         description=(
-            "Read an article of a handbook or textbook by its full title or its id. Ids such as 'art_1.1.1' and some "
+            "Read an article of a handbook or textbook by its full title or its id. Ids such as '<<article_id>>' and some "
             f"titles occur in several books: then pass book_title to choose the book. {_ONLY_TEXTS}"
         ),
         params=(
@@ -625,7 +625,7 @@ BIBLIOGRAPHY_TOOLS: tuple[ToolDecl, ...] = (
             Param(name="by", type="string", description="Whether identifier is a title or an id (default title).", required=False, enum=("title", "id")),
             Param(name="book_title", type="string", description="The book to read it in; needed when the article occurs in several books.", required=False),
         ),
-        example='bibliography.view_article(identifier="art_1.1.1", by="id", book_title="Student Handbook")',
+        example='bibliography.view_article(identifier="<<article_id>>", by="id", book_title="<<book>>")',
     ),
 )
 

@@ -603,7 +603,7 @@ def world_change_problem(change: dict[str, Any], world: WorldIndex | None = None
 
 # ------------------------------------------------------------------ declarations
 
-_LOCATION = Param(name="location_id", type="string", description="The library's building id, e.g. 'B001' (map.find_building_id finds it).", max_length=MAX_ID)
+_LOCATION = Param(name="location_id", type="string", description="The library's building id, e.g. '<<library>>' (map.find_building_id finds it).", max_length=MAX_ID)
 _DATE = Param(name="date", type="string", description="The day, written 'Week X, Day', e.g. 'Week 4, Saturday'. Today or later.", max_length=100)
 
 QUERY_AVAILABILITY = ToolDecl(
@@ -618,11 +618,11 @@ QUERY_AVAILABILITY = ToolDecl(
     params=(
         _LOCATION,
         _DATE,
-        Param(name="room", type="string", required=False, max_length=MAX_ID, description="Only this room: its name, its id, or 'name (id)', e.g. 'Quiet Study Zone (West Wing)'."),
+        Param(name="room", type="string", required=False, max_length=MAX_ID, description="Only this room: its name, its id, or 'name (id)', e.g. '<<room>>'."),
         Param(name="features", type="array", items="string", required=False, description="Only seats that have all of these features, e.g. [\"power_outlet\", \"quiet_zone\"]. Features: " + ", ".join(SEAT_FEATURES) + "."),
     ),
     handler=query_availability,
-    example='reservation.query_availability(location_id="B001", date="Week 4, Saturday")',
+    example='reservation.query_availability(location_id="<<library>>", date="Week 4, Saturday")',
 )
 
 MAKE_BOOKING = ToolDecl(
@@ -634,16 +634,16 @@ MAKE_BOOKING = ToolDecl(
     ),
     params=(
         _LOCATION,
-        Param(name="item_name", type="string", max_length=MAX_ID, description="The room: its name, its id, or 'name (id)' as listed, e.g. 'Quiet Study Zone (West Wing)'."),
+        Param(name="item_name", type="string", max_length=MAX_ID, description="The room: its name, its id, or 'name (id)' as listed, e.g. '<<room>>'."),
         _DATE,
         Param(name="time_slot", type="string", max_length=100, description=f"'HH:MM-HH:MM' within {HOURS}, in quarter hours, e.g. '14:00-16:00'."),
-        Param(name="seat_id", type="string", required=False, max_length=MAX_ID, description="The seat, e.g. 'B001-West Wing-S012' (required in a study area; leave out for a public area)."),
+        Param(name="seat_id", type="string", required=False, max_length=MAX_ID, description="The seat, e.g. '<<seat>>' (required in a study area; leave out for a public area)."),
     ),
     handler=make_booking,
     mutates=True,
     example=(
-        'reservation.make_booking(location_id="B001", item_name="Quiet Study Zone (West Wing)", date="Week 4, Saturday", '
-        'time_slot="14:00-16:00", seat_id="B001-West Wing-S012")'
+        'reservation.make_booking(location_id="<<library>>", item_name="<<room>>", date="Week 4, Saturday", '
+        'time_slot="14:00-16:00", seat_id="<<seat>>")'
     ),
 )
 

@@ -184,7 +184,12 @@ def test_prompt_shows_view_article_and_search_type() -> None:
 
 @pytest.mark.parametrize("tool", INFORMATION_TOOLS, ids=lambda t: t.name)
 def test_every_example_runs(h: DomainHarness, tool: ToolDecl) -> None:
-    call = ast.parse(tool.example, mode="eval").body
+    """Each example, filled with this world's names as the kernel fills it, works as written."""
+    from kernel.tools import with_examples
+    from subsystems.examples import example_values
+
+    example = with_examples(tool, example_values(h.campus)).example
+    call = ast.parse(example, mode="eval").body
     assert isinstance(call, ast.Call) and ast.unparse(call.func) == tool.name
     h.ok(tool.name, **{kw.arg: ast.literal_eval(kw.value) for kw in call.keywords})
 

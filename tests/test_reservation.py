@@ -575,7 +575,11 @@ def test_declarations() -> None:
 
 @pytest.mark.parametrize("tool", RESERVATION_TOOLS, ids=lambda t: t.name)
 def test_examples_are_valid_calls(h: Harness, tool: ToolDecl) -> None:
-    call = ast.parse(tool.example, mode="eval").body
+    """Each example, filled with this world's names as the kernel fills it, books or lists as written."""
+    from kernel.tools import with_examples
+    from subsystems.examples import example_values
+
+    call = ast.parse(with_examples(tool, example_values(h.campus)).example, mode="eval").body
     assert isinstance(call, ast.Call) and ast.unparse(call.func) == tool.name
     args = {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords}
     assert h.call(tool.name, **args).result.ok

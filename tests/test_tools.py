@@ -164,3 +164,36 @@ def test_any_call_to_any_tool_is_safe(kernel, data) -> None:
     assert kernel.projection.encode(state) == before, "handlers must never mutate the state they read"
     if not outcome.result.ok:
         assert outcome.facts == () and outcome.minutes == 0
+
+
+def _quoted_examples(kernel) -> str:
+    return "\n".join(
+        "\n".join([t.description, t.example, *(p.description for p in t.params)]) for t in kernel.tools.values()
+    )
+
+
+def test_tool_texts_name_things_that_exist_in_the_world(kernel, world) -> None:
+    text = _quoted_examples(kernel)
+    assert "<<" not in text and ">>" not in text
+    library = next(lib for lib in world.world.libraries if any(r.seats for r in lib.rooms))
+    room = next(r for r in library.rooms if r.seats)
+    assert f'location_id="{library.building_id}"' in text and f'seat_id="{room.seats[0].id}"' in text
+    codes = {c.code for c in world.world.courses}
+    assert any(f'section_id="{code}"' in text for code in codes)
+    handbook = next(t for t in world.world.texts if t.title == "Student Handbook")
+    assert f'chapter_title="{handbook.chapters[0].title}"' in text
+
+
+def test_tool_texts_name_things_that_exist_in_the_published_campus() -> None:
+    from tests.conftest import SHARED
+
+    if not (SHARED / "stulife" / "campus_data.json").exists():
+        pytest.skip("the StuLife data is not present")
+    from world.index import WorldIndex
+    from world.stulife import load_stulife
+
+    stulife = WorldIndex(load_stulife(SHARED / "stulife")[0])
+    text = _quoted_examples(build_kernel(stulife))
+    assert "<<" not in text
+    seats = {s.id for lib in stulife.world.libraries for r in lib.rooms for s in r.seats}
+    assert any(f'seat_id="{seat}"' in text for seat in seats)
