@@ -52,6 +52,7 @@ class Kernel:
                 if tool.name in self.tools:
                     raise ValueError(f"tool {tool.name} is declared twice")
                 self.tools[tool.name] = with_examples(tool, examples) if examples else tool
+        self._tools_for: dict[tuple[str, ...], tuple[ToolDecl, ...]] = {}
         self.locate = locate
         self.describe = describe
         self.system_titles = dict(system_titles)
@@ -61,8 +62,12 @@ class Kernel:
         return list(dict.fromkeys(t.system for t in self.tools.values()))
 
     def tools_for(self, systems: Sequence[str]) -> tuple[ToolDecl, ...]:
-        wanted = set(systems)
-        return tuple(t for t in self.tools.values() if t.system in wanted)
+        key = tuple(systems)
+        found = self._tools_for.get(key)
+        if found is None:
+            wanted = set(key)
+            found = self._tools_for[key] = tuple(t for t in self.tools.values() if t.system in wanted)
+        return found
 
     def prompt_tools(self, systems: Sequence[str]) -> str:
         return prompt_section(self.tools_for(systems), self.system_titles)
@@ -80,11 +85,10 @@ class Kernel:
     ) -> Outcome:
         """Run one tool call against the state. Never raises; a failure carries no facts."""
         tool = self.tools.get(name)
-        available = self.tools_for(systems)
         if tool is None:
-            return fail(_unknown_tool(name, [t.name for t in available]))
+            return fail(_unknown_tool(name, [t.name for t in self.tools_for(systems)]))
         if tool.system not in systems:
-            names = ", ".join(t.name for t in available) or "none"
+            names = ", ".join(t.name for t in self.tools_for(systems)) or "none"
             return fail(f"{name} is not available in this task. Tools you can use now: {names}.")
         bound = bind_arguments(tool, args, positional)
         if isinstance(bound, str):
