@@ -1,6 +1,6 @@
 """Verify: prove a stored run is what its log says it is.
 
-Three checks, each naming the first seq that fails:
+Three checks in one read of the log, each naming the first seq that fails:
 
 1. the hash chain: every row's hash is sha256 over the previous hash, its time and its
    payload, starting from the genesis (catches any edit made behind the triggers' back);
@@ -33,6 +33,7 @@ from events import (
     WorldChanged,
     canonical,
     chain_hash,
+    decode_event,
     decode_events,
 )
 from kernel.agent import AgentView, Reply
@@ -68,7 +69,7 @@ def verify(run: Run, *, deep: bool = False) -> Report:
     started = time.perf_counter()
     report = Report(run=run.branch.id, events=run.store.head(run.branch.id)[0], ok=True)
     with gc_paused():
-        report.mismatch = _check_chain(run) or _re_execute(run, report)
+        report.mismatch = _check(run, report)
     if report.mismatch is None and deep:
         report.mismatch = _replay_recorded(run)
     report.ok = report.mismatch is None
@@ -82,60 +83,114 @@ def _batches(run: Run) -> Iterator[list[Row]]:
         yield run.store.rows(run.branch.id, start, min(head, start + BATCH - 1))
 
 
-def _check_chain(run: Run) -> Mismatch | None:
-    prev = run.branch.genesis
-    expected_seq = 1
+def _check(run: Run, report: Report) -> Mismatch | None:
+    """One read of the log: each batch's hash chain first, then its events re-executed and re-judged."""
+    chain = _Chain(run.branch.genesis)
+    replay = _ReExecution(run, report)
     for rows in _batches(run):
+        mismatch = chain.check(rows)
+        if mismatch is not None:
+            return mismatch
+        events = _decoded(rows)
+        if isinstance(events, Mismatch):
+            return events
+        for row, event in zip(rows, events):
+            mismatch = replay.step(row, event)
+            if mismatch is not None:
+                return mismatch
+    return replay.finish()
+
+
+def check_chain(run: Run) -> Mismatch | None:
+    """The hash-chain check alone (what ``verify`` does first), for a quick integrity check."""
+    chain = _Chain(run.branch.genesis)
+    for rows in _batches(run):
+        mismatch = chain.check(rows)
+        if mismatch is not None:
+            return mismatch
+    return None
+
+
+def _decoded(rows: list[Row]) -> list[Event] | Mismatch:
+    """The rows' events, or the first row that is not a valid event (a forgery with rehashed chain)."""
+    try:
+        return decode_events([r.payload for r in rows])
+    except (msgspec.DecodeError, msgspec.ValidationError):
         for row in rows:
-            if row.seq != expected_seq:
-                return Mismatch(seq=expected_seq, check="sequence", expected=expected_seq, actual=row.seq)
-            digest = chain_hash(prev, row.t, row.payload.encode("utf-8"))
+            try:
+                decode_event(row.payload)
+            except (msgspec.DecodeError, msgspec.ValidationError) as error:
+                return Mismatch(seq=row.seq, check="decode", expected="a valid event", actual=f"{error}: {row.payload[:200]}")
+        raise
+
+
+class _Chain:
+    """Every row's hash is sha256 over the previous hash, its time and its payload."""
+
+    def __init__(self, genesis: str) -> None:
+        self.prev = genesis
+        self.seq = 1
+
+    def check(self, rows: list[Row]) -> Mismatch | None:
+        for row in rows:
+            if row.seq != self.seq:
+                return Mismatch(seq=self.seq, check="sequence", expected=self.seq, actual=row.seq)
+            digest = chain_hash(self.prev, row.t, row.payload.encode("utf-8"))
             if digest != row.hash:
                 return Mismatch(seq=row.seq, check="hash chain", expected=digest, actual=row.hash)
-            prev = digest
-            expected_seq += 1
-    return None
+            self.prev = digest
+            self.seq += 1
+        return None
 
 
-def _re_execute(run: Run, report: Report) -> Mismatch | None:
-    kernel, projection = run.kernel, run.kernel.projection
-    cards = run.term.cards()
-    state = projection.initial()
-    task_events: list[Event] = []
-    expected: list[bytes] = []
-    for rows in _batches(run):
-        events = decode_events([r.payload for r in rows])
-        for row, event in zip(rows, events):
-            if expected and not isinstance(event, _CLOCK_EVENTS):
-                actual = canonical(event)
-                want = expected.pop(0)
-                if actual != want:
-                    return Mismatch(seq=row.seq, check="re-execution", expected=_plain(want), actual=_plain(actual))
-            if isinstance(event, TaskEnded) and event.outcome != "unscored":
-                before = run.term.evaluate(event.task_id, state, task_events)
-                report.tasks_judged += 1
-                if before != (event.outcome, event.detail):
-                    return Mismatch(seq=row.seq, check="evaluation", expected=list(before), actual=[event.outcome, event.detail])
-            projection.apply(state, row.seq, row.t, event)
-            if isinstance(event, TaskReleased):
-                task_events = [event]
-            elif task_events:
-                task_events.append(event)
-            if isinstance(event, ToolCalled):
-                report.tool_calls += 1
-                card = cards[state.session.next_task]
-                outcome = kernel.dispatch(
-                    state, task_id=event.task_id, name=event.tool, args=event.args,
-                    positional=event.positional, systems=card.systems, seed=run.branch.seed,
-                )
-                result = ToolResult(
-                    call_id=event.call_id, status="ok" if outcome.result.ok else "error",
-                    message=outcome.result.message, data=outcome.result.data, minutes=outcome.minutes or 0,
-                )
-                expected = [canonical(fact) for fact in outcome.facts] + [canonical(result)]
-    if expected:
-        return Mismatch(seq=report.events + 1, check="re-execution", expected=_plain(expected[0]), actual=None)
-    return None
+class _ReExecution:
+    """Folds the log and runs every recorded tool call and judgement again against it."""
+
+    def __init__(self, run: Run, report: Report) -> None:
+        self.run = run
+        self.report = report
+        self.cards = run.term.cards()
+        self.state = run.kernel.projection.initial()
+        self.task_events: list[Event] = []
+        self.expected: list[bytes] = []
+
+    def step(self, row: Row, event: Event) -> Mismatch | None:
+        run, state = self.run, self.state
+        if self.expected and not isinstance(event, _CLOCK_EVENTS):
+            actual, want = canonical(event), self.expected.pop(0)
+            if actual != want:
+                return Mismatch(seq=row.seq, check="re-execution", expected=_plain(want), actual=_plain(actual))
+        if isinstance(event, TaskEnded) and event.outcome != "unscored":
+            judged = run.term.evaluate(event.task_id, state, self.task_events)
+            self.report.tasks_judged += 1
+            if judged != (event.outcome, event.detail):
+                return Mismatch(seq=row.seq, check="evaluation", expected=list(judged), actual=[event.outcome, event.detail])
+        run.kernel.projection.apply(state, row.seq, row.t, event)
+        if isinstance(event, TaskReleased):
+            self.task_events = [event]
+        elif self.task_events:
+            self.task_events.append(event)
+        if isinstance(event, ToolCalled):
+            self.expected = self._rerun(event)
+        return None
+
+    def _rerun(self, event: ToolCalled) -> list[bytes]:
+        self.report.tool_calls += 1
+        card = self.cards[self.state.session.next_task]
+        outcome = self.run.kernel.dispatch(
+            self.state, task_id=event.task_id, name=event.tool, args=event.args,
+            positional=event.positional, systems=card.systems, seed=self.run.branch.seed,
+        )
+        result = ToolResult(
+            call_id=event.call_id, status="ok" if outcome.result.ok else "error",
+            message=outcome.result.message, data=outcome.result.data, minutes=outcome.minutes or 0,
+        )
+        return [canonical(fact) for fact in outcome.facts] + [canonical(result)]
+
+    def finish(self) -> Mismatch | None:
+        if self.expected:
+            return Mismatch(seq=self.report.events + 1, check="re-execution", expected=_plain(self.expected[0]), actual=None)
+        return None
 
 
 def _plain(payload: bytes) -> Any:

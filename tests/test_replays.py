@@ -157,3 +157,23 @@ def test_export_of_a_fork_is_flattened(oracle_run) -> None:
 def test_rescoring_is_a_fold(oracle_run) -> None:
     ended = oracle_run.ended_tasks()
     assert all(isinstance(e, TaskEnded) for e in ended) and len(ended) == len(oracle_run.term.tasks)
+
+
+def test_a_rehashed_payload_that_is_not_an_event_is_a_mismatch_not_a_crash(world, small_term) -> None:
+    from events import chain_hash
+    from kernel.store import BranchInfo, Row
+
+    store = MemoryStore()
+    run = play(store, world, small_term, "noop")
+    rows = store.rows(run.branch.id)
+    forged_rows, prev = [], run.branch.genesis
+    for row in rows:
+        payload = '{"kind":"walked","oops":1}' if row.seq == 7 else row.payload
+        prev = chain_hash(prev, row.t, payload.encode())
+        forged_rows.append(Row(row.seq, row.t, row.kind, payload, prev, None))
+    store.create_branch(BranchInfo(id="forged", parent=None, fork_seq=0, genesis=run.branch.genesis, agent="x",
+                                   world_hash=run.branch.world_hash, term_hash=run.branch.term_hash, seed=0, config=run.branch.config))
+    store._rows["forged"] = forged_rows  # written behind the store's back, hashes and all
+    store._heads["forged"] = (forged_rows[-1].seq, forged_rows[-1].hash)
+    report = verify(open_run(store, "forged"))
+    assert not report.ok and report.mismatch.seq == 7 and report.mismatch.check == "decode"
