@@ -1,10 +1,10 @@
-"""Every subsystem's tools in one recorded run on the published campus: verify re-executes them all."""
+"""Every tool of the kernel in one recorded run on the published campus: verify re-executes them all."""
 
 from __future__ import annotations
 
 import pytest
 
-from events import Booked, DraftAdded, PassAssigned, Registered, ToolResult, decode_events
+from events import Booked, DraftAdded, PassAssigned, Registered, ToolCalled, ToolResult, decode_events
 from kernel.clock import parse_moment
 from kernel.store import MemoryStore
 from replays.verify import verify
@@ -33,6 +33,7 @@ def test_a_run_using_every_subsystem_verifies(stulife_world: WorldIndex) -> None
     study = next(room for room in library.rooms if room.kind == "StudyArea")
     seat = next(s.id for s in study.seats if seat_drawn_open(0, "Week 1, Tuesday", s.id))
     s1 = [c for c in world.world.courses if c.semester == 1]
+    chapter = next(t for t in world.world.texts if t.title == "Student Handbook").chapters[0]
     replies = [
         f'<action>Action: reservation.query_availability(location_id="{library.building_id}", date="Week 1, Tuesday")</action>',
         f'<action>Action: reservation.make_booking(location_id="{library.building_id}", item_name="{study.name} ({study.id})", '
@@ -48,6 +49,24 @@ def test_a_run_using_every_subsystem_verifies(stulife_world: WorldIndex) -> None
         "<action>Action: draft.view()</action>",
         "<action>Action: registration.submit_draft()</action>",
         '<action>Action: email.send_email(to="club@email.com", subject="Joining", body="Hello!")</action>',
+        f'<action>Action: draft.remove_course(section_id="{s1[0].code}")</action>',
+        f'<action>Action: bibliography.list_sections(book_title="Student Handbook", chapter_title="{chapter.title}")</action>',
+        f'<action>Action: bibliography.list_articles(book_title="Student Handbook", chapter_title="{chapter.title}", section_title="{chapter.sections[0].title}")</action>',
+        '<action>Action: data_system.list_books_by_category(category="Computer Science")</action>',
+        '<action>Action: calendar.add_event(calendar_id="self", event_title="Study", location="B001", time="Week 1, Tuesday, 14:00-16:00")</action>',
+        '<action>Action: calendar.view_schedule(calendar_id="self", date="Week 1, Tuesday")</action>',
+        '<action>Action: calendar.update_event(calendar_id="self", event_id="evt_1", new_details={"location": "B005"})</action>',
+        '<action>Action: calendar.remove_event(calendar_id="self", event_id="evt_1")</action>',
+        '<action>Action: calendar.query_advisor_availability(advisor_id="T0001", date="Week 1, Tuesday")</action>',
+        '<action>Action: map.find_building_id(building_name="Lakeside Dormitory")</action>',
+        '<action>Action: map.get_building_details(building_id="B001")</action>',
+        '<action>Action: map.find_room_location(room_query="Study")</action>',
+        '<action>Action: map.query_buildings_by_property(building_type="Academic")</action>',
+        '<action>Action: map.get_building_complex_info(building_id="B007")</action>',
+        "<action>Action: map.list_valid_query_properties()</action>",
+        '<action>Action: map.find_optimal_path(source_building_id="B083", target_building_id="B001")</action>',
+        "<action>Action: geography.walk_to(path_info={'path': ['B083', 'B142', 'B001']})</action>",
+        "<action>Action: geography.get_current_location()</action>",
     ]
     task = Task(
         id="everything", scenario="test", phase="test", release=parse_moment("Week 1, Monday 09:00"),
@@ -56,7 +75,7 @@ def test_a_run_using_every_subsystem_verifies(stulife_world: WorldIndex) -> None
                  "course_selection", "draft", "registration"),
     )
     term = Term(name="everything", seed=0, world_hash=world.hash, tasks=(task,))
-    run = new_run(MemoryStore(), world, term, agent_name="script", seed=0, round_limit=40)
+    run = new_run(MemoryStore(), world, term, agent_name="script", seed=0, round_limit=60)
     run.session(Script(replies)).run()
     events = decode_events([r.payload for r in run.store.rows(run.branch.id)])
     results = [e for e in events if isinstance(e, ToolResult)]
@@ -66,6 +85,8 @@ def test_a_run_using_every_subsystem_verifies(stulife_world: WorldIndex) -> None
     assert "8 courses" in failed[11]
     assert sum(isinstance(e, Booked) for e in events) == 1
     assert sum(isinstance(e, (DraftAdded, PassAssigned)) for e in events) == 2
+    called = {e.tool for e in events if isinstance(e, ToolCalled)}
+    assert called == set(run.kernel.tools), set(run.kernel.tools) - called
     assert not any(isinstance(e, Registered) for e in events)
     report = verify(run, deep=True)
     assert report.ok and report.tool_calls == len(replies), report.mismatch
