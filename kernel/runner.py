@@ -48,7 +48,7 @@ from kernel.parse import Answer, Call, Finish, Invalid, parse_reply, parse_struc
 from kernel.prompt import PROTOCOL, system_prompt
 from kernel.schedule import Schedule, TaskCard
 from kernel.store import EventStore, Record
-from kernel.tools import Outcome, from_wire_name
+from kernel.tools import Outcome, from_wire_name, result_event
 
 log = structlog.get_logger("campus.runner")
 
@@ -258,10 +258,7 @@ class Session:
                 call_id, outcome = self._call(card, action)
                 if outcome.minutes:
                     yield self.env.timeout(outcome.minutes)
-                self._emit(ToolResult(
-                    call_id=call_id, status="ok" if outcome.result.ok else "error", message=outcome.result.message,
-                    data=outcome.result.data, minutes=outcome.minutes or 0,
-                ))
+                self._emit(result_event(call_id, outcome))
                 self._maybe_reveal(card)
             if self.state.session.turns >= (card.round_limit or self.branch.config["round_limit"]):
                 self._end(card, "round limit")

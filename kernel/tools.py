@@ -18,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-from events import Event
+from events import Event, ToolResult
 
 JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
@@ -112,6 +112,15 @@ def with_examples(tool: ToolDecl, values: Mapping[str, str]) -> ToolDecl:
 
 def ok(message: str, facts: Sequence[Event] = (), data: dict[str, Any] | None = None, minutes: int | None = None) -> Outcome:
     return Outcome(result=Result(ok=True, message=message, data=data), facts=tuple(facts), minutes=minutes)
+
+
+def result_event(call_id: str, outcome: Outcome) -> ToolResult:
+    """The event recording what a call returned. The runner and ``verify`` both use it, so a
+    re-executed call is compared with exactly what the run recorded."""
+    return ToolResult(
+        call_id=call_id, status="ok" if outcome.result.ok else "error", message=outcome.result.message,
+        data=outcome.result.data, minutes=outcome.minutes or 0,
+    )
 
 
 def fail(message: str) -> Outcome:

@@ -29,7 +29,6 @@ from events import (
     TaskEnded,
     TaskReleased,
     ToolCalled,
-    ToolResult,
     WorldChanged,
     canonical,
     chain_hash,
@@ -38,6 +37,7 @@ from events import (
 )
 from kernel.agent import AgentView, Reply
 from kernel.projection import gc_paused
+from kernel.tools import result_event
 from kernel.runner import Session
 from kernel.store import MemoryStore, Row
 from scenarios.play import Run, store_inputs
@@ -181,11 +181,7 @@ class _ReExecution:
             self.state, task_id=event.task_id, name=event.tool, args=event.args,
             positional=event.positional, systems=card.systems, seed=self.run.branch.seed,
         )
-        result = ToolResult(
-            call_id=event.call_id, status="ok" if outcome.result.ok else "error",
-            message=outcome.result.message, data=outcome.result.data, minutes=outcome.minutes or 0,
-        )
-        return [canonical(fact) for fact in outcome.facts] + [canonical(result)]
+        return [canonical(fact) for fact in outcome.facts] + [canonical(result_event(event.call_id, outcome))]
 
     def finish(self) -> Mismatch | None:
         if self.expected:
