@@ -110,11 +110,8 @@ class Projection:
         """Fold events ``start..stop`` of a branch straight from the store (``stop`` must exist)."""
         if start > stop:
             return state
-        scan = getattr(store, "scan", None)
-        if scan is None:
-            return self.fold_rows(state, store.rows(branch_id, start, stop))
         with gc_paused():
-            for pairs in scan(branch_id, start, stop, self.folded_kinds):
+            for pairs in store.scan(branch_id, start, stop, self.folded_kinds):
                 self._fold_pairs(state, pairs)
         last = store.rows(branch_id, stop, stop)[-1]
         state.seq = last.seq

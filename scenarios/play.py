@@ -48,8 +48,9 @@ class Run:
         return Session(self.kernel, self.store, self.branch.id, self.term, agent, on_task_end=on_task_end)
 
     def ended_tasks(self, upto: int | None = None) -> list[TaskEnded]:
-        rows = [r for r in self.store.rows(self.branch.id, 1, upto) if r.kind == "task_ended"]
-        return decode_events([r.payload for r in rows])  # type: ignore[return-value]
+        stop = self.store.head(self.branch.id)[0] if upto is None else upto
+        batches = self.store.scan(self.branch.id, 1, stop, ("task_ended",))
+        return decode_events([payload for batch in batches for _, payload in batch])  # type: ignore[return-value]
 
 
 def store_inputs(store: EventStore, world: WorldIndex, term: Term) -> None:

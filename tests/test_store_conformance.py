@@ -182,3 +182,25 @@ def test_sqlite_append_is_one_transaction(sqlite_store: SQLiteStore) -> None:
         sqlite_store.append("main", walks(3))
     seqs = [r[0] for r in sqlite_store.conn.execute("SELECT seq FROM events WHERE branch = 'main' ORDER BY seq")]
     assert seqs == [2], "the first row of the failed append must have been rolled back"
+
+
+def test_scan_reads_only_the_kinds_asked_for_through_the_lineage(store: EventStore) -> None:
+    from events import EmailSent
+
+    root(store)
+    mixed = [(i, EmailSent(email_id=f"m{i}", to="a@b.edu", subject="s", body="b") if i % 3 == 0
+              else walks(1, start=i)[0][1], None) for i in range(12)]
+    store.append("main", mixed)
+    store.fork("main", 7, "child", agent="x")
+    store.append("child", [(50, EmailSent(email_id="late", to="a@b.edu", subject="s", body="b"), None)])
+    found = [pair for batch in store.scan("child", 2, 8, ["email_sent"]) for pair in batch]
+    assert [kind for kind, _ in found] == ["email_sent"] * 3
+    assert [canonical_id(p) for _, p in found] == ["m3", "m6", "late"]  # seqs 4 and 7 of main, 8 of the child
+    everything = [p for batch in store.scan("child", 1, 8, ["email_sent", "walked"]) for _, p in batch]
+    assert len(everything) == 8 and canonical_id(everything[-1]) == "late"
+
+
+def canonical_id(payload: str) -> str:
+    import json
+
+    return json.loads(payload)["email_id"]
