@@ -29,7 +29,6 @@ from kernel.clock import MINUTES_PER_DAY, clock_label, date_label
 from scenarios.rng import stream
 from scenarios.task import Flags, Task, evaluator
 from world.index import WorldIndex
-from world.routes import route_through
 
 SCENARIO = "campus_exploration"
 PHASE = "daily_campus"
@@ -59,7 +58,7 @@ def generate(world: WorldIndex, seed: int, *, immediate: int = 26, scheduled: in
     for number, job in enumerate(jobs):
         slot = _first_free(taken, 0)
         stops, constraints = _pick_route(world, rng)
-        route = route_through(world.graph, stops, constraints).path
+        route = world.route_through(stops, constraints).path
         truth = {"route": route, "stops": stops, "constraints": constraints}
         when = _slot_time(slot, first_day)
         if job == "immediate":

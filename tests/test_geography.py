@@ -14,7 +14,7 @@ from kernel.tools import bind_arguments
 from subsystems.geography import GEOGRAPHY, GEOGRAPHY_TOOLS, MAP_TOOLS
 from tests.conftest import SHARED
 from world.index import WorldIndex
-from world.routes import RouteError, check_constraints, find_route, route_through
+from world.routes import RouteError, check_constraints, find_route
 from world.stulife import load_map
 
 TOOLS = {t.name: t for t in MAP_TOOLS + GEOGRAPHY_TOOLS}
@@ -111,9 +111,20 @@ def test_route_cost_is_optimal_against_networkx(world) -> None:
 
 def test_routes_are_deterministic_and_multi_leg(world) -> None:
     stops = [world.home, "B010", "B100"]
-    first = route_through(world.graph, stops, {"accessibility": "Wheelchair"})
-    again = route_through(world.graph, stops, {"accessibility": "Wheelchair"})
+    first = world.route_through(stops, {"accessibility": "Wheelchair"})
+    again = WorldIndex(world.world).route_through(stops, {"accessibility": "Wheelchair"})
     assert first == again and first.path[0] == world.home and "B010" in first.path and first.path[-1] == "B100"
+    legs = [find_route(world.graph, a, b, {"accessibility": "Wheelchair"}) for a, b in zip(stops, stops[1:])]
+    assert first.path == legs[0].path + legs[1].path[1:] and first.cost == legs[0].cost + legs[1].cost
+
+
+def test_the_route_cache_agrees_with_uncached_searches(world) -> None:
+    nodes = sorted(world.buildings)
+    for constraints in ({}, {"rain_exposure": "Covered"}):
+        for source in nodes[::29]:
+            for target in nodes[::11]:
+                if source != target:
+                    assert world.route(source, target, constraints) == find_route(world.graph, source, target, constraints)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

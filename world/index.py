@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import networkx as nx
 
 from world.model import Building, Complex, World
-from world.routes import Route, Settled, as_route, edge_costs, settle
+from world.routes import Route, Settled, as_route, edge_costs, join_legs, settle
 
 
 class WorldIndex:
@@ -37,6 +37,10 @@ class WorldIndex:
                 costs = self._costs[wanted] = edge_costs(self.graph, dict(wanted))
             known = self._settled[(source, wanted)] = settle(self.graph, source, costs, until=target)
         return as_route(known, source, target)
+
+    def route_through(self, stops: Sequence[str], constraints: Mapping[str, str] | None = None) -> Route:
+        """A multi-leg route visiting ``stops`` in order, each leg planned on its own."""
+        return join_legs([self.route(a, b, constraints) for a, b in zip(stops, stops[1:])])
 
     @cached_property
     def hash(self) -> str:

@@ -131,16 +131,12 @@ def as_route(settled: Settled, source: str, target: str) -> Route:
     return Route(path=list(path), minutes=minutes, cost=cost)
 
 
-def route_through(graph: nx.Graph, stops: Sequence[str], constraints: Mapping[str, str] | None = None) -> Route:
-    """A multi-leg route visiting ``stops`` in order, each leg planned on its own."""
-    path = [stops[0]]
-    minutes = cost = 0
-    for a, b in zip(stops, stops[1:]):
-        leg = find_route(graph, a, b, constraints)
+def join_legs(legs: Sequence[Route]) -> Route:
+    """One route made of legs that each start where the previous one ended."""
+    path = list(legs[0].path)
+    for leg in legs[1:]:
         path.extend(leg.path[1:])
-        minutes += leg.minutes
-        cost += leg.cost
-    return Route(path=path, minutes=minutes, cost=cost)
+    return Route(path=path, minutes=sum(leg.minutes for leg in legs), cost=sum(leg.cost for leg in legs))
 
 
 def walk_minutes(graph: nx.Graph, path: Sequence[str]) -> int | str:
