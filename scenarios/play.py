@@ -47,9 +47,9 @@ class Run:
     def session(self, agent: Agent, on_task_end: Callable[[Any, TaskEnded], None] | None = None) -> Session:
         return Session(self.kernel, self.store, self.branch.id, self.term, agent, on_task_end=on_task_end)
 
-    def ended_tasks(self, upto: int | None = None) -> list[TaskEnded]:
-        stop = self.store.head(self.branch.id)[0] if upto is None else upto
-        batches = self.store.scan(self.branch.id, 1, stop, ("task_ended",))
+    def ended_tasks(self) -> list[TaskEnded]:
+        head = self.store.head(self.branch.id)[0]
+        batches = self.store.scan(self.branch.id, 1, head, ("task_ended",))
         return decode_events([payload for batch in batches for _, payload in batch])  # type: ignore[return-value]
 
 
