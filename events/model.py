@@ -85,6 +85,8 @@ class TaskEnded(Event, tag="task_ended"):
     reason: str
     turns: int
     detail: str = ""
+    marks: dict[str, int] = {}
+    """What the metrics need besides the outcome, e.g. ``attended`` (0/1) or ``unused_bookings``."""
 
 
 # ---------------------------------------------------------------- the agent boundary

@@ -294,10 +294,11 @@ class Session:
 
     def _end(self, card: TaskCard, reason: str) -> None:
         if card.scored:
-            outcome, detail = self.schedule.evaluate(card.id, self.state, self.task_events)
+            outcome, detail, marks = self.schedule.evaluate(card.id, self.state, self.task_events)
         else:
-            outcome, detail = "unscored", "delivery task: run, not scored"
-        ended = TaskEnded(task_id=card.id, outcome=outcome, reason=reason, turns=self.state.session.turns, detail=detail)
+            outcome, detail, marks = "unscored", "delivery task: run, not scored", {}
+        ended = TaskEnded(task_id=card.id, outcome=outcome, reason=reason, turns=self.state.session.turns,
+                          detail=detail, marks=marks)
         self._emit(ended)
         self.task_events = []
         if self.on_task_end is not None:

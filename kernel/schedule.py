@@ -40,6 +40,6 @@ class Schedule(Protocol):
 
     def triggers(self) -> Sequence[Trigger]: ...
 
-    def evaluate(self, task_id: str, state: Any, events: Sequence[Event]) -> tuple[str, str]:
-        """``(outcome, detail)`` for a scored task: outcome is ``success`` or ``failure``."""
+    def evaluate(self, task_id: str, state: Any, events: Sequence[Event]) -> tuple[str, str, dict[str, int]]:
+        """``(outcome, detail, marks)`` for a scored task: outcome is ``success`` or ``failure``."""
         ...

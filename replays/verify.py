@@ -163,8 +163,9 @@ class _ReExecution:
         if isinstance(event, TaskEnded) and event.outcome != "unscored":
             judged = run.term.evaluate(event.task_id, state, self.task_events)
             self.report.tasks_judged += 1
-            if judged != (event.outcome, event.detail):
-                return Mismatch(seq=row.seq, check="evaluation", expected=list(judged), actual=[event.outcome, event.detail])
+            if judged != (event.outcome, event.detail, event.marks):
+                return Mismatch(seq=row.seq, check="evaluation", expected=list(judged),
+                                actual=[event.outcome, event.detail, event.marks])
         run.kernel.projection.apply(state, row.seq, row.t, event)
         if isinstance(event, TaskReleased):
             self.task_events = [event]

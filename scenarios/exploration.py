@@ -20,20 +20,19 @@ fine; a different route between the stops is not.
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Sequence
 from typing import Any
 
-from events import Event, Walked
 from kernel.clock import MINUTES_PER_DAY, clock_label, date_label
-from scenarios.rng import stream
-from scenarios.task import Flags, Task, evaluator
+from scenarios.context import TermContext
+from scenarios.task import Flags, Task
 from world.index import WorldIndex
 
 SCENARIO = "campus_exploration"
 PHASE = "daily_campus"
 SYSTEMS = ("map", "geography", "calendar")
-SLOT_HOURS = (9, 11, 14, 16, 19)
 
 CONSTRAINT_PHRASES: dict[tuple[str, str], str] = {
     ("rain_exposure", "Covered"): "it is pouring, so keep to covered walkways",
@@ -44,27 +43,25 @@ CONSTRAINT_PHRASES: dict[tuple[str, str], str] = {
 }
 
 
-def generate(world: WorldIndex, seed: int, *, immediate: int = 26, scheduled: int = 25, first_day: int = 0) -> list[Task]:
-    """Exploration tasks in release order: ``immediate`` single tasks and ``scheduled`` pairs.
+def generate(ctx: TermContext, *, immediate: int = 26, scheduled: int = 25) -> list[Task]:
+    """Exploration tasks: ``immediate`` single tasks and ``scheduled`` delivery/execution pairs.
 
-    Ids follow release order (``exploration-001`` is the first task released); a delivery
-    task and its execution task name each other in their ground truth.
+    They are placed in the free hours of weeks 0-2 (90 minutes each); an execution comes one
+    to seven days after its delivery. Ids follow release order (``exploration-001`` first).
     """
-    rng = stream(seed, "exploration")
+    world, rng = ctx.world, ctx.rng("exploration")
     jobs = ["immediate"] * immediate + ["scheduled"] * scheduled
     rng.shuffle(jobs)
-    taken: set[int] = set()
     drafts: list[tuple[int, str, str, dict[str, Any], int | None]] = []
     for number, job in enumerate(jobs):
-        slot = _first_free(taken, 0)
+        when = ctx.timeline.place(rng, _candidates(0, 20), TASK_MINUTES, f"exploration {number}")
         stops, constraints = _pick_route(world, rng)
-        route = world.route_through(stops, constraints).path
-        truth = {"route": route, "stops": stops, "constraints": constraints}
-        when = _slot_time(slot, first_day)
+        truth = {"route": world.route_through(stops, constraints).path, "stops": stops, "constraints": constraints}
         if job == "immediate":
             drafts.append((when, "immediate", _immediate_text(world, stops, constraints), truth, None))
             continue
-        at = _slot_time(_first_free(taken, slot + rng.randint(1, 7)), first_day)
+        first = when // MINUTES_PER_DAY + 1
+        at = ctx.timeline.place(rng, _candidates(first, first + 6), TASK_MINUTES, f"exploration {number} (execution)")
         note = truth | {"time": f"{date_label(at // MINUTES_PER_DAY)}, {clock_label(at)}-{clock_label(at + 60)}"}
         drafts.append((when, "delivery", _delivery_text(world, stops, constraints, at), note, number))
         drafts.append((at, "execution", "", truth, number))
@@ -74,24 +71,18 @@ def generate(world: WorldIndex, seed: int, *, immediate: int = 26, scheduled: in
     tasks = []
     for task_id, (when, kind, text, truth, pair) in zip(ids, drafts):
         if kind == "delivery":
-            truth = truth | {"executed_by": partner[("execution", pair)]}
-        elif kind == "execution":
-            truth = truth | {"delivered_by": partner[("delivery", pair)]}
-        tasks.append(_task(task_id, when, text, truth, delivery=kind == "delivery", memory=kind == "execution"))
+            tasks.append(_delivery(task_id, when, text, truth, partner[("execution", pair)]))
+        else:
+            tasks.append(_walk(world, task_id, when, text, truth, execution=kind == "execution"))
     return tasks
 
 
-def _first_free(taken: set[int], start: int) -> int:
-    slot = start
-    while slot in taken:
-        slot += 1
-    taken.add(slot)
-    return slot
+TASK_MINUTES = 90
+HOURS = (7.5, 9, 11, 12.5, 14, 16, 17.5, 19, 20.5)
 
 
-def _slot_time(slot: int, first_day: int) -> int:
-    day, index = divmod(slot, len(SLOT_HOURS))
-    return (first_day + day) * MINUTES_PER_DAY + SLOT_HOURS[index] * 60
+def _candidates(first_day: int, last_day: int) -> list[int]:
+    return [day * MINUTES_PER_DAY + round(hour * 60) for day in range(first_day, last_day + 1) for hour in HOURS]
 
 
 def _pick_route(world: WorldIndex, rng: random.Random) -> tuple[list[str], dict[str, str]]:
@@ -105,17 +96,31 @@ def _pick_route(world: WorldIndex, rng: random.Random) -> tuple[list[str], dict[
     return stops, constraints
 
 
-def _task(task_id: str, release: int, text: str, truth: dict[str, Any], *, delivery: bool = False, memory: bool = False) -> Task:
+def _walk(world: WorldIndex, task_id: str, release: int, text: str, truth: dict[str, Any], *, execution: bool) -> Task:
+    stops, constraints = truth["stops"], truth["constraints"]
+    plan = [f"goto:{stops[0]}"]
+    for a, b in zip(stops, stops[1:]):
+        plan.append(
+            f'call:map.find_optimal_path(source_building_id="{a}", target_building_id="{b}", constraints={constraints!r})'
+        )
+        plan.append("walk:" + ",".join(world.route(a, b, constraints).path))
     return Task(
-        id=task_id,
-        scenario=SCENARIO,
-        phase=PHASE,
-        release=release,
-        instruction=text,
-        systems=SYSTEMS,
-        evaluator="walk_route",
-        ground_truth=truth,
-        flags=Flags(delivery_only=delivery, long_term=memory, self_motivated=memory),
+        id=task_id, scenario=SCENARIO, phase=PHASE, release=release, instruction=text, systems=SYSTEMS,
+        evaluator="parts", ground_truth={"parts": [{"check": "walk", "route": truth["route"]}], "stops": stops},
+        flags=Flags(long_term=execution, self_motivated=execution, commitment=execution),
+        solution=tuple(plan),
+    )
+
+
+def _delivery(task_id: str, release: int, text: str, note: dict[str, Any], executed_by: str) -> Task:
+    event = (
+        f'calendar.add_event(calendar_id="self", event_title="Campus challenge", location={json.dumps(note["stops"][0])}, '
+        f'time={json.dumps(note["time"])}, description={json.dumps(text)})'
+    )
+    return Task(
+        id=task_id, scenario=SCENARIO, phase=PHASE, release=release, instruction=text, systems=SYSTEMS,
+        evaluator="parts", ground_truth={"parts": []}, flags=Flags(delivery_only=True),
+        solution=(f"call:{event}",), follow_up=(executed_by,),
     )
 
 
@@ -146,18 +151,3 @@ def _delivery_text(world: WorldIndex, stops: Sequence[str], constraints: dict[st
         f"at {clock_label(at)}, {_route_sentence(world, stops, constraints)}. "
         "Plan every leg with the map when the time comes. Nobody will remind you, so note it down now."
     )
-
-
-@evaluator("walk_route")
-def walked_route(task: Task, state: Any, events: Sequence[Event]) -> tuple[bool, str]:
-    """Success when the buildings walked during the task end with exactly the expected route."""
-    expected: list[str] = task.ground_truth["route"]
-    trail: list[str] = []
-    for event in events:
-        if isinstance(event, Walked):
-            trail.extend(event.path if not trail else event.path[1:])
-    if not trail:
-        return False, "did not walk"
-    if trail[-len(expected):] == expected:
-        return True, f"walked the route ({len(expected) - 1} walkways)"
-    return False, f"walked {' -> '.join(trail[-12:])}; expected {' -> '.join(expected)}"

@@ -13,11 +13,22 @@ from typing import Any
 
 import msgspec
 
-from events import Event, content_hash
+from events import Event, TaskReleased, Walked, content_hash
 from kernel.schedule import TaskCard, Trigger
 
-Evaluator = Callable[["Task", Any, Sequence[Event]], tuple[bool, str]]
-"""``(task, state, the task's own events) -> (success, detail)``: a pure function."""
+class Verdict(msgspec.Struct, frozen=True):
+    """An evaluator's judgement: success, why, and marks the metrics read (see ``TaskEnded.marks``)."""
+
+    success: bool
+    detail: str
+    marks: dict[str, int] = {}
+
+
+Evaluator = Callable[["Task", Any, Sequence[Event]], "Verdict | tuple[bool, str]"]
+"""``(task, state, the task's own events) -> verdict``: a pure function."""
+
+ARRIVAL_GRACE = 10
+"""Minutes after a task's release within which reaching its required place still counts as present."""
 
 EVALUATORS: dict[str, Evaluator] = {}
 
@@ -37,6 +48,10 @@ class Flags(msgspec.Struct, frozen=True, kw_only=True):
     """Says nothing but the time: the student must know what it committed to (SM tasks)."""
     delivery_only: bool = False
     """Delivers an instruction for later; run, but not scored."""
+    counts_toward: str = ""
+    """The StuGPA component this task feeds: ``exam``, ``class`` (attendance), ``advisor``, ``club`` or ``""``."""
+    commitment: bool = False
+    """Carries out something the student scheduled itself; failing it is a missed commitment."""
 
 
 class Task(msgspec.Struct, frozen=True, kw_only=True):
@@ -49,10 +64,19 @@ class Task(msgspec.Struct, frozen=True, kw_only=True):
     evaluator: str
     ground_truth: dict[str, Any]
     required_place: str | None = None
+    starts: int | None = None
+    """When the appointment at ``required_place`` begins (default: the release); arriving by
+    ``starts + ARRIVAL_GRACE`` counts as present."""
     flags: Flags = Flags()
     depends_on: tuple[str, ...] = ()
     round_limit: int | None = None
     """Agent turns allowed; ``None`` means the run's limit (``campus run --rounds``)."""
+    solution: tuple[str, ...] = ()
+    """The oracle's plan (``agents/plans.py``): steps such as ``call:<tool call>``, ``goto:B001``, ``answer:B``."""
+    stale: tuple[str, ...] | None = None
+    """The plan of a student who ignored the latest change; it must fail the task."""
+    follow_up: tuple[str, ...] = ()
+    """Later tasks whose instruction this (delivery) task gives."""
 
     def card(self) -> TaskCard:
         return TaskCard(
@@ -90,10 +114,37 @@ class Term(msgspec.Struct, frozen=True, kw_only=True, dict=True):
     def triggers(self) -> list[Trigger]:
         return list(self.world_changes)
 
-    def evaluate(self, task_id: str, state: Any, events: Sequence[Event]) -> tuple[str, str]:
+    def evaluate(self, task_id: str, state: Any, events: Sequence[Event]) -> tuple[str, str, dict[str, int]]:
+        """``(outcome, detail, marks)``; a task whose prerequisite failed fails without being judged."""
         task = self.by_id[task_id]
-        success, detail = EVALUATORS[task.evaluator](task, state, events)
-        return ("success" if success else "failure"), detail
+        marks = {"attended": int(attended(task, state, events))} if task.required_place else {}
+        failed = [dep for dep in task.depends_on if state.session.outcomes.get(dep) == "failure"]
+        if failed:
+            return "failure", f"prerequisite {failed[0]} failed", marks
+        verdict = EVALUATORS[task.evaluator](task, state, events)
+        if not isinstance(verdict, Verdict):
+            verdict = Verdict(*verdict)
+        return ("success" if verdict.success else "failure"), verdict.detail, marks | verdict.marks
+
+
+def attended(task: Task, state: Any, events: Sequence[Event]) -> bool:
+    """Whether the student was at the task's required place by its start plus the grace.
+
+    Present at release when the instruction was not withheld (or, for a task with no
+    instruction, when the student never walked and ends there); otherwise the first walk
+    that ends at the place must arrive in time.
+    """
+    if not events or not isinstance(events[0], TaskReleased):
+        return False
+    place = task.required_place
+    walks = [e for e in events if isinstance(e, Walked)]
+    if task.instruction and not events[0].withheld:
+        return True
+    if not walks:
+        return state.geography.location == place
+    starts = task.release if task.starts is None else task.starts
+    arrival = next((walk.arrive for walk in walks if walk.path[-1] == place), None)
+    return arrival is not None and arrival <= starts + ARRIVAL_GRACE
 
 
 _TERM = msgspec.json.Decoder(Term)
@@ -101,3 +152,6 @@ _TERM = msgspec.json.Decoder(Term)
 
 def decode_term(data: bytes | str) -> Term:
     return _TERM.decode(data)
+
+
+from scenarios import checks  # noqa: E402,F401  (registers the "parts" evaluator; it imports this module)

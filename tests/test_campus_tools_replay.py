@@ -70,7 +70,7 @@ def test_a_run_using_every_subsystem_verifies(stulife_world: WorldIndex) -> None
     ]
     task = Task(
         id="everything", scenario="test", phase="test", release=parse_moment("Week 1, Monday 09:00"),
-        instruction="Use every system.", evaluator="walk_route", ground_truth={"route": [world.home, "B142"]},
+        instruction="Use every system.", evaluator="parts", ground_truth={"parts": [{"check": "walk", "route": [world.home, "B142"]}]},
         systems=("map", "geography", "calendar", "email", "reservation", "bibliography", "data_system",
                  "course_selection", "draft", "registration"),
     )

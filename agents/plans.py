@@ -1,0 +1,84 @@
+"""Carrying out a task's plan (``Task.solution``) through the tools, one reply per turn.
+
+A plan is data in the term, a tuple of steps:
+
+- ``call:<tool call>`` — make this call, e.g. ``call:calendar.view_schedule(calendar_id="self", date="Week 1, Monday")``;
+- ``walk:<B1>,<B2>,...`` — walk exactly this path (it must start where the student is);
+- ``goto:<building id>`` — ask where the student is and, unless already there, walk the
+  shortest unconstrained route there;
+- ``answer:<letter>`` — answer and end the task.
+
+A plan ends with ``finish()`` unless it answered. Replies are a pure function of the plan
+and of the results seen so far in this task (``replay_plan`` re-runs the plan over the
+transcript), so an agent built on it resumes in a fresh process exactly where it stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Generator, Sequence
+
+from kernel.agent import AgentView
+from world.index import WorldIndex
+
+FINISH = "<action>Action: finish()</action>"
+LOCATE = "<action>Action: geography.get_current_location()</action>"
+_LOCATION = re.compile(r"You are at .*\((\w+)\)\.")
+
+Plan = Generator[str, str, None]
+
+
+def action(call: str) -> str:
+    return f"<action>Action: {call}</action>"
+
+
+def walk_action(path: Sequence[str]) -> str:
+    return action(f"geography.walk_to(path_info={json.dumps({'path': list(path)})})")
+
+
+def run_plan(steps: Sequence[str], world: WorldIndex) -> Plan:
+    """Yield one reply per turn; each ``send`` is the text the previous reply produced."""
+    for step in steps:
+        kind, _, arg = step.partition(":")
+        if kind == "call":
+            yield action(arg)
+        elif kind == "walk":
+            yield walk_action(arg.split(","))
+        elif kind == "goto":
+            seen = yield LOCATE
+            here = _LOCATION.search(seen or "")
+            if here is not None and here.group(1) != arg:
+                yield walk_action(world.route(here.group(1), arg, {}).path)
+        elif kind == "answer":
+            yield f"<action>Answer: {arg}</action>"
+            return
+        else:
+            raise ValueError(f"unknown plan step {step!r}")
+    yield FINISH
+
+
+def replay_plan(plan: Plan, view: AgentView) -> str:
+    """The reply ``plan`` gives after the results already in ``view`` (``FINISH`` once it is done)."""
+    try:
+        reply = next(plan)
+        for seen in results(view):
+            reply = plan.send(seen)
+    except StopIteration:
+        return FINISH
+    return reply
+
+
+def results(view: AgentView) -> list[str]:
+    """What each of the agent's replies in this task produced (the message after it)."""
+    out: list[str] = []
+    messages = view.messages
+    for index, message in enumerate(messages):
+        if message.role == "assistant":
+            follow = messages[index + 1].content if index + 1 < len(messages) else ""
+            out.append(follow)
+    return out
+
+
+def replies_so_far(view: AgentView) -> int:
+    return sum(message.role == "assistant" for message in view.messages)

@@ -1,0 +1,203 @@
+"""The ``parts`` evaluator: a task succeeds when every part of its ground truth holds.
+
+A ground truth ``{"parts": [...], "ordered": bool}`` lists checks, each a dict with a
+``check`` key. Every check is a pure function of the task, the projected state at the end
+of the task and the task's own events, and says where in those events it was satisfied, so
+``ordered`` can demand that the parts happened in the order listed (walking included).
+
+Checks, and how they compare (``norm`` collapses runs of whitespace and ignores case):
+
+- ``answer`` ``{letter}``: the task ended with ``Answer: <letter>``.
+- ``attended``: the student reached the required place by release + ``ARRIVAL_GRACE``.
+- ``email`` ``{to, subject, body}``: an email sent in this task to ``to`` (case ignored)
+  whose ``norm(subject)`` equals and whose ``norm(body)`` contains ``norm(body)`` — so a
+  greeting around a prescribed text is fine, a changed word is not.
+- ``calendar`` ``{calendar_id, title, location, time}``: an event added or changed in this
+  task and still in that calendar, with ``norm`` title and location equal and the same
+  parsed time (weeks, day, start and end).
+- ``booking`` ``{location_id, date, time_slot, room_id?, seat_ids?}``: a booking made in this
+  task in that library on that date and slot (and room, and one of those seats).
+- ``draft`` ``{sections: {section id: pass}}``: the whole draft equals this.
+- ``registered`` ``{sections: [...]}``: each section's last registration succeeded.
+- ``location`` ``{building}``: the student is there when the task ends.
+- ``walk`` ``{route}``: the buildings walked in this task end with exactly this route.
+
+A ground truth may also name ``use``: the library a booking made in this task is for, right
+now. A student who books and is not there when the task ends gets the ``unused_bookings``
+mark (a Personal Responsibility deduction), whatever the outcome.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from events import (
+    Answered,
+    Booked,
+    CalendarEventAdded,
+    CalendarEventUpdated,
+    EmailSent,
+    Event,
+    Walked,
+)
+from scenarios.task import Task, Verdict, attended, evaluator
+from subsystems.calendar import parse_time
+
+Found = tuple[bool, str, int]
+"""``(holds, detail, index of the event that satisfied it)``; state checks use ``len(events)``."""
+
+Check = Callable[[Task, Any, Sequence[Event], dict[str, Any]], Found]
+
+CHECKS: dict[str, Check] = {}
+
+
+def check(name: str) -> Callable[[Check], Check]:
+    def register(fn: Check) -> Check:
+        CHECKS[name] = fn
+        return fn
+
+    return register
+
+
+def norm(text: str) -> str:
+    return " ".join(str(text).split()).casefold()
+
+
+@evaluator("parts")
+def all_parts(task: Task, state: Any, events: Sequence[Event]) -> Verdict:
+    truth = task.ground_truth
+    marks = _unused_bookings(truth, state, events)
+    positions: list[int] = []
+    details: list[str] = []
+    for part in truth["parts"]:
+        holds, detail, position = CHECKS[part["check"]](task, state, events, part)
+        if not holds:
+            return Verdict(False, f"{part['check']}: {detail}", marks)
+        positions.append(position)
+        details.append(detail)
+    if truth.get("ordered") and positions != sorted(positions):
+        return Verdict(False, "every part holds, but not in the order required", marks)
+    return Verdict(True, "; ".join(details), marks)
+
+
+def _unused_bookings(truth: dict[str, Any], state: Any, events: Sequence[Event]) -> dict[str, int]:
+    """A task whose booking is for right now (``use``: the library) wastes it if the student is elsewhere."""
+    place = truth.get("use")
+    if place is None or state.geography.location == place:
+        return {}
+    made = sum(isinstance(e, Booked) for e in events)
+    return {"unused_bookings": made} if made else {}
+
+
+@check("answer")
+def _answer(task: Task, state: Any, events: Sequence[Event], part: dict[str, Any]) -> Found:
+    for index in range(len(events) - 1, -1, -1):
+        event = events[index]
+        if isinstance(event, Answered):
+            given = event.answer.strip().upper()
+            return given == part["letter"], f"answered {given}", index
+    return False, "no answer given", len(events)
+
+
+@check("attended")
+def _attended(task: Task, state: Any, events: Sequence[Event], part: dict[str, Any]) -> Found:
+    if attended(task, state, events):
+        return True, "present", 0
+    return False, f"not at {task.required_place} in time", len(events)
+
+
+@check("email")
+def _email(task: Task, state: Any, events: Sequence[Event], part: dict[str, Any]) -> Found:
+    to, subject, body = part["to"].strip().casefold(), norm(part["subject"]), norm(part["body"])
+    sent = [(i, e) for i, e in enumerate(events) if isinstance(e, EmailSent)]
+    for index, mail in sent:
+        if mail.to.strip().casefold() == to and norm(mail.subject) == subject and body in norm(mail.body):
+            return True, f"email to {part['to']}", index
+    if not sent:
+        return False, "no email sent", len(events)
+    return False, f"no email to {part['to']} with the expected subject and text", len(events)
+
+
+@check("calendar")
+def _calendar(task: Task, state: Any, events: Sequence[Event], part: dict[str, Any]) -> Found:
+    calendar_id = part.get("calendar_id", "self")
+    wanted = parse_time(part["time"])
+    touched: dict[str, int] = {}
+    for index, event in enumerate(events):
+        if isinstance(event, (CalendarEventAdded, CalendarEventUpdated)) and event.calendar_id == calendar_id:
+            touched[event.event_id] = index
+    entries = state.calendar.calendars.get(calendar_id, {})
+    for event_id, index in touched.items():
+        entry = entries.get(event_id)
+        if entry is None:
+            continue
+        same_time = not isinstance(wanted, str) and (
+            (entry.first_week, entry.last_week, entry.day, entry.start, entry.end)
+            == (wanted.first_week, wanted.last_week, wanted.day, wanted.start, wanted.end)
+        )
+        if same_time and norm(entry.title) == norm(part["title"]) and norm(entry.location) == norm(part["location"]):
+            return True, f"event {event_id} in {calendar_id}", index
+    return False, f"no event '{part['title']}' at {part['time']} added to {calendar_id} in this task", len(events)
+
+
+@check("booking")
+def _booking(task: Task, state: Any, events: Sequence[Event], part: dict[str, Any]) -> Found:
+    seats = part.get("seat_ids")
+    made = [(i, e) for i, e in enumerate(events) if isinstance(e, Booked)]
+    for index, booked in made:
+        if (
+            booked.location_id == part["location_id"]
+            and norm(booked.date) == norm(part["date"])
+            and booked.time_slot.replace(" ", "") == part["time_slot"]
+            and ("room_id" not in part or booked.room_id == part["room_id"])
+            and (seats is None or booked.seat_id in seats)
+        ):
+            return True, f"booking {booked.booking_id}", index
+    if not made:
+        return False, "no booking made", len(events)
+    return False, f"no booking in {part['location_id']} on {part['date']} {part['time_slot']} that fits", len(events)
+
+
+@check("draft")
+def _draft(task: Task, state: Any, events: Sequence[Event], part: dict[str, Any]) -> Found:
+    draft: dict[str, str] = dict(state.courses.draft)
+    wanted: dict[str, str] = part["sections"]
+    if draft == wanted:
+        return True, f"draft of {len(draft)} sections as expected", len(events)
+    missing = sorted(set(wanted) - set(draft))
+    extra = sorted(set(draft) - set(wanted))
+    wrong = sorted(code for code in set(wanted) & set(draft) if wanted[code] != draft[code])
+    return False, f"draft differs: missing {missing}, extra {extra}, wrong pass {wrong}", len(events)
+
+
+@check("registered")
+def _registered(task: Task, state: Any, events: Sequence[Event], part: dict[str, Any]) -> Found:
+    results: dict[str, str] = state.courses.registered
+    failed = [code for code in part["sections"] if results.get(code) != "success"]
+    if failed:
+        return False, f"not registered: {failed}", len(events)
+    return True, f"{len(part['sections'])} sections registered", len(events)
+
+
+@check("location")
+def _location(task: Task, state: Any, events: Sequence[Event], part: dict[str, Any]) -> Found:
+    here = state.geography.location
+    last = max((i for i, e in enumerate(events) if isinstance(e, Walked)), default=len(events))
+    return here == part["building"], f"at {here}", last
+
+
+@check("walk")
+def _walk(task: Task, state: Any, events: Sequence[Event], part: dict[str, Any]) -> Found:
+    expected: list[str] = part["route"]
+    trail: list[str] = []
+    last = len(events)
+    for index, event in enumerate(events):
+        if isinstance(event, Walked):
+            trail.extend(event.path if not trail else event.path[1:])
+            last = index
+    if not trail:
+        return False, "did not walk", len(events)
+    if trail[-len(expected):] == expected:
+        return True, f"walked the route ({len(expected) - 1} walkways)", last
+    return False, f"walked {' -> '.join(trail[-12:])}; expected {' -> '.join(expected)}", last

@@ -1,0 +1,28 @@
+"""What every scenario generator is handed: the world, the seed, the scale and the shared timetable."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from scenarios.rng import stream
+from scenarios.timeline import Timeline
+from world.index import WorldIndex
+from world.model import CourseSection
+
+
+@dataclass
+class TermContext:
+    world: WorldIndex
+    seed: int
+    scale: float = 1.0
+    timeline: Timeline = field(default_factory=Timeline)
+    timetable: list[CourseSection] = field(default_factory=list)
+    """The semester-1 sections the student ends up taking (set by course selection, read by lectures and exams)."""
+
+    def count(self, paper: int) -> int:
+        """The paper's count for something, scaled (at least 1)."""
+        return max(1, round(paper * self.scale))
+
+    def rng(self, purpose: str) -> random.Random:
+        return stream(self.seed, purpose)

@@ -1,0 +1,31 @@
+"""Playing a handful of generated tasks through the real kernel, for scenario tests."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agents import make_agent
+from events import TaskEnded, decode_events
+from kernel.schedule import Trigger
+from kernel.store import MemoryStore
+from scenarios.play import new_run
+from scenarios.task import Task, Term
+from world.index import WorldIndex
+
+
+def term_of(world: WorldIndex, tasks: Sequence[Task], triggers: Sequence[Trigger] = ()) -> Term:
+    ordered = sorted(tasks, key=lambda task: (task.release, task.id))
+    return Term(name="scenario-test", seed=0, world_hash=world.hash, tasks=tuple(ordered),
+                world_changes=tuple(sorted(triggers, key=lambda trigger: (trigger.t, trigger.id))))
+
+
+def play_tasks(world: WorldIndex, tasks: Sequence[Task], triggers: Sequence[Trigger] = (), agent: str = "oracle",
+               rounds: int = 40) -> dict[str, TaskEnded]:
+    """Every task's end event, after ``agent`` played a term of exactly these tasks and triggers."""
+    term = term_of(world, tasks, triggers)
+    store = MemoryStore()
+    run = new_run(store, world, term, agent_name=agent, seed=0, round_limit=rounds)
+    run.session(make_agent(agent, term, world)).run()
+    ended = [e for e in decode_events([r.payload for r in store.rows(run.branch.id, 1, store.head(run.branch.id)[0])])
+             if isinstance(e, TaskEnded)]
+    return {e.task_id: e for e in ended}
