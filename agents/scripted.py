@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 
 from kernel.agent import AgentView, Reply
-from kernel.clock import MINUTES_PER_DAY, date_label
+from kernel.clock import MINUTES_PER_DAY, date_label, parse_moment
 from scenarios.task import Task, Term
 from world.index import WorldIndex
 
@@ -33,6 +33,7 @@ DUE_BEFORE = 60
 
 _ENTRY = re.compile(r"^- \[evt_\d+\] (\d\d):(\d\d)-(\d\d):(\d\d) .*?(?: at (.+?))? \(Week", re.MULTILINE)
 _BUILDING = re.compile(r"\b([A-Z]\d{3})\b")
+_NOW = re.compile(r"Current time: (.+)")
 
 
 def _visible(task: Task, view: AgentView) -> bool:
@@ -76,8 +77,10 @@ class DiligentAgent:
         return replay_plan(self._from_calendar(task, view), view)
 
     def _from_calendar(self, task: Task, view: AgentView) -> Plan:
-        seen = yield action(f'calendar.view_schedule(calendar_id="self", date="{date_label(view.now // MINUTES_PER_DAY)}")')
-        place = due_place(seen or "", view.now % MINUTES_PER_DAY)
+        """Read today's calendar as of the time the task was announced (the plan is replayed every turn)."""
+        start = _announced(view)
+        seen = yield action(f'calendar.view_schedule(calendar_id="self", date="{date_label(start // MINUTES_PER_DAY)}")')
+        place = due_place(seen or "", start % MINUTES_PER_DAY)
         if place is None:
             yield FINISH
             return
@@ -86,6 +89,12 @@ class DiligentAgent:
             yield from _walk_then(self.world, place, task, steps)
         else:
             yield from run_plan(steps, self.world)
+
+
+def _announced(view: AgentView) -> int:
+    """The time the task's first message announced (``Current time: ...``)."""
+    found = _NOW.search(view.messages[0].content if view.messages else "")
+    return parse_moment(found.group(1)) if found else view.now
 
 
 def _walk_then(world: WorldIndex, place: str, task: Task, steps: Sequence[str]) -> Plan:

@@ -45,8 +45,10 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 world_app = typer.Typer(help="Generate and inspect campus worlds.", add_completion=False)
+term_app = typer.Typer(help="Generate and inspect terms (the tasks of a semester).", add_completion=False)
 bench_app = typer.Typer(help="Measure the kernel on this machine.", add_completion=False)
 app.add_typer(world_app, name="world")
+app.add_typer(term_app, name="term")
 app.add_typer(bench_app, name="bench")
 
 out = Console(soft_wrap=True)
@@ -114,6 +116,18 @@ def _summary(run: Run) -> dict[str, Any]:
     }
 
 
+def _metrics_line(card: dict[str, Any]) -> str:
+    gpa = card["stugpa"]
+    points = ", ".join(f"{name} {value:g}" for name, value in gpa["points"].items())
+    rates = ", ".join(f"{name} {row['success_rate']:.1%}" for name, row in card["by_phase"].items())
+
+    def pct(value: float | None) -> str:
+        return "n/a" if value is None else f"{value:.1%}"
+
+    return (f"StuGPA {gpa['total']:.2f} ({points}); LTRR {pct(card['ltrr'])}; PIS {pct(card['pis'])}; "
+            f"by phase: {rates}; avg turns {card['avg_turns']}")
+
+
 def _print_summary(summary: dict[str, Any]) -> None:
     card = summary["scorecard"]
     table = Table(title=f"Run {summary['run']} ({summary['agent']}, seed {summary['seed']})")
@@ -124,6 +138,7 @@ def _print_summary(summary: dict[str, Any]) -> None:
     total = card["total"]
     table.add_row("[bold]total[/]", str(total["tasks"]), str(total["succeeded"]), f"{total['success_rate']:.1%}")
     out.print(table)
+    out.print(_metrics_line(card), highlight=False)
     state = "finished" if summary["finished"] else "stopped before the end (continue with --resume)"
     out.print(f"{summary['events']} events, {state}; final hash {summary['final_hash'][:16]}")
 
@@ -343,6 +358,31 @@ def import_command(
 
 
 @app.command()
+def score(
+    run_id: str = typer.Argument(..., metavar="RUN", help="The run to score again."),
+    db: str = DB,
+    as_json: bool = JSON,
+) -> None:
+    """Re-score a stored run by replaying its log and judging every task again (no agent is called).
+
+    Prints the scorecard; exit 1 if any task is judged differently from what the run recorded.
+    """
+    from replays.score import rescore
+
+    with _store(db) as store:
+        report = rescore(open_run(store, run_id))
+    if as_json:
+        _emit_json(report)
+    else:
+        out.print(f"{report.run}: " + ("scorecard reproduced" if report.matches else "[bold red]scorecard differs[/]"))
+        out.print(_metrics_line(report.scorecard), highlight=False)
+        for item in report.changed[:20]:
+            out.print(f"- {item['task_id']}: recorded {item['recorded']}, judged {item['judged']}", highlight=False, markup=False)
+    if not report.matches:
+        raise typer.Exit(1)
+
+
+@app.command()
 def runs(db: str = DB, as_json: bool = JSON) -> None:
     """List the runs (branches) in a database."""
     with _store(db) as store:
@@ -385,6 +425,42 @@ def world_generate(
     else:
         out.print(f"{world.name}: " + ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in size.items()))
         out.print(f"home {world.home}; hash {world.hash}")
+
+
+@term_app.command("generate")
+def term_generate(
+    seed: int = typer.Option(0, "--seed", help="Seed for the world (if generated) and the term."),
+    scale: float = typer.Option(1.0, "--scale", help="Task counts relative to the paper's (1,284 tasks at 1.0)."),
+    world_source: str = typer.Option(None, "--world", metavar="SOURCE", help="'generated' (default) or 'stulife:DIR'."),
+    output: Path = typer.Option(None, "--output", "-o", help="Also write the term (with ground truth) as JSON here."),
+    as_json: bool = JSON,
+) -> None:
+    """Generate the term for a world and print its tasks per scenario (scored, long-term, self-motivated)."""
+    from scenarios.term import term_report
+    from scenarios.play import term_bytes
+
+    world = WorldIndex(_world(world_source or "generated", seed))
+    try:
+        term = generate_term(world, seed, scale)
+    except ValueError as error:
+        _fail(str(error))
+    report = term_report(term)
+    if output is not None:
+        output.write_bytes(term_bytes(term))
+    if as_json:
+        _emit_json(report)
+        return
+    table = Table(title=f"{term.name} on {world.world.name} (hash {term.hash[:16]})")
+    for column in ("scenario", "phase", "tasks", "scored", "long-term", "self-motivated", "first", "last"):
+        table.add_column(column, justify="left" if column in ("scenario", "phase", "first", "last") else "right")
+    for name, row in report["by_scenario"].items():
+        table.add_row(name, row["phase"], str(row["tasks"]), str(row["scored"]), str(row["long_term"]),
+                      str(row["self_motivated"]), row["first"], row["last"])
+    total = report["total"]
+    table.add_row("[bold]total[/]", "", str(total["tasks"]), str(total["scored"]), str(total["long_term"]),
+                  str(total["self_motivated"]), "", "")
+    out.print(table)
+    out.print(f"{report['world_changes']} world changes", highlight=False)
 
 
 @world_app.command("import-stulife")

@@ -77,7 +77,7 @@ def verify(run: Run, *, deep: bool = False) -> Report:
     return report
 
 
-def _batches(run: Run) -> Iterator[list[Row]]:
+def batches(run: Run) -> Iterator[list[Row]]:
     head = run.store.head(run.branch.id)[0]
     for start in range(1, head + 1, BATCH):
         yield run.store.rows(run.branch.id, start, min(head, start + BATCH - 1))
@@ -87,7 +87,7 @@ def _check(run: Run, report: Report) -> Mismatch | None:
     """One read of the log: each batch's hash chain first, then its events re-executed and re-judged."""
     chain = _Chain(run.branch.genesis)
     replay = _ReExecution(run, report)
-    for rows in _batches(run):
+    for rows in batches(run):
         mismatch = chain.check(rows)
         if mismatch is not None:
             return mismatch
@@ -104,7 +104,7 @@ def _check(run: Run, report: Report) -> Mismatch | None:
 def check_chain(run: Run) -> Mismatch | None:
     """The hash-chain check alone (what ``verify`` does first), for a quick integrity check."""
     chain = _Chain(run.branch.genesis)
-    for rows in _batches(run):
+    for rows in batches(run):
         mismatch = chain.check(rows)
         if mismatch is not None:
             return mismatch
@@ -211,7 +211,7 @@ class RecordedAgent:
 
 
 def recorded_replies(run: Run) -> list[AgentReplied]:
-    rows = [r for rows in _batches(run) for r in rows if r.kind == "agent_replied"]
+    rows = [r for rows in batches(run) for r in rows if r.kind == "agent_replied"]
     return decode_events([r.payload for r in rows])  # type: ignore[return-value]
 
 
@@ -229,7 +229,7 @@ def _replay_recorded(run: Run) -> Mismatch | None:
     head = run.store.head(run.branch.id)[0]
     session.run(max_steps=len(replies))
     replayed = scratch.rows("replay")
-    original = [r for rows in _batches(run) for r in rows]
+    original = [r for rows in batches(run) for r in rows]
     for mine, theirs in zip(original, replayed):
         if mine.hash != theirs.hash:
             return Mismatch(seq=mine.seq, check="deep replay", expected=_plain(mine.payload.encode()), actual=_plain(theirs.payload.encode()))

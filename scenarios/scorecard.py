@@ -1,4 +1,21 @@
-"""Scores as folds over task-ended events, so re-scoring a run is a replay, not a re-run."""
+"""Scores as folds over task-ended events, so re-scoring a run is a replay, not a re-run.
+
+Every rate's denominator is the term's scored tasks of that kind, ended or not: a run that
+stopped early is scored on what it did. The paper's metrics (stulife.md §10.1):
+
+- **StuGPA** (0-100) = 50 x exam accuracy + 30 x attendance rate + 8 x advisor-task success
+  + 6 x club-task success + Personal Responsibility. Exam tasks are those with
+  ``counts_toward == "exam"``; attendance is the ``attended`` mark of ``class`` tasks
+  (being there in time, whatever the answer); advisor and club tasks likewise.
+- **Personal Responsibility** starts at 6 and loses ``UNUSED_BOOKING`` per booking made for
+  right now and left unused (the ``unused_bookings`` mark) and ``MISSED_COMMITMENT`` per
+  failed task that carried out something the student had scheduled itself
+  (``Flags.commitment``); it never goes below 0. The paper gives no sizes; these make an
+  agent that keeps none of its commitments lose the whole component.
+- **LTRR**: success on long-term-memory tasks; **PIS**: success on self-motivated tasks.
+- success per scenario, per phase and in total; **AvgTurns** over successful tasks.
+A component with no tasks in the term scores 0 and is reported as ``null``.
+"""
 
 from __future__ import annotations
 
@@ -6,35 +23,76 @@ from collections.abc import Iterable
 from typing import Any
 
 from events import TaskEnded
-from scenarios.task import Term
+from scenarios.task import Task, Term
+
+RESPONSIBILITY = 6.0
+UNUSED_BOOKING = 0.5
+MISSED_COMMITMENT = 0.25
+WEIGHTS = {"exam": 50.0, "class": 30.0, "advisor": 8.0, "club": 6.0}
 
 
 def scorecard(term: Term, ended: Iterable[TaskEnded]) -> dict[str, Any]:
-    """Success per scenario and in total over scored tasks, and average turns of successes."""
-    by_scenario: dict[str, dict[str, Any]] = {}
-    for task in term.tasks:
-        if not task.flags.delivery_only:
-            by_scenario.setdefault(task.scenario, {"tasks": 0, "succeeded": 0, "ended": 0})["tasks"] += 1
-    success_turns: list[int] = []
-    for event in ended:
-        task = term.by_id.get(event.task_id)
-        if task is None or event.outcome == "unscored":
-            continue
-        row = by_scenario[task.scenario]
-        row["ended"] += 1
-        if event.outcome == "success":
-            row["succeeded"] += 1
-            success_turns.append(event.turns)
-    for row in by_scenario.values():
-        row["success_rate"] = _rate(row["succeeded"], row["tasks"])
-    tasks = sum(r["tasks"] for r in by_scenario.values())
-    succeeded = sum(r["succeeded"] for r in by_scenario.values())
+    """Every metric of a run, from the term and the run's task-ended events."""
+    outcomes: dict[str, TaskEnded] = {event.task_id: event for event in ended if event.task_id in term.by_id}
+    scored = [task for task in term.tasks if not task.flags.delivery_only]
+
+    def success(task: Task) -> bool:
+        event = outcomes.get(task.id)
+        return event is not None and event.outcome == "success"
+
+    succeeded = [task for task in scored if success(task)]
+    turns = [outcomes[task.id].turns for task in succeeded]
     return {
-        "by_scenario": by_scenario,
-        "total": {"tasks": tasks, "succeeded": succeeded, "success_rate": _rate(succeeded, tasks)},
-        "avg_turns": round(sum(success_turns) / len(success_turns), 3) if success_turns else None,
+        "stugpa": stugpa(scored, outcomes),
+        "ltrr": _rate_of([t for t in scored if t.flags.long_term], success),
+        "pis": _rate_of([t for t in scored if t.flags.self_motivated], success),
+        "by_scenario": _grouped(scored, success, outcomes, lambda t: t.scenario),
+        "by_phase": _grouped(scored, success, outcomes, lambda t: t.phase),
+        "total": {"tasks": len(scored), "succeeded": len(succeeded), "success_rate": _rate(len(succeeded), len(scored))},
+        "avg_turns": round(sum(turns) / len(turns), 3) if turns else None,
     }
 
 
-def _rate(part: int, whole: int) -> float:
+def stugpa(scored: list[Task], outcomes: dict[str, TaskEnded]) -> dict[str, Any]:
+    rates: dict[str, float | None] = {}
+    for component in WEIGHTS:
+        tasks = [task for task in scored if task.flags.counts_toward == component]
+        if component == "class":
+            hits = sum(outcomes[t.id].marks.get("attended", 0) for t in tasks if t.id in outcomes)
+        else:
+            hits = sum(outcomes[t.id].outcome == "success" for t in tasks if t.id in outcomes)
+        rates[component] = _rate(hits, len(tasks)) if tasks else None
+    unused = sum(event.marks.get("unused_bookings", 0) for event in outcomes.values())
+    missed = sum(
+        1 for task in scored if task.flags.commitment and (task.id not in outcomes or outcomes[task.id].outcome != "success")
+    )
+    responsibility = max(0.0, RESPONSIBILITY - UNUSED_BOOKING * unused - MISSED_COMMITMENT * missed)
+    points = {name: round(WEIGHTS[name] * (rate or 0.0), 4) for name, rate in rates.items()}
+    total = sum(points.values()) + responsibility
+    return {
+        "total": round(total, 2),
+        "points": points | {"responsibility": round(responsibility, 4)},
+        "rates": rates,
+        "unused_bookings": unused,
+        "missed_commitments": missed,
+    }
+
+
+def _grouped(scored: list[Task], success: Any, outcomes: dict[str, TaskEnded], key: Any) -> dict[str, dict[str, Any]]:
+    groups: dict[str, dict[str, Any]] = {}
+    for task in scored:
+        row = groups.setdefault(key(task), {"tasks": 0, "succeeded": 0, "ended": 0})
+        row["tasks"] += 1
+        row["ended"] += task.id in outcomes
+        row["succeeded"] += success(task)
+    for row in groups.values():
+        row["success_rate"] = _rate(row["succeeded"], row["tasks"])
+    return groups
+
+
+def _rate_of(tasks: list[Task], success: Any) -> float | None:
+    return _rate(sum(success(task) for task in tasks), len(tasks)) if tasks else None
+
+
+def _rate(part: int | float, whole: int) -> float:
     return round(part / whole, 6) if whole else 0.0

@@ -8,6 +8,9 @@ library study in the hours left free.
 
 from __future__ import annotations
 
+from typing import Any
+
+from kernel.clock import label
 from scenarios import exploration
 from scenarios.context import TermContext
 from scenarios.task import Task, Term
@@ -25,3 +28,20 @@ def generate_term(world: WorldIndex, seed: int = 0, scale: float = 1.0) -> Term:
     tasks.sort(key=lambda task: (task.release, task.id))
     name = f"term-{seed}" + (f"-x{scale:g}" if scale != 1 else "")
     return Term(name=name, seed=seed, world_hash=world.hash, tasks=tuple(tasks))
+
+
+def term_report(term: Term) -> dict[str, Any]:
+    """Tasks per scenario: how many, how many scored, long-term and self-motivated, first and last release."""
+    rows: dict[str, dict[str, Any]] = {}
+    for task in term.tasks:
+        row = rows.setdefault(task.scenario, {"phase": task.phase, "tasks": 0, "scored": 0, "long_term": 0,
+                                              "self_motivated": 0, "first": label(task.release)})
+        row["tasks"] += 1
+        row["scored"] += not task.flags.delivery_only
+        row["long_term"] += task.flags.long_term
+        row["self_motivated"] += task.flags.self_motivated
+        row["last"] = label(task.release)
+    keys = ("tasks", "scored", "long_term", "self_motivated")
+    total = {key: sum(row[key] for row in rows.values()) for key in keys}
+    return {"term": term.name, "hash": term.hash, "seed": term.seed, "world_hash": term.world_hash,
+            "by_scenario": rows, "total": total, "world_changes": len(term.world_changes)}

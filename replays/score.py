@@ -1,0 +1,60 @@
+"""Re-scoring a stored run by replay: every task judged again from the log, no agent needed.
+
+The log is folded once; at each task's end the term's evaluator judges the task again
+against the state and the task's own events, exactly as the runner did. The scorecard of
+those judgements must equal the scorecard of the recorded outcomes; any task judged
+differently is listed (a changed evaluator, a damaged log, or a term that is not the run's).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from events import Event, TaskEnded, TaskReleased, decode_events
+from replays.verify import batches
+from scenarios.play import Run
+from scenarios.scorecard import scorecard
+
+
+class ScoreReport(msgspec.Struct, kw_only=True):
+    run: str
+    scorecard: dict[str, Any]
+    recorded: dict[str, Any]
+    matches: bool
+    changed: list[dict[str, Any]]
+    """Tasks whose judgement now differs from the recorded one: id, recorded and judged outcome and detail."""
+
+
+def rescore(run: Run) -> ScoreReport:
+    projection, term = run.kernel.projection, run.term
+    state = projection.initial()
+    task_events: list[Event] = []
+    recorded: list[TaskEnded] = []
+    judged: list[TaskEnded] = []
+    changed: list[dict[str, Any]] = []
+    for rows in batches(run):
+        for row, event in zip(rows, decode_events([r.payload for r in rows])):
+            if isinstance(event, TaskEnded):
+                recorded.append(event)
+                again = _judge(run, state, task_events, event)
+                judged.append(again)
+                if again != event:
+                    changed.append({"task_id": event.task_id, "recorded": [event.outcome, event.detail],
+                                    "judged": [again.outcome, again.detail]})
+            projection.apply(state, row.seq, row.t, event)
+            if isinstance(event, TaskReleased):
+                task_events = [event]
+            elif task_events:
+                task_events.append(event)
+    card, before = scorecard(term, judged), scorecard(term, recorded)
+    return ScoreReport(run=run.branch.id, scorecard=card, recorded=before, matches=card == before and not changed,
+                       changed=changed)
+
+
+def _judge(run: Run, state: Any, task_events: list[Event], ended: TaskEnded) -> TaskEnded:
+    if ended.outcome == "unscored":
+        return ended
+    outcome, detail, marks = run.term.evaluate(ended.task_id, state, task_events)
+    return msgspec.structs.replace(ended, outcome=outcome, detail=detail, marks=marks)
