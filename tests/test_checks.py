@@ -1,0 +1,114 @@
+"""The parts evaluator's edge cases, played through the real kernel.
+
+Each test gives one task a ground truth and a plan; the oracle carries out the plan, so a
+plan that deviates from the ground truth in one detail must fail on exactly that detail.
+"""
+
+from __future__ import annotations
+
+from scenarios.task import ARRIVAL_GRACE, Flags, Task
+from scenarios.timeline import at
+from tests.scenario_play import play_tasks
+
+SYSTEMS = ("map", "geography", "calendar", "email", "course_selection", "draft", "registration")
+MAIL = {"check": "email", "to": "Prof.Lee@lau.edu", "subject": "Meeting  request", "body": "Could we meet on Friday?"}
+
+
+def one(task_id: str, parts: list, plan: tuple[str, ...], *, release: int = at(0, 0, 9), ordered: bool = False,
+        **fields: object) -> Task:
+    return Task(id=task_id, scenario="checks", phase="test", release=release, instruction="Do it.", systems=SYSTEMS,
+                evaluator="parts", ground_truth={"parts": parts, "ordered": ordered}, solution=plan, **fields)  # type: ignore[arg-type]
+
+
+def send(to: str, subject: str, body: str) -> str:
+    return f'call:email.send_email(to="{to}", subject="{subject}", body="{body}")'
+
+
+def outcome(world, *tasks: Task) -> dict[str, tuple[str, str]]:
+    return {k: (e.outcome, e.detail) for k, e in play_tasks(world, list(tasks)).items()}
+
+
+def test_email_recipient_case_subject_spacing_and_body_containment(world) -> None:
+    ok = one("ok", [MAIL], (send("prof.lee@LAU.edu", "meeting request", "Dear Prof. Lee, could  we meet on friday? Thanks"),))
+    wrong_subject = one("subject", [MAIL], (send("prof.lee@lau.edu", "Meeting", "Could we meet on Friday?"),),
+                        release=at(0, 0, 10))
+    changed_word = one("body", [MAIL], (send("prof.lee@lau.edu", "Meeting request", "Could we meet on Monday?"),),
+                       release=at(0, 0, 11))
+    result = outcome(world, ok, wrong_subject, changed_word)
+    assert result["ok"][0] == "success"
+    assert result["subject"][0] == "failure" and result["body"][0] == "failure"
+
+
+def test_an_email_sent_in_an_earlier_task_does_not_count(world) -> None:
+    earlier = one("earlier", [MAIL], (send("prof.lee@lau.edu", "Meeting request", "Could we meet on Friday?"),))
+    later = one("later", [MAIL], (), release=at(0, 0, 10))
+    result = outcome(world, earlier, later)
+    assert result["earlier"][0] == "success" and result["later"] == ("failure", "email: no email sent")
+
+
+def test_calendar_compares_parsed_times_and_needs_the_event_added_in_this_task(world) -> None:
+    part = {"check": "calendar", "calendar_id": "self", "title": "Study group", "location": "B001",
+            "time": "Week 1, Monday, 09:00-10:00"}
+    add = 'call:calendar.add_event(calendar_id="self", event_title="study  group", location="b001", time="week 1, monday, 9:00-10:00")'
+    wrong_hour = 'call:calendar.add_event(calendar_id="self", event_title="Study group", location="B001", time="Week 1, Monday, 10:00-11:00")'
+    first = one("first", [part], (add,))
+    again = one("again", [part], (), release=at(0, 0, 10))
+    hour = one("hour", [part], (wrong_hour,), release=at(0, 0, 11))
+    result = outcome(world, first, again, hour)
+    assert result["first"][0] == "success"
+    assert result["again"][0] == "failure" and result["hour"][0] == "failure"
+
+
+def test_answer_letter_case_and_missing_answer(world) -> None:
+    part = [{"check": "answer", "letter": "C"}]
+    result = outcome(world, one("lower", part, ("answer:c",)), one("none", part, (), release=at(0, 0, 10)),
+                     one("wrong", part, ("answer:B",), release=at(0, 0, 11)))
+    assert result["lower"][0] == "success"
+    assert result["none"] == ("failure", "answer: no answer given")
+    assert result["wrong"] == ("failure", "answer: answered B")
+
+
+def test_attendance_on_time_late_and_absent(world) -> None:
+    place = "B056"  # four minutes from the dormitory
+    def lecture(task_id: str, starts: int, plan: tuple[str, ...]) -> Task:
+        return one(task_id, [{"check": "attended"}, {"check": "answer", "letter": "A"}], plan, release=starts - 30,
+                   required_place=place, starts=starts, flags=Flags(counts_toward="class"))
+    on_time = lecture("on-time", at(1, 0, 9), (f"goto:{place}", "answer:A"))
+    # released 30 minutes before the start; 45 calls of one minute each before walking make the student late
+    dawdle = tuple('call:calendar.view_schedule(calendar_id="self", date="Week 1, Tuesday")' for _ in range(30 + ARRIVAL_GRACE + 5))
+    late = lecture("late", at(1, 1, 9), (*dawdle, f"goto:{place}", "answer:A"))
+    absent = lecture("absent", at(1, 2, 9), ())
+    ended = play_tasks(world, [on_time, late, absent], rounds=80)
+    assert ended["on-time"].outcome == "success" and ended["on-time"].marks == {"attended": 1}
+    assert ended["late"].outcome == "failure" and ended["late"].marks == {"attended": 0}
+    assert ended["absent"].outcome == "failure" and ended["absent"].marks == {"attended": 0}
+
+
+def test_ordered_parts_work_with_walking(world) -> None:
+    parts = [MAIL, {"check": "location", "building": "B056"}]
+    mail = send("prof.lee@lau.edu", "Meeting request", "Could we meet on Friday?")
+    in_order = one("in-order", parts, (mail, "goto:B056"), ordered=True)
+    reversed_ = one("reversed", parts, ("goto:B074", mail, "goto:B056", ), ordered=True, release=at(0, 1, 9))
+    walked_first = one("walked-first", parts, ("goto:B056", mail), ordered=True, release=at(0, 2, 9))
+    unordered = one("unordered", parts, ("goto:B056", mail), release=at(0, 3, 9))
+    result = outcome(world, in_order, reversed_, walked_first, unordered)
+    assert result["in-order"][0] == "success" and result["reversed"][0] == "success"
+    assert result["walked-first"] == ("failure", "every part holds, but not in the order required")
+    assert result["unordered"][0] == "success"
+
+
+def test_a_failed_prerequisite_fails_its_dependants_without_judging_them(world) -> None:
+    first = one("apply", [MAIL], ())
+    later = one("later", [{"check": "answer", "letter": "A"}], ("answer:A",), release=at(0, 0, 10), depends_on=("apply",))
+    result = outcome(world, first, later)
+    assert result["later"] == ("failure", "prerequisite apply failed")
+
+
+def test_draft_must_match_exactly(world) -> None:
+    add = 'call:draft.add_course(section_id="{}")'
+    exact = {"check": "draft", "sections": {"MATH0015000001": "B-Pass"}}
+    plan = (add.format("MATH0015000001"), 'call:draft.assign_pass(section_id="MATH0015000001", pass_type="B-Pass")')
+    extra = (add.format("COMS0014000003"),)
+    result = outcome(world, one("exact", [exact], plan), one("extra", [exact], extra, release=at(0, 0, 10)))
+    assert result["exact"][0] == "success"
+    assert result["extra"][0] == "failure" and "extra ['COMS0014000003']" in result["extra"][1]
