@@ -15,6 +15,7 @@ processes from the schedule and the projected clock and session state.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Generator
 from typing import Any
 
@@ -55,6 +56,12 @@ log = structlog.get_logger("campus.runner")
 SNAPSHOT_EVERY = 2_000
 """Take a snapshot at the first commit after every this many events."""
 
+COMMIT_DELAY = 0.005
+"""Group commit: with a fast agent, steps are committed together at most this many (wall-clock)
+seconds apart. Each step is still atomic (a commit always falls between steps), and the log's
+content does not depend on where the commits fall; a crash loses at most this much work, which
+a resume plays again. An agent slower than this (any model) gets a commit before every reply."""
+
 
 def run_config(round_limit: int) -> dict[str, Any]:
     """The rules a run is played under; bound into the genesis hash."""
@@ -74,6 +81,7 @@ class Session:
         *,
         on_task_end: Callable[[Any, TaskEnded], None] | None = None,
         snapshot_every: int = SNAPSHOT_EVERY,
+        commit_delay: float = COMMIT_DELAY,
     ) -> None:
         self.kernel = kernel
         self.store = store
@@ -82,6 +90,9 @@ class Session:
         self.agent = agent
         self.on_task_end = on_task_end
         self.snapshot_every = snapshot_every
+        self.commit_delay = commit_delay
+        self._last_commit = time.perf_counter()
+        self._agent_slow = True
         self.cards: list[TaskCard] = list(schedule.cards())
         self.triggers = list(schedule.triggers())
         self.state = state_at(kernel, store, branch_id)
@@ -134,8 +145,10 @@ class Session:
 
     def _ask_agent(self) -> tuple[Reply | None, str | None]:
         view = self.view()
+        begun = time.perf_counter()
         try:
             reply = self.agent.act(view)
+            self._agent_slow = time.perf_counter() - begun >= self.commit_delay
         except Exception as error:  # an agent is untrusted: its failure is recorded, not fatal
             log.warning("agent raised", run=self.branch.id, agent=self.branch.agent, seq=self.state.seq,
                         time=label(self.state.now), error=repr(error))
@@ -171,6 +184,7 @@ class Session:
             self.task_events.append(event)
 
     def _commit(self) -> None:
+        self._last_commit = time.perf_counter()
         if not self.buffer:
             return
         seq, _ = self.store.append(self.branch.id, self.buffer)
@@ -183,7 +197,8 @@ class Session:
             self._last_snapshot = seq
 
     def _decide(self) -> Generator[simpy.Event, Any, tuple[Reply | None, str | None]]:
-        self._commit()
+        if self._agent_slow or time.perf_counter() - self._last_commit >= self.commit_delay:
+            self._commit()
         self.pending = self.env.event()
         answer = yield self.pending
         self.pending = None

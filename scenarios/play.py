@@ -44,8 +44,9 @@ class Run:
     term: Term
     kernel: Kernel
 
-    def session(self, agent: Agent, on_task_end: Callable[[Any, TaskEnded], None] | None = None) -> Session:
-        return Session(self.kernel, self.store, self.branch.id, self.term, agent, on_task_end=on_task_end)
+    def session(self, agent: Agent, on_task_end: Callable[[Any, TaskEnded], None] | None = None, **options: Any) -> Session:
+        """A session playing this branch; ``options`` go to ``Session`` (``commit_delay``, ``snapshot_every``)."""
+        return Session(self.kernel, self.store, self.branch.id, self.term, agent, on_task_end=on_task_end, **options)
 
     def ended_tasks(self) -> list[TaskEnded]:
         head = self.store.head(self.branch.id)[0]

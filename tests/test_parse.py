@@ -693,3 +693,37 @@ def test_structured_answer(name: str, arguments: Any) -> None:
 )
 def test_structured_bad_answer(arguments: Any) -> None:
     assert "single letter" in message_of(parse_structured("answer", arguments))
+
+
+_KEYS = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True)
+_PLAIN = st.text(st.characters(blacklist_characters='"\\\n', blacklist_categories=("Cs",)), max_size=30)
+
+
+@given(
+    name=st.sampled_from(["calendar.add_event", "email.send_email", "finish", "x"]),
+    pairs=st.lists(st.tuples(_KEYS, _PLAIN), max_size=5),
+    spaces=st.sampled_from(["", " ", "  \t"]),
+    tail=st.sampled_from(["", ")", " trailing words", ", x=1)"]),
+)
+def test_the_fast_path_agrees_with_the_full_parser(name: str, pairs: list, spaces: str, tail: str) -> None:
+    from kernel.parse import _CallParser, _Reject, _simple_call
+
+    inner = f",{spaces}".join(f'{key}{spaces}={spaces}"{value}"' for key, value in pairs)
+    block = f"{name}({spaces}{inner}{spaces}){tail}"
+    fast = _simple_call(block, name, len(name))
+    if fast is None:
+        return
+    try:
+        full = _CallParser(block, name, len(name)).parse()
+    except _Reject as reject:
+        full = reject.invalid
+    assert fast == full
+
+
+def test_the_fast_path_takes_plain_calls_and_leaves_the_rest() -> None:
+    from kernel.parse import _simple_call
+
+    plain = 'email.send_email(to="a@b.edu", subject="Hi", body="Text, with = signs")'
+    assert _simple_call(plain, "email.send_email", len("email.send_email")) is not None
+    for other in ('x(a="1", a="2")', 'x(a="line\\nbreak")', "x(a=1)", "x('single')"):
+        assert _simple_call(other, "x", 1) is None, other

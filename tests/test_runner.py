@@ -107,8 +107,8 @@ def test_observations_never_contain_ground_truth(world, term) -> None:
             assert lines and all(line.startswith(("Current date:", "Current time:")) for line in lines), lines
 
 
-def test_each_step_is_one_transaction(world, term, tmp_path) -> None:
-    store = SQLiteStore(tmp_path / "steps.db")
+def _commits(world, term, path, **options) -> tuple[Run, list[int]]:
+    store = SQLiteStore(path)
     run = new_run(store, world, term, agent_name="oracle", seed=0)
     commits: list[int] = []
     original = store.append
@@ -120,10 +120,24 @@ def test_each_step_is_one_transaction(world, term, tmp_path) -> None:
     store.append = counting  # type: ignore[method-assign]
     from agents import make_agent
 
-    run.session(make_agent("oracle", term, world)).run()
+    run.session(make_agent("oracle", term, world), **options).run()
+    return run, commits
+
+
+def test_each_step_is_one_transaction_without_group_commit(world, term, tmp_path) -> None:
+    run, commits = _commits(world, term, tmp_path / "steps.db", commit_delay=0)
     replies = sum(isinstance(e, AgentReplied) for e in log(run))
     assert len(commits) == replies + 1  # one per agent step, plus the final commit after the last step
-    store.close()
+
+
+def test_group_commit_batches_whole_steps_and_changes_nothing_in_the_log(world, term, tmp_path) -> None:
+    single, _ = _commits(world, term, tmp_path / "single.db", commit_delay=0)
+    grouped, commits = _commits(world, term, tmp_path / "grouped.db", commit_delay=60)
+    assert single.store.head(single.branch.id) == grouped.store.head(grouped.branch.id)
+    assert len(commits) < 5  # a fast agent: everything in a few transactions
+    events = log(grouped)
+    boundaries = [sum(commits[: i + 1]) for i in range(len(commits) - 1)]
+    assert all(isinstance(events[b], AgentReplied) for b in boundaries)  # each commit ends right before a reply
 
 
 def test_round_limit_ends_a_task(world) -> None:

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 import networkx as nx
 
 from world.model import Building, Complex, World
-from world.routes import Route, Settled, as_route, edge_costs, join_legs, settle
+from world.routes import Adjacency, Route, Settled, as_route, edge_costs, join_legs, settle
 
 
 class WorldIndex:
@@ -23,7 +23,7 @@ class WorldIndex:
         self.graph = _graph(world)
         self.zones: list[str] = sorted({b.zone for b in world.buildings})
         self.types: list[str] = sorted({b.type for b in world.buildings})
-        self._costs: dict[tuple, dict[tuple[str, str], int]] = {}
+        self._costs: dict[tuple, Adjacency] = {}
         self._settled: dict[tuple, Settled] = {}
 
     def route(self, source: str, target: str, constraints: Mapping[str, str] | None = None) -> Route:

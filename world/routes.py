@@ -87,15 +87,19 @@ def find_route(graph: nx.Graph, source: str, target: str, constraints: Mapping[s
     return as_route(settle(graph, source, edge_costs(graph, constraints or {}), until=target), source, target)
 
 
-def edge_costs(graph: nx.Graph, constraints: Mapping[str, str]) -> dict[tuple[str, str], int]:
-    """Every edge's penalised cost under ``constraints``, in both directions."""
-    costs: dict[tuple[str, str], int] = {}
-    for a, b, data in graph.edges(data=True):
-        costs[a, b] = costs[b, a] = edge_cost(data, constraints)
-    return costs
+Adjacency = dict[str, list[tuple[str, int, int]]]
+"""Building → its walkways as (neighbour, penalised cost, minutes), for one set of constraints."""
 
 
-def settle(graph: nx.Graph, source: str, costs: Mapping[tuple[str, str], int], until: str | None = None) -> Settled:
+def edge_costs(graph: nx.Graph, constraints: Mapping[str, str]) -> Adjacency:
+    """Every walkway's penalised cost under ``constraints``, as plain adjacency lists (both directions)."""
+    return {
+        node: [(neighbour, edge_cost(data, constraints), int(data["minutes"])) for neighbour, data in edges.items()]
+        for node, edges in graph.adj.items()
+    }
+
+
+def settle(graph: nx.Graph, source: str, adjacency: Adjacency, until: str | None = None) -> Settled:
     """Dijkstra from ``source``, stopping once ``until`` is settled (or when all are).
 
     Nodes are settled in the total order (cost, hops, minutes, path), so every node settled
@@ -107,19 +111,20 @@ def settle(graph: nx.Graph, source: str, costs: Mapping[tuple[str, str], int], u
         raise RouteError(f"there is no building with id '{until}'")
     settled: Settled = {}
     heap: list[tuple[int, int, int, tuple[str, ...]]] = [(0, 0, 0, (source,))]
-    adjacency = graph.adj
+    pop, push = heapq.heappop, heapq.heappush
     while heap:
-        entry = heapq.heappop(heap)
-        cost, hops, minutes, path = entry
+        entry = pop(heap)
+        path = entry[3]
         node = path[-1]
         if node in settled:
             continue
         settled[node] = entry
         if node == until:
             break
-        for neighbour, data in adjacency[node].items():
+        cost, hops, minutes = entry[0], entry[1] + 1, entry[2]
+        for neighbour, step, walk in adjacency[node]:
             if neighbour not in settled:
-                heapq.heappush(heap, (cost + costs[node, neighbour], hops + 1, minutes + data["minutes"], path + (neighbour,)))
+                push(heap, (cost + step, hops, minutes + walk, path + (neighbour,)))
     return settled
 
 
