@@ -506,6 +506,27 @@ def bench_kernel(
     out.print(table)
 
 
+@bench_app.command("term")
+def bench_term(
+    seed: int = typer.Option(0, "--seed"),
+    scale: float = typer.Option(1.0, "--scale", help="Term size relative to the paper's task counts."),
+    directory: str = typer.Option(None, "--dir", help="Where to put the scratch database (default: a temp dir)."),
+    as_json: bool = JSON,
+) -> None:
+    """Play a full default term with the oracle into a file DB: wall time, tool calls/s, peak memory."""
+    from replays.bench_term import measure_full_term
+
+    report = measure_full_term(seed, scale, directory)
+    if as_json:
+        _emit_json(report)
+        return
+    out.print(f"{report['tasks']} tasks, {report['events']:,} events, {report['tool_calls']:,} tool calls; "
+              f"generated in {report['generate_seconds']} s, played in {report['play_seconds']} s "
+              f"(target <= {report['targets']['seconds']} s); {report['tool_calls_per_s']:,} tool calls/s; "
+              f"peak RSS {report['peak_rss_mb']} MB (target <= {report['targets']['peak_mb']:.0f} MB); "
+              f"StuGPA {report['stugpa']}, success {report['success_rate']:.1%}", highlight=False)
+
+
 @app.callback()
 def _setup(log_json: bool = typer.Option(False, "--log-json", help="Write operator logs (stderr) as JSON lines.")) -> None:
     configure_logs(json=log_json)

@@ -11,12 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 from kernel.clock import label
-from scenarios import exploration
+from kernel.schedule import Trigger
+from scenarios import exploration, library
 from scenarios.context import TermContext
 from scenarios.task import Task, Term
+from subsystems import calendar, courses, reservation
 from world.index import WorldIndex
 
-PAPER_COUNTS = {"campus_exploration": 76}
+PAPER_COUNTS = {"campus_exploration": 76, "library_study": 151}
 
 
 def generate_term(world: WorldIndex, seed: int = 0, scale: float = 1.0) -> Term:
@@ -24,10 +26,34 @@ def generate_term(world: WorldIndex, seed: int = 0, scale: float = 1.0) -> Term:
         raise ValueError(f"scale must be positive, got {scale}")
     ctx = TermContext(world=world, seed=seed, scale=scale)
     tasks: list[Task] = []
+    triggers: list[Trigger] = []
     tasks += exploration.generate(ctx, immediate=ctx.count(26), scheduled=ctx.count(25))
+    for made, changes in (library.generate(ctx),):
+        tasks += made
+        triggers += changes
     tasks.sort(key=lambda task: (task.release, task.id))
+    triggers.sort(key=lambda trigger: (trigger.t, trigger.id))
+    check_world_changes(world, triggers)
     name = f"term-{seed}" + (f"-x{scale:g}" if scale != 1 else "")
-    return Term(name=name, seed=seed, world_hash=world.hash, tasks=tuple(tasks))
+    return Term(name=name, seed=seed, world_hash=world.hash, tasks=tuple(tasks), world_changes=tuple(triggers))
+
+
+KNOWN_CHANGES = ("advisor_availability", "calendar_event", "popularity", "seat_availability")
+
+
+def check_world_changes(world: WorldIndex, triggers: list[Trigger]) -> None:
+    """Every scheduled world change must be one its subsystem applies; a generator bug fails loudly here."""
+    for trigger in triggers:
+        kind = trigger.change.get("type")
+        problem = (
+            calendar.world_change_problem(trigger.change)
+            or courses.world_change_problem(trigger.change, world)
+            or reservation.world_change_problem(trigger.change, world)
+        )
+        if kind not in KNOWN_CHANGES:
+            problem = f"unknown type {kind!r}"
+        if problem is not None:
+            raise ValueError(f"world change {trigger.id} would be ignored: {problem}")
 
 
 def term_report(term: Term) -> dict[str, Any]:

@@ -1,0 +1,539 @@
+"""Library Study: book one library seat that meets every need the text implies, now or later.
+
+What the student is told (after the StuLife paper, appendix H.3). Each instruction is a
+first-person note or a message from a roommate or a counsellor, and says
+
+- *where*: a catalogue book (``"<title>" by <author>``: ``data_system.search_books`` tells
+  which library holds it), a subject (a catalogue category: ``list_books_by_category``
+  names the one library holding it), or, for general study, the library by name (the map
+  gives its id). Books never leave their library, so the seat must be in that library;
+- *what the seat needs*: two or three seat features in plain words with a reason
+  ("a power outlet, since the laptop battery will not last"), and a session start and
+  duration on the 15-minute grid inside opening hours (08:00-22:00);
+- *when*:
+
+  * *now*: book for a session starting within the task's hour, then go and use the seat;
+  * *later today*: book now for a session hours later the same day (only the booking counts);
+  * *scheduled*: a delivery task (run, not scored) names a later date and time to book at
+    and a session starting just after it, the same day or one to six days later (half and
+    half). The execution task at that time says nothing but the time: the student must
+    have noted it in its calendar. It then books, in that task, and goes to the seat.
+
+Unique answer. Before a booking task, one ``seat_availability`` world change per study area
+of the library shapes that date so that exactly one seat in the whole library has every
+feature asked for; about half of each room's other seats are open as distractors (near
+misses included). A library is used by at most one task per date, so shapings never mix.
+
+Ground truth: a ``booking`` part (library, date, time slot, room, that seat) made in this
+task, and for sessions starting within the hour a ``location`` part (the student ends the
+task in that library) plus ``use``: booking and not going earns the ``unused_bookings`` mark.
+
+Stale variant (about half of the scheduled pairs): the first shaping applies at the
+delivery, and a second change between delivery and execution closes the seat that fitted
+then and opens another fitting seat of the same library. The stale plan books the seat
+that fitted at the delivery; it is no longer open, so the task fails.
+
+Flags: execution tasks are long-term, self-motivated commitments (the paper's 50 LTM and
+50 SM); delivery tasks are delivery-only; immediate tasks have neither. At scale 1 there
+are 51 immediate tasks and 50 pairs: 151 tasks.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kernel.clock import MINUTES_PER_DAY, clock_label, date_label
+from kernel.schedule import Trigger
+from scenarios.context import TermContext
+from scenarios.task import Flags, Task
+from scenarios.timeline import Overlap, Timeline
+from subsystems.information import fold, plain
+from subsystems.reservation import CLOSE, GRID, STUDY, world_change_problem
+from world.index import WorldIndex
+from world.model import SEAT_FEATURES, Library, Room, Seat
+
+SCENARIO = "library_study"
+PHASE = "daily_campus"
+PREFIX = "library"
+SYSTEMS = ("reservation", "data_system", "bibliography", "map", "geography", "calendar", "email")
+
+PAPER_IMMEDIATE = 51
+PAPER_SCHEDULED = 50
+NOW_SHARE = 0.6
+"""Of the immediate tasks, the share that book for a session starting within the hour."""
+STALE_SHARE = 0.5
+"""Of the scheduled pairs, the share whose fitting seat moves between delivery and execution."""
+OPEN_DISTRACTORS = 0.5
+"""The chance that a seat without every requested feature is open on a shaped date."""
+
+FIRST_DAY = 7
+LAST_DAY = 18 * 7 - 1
+"""Tasks fall in Weeks 1-17."""
+BOOKING_MINUTES = 90
+"""Reserved per booking task: a few calls and a walk of up to ~35 minutes."""
+DELIVERY_MINUTES = 60
+LEAD = 15
+"""A session booked for right away starts this many minutes after the task's release."""
+DURATIONS = (90, 105, 120, 135, 150, 180, 210, 240)
+MIN_GAP = 120
+"""Minutes between a same-day delivery and its execution, and before a 'later today' session."""
+
+
+def _times(first: float, last: float) -> tuple[int, ...]:
+    return tuple(range(round(first * 60), round(last * 60) + 1, GRID))
+
+
+NOW_TIMES = _times(8, 19.5)
+LATER_TIMES = _times(8, 15)
+DELIVERY_TIMES = _times(8, 21)
+SAME_DAY_DELIVERY_TIMES = _times(8, 17)
+EXECUTION_TIMES = NOW_TIMES
+
+FEATURE_WORDS: dict[str, str] = {
+    "power_outlet": "a power outlet, since the laptop battery will not last the session",
+    "quiet_zone": "a spot in a quiet zone, because even whispering is distracting",
+    "computer_access": "computer access, as the laptop is away for repair",
+    "discussion_zone": "a place in a discussion zone, so talking problems through out loud is fine",
+    "low_traffic_area": "a low traffic area, away from people walking past all the time",
+    "window_seat": "a window seat, which helps to stay awake",
+    "natural_lighting": "natural lighting, because lamps tire the eyes",
+    "large_table": "a large table to spread out notes and printouts",
+    "good_wifi": "good wifi for streaming the lecture recordings",
+    "whiteboard": "a whiteboard for sketching derivations",
+    "private_space": "a private space where nobody looks over one's shoulder",
+    "comfortable_seating": "comfortable seating for a long sit",
+    "reference_materials": "reference materials within reach",
+    "technical_resources": "technical resources nearby, such as scanners and specialist software",
+    "sofa_area": "a sofa area for relaxed reading",
+    "projector": "a projector for rehearsing slides",
+    "historical_archives": "the historical archives close by",
+    "specialized_collections": "the specialized collections close by",
+    "convenient_location": "a convenient location near the entrance",
+}
+"""How an instruction words each seat feature it asks for (``group_room`` is never asked: the seat is for one)."""
+
+REASONS = (
+    "A report on it is due next week.",
+    "The seminar discusses it on Friday.",
+    "It ties in with the data structures course.",
+    "It is for a side project that has been waiting for weeks.",
+    "The midterm will lean on it.",
+    "A group presentation depends on it.",
+)
+STUDY_REASONS = (
+    "The problem sets are piling up.",
+    "There is a lot of revision to catch up on.",
+    "The programming assignment needs a long, focused stretch.",
+    "The reading list for this week is long.",
+)
+ROOMMATES = ("Kenji", "Maya", "Tom", "Aiko", "Leo", "Sara")
+COUNSELLORS = ("Ms. Tanaka", "Mr. Okafor", "Dr. Lindqvist", "Ms. Moreau")
+
+
+# ------------------------------------------------------------------ what the world offers
+
+
+@dataclass(frozen=True)
+class Topic:
+    """Why the student goes to a library, and how it finds which one."""
+
+    kind: str
+    """``book`` (search the catalogue), ``subject`` (a category) or ``named`` (general study)."""
+    library: str
+    text: str
+    """The book title, the category, or the library's name."""
+    author: str = ""
+
+    def lookup(self) -> str:
+        if self.kind == "book":
+            return f"data_system.search_books(query={json.dumps(self.text)}, search_type=\"title\")"
+        if self.kind == "subject":
+            return f"data_system.list_books_by_category(category={json.dumps(self.text)})"
+        return f"map.find_building_id(building_name={json.dumps(self.text)})"
+
+
+def _study_rooms(library: Library) -> list[Room]:
+    return [room for room in library.rooms if room.kind == STUDY and room.seats]
+
+
+def _distinct(seats: Sequence[Seat]) -> list[Seat]:
+    """One seat per id, the first (the published seat map repeats a few ids inside a room)."""
+    first: dict[str, Seat] = {}
+    for seat in seats:
+        first.setdefault(seat.id, seat)
+    return list(first.values())
+
+
+def _topics(world: WorldIndex) -> dict[str, list[Topic]]:
+    """Per library with study areas: its catalogue books (found alone by their title), subjects and its name."""
+    libraries = {lib.building_id: lib for lib in world.world.libraries if _study_rooms(lib)}
+    found: dict[str, list[Topic]] = {building: [] for building in sorted(libraries)}
+    books = world.world.books
+    folded = [fold(book.title) for book in books]
+    for book, key in zip(books, folded):
+        if book.library_id in found and sum(key in other for other in folded) == 1:
+            found[book.library_id].append(Topic("book", book.library_id, plain(book.title), plain(book.author)))
+    for category in sorted({book.category for book in books}):
+        holders = {book.library_id for book in books if book.category == category}
+        if len(holders) == 1 and (holder := holders.pop()) in found:
+            found[holder].append(Topic("subject", holder, plain(category)))
+    for building in found:
+        found[building].append(Topic("named", building, plain(world.name_of(building))))
+    return found
+
+
+class Stock:
+    """The world's libraries and topics, and which library already hosts a booking on which day."""
+
+    def __init__(self, world: WorldIndex) -> None:
+        self.world = world
+        self.topics = _topics(world)
+        self.libraries = {lib.building_id: lib for lib in world.world.libraries}
+        self.taken: set[tuple[str, int]] = set()
+
+    def topic(self, rng: random.Random, day: int) -> Topic:
+        """A topic whose library has no booking task on ``day`` yet (and now has one)."""
+        kind = rng.choice(("book", "book", "subject", "subject", "named", "named", "named"))
+        free = [t for building, found in self.topics.items() if (building, day) not in self.taken for t in found]
+        chosen = [t for t in free if t.kind == kind] or free
+        if not chosen:
+            raise ValueError(f"no library left for a task on {date_label(day)}")
+        topic = rng.choice(chosen)
+        self.taken.add((topic.library, day))
+        return topic
+
+    def changes(self, building: str, day: int, shaping: dict[str, list[str]]) -> list[dict[str, Any]]:
+        """One validated ``seat_availability`` change per shaped room."""
+        changes = []
+        for room_id, seats in shaping.items():
+            change = {"type": "seat_availability", "building_id": building, "room_id": room_id, "date": date_label(day), "open_seats": seats}
+            problem = world_change_problem(change, self.world)
+            if problem:
+                raise ValueError(problem)
+            changes.append(change)
+        return changes
+
+
+# ------------------------------------------------------------------ the seat and its shaping
+
+
+@dataclass(frozen=True)
+class Seating:
+    """The seat the student must end up with, what it needs, and how each shaping opens the library."""
+
+    room: Room
+    seat: Seat
+    features: tuple[str, ...]
+    shaping: dict[str, list[str]]
+    """Room id -> open seat ids for the booking date."""
+    moved: tuple[Room, Seat, dict[str, list[str]]] | None = None
+    """Stale pairs: the seat fitting after the second change, and the rooms that change."""
+
+
+def _fits(seat: Seat, features: Sequence[str]) -> bool:
+    return all(feature in seat.features for feature in features)
+
+
+def _pick_seating(library: Library, rng: random.Random, stale: bool) -> Seating:
+    rooms = _study_rooms(library)
+    seats = [(room, seat) for room in rooms for seat in _distinct(room.seats)]
+    candidates = [(room, seat) for room, seat in seats if sum(f in FEATURE_WORDS for f in seat.features) >= 2]
+    rng.shuffle(candidates)
+    for room, seat in candidates:
+        worded = [f for f in seat.features if f in FEATURE_WORDS]
+        wanted = sorted(rng.sample(worded, min(len(worded), rng.choice((2, 2, 3)))), key=SEAT_FEATURES.index)
+        others = [(r, s) for r, s in seats if s.id != seat.id and _fits(s, wanted)]
+        if stale and not others:
+            continue
+        shaping = _shape(rooms, wanted, seat, rng)
+        if not stale:
+            return Seating(room, seat, tuple(wanted), shaping)
+        new_room, new_seat = rng.choice(others)
+        changed = {room.id: [i for i in shaping[room.id] if i != seat.id]}
+        changed[new_room.id] = sorted(set(changed.get(new_room.id, shaping[new_room.id])) | {new_seat.id})
+        return Seating(room, seat, tuple(wanted), shaping, (new_room, new_seat, changed))
+    raise ValueError(f"{library.building_id}: no seat with two worded features{' and a second fitting seat' if stale else ''}")
+
+
+def _shape(rooms: Sequence[Room], features: Sequence[str], fit: Seat, rng: random.Random) -> dict[str, list[str]]:
+    """Open seats per study area: ``fit`` and about half of the seats lacking some requested feature."""
+    shaping: dict[str, list[str]] = {}
+    for room in rooms:
+        seats = _distinct(room.seats)
+        open_ids = [s.id for s in seats if not _fits(s, features) and rng.random() < OPEN_DISTRACTORS]
+        if any(s.id == fit.id for s in seats):
+            open_ids.append(fit.id)
+        shaping[room.id] = sorted(open_ids)
+    return shaping
+
+
+# ------------------------------------------------------------------ one job
+
+
+@dataclass(frozen=True)
+class Draft:
+    release: int
+    kind: str
+    """``now``, ``later``, ``delivery`` or ``execution``."""
+    pair: int | None
+    text: str
+    topic: Topic
+    day: int
+    slot: tuple[int, int]
+    """Session start and end, minutes since midnight."""
+    seating: Seating
+    changes: tuple[tuple[int, dict[str, Any]], ...] = ()
+    """World changes this booking task relies on: (minute, change)."""
+    act: int = 0
+    """For a delivery: when the execution task comes (minutes since Week 0)."""
+
+
+def generate(ctx: TermContext, *, immediate: int | None = None, scheduled: int | None = None) -> tuple[list[Task], list[Trigger]]:
+    """Library tasks and the world changes that make each booking's seat the only fitting one.
+
+    ``immediate`` single tasks (60% for right away, the rest for later the same day) and
+    ``scheduled`` delivery/execution pairs, placed in Weeks 1-17; ids follow release order.
+    """
+    world, rng = ctx.world, ctx.rng("library")
+    immediate = ctx.count(PAPER_IMMEDIATE) if immediate is None else immediate
+    scheduled = ctx.count(PAPER_SCHEDULED) if scheduled is None else scheduled
+    now = round(immediate * NOW_SHARE)
+    jobs = ["now"] * now + ["later"] * (immediate - now) + ["scheduled"] * scheduled
+    rng.shuffle(jobs)
+    same_day = _shares(rng, scheduled, 0.5)
+    stale = _shares(rng, scheduled, STALE_SHARE)
+    stock = Stock(world)
+    drafts: list[Draft] = []
+    pair = 0
+    for number, job in enumerate(jobs):
+        owner = f"library {number}"
+        if job == "scheduled":
+            drafts += _scheduled(ctx.timeline, rng, stock, owner, pair, same_day[pair], stale[pair])
+            pair += 1
+        else:
+            drafts.append(_immediate(ctx.timeline, rng, stock, owner, job))
+    drafts.sort(key=lambda draft: draft.release)
+    ids = [f"{PREFIX}-{rank:03d}" for rank in range(1, len(drafts) + 1)]
+    partner = {draft.pair: task_id for task_id, draft in zip(ids, drafts) if draft.kind == "execution"}
+    tasks = [_task(world, task_id, draft, partner.get(draft.pair, "")) for task_id, draft in zip(ids, drafts)]
+    triggers = [
+        Trigger(id=f"{task_id}/{number:02d}", t=t, change=change)
+        for task_id, draft in zip(ids, drafts)
+        for number, (t, change) in enumerate(draft.changes, 1)
+    ]
+    return tasks, triggers
+
+
+def _shares(rng: random.Random, count: int, share: float) -> list[bool]:
+    """``count`` flags, ``round(count * share)`` of them true, in a seeded order."""
+    flags = [index < round(count * share) for index in range(count)]
+    rng.shuffle(flags)
+    return flags
+
+
+def _candidates(days: range, times: Sequence[int]) -> list[int]:
+    return [day * MINUTES_PER_DAY + minute for day in days for minute in times]
+
+
+def _duration(rng: random.Random, start: int) -> int:
+    return rng.choice([d for d in DURATIONS if start + d <= CLOSE])
+
+
+def _immediate(timeline: Timeline, rng: random.Random, stock: Stock, owner: str, job: str) -> Draft:
+    days = range(FIRST_DAY, LAST_DAY + 1)
+    release = timeline.place(rng, _candidates(days, NOW_TIMES if job == "now" else LATER_TIMES), BOOKING_MINUTES, owner)
+    day, minute = divmod(release, MINUTES_PER_DAY)
+    if job == "now":
+        start = minute + LEAD
+    else:
+        latest = min(19 * 60 + 30, minute + 5 * 60)
+        start = rng.choice(range(-(-(minute + MIN_GAP) // 30) * 30, latest + 1, 30))
+    topic = stock.topic(rng, day)
+    seating = _pick_seating(stock.libraries[topic.library], rng, stale=False)
+    slot = (start, start + _duration(rng, start))
+    style = rng.choice(("self", "self", "roommate", "counsellor"))
+    text = _instruction(rng, style, topic, seating.features, slot, job, None)
+    changes = tuple((release, c) for c in stock.changes(topic.library, day, seating.shaping))
+    return Draft(release, job, None, text, topic, day, slot, seating, changes)
+
+
+def _scheduled(
+    timeline: Timeline, rng: random.Random, stock: Stock, owner: str, pair: int, same_day: bool, stale: bool
+) -> list[Draft]:
+    deliveries = _candidates(range(FIRST_DAY, LAST_DAY + (1 if same_day else 0)), SAME_DAY_DELIVERY_TIMES if same_day else DELIVERY_TIMES)
+    executions = _same_day_executions if same_day else _later_executions
+    delivered, at = _place_pair(timeline, rng, deliveries, executions, owner)
+    day, minute = divmod(at, MINUTES_PER_DAY)
+    topic = stock.topic(rng, day)
+    seating = _pick_seating(stock.libraries[topic.library], rng, stale=stale)
+    start = minute + LEAD * rng.choice((1, 2))
+    slot = (start, start + _duration(rng, start))
+    style = rng.choice(("self", "self", "roommate", "counsellor"))
+    text = _instruction(rng, style, topic, seating.features, slot, "delivery", at)
+    changes = [(delivered, c) for c in stock.changes(topic.library, day, seating.shaping)]
+    if seating.moved is not None:
+        moment = (delivered + DELIVERY_MINUTES + at) // 2
+        changes += [(moment, c) for c in stock.changes(topic.library, day, seating.moved[2])]
+    delivery = Draft(delivered, "delivery", pair, text, topic, day, slot, seating, act=at)
+    execution = Draft(at, "execution", pair, "", topic, day, slot, seating, tuple(changes))
+    return [delivery, execution]
+
+
+def _same_day_executions(delivered: int) -> list[int]:
+    day, minute = divmod(delivered, MINUTES_PER_DAY)
+    return _candidates(range(day, day + 1), [t for t in EXECUTION_TIMES if t >= minute + MIN_GAP])
+
+
+def _later_executions(delivered: int) -> list[int]:
+    first = delivered // MINUTES_PER_DAY + 1
+    return _candidates(range(first, min(first + 6, LAST_DAY + 1)), EXECUTION_TIMES)
+
+
+def _place_pair(
+    timeline: Timeline, rng: random.Random, deliveries: Sequence[int], executions: Callable[[int], list[int]], owner: str
+) -> tuple[int, int]:
+    """Reserve a delivery among ``deliveries`` that leaves a free execution slot, then that execution."""
+    order = list(deliveries)
+    rng.shuffle(order)
+    for delivered in order:
+        if timeline.is_free(delivered, DELIVERY_MINUTES) and any(timeline.is_free(e, BOOKING_MINUTES) for e in executions(delivered)):
+            timeline.reserve(delivered, DELIVERY_MINUTES, owner)
+            return delivered, timeline.place(rng, executions(delivered), BOOKING_MINUTES, f"{owner} (execution)")
+    raise Overlap(f"{owner}: no free delivery slot with a free execution slot after it")
+
+
+# ------------------------------------------------------------------ tasks
+
+
+def _task(world: WorldIndex, task_id: str, draft: Draft, executed_by: str) -> Task:
+    if draft.kind == "delivery":
+        return _delivery(world, task_id, draft, executed_by)
+    seating = draft.seating
+    room, seat = (seating.moved[0], seating.moved[1]) if seating.moved else (seating.room, seating.seat)
+    use = draft.kind != "later"
+    date = date_label(draft.day)
+    slot = f"{clock_label(draft.slot[0])}-{clock_label(draft.slot[1])}"
+    parts: list[dict[str, Any]] = [
+        {"check": "booking", "location_id": draft.topic.library, "date": date, "time_slot": slot, "room_id": room.id, "seat_ids": [seat.id]}
+    ]
+    truth: dict[str, Any] = {"parts": parts, "features": list(seating.features), "topic": draft.topic.kind}
+    if use:
+        parts.append({"check": "location", "building": draft.topic.library})
+        truth["use"] = draft.topic.library
+    execution = draft.kind == "execution"
+    stale = _plan(draft, seating.room, seating.seat, use) if seating.moved else None
+    return Task(
+        id=task_id, scenario=SCENARIO, phase=PHASE, release=draft.release, instruction=draft.text, systems=SYSTEMS,
+        evaluator="parts", ground_truth=truth, flags=Flags(long_term=execution, self_motivated=execution, commitment=execution),
+        solution=_plan(draft, room, seat, use), stale=stale,
+    )
+
+
+def _plan(draft: Draft, room: Room, seat: Seat, use: bool) -> tuple[str, ...]:
+    library, date = draft.topic.library, date_label(draft.day)
+    slot = f"{clock_label(draft.slot[0])}-{clock_label(draft.slot[1])}"
+    steps = [
+        f"call:{draft.topic.lookup()}",
+        f"call:reservation.query_availability(location_id={json.dumps(library)}, date={json.dumps(date)}, "
+        f"features={json.dumps(list(draft.seating.features))})",
+        f"call:reservation.make_booking(location_id={json.dumps(library)}, item_name={json.dumps(f'{room.name} ({room.id})')}, "
+        f"date={json.dumps(date)}, time_slot={json.dumps(slot)}, seat_id={json.dumps(seat.id)})",
+    ]
+    if use:
+        steps.append(f"goto:{library}")
+    return tuple(steps)
+
+
+def _delivery(world: WorldIndex, task_id: str, draft: Draft, executed_by: str) -> Task:
+    return Task(
+        id=task_id, scenario=SCENARIO, phase=PHASE, release=draft.release, instruction=draft.text, systems=SYSTEMS,
+        evaluator="parts", ground_truth={"parts": []}, flags=Flags(delivery_only=True),
+        solution=(f"call:{_note(world, draft)}",), follow_up=(executed_by,),
+    )
+
+
+def _note(world: WorldIndex, draft: Draft) -> str:
+    """The calendar entry a diligent student writes at the delivery: when, where (a building id) and what."""
+    where = draft.topic.library if draft.topic.kind == "named" else world.world.home
+    when = f"{date_label(draft.act // MINUTES_PER_DAY)}, {clock_label(draft.act)}-{clock_label(draft.act + 60)}"
+    return (
+        f'calendar.add_event(calendar_id="self", event_title="Book a library seat", location={json.dumps(where)}, '
+        f"time={json.dumps(when)}, description={json.dumps(draft.text)})"
+    )
+
+
+# ------------------------------------------------------------------ instructions
+
+
+def duration_words(minutes: int) -> str:
+    """``150`` -> ``2.5 hours``, ``105`` -> ``1 hour and 45 minutes``."""
+    hours, rest = divmod(minutes, 60)
+    if rest == 0:
+        return f"{hours} hours"
+    if rest == 30:
+        return f"{hours}.5 hours"
+    return f"{hours} hour{'s' if hours > 1 else ''} and {rest} minutes"
+
+
+def _instruction(
+    rng: random.Random, style: str, topic: Topic, features: Sequence[str], slot: tuple[int, int], job: str, at: int | None
+) -> str:
+    mine = style == "self"
+    session = f"a session from {clock_label(slot[0])}, {duration_words(slot[1] - slot[0])} long"
+    body = " ".join((_where(rng, topic, mine), _needs(features, mine), _when(session, job, at, mine)))
+    if mine:
+        opener = rng.choice(("Note to self:", "Thinking it over:", "Okay, study plan:", "Reminder to myself:"))
+        return f"{opener} {body}"
+    if style == "roommate":
+        name = rng.choice(ROOMMATES)
+        return f"Message from your roommate {name}: Hey! {body} - {name}"
+    name = rng.choice(COUNSELLORS)
+    return f"Message from your counsellor, {name}: Hello. {body} Best regards, {name}"
+
+
+def _where(rng: random.Random, topic: Topic, mine: bool) -> str:
+    if topic.kind == "named":
+        reason = rng.choice(STUDY_REASONS)
+        return f"{reason} I will study at {topic.text}." if mine else f"{reason} A good place for it is {topic.text}."
+    reason = rng.choice(REASONS)
+    held = "Catalogue books cannot leave the library that holds them"
+    if topic.kind == "book":
+        if mine:
+            return f'I have to work through "{topic.text}" by {topic.author}. {reason} {held}, so my seat has to be in that library.'
+        return f'You mentioned needing "{topic.text}" by {topic.author}. {reason} {held}, so book your seat in that library.'
+    if mine:
+        return f"I want to dig into {topic.text}. {reason} My seat has to be in the library that holds the catalogue's {topic.text} books."
+    return f"It is time you dug into {topic.text}. {reason} Sit in the library that holds the catalogue's {topic.text} books."
+
+
+def _needs(features: Sequence[str], mine: bool) -> str:
+    first, *more = [FEATURE_WORDS[feature] for feature in features]
+    sentences = [f"{'My' if mine else 'Your'} seat needs {first}."]
+    sentences += [f"It also needs {item}." for item in more]
+    return " ".join(sentences)
+
+
+def _when(session: str, job: str, at: int | None, mine: bool) -> str:
+    if job == "now":
+        if mine:
+            return f"I will book a seat right now for {session}, and then head straight there to use it."
+        return f"Book yourself a seat right now for {session}, and go straight there to use it."
+    if job == "later":
+        return f"I will book it now for later today: {session}." if mine else f"Book it now for later today: {session}."
+    assert at is not None
+    when = f"on {date_label(at // MINUTES_PER_DAY)} at {clock_label(at)}"
+    if mine:
+        return (
+            f"Not right now, though: {when} I will book the seat, for {session}, and then go there to use it. "
+            "I will book it then, not earlier, since which seats are open that day may still change. "
+            "Nothing will remind me, so it goes in my calendar."
+        )
+    return (
+        f"Not now, though: {when}, book yourself the seat, for {session}, and then go there to use it. "
+        "Book it then, not earlier, since which seats are open that day may still change. "
+        "Nobody will remind you, so put it in your calendar."
+    )
