@@ -99,11 +99,11 @@ def _announced(view: AgentView) -> int:
 
 def _walk_then(world: WorldIndex, place: str, task: Task, steps: Sequence[str]) -> Plan:
     """Go to the calendar's building; carry on only if that revealed the task's instruction."""
-    seen = ""
-    for step in run_plan([f"goto:{place}"], world):
-        if step == FINISH:
-            break
+    inner = run_plan([f"goto:{place}"], world)
+    step, seen = next(inner), ""
+    while step != FINISH:
         seen = yield step
+        step = inner.send(seen)
     if task.instruction not in (seen or ""):
         yield FINISH
         return

@@ -12,13 +12,13 @@ from typing import Any
 
 from kernel.clock import label
 from kernel.schedule import Trigger
-from scenarios import exploration, library
+from scenarios import advisors, clubs, exploration, library
 from scenarios.context import TermContext
 from scenarios.task import Task, Term
 from subsystems import calendar, courses, reservation
 from world.index import WorldIndex
 
-PAPER_COUNTS = {"campus_exploration": 76, "library_study": 151}
+PAPER_COUNTS = {"campus_exploration": 76, "club_activity": 140, "academic_activity": 72, "library_study": 151}
 
 
 def generate_term(world: WorldIndex, seed: int = 0, scale: float = 1.0) -> Term:
@@ -28,7 +28,7 @@ def generate_term(world: WorldIndex, seed: int = 0, scale: float = 1.0) -> Term:
     tasks: list[Task] = []
     triggers: list[Trigger] = []
     tasks += exploration.generate(ctx, immediate=ctx.count(26), scheduled=ctx.count(25))
-    for made, changes in (library.generate(ctx),):
+    for made, changes in (clubs.generate(ctx), advisors.generate(ctx), library.generate(ctx)):
         tasks += made
         triggers += changes
     tasks.sort(key=lambda task: (task.release, task.id))
