@@ -111,15 +111,19 @@ def _walk_then(world: WorldIndex, place: str, task: Task, steps: Sequence[str]) 
 
 
 def due_place(schedule: str, minute: int) -> str | None:
-    """The building of the first calendar entry due at ``minute`` of the day, from ``view_schedule`` text."""
+    """The building of the calendar entry due at ``minute`` of the day, from ``view_schedule`` text.
+
+    Among the entries due (starting within the hour, or under way), the one starting last
+    wins: with back-to-back classes the next one matters, not the one ending.
+    """
+    due: list[tuple[int, str]] = []
     for match in _ENTRY.finditer(schedule):
         start = int(match.group(1)) * 60 + int(match.group(2))
         end = int(match.group(3)) * 60 + int(match.group(4))
-        if start - DUE_BEFORE <= minute <= end:
-            building = _BUILDING.search(match.group(5) or "")
-            if building is not None:
-                return building.group(1)
-    return None
+        building = _BUILDING.search(match.group(5) or "")
+        if start - DUE_BEFORE <= minute <= end and building is not None:
+            due.append((start, building.group(1)))
+    return max(due)[1] if due else None
 
 
 class StaleAgent:

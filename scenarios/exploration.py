@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kernel.clock import MINUTES_PER_DAY, clock_label, date_label
+from kernel.schedule import Trigger
 from scenarios.context import TermContext
 from scenarios.task import Flags, Task
 from world.index import WorldIndex
@@ -43,13 +44,16 @@ CONSTRAINT_PHRASES: dict[tuple[str, str], str] = {
 }
 
 
-def generate(ctx: TermContext, *, immediate: int = 26, scheduled: int = 25) -> list[Task]:
-    """Exploration tasks: ``immediate`` single tasks and ``scheduled`` delivery/execution pairs.
+def generate(ctx: TermContext, *, immediate: int | None = None, scheduled: int | None = None) -> tuple[list[Task], list[Trigger]]:
+    """Exploration tasks: ``immediate`` single tasks and ``scheduled`` delivery/execution pairs
+    (by default the paper's 26 and 25, scaled); exploration changes nothing in the world.
 
     They are placed in the free hours of weeks 0-2 (90 minutes each); an execution comes one
     to seven days after its delivery. Ids follow release order (``exploration-001`` first).
     """
     world, rng = ctx.world, ctx.rng("exploration")
+    immediate = ctx.count(26) if immediate is None else immediate
+    scheduled = ctx.count(25) if scheduled is None else scheduled
     jobs = ["immediate"] * immediate + ["scheduled"] * scheduled
     rng.shuffle(jobs)
     drafts: list[tuple[int, str, str, dict[str, Any], int | None]] = []
@@ -74,7 +78,7 @@ def generate(ctx: TermContext, *, immediate: int = 26, scheduled: int = 25) -> l
             tasks.append(_delivery(task_id, when, text, truth, partner[("execution", pair)]))
         else:
             tasks.append(_walk(world, task_id, when, text, truth, execution=kind == "execution"))
-    return tasks
+    return tasks, []
 
 
 TASK_MINUTES = 90

@@ -12,13 +12,18 @@ from typing import Any
 
 from kernel.clock import label
 from kernel.schedule import Trigger
-from scenarios import advisors, clubs, exploration, library
+from scenarios import advisors, clubs, course_selection, exams, exploration, lectures, library
 from scenarios.context import TermContext
 from scenarios.task import Task, Term
 from subsystems import calendar, courses, reservation
 from world.index import WorldIndex
 
-PAPER_COUNTS = {"campus_exploration": 76, "club_activity": 140, "academic_activity": 72, "library_study": 151}
+PAPER_COUNTS = {
+    "regulations_learning": 70, "course_instruction": 416, "campus_exploration": 76, "course_selection": 150,
+    "preliminary_planning": 50, "academic_activity": 72, "library_study": 151, "club_activity": 140,
+    "midterm_exams": 80, "final_exams": 80,
+}
+"""Tasks per scenario in the StuLife paper (Table 1, 1,284 in all); a default term has at least these."""
 
 
 def generate_term(world: WorldIndex, seed: int = 0, scale: float = 1.0) -> Term:
@@ -27,10 +32,19 @@ def generate_term(world: WorldIndex, seed: int = 0, scale: float = 1.0) -> Term:
     ctx = TermContext(world=world, seed=seed, scale=scale)
     tasks: list[Task] = []
     triggers: list[Trigger] = []
-    tasks += exploration.generate(ctx, immediate=ctx.count(26), scheduled=ctx.count(25))
-    for made, changes in (clubs.generate(ctx), advisors.generate(ctx), library.generate(ctx)):
-        tasks += made
-        triggers += changes
+
+    def add(made: tuple[list[Task], list[Trigger]]) -> None:
+        tasks.extend(made[0])
+        triggers.extend(made[1])
+
+    add(lectures.generate_regulations(ctx))
+    add(course_selection.generate(ctx))
+    taught = lectures.generate_courses(ctx)
+    add((taught.tasks, taught.triggers))
+    add(exams.generate(ctx, taught.syllabi))
+    for generate in (course_selection.generate_planning, exploration.generate, clubs.generate, advisors.generate,
+                     library.generate):
+        add(generate(ctx))
     tasks.sort(key=lambda task: (task.release, task.id))
     triggers.sort(key=lambda trigger: (trigger.t, trigger.id))
     check_world_changes(world, triggers)

@@ -40,6 +40,17 @@ def small_term(world: WorldIndex) -> Term:
     return generate_term(world, 3, scale=0.2)
 
 
+@pytest.fixture(scope="session")
+def oracle_full(world: WorldIndex, term: Term) -> Run:
+    """The oracle's run of the default term, played once for every test that only reads it."""
+    return play(MemoryStore(), world, term, "oracle")
+
+
+@pytest.fixture(scope="session")
+def noop_full(world: WorldIndex, term: Term) -> Run:
+    return play(MemoryStore(), world, term, "noop")
+
+
 @pytest.fixture(params=["memory", "sqlite"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[EventStore]:
     made: EventStore = MemoryStore() if request.param == "memory" else SQLiteStore(tmp_path / "log.db")

@@ -60,18 +60,14 @@ def _fields(task: Task) -> dict:
     return {f: getattr(task, f) for f in task.__struct_fields__}
 
 
-def test_oracle_solves_every_exploration_task_and_noop_none(world, term) -> None:
-    oracle = play(MemoryStore(), world, term, "oracle")
-    outcomes = [e for e in log(oracle) if isinstance(e, TaskEnded)]
-    scored = [e for e in outcomes if e.outcome != "unscored"]
-    assert len(outcomes) == 76 and len(scored) == 51
-    assert all(e.outcome == "success" for e in scored)
-    noop = play(MemoryStore(), world, term, "noop")
-    assert all(e.outcome in ("failure", "unscored") for e in log(noop) if isinstance(e, TaskEnded))
+def test_every_task_ends_once_and_noop_fails_every_scored_one(term, noop_full) -> None:
+    outcomes = [e for e in log(noop_full) if isinstance(e, TaskEnded)]
+    assert [e.task_id for e in outcomes] == [t.id for t in term.tasks]
+    assert all(e.outcome == ("unscored" if term.by_id[e.task_id].flags.delivery_only else "failure") for e in outcomes)
 
 
-def test_tasks_are_released_at_their_time_never_earlier(world, term) -> None:
-    run = play(MemoryStore(), world, term, "oracle")
+def test_tasks_are_released_at_their_time_never_earlier(world, term, oracle_full) -> None:
+    run = oracle_full
     released = {}
     for row, event in zip(rows(run), log(run)):
         if isinstance(event, TaskReleased):
@@ -81,8 +77,8 @@ def test_tasks_are_released_at_their_time_never_earlier(world, term) -> None:
     assert sum(released[t.id] == t.release for t in term.tasks) > 60
 
 
-def test_days_start_at_six_with_the_student_at_home(world, term) -> None:
-    run = play(MemoryStore(), world, term, "oracle")
+def test_days_start_at_six_with_the_student_at_home(world, term, oracle_full) -> None:
+    run = oracle_full
     starts = [(row.t, e) for row, e in zip(rows(run), log(run)) if isinstance(e, DayStarted)]
     assert [e.day for _, e in starts] == list(range(len(starts)))
     assert all(t == e.day * 1440 + DAY_START and e.home == world.home for t, e in starts)
@@ -93,8 +89,8 @@ def test_days_start_at_six_with_the_student_at_home(world, term) -> None:
     assert all(obs.startswith("Current date: Week") and world.name_of(world.home) in obs for obs in first_of_day.values())
 
 
-def test_observations_never_contain_ground_truth(world, term) -> None:
-    run = play(MemoryStore(), world, term, "noop")
+def test_observations_never_contain_ground_truth(world, term, noop_full) -> None:
+    run = noop_full
     released = {e.task_id: e.observation for e in log(run) if isinstance(e, TaskReleased)}
     shown = "\n".join(released.values())
     for task in term.tasks:

@@ -1,0 +1,1021 @@
+"""Initial Course Selection (semester 1) and Preliminary Planning (semester 2).
+
+Both scenarios are chains of short steps on one persistent draft; ``subsystems/courses.py``
+enforces every rule (passes per semester, course counts, clashes, prerequisites).
+
+What the student is told
+------------------------
+Each step is a message from a persona (roommate, counsellor, senior student, ...) with soft
+advice that names courses by name, never by section id, and picks a section by its
+instructor or meeting time, by "the only one of its sections that fits your draft", or by
+something said in an earlier task ("the section your counsellor recommended", "the section
+you had before"). Most steps carry popularity news: a world change applied at the step's
+release moves one drafted or advised section's popularity into another band, and the
+advice says which course's demand moved and which way, never the number. The Student
+Handbook does not state the selection rules, so the first step of each chain does, in its
+own words, with a house rule that fixes the passes: every drafted course holds the weakest
+pass that secures it at its current popularity (below 85 a B-Pass, 85-94 an A-Pass, 95 and
+above the S-Pass), re-balanced whenever popularity moves. The generator only makes changes
+that the semester's pass quotas and the clash rule allow, so exactly one draft follows the
+advice after every step, and every step changes the draft. No instruction contains a
+section id: the student browses the catalogue, reads popularity and decides.
+
+- **Semester 1** (``course_selection``, Week 0): the welcome note gives the rules and the
+  counsellor's recommended section of each of the 8 courses that have a textbook (all
+  compulsory on generated worlds) and asks for the first of them. Later steps add the
+  others (in the recommended section, or first in a section another persona prefers,
+  switched to the recommended one later), undo such a switch, add, drop and re-add
+  electives (at most two at a time, never clashing with a recommended section), and move
+  passes on news. A budget keeps enough steps to reach the goal, exactly the 8 recommended
+  sections, before the last step, which brings news and submits the draft
+  (``registration.submit_draft``). A delivery task (not scored) then asks for every class
+  as a weekly event in the student's calendar, located at the class's building: that is
+  how scripted students find their lectures. ``ctx.timetable`` is set to those sections.
+- **Semester 2** (``preliminary_planning``, Weeks 20-21): the semester-1 draft stays. The
+  student plans the 7 semester-2 courses whose prerequisites its semester-1 courses cover
+  (trap steps offer one whose prerequisite is missing, with a fallback), under the tighter
+  semester-2 quotas, switching sections on advice. The last step, the Excellent Student
+  Programme, names the section of every semester-2 course (the budget leaves at most one
+  course to move, so its pass always fits the quotas), so every correct student converges
+  on the same schedule.
+
+Counts and flags: semester 1 has ``ctx.count(150)`` scored steps (at least 12) plus the
+delivery, semester 2 ``ctx.count(50)`` (at least 10). Long-term steps are those that need
+something told in an earlier task (a recommendation, a dropped elective's section, the
+section before a switch), kept near the paper's share of a third in semester 1, and every
+semester-2 step (they build on semester 1 and on rules told weeks before). Steps reserve one
+minute per allowed turn on ``ctx.timeline`` between 07:00 and 22:00, spread over their weeks.
+
+Ground truth and judging
+------------------------
+Every step is judged on the whole draft after it (``{"check": "draft", "sections": ...}``,
+both semesters together); the submitting step also needs the 8 sections registered.
+
+Oracle and stale plans
+----------------------
+A step's solution makes its draft changes in an order the tools accept, assigning the pass
+of the section whose popularity changed last. Its ``stale`` plan is the same with that pass
+chosen from the popularity before the change, so it leaves another draft and fails. The
+next step's plan (oracle and stale alike) first repeats that assignment, which the oracle
+sees answered "already holds; nothing changed" and which repairs a stale student's draft,
+so the stale control fails exactly the steps with news.
+
+Public API: ``generate(ctx)`` gives semester 1 (tasks and popularity triggers) and sets
+``ctx.timetable``; ``generate_planning(ctx)`` gives semester 2. Both derive the chains from
+``plan_chains`` (a pure function of the world, the two random streams and the counts), so
+they may run in either order.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from kernel.schedule import Trigger
+from scenarios.context import TermContext
+from scenarios.task import Flags, Task
+from scenarios.timeline import at
+from subsystems.courses import RULES, Catalogue, catalogue, world_change_problem
+from world.index import WorldIndex
+from world.model import CourseSection
+
+SELECTION = "course_selection"
+PLANNING = "preliminary_planning"
+PHASE = "daily_campus"
+STEP_SYSTEMS = ("course_selection", "draft", "registration", "calendar")
+TIMETABLE_SYSTEMS = ("course_selection", "draft", "calendar")
+
+SELECTION_TASKS = 150
+PLANNING_TASKS = 50
+"""The paper's counts; at scale 1 semester 1 gets this many scored steps plus the timetable delivery."""
+MIN_SELECTION_STEPS = 12
+MIN_PLANNING_STEPS = 10
+"""Enough steps to reach the goal at any scale (8 courses and a submission; 7 courses and the programme)."""
+
+STEP_ROUNDS = 20
+SPARE_ROUNDS = 10
+"""A step allows its plan's turns plus this many, and at least ``STEP_ROUNDS``; it reserves a minute per turn."""
+DAY_HOURS = (7, 22)
+GRID_MINUTES = 10
+SPREAD_SHARE = 0.7
+SELECTION_WEEKS = (0,)
+PLANNING_WEEKS = (20, 21)
+NEWS_CHANCE = 0.85
+MEMORY_SHARE = 1 / 3
+"""The paper's share of long-term steps in semester 1 (50 of 150)."""
+MEMORY_BOOST = 3.0
+"""Weight factor for the kinds that bring the long-term share back towards ``MEMORY_SHARE``."""
+MAX_ELECTIVES = 2
+
+PASS_ORDER = ("B-Pass", "A-Pass", "S-Pass")
+BANDS: dict[str, tuple[int, int]] = {"B-Pass": (20, 84), "A-Pass": (85, 94), "S-Pass": (95, 99)}
+"""The popularity range in which the house rule calls for each pass."""
+
+
+def pass_for(popularity: int) -> str:
+    """The house rule: the weakest pass that registers a section of this popularity."""
+    if popularity >= 95:
+        return "S-Pass"
+    return "A-Pass" if popularity >= 85 else "B-Pass"
+
+
+# ------------------------------------------------------------------ the catalogue, as advice sees it
+
+
+def sections_of(cat: Catalogue, name: str, semester: int) -> list[CourseSection]:
+    return [cat.sections[c] for c in cat.by_name.get(name.casefold(), []) if cat.sections[c].semester == semester]
+
+
+def clash(cat: Catalogue, a: CourseSection, b: CourseSection) -> bool:
+    """Whether two sections of one semester meet at overlapping times on a shared day (as the tools judge)."""
+    ta, tb = cat.times[a.code], cat.times[b.code]
+    if ta is None or tb is None or a.semester != b.semester:
+        return False
+    if not (a.first_week <= b.last_week and b.first_week <= a.last_week and ta[0] < tb[1] and tb[0] < ta[1]):
+        return False
+    return bool({d.casefold() for d in a.days} & {d.casefold() for d in b.days})
+
+
+def handle(cat: Catalogue, section: CourseSection) -> str | None:
+    """How advice names a section without its id: the course alone, its instructor or its meeting time."""
+    siblings = sections_of(cat, section.name, section.semester)
+    if len(siblings) == 1:
+        return section.name
+    if sum(s.instructor == section.instructor for s in siblings) == 1:
+        return f"{section.name} with {section.instructor}"
+    slot = (tuple(section.days), section.time)
+    if sum((tuple(s.days), s.time) == slot for s in siblings) == 1:
+        return f"the {'/'.join(section.days)} {section.time} section of {section.name}"
+    return None
+
+
+def textbook_courses(world: WorldIndex) -> list[str]:
+    """The semester-1 courses with a textbook, in the world's order: the student's core programme."""
+    cat = catalogue(world)
+    names = [text.course for text in world.world.texts if text.course]
+    missing = [name for name in names if not sections_of(cat, name, 1)]
+    if missing or len(names) != RULES[1].courses:
+        raise ValueError(f"the world needs {RULES[1].courses} semester-1 textbook courses in its catalogue, has {names}")
+    return names
+
+
+# ------------------------------------------------------------------ the draft model
+
+
+class _Refused(Exception):
+    """A call the tools would refuse: the step being built is dropped."""
+
+
+@dataclass
+class _State:
+    cat: Catalogue
+    passes: dict[str, str] = field(default_factory=dict)
+    popularity: dict[str, int] = field(default_factory=dict)
+
+    def copy(self) -> _State:
+        return _State(self.cat, dict(self.passes), dict(self.popularity))
+
+    def pop(self, code: str) -> int:
+        return self.popularity.get(code, self.cat.sections[code].popularity)
+
+    def drafted(self, semester: int) -> list[CourseSection]:
+        return [self.cat.sections[c] for c in self.passes if self.cat.sections[c].semester == semester]
+
+    def holding(self, name: str, semester: int) -> str | None:
+        """The drafted section of a course, if any."""
+        return next((s.code for s in self.drafted(semester) if s.name == name), None)
+
+    def fits(self, section: CourseSection) -> bool:
+        """Whether the tools would add the section (ignoring prerequisites, which the chains keep met)."""
+        return self.holding(section.name, section.semester) is None and not any(
+            clash(self.cat, section, other) for other in self.drafted(section.semester)
+        )
+
+    def allows(self, section: CourseSection, pass_type: str) -> bool:
+        rules = RULES[section.semester]
+        limit = (rules.compulsory if section.compulsory else rules.elective).get(pass_type)
+        if limit is None:
+            return True
+        holders = sum(
+            1 for s in self.drafted(section.semester)
+            if s.code != section.code and s.compulsory == section.compulsory and self.passes[s.code] == pass_type
+        )
+        return holders < limit
+
+
+def _call(tool: str, **args: str) -> str:
+    inner = ", ".join(f"{key}={json.dumps(value)}" for key, value in args.items())
+    return f"call:{tool}({inner})"
+
+
+def _give_call(code: str, pass_type: str) -> str:
+    return _call("draft.assign_pass", section_id=code, pass_type=pass_type)
+
+
+class _Ops:
+    """A step's draft calls, applied to the model as they are recorded; a refused call raises ``_Refused``."""
+
+    def __init__(self, state: _State) -> None:
+        self.state = state
+        self.calls: list[str] = []
+
+    def add(self, code: str) -> None:
+        if not self.state.fits(self.state.cat.sections[code]):
+            raise _Refused(code)
+        self.state.passes[code] = ""
+        self.calls.append(_call("draft.add_course", section_id=code))
+
+    def remove(self, code: str) -> None:
+        del self.state.passes[code]
+        self.calls.append(_call("draft.remove_course", section_id=code))
+
+    def give(self, code: str, pass_type: str) -> None:
+        if self.state.passes[code] == pass_type:
+            return
+        if not self.state.allows(self.state.cat.sections[code], pass_type):
+            raise _Refused(code)
+        self.state.passes[code] = pass_type
+        self.calls.append(_give_call(code, pass_type))
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a chain, before it is placed in time."""
+
+    kind: str
+    text: str
+    calls: tuple[str, ...]
+    stale_calls: tuple[str, ...] | None
+    """``None`` when nothing changed before the step."""
+    fixes: tuple[str, ...]
+    """The assignments a stale student got wrong, repeated first in the next step."""
+    changes: tuple[tuple[str, int], ...]
+    """Popularity changes applied at the step's release: (section id, value)."""
+    draft: dict[str, str]
+    long_term: bool
+    registered: tuple[str, ...] = ()
+
+
+# ------------------------------------------------------------------ wording
+
+PERSONAS: tuple[str, ...] = (
+    "Hey, it's your roommate.",
+    "Hello, your academic counsellor here.",
+    "Hi! A senior student from your programme here.",
+    "Hi, this is the teaching assistant from orientation week.",
+    "Hey, your orientation group leader here.",
+    "Hi, a classmate from orientation here.",
+    "Hello from the student union course-selection helpdesk.",
+    "Hi, your neighbour from down the corridor here.",
+)
+DECOY_REASONS: tuple[str, ...] = (
+    "everyone in my year swears by this one",
+    "the lecture notes in this section are the best in the department",
+    "my friends are all in it, so we can study together",
+    "the exams there are known to be fair",
+    "the instructor explains things really patiently",
+)
+ELECTIVE_PITCHES: tuple[str, ...] = (
+    "it would be a nice break from the core courses",
+    "I took it last year and loved it",
+    "it looks great on a CV",
+    "it is a gentle way to meet people outside your programme",
+    "the projects are actually fun",
+)
+DROP_REASONS: tuple[str, ...] = (
+    "the weekly assignments are brutal",
+    "you need that time to settle in",
+    "the instructor is away for half of the term",
+    "a friend took it and regretted every minute",
+    "it will be offered again later and is easier in a later year",
+    "your core courses will keep you busy enough",
+)
+REMINDER = "As always, keep every drafted course on the weakest pass that secures it at its current popularity."
+
+
+def _news_sentence(name: str, old: int, new: int, form: str) -> str:
+    """Popularity news without the number: about the course being advised (``subject``), or another one."""
+    moved = "shot up" if new > old else "dropped"
+    if form == "subject":
+        return f"Word is that demand for it has {moved} since this morning, so check its popularity first."
+    lead = "Also, demand" if form == "also" else "Demand"
+    return f"{lead} for your {name} section has {moved}; check where it stands now."
+
+
+def _welcome_text(cat: Catalogue, targets: dict[str, str], first: str) -> str:
+    rules = RULES[1]
+    picks = "; ".join(handle(cat, cat.sections[code]) or "" for code in targets.values())
+    return (
+        "Welcome to course selection week! Your academic counsellor here, with how it works. You build a draft "
+        "schedule with the draft tools and submit it at the end of the week. Semester 1 needs exactly "
+        f"{rules.courses} courses, at least {rules.min_compulsory} of them compulsory, and no two may meet at the same "
+        "time. A course is only registered if it holds a pass: an S-Pass always works, an A-Pass works while the "
+        "section's popularity is below 95, a B-Pass while it is below 85, and a course without a pass is never "
+        f"registered. In semester 1 your compulsory courses may hold at most {rules.compulsory['S-Pass']} S-Pass and "
+        f"{rules.compulsory['A-Pass']} A-Passes, electives at most {rules.elective['A-Pass']} A-Pass and never an "
+        "S-Pass; B-Passes are unlimited. Popularity moves all week, so look it up (course_selection.browse_courses) "
+        "whenever you touch a course or hear news. House rule for the whole selection: every course in your draft "
+        "holds the weakest pass that secures it at its current popularity (a B-Pass below 85, an A-Pass from 85 to "
+        "94, the S-Pass from 95), and you re-balance as soon as a number changes. My recommended section for each "
+        f"of your core courses, worth writing down because I will refer to them later: {picks}. To start, add "
+        f"{first} in the recommended section now."
+    )
+
+
+def _planning_text(first: str) -> str:
+    rules = RULES[2]
+    return (
+        "Your academic counsellor again: preliminary planning for semester 2 opens today. Your semester-1 courses "
+        "stay in your draft; do not remove them. Semester 2 needs exactly "
+        f"{rules.courses} courses, at least {rules.min_compulsory} of them compulsory, none meeting at the same time, "
+        "and a semester-2 course can only be planned if its prerequisites are among your semester-1 courses (the "
+        "catalogue lists them). Passes are tighter this time: semester-2 compulsory courses may hold at most "
+        f"{rules.compulsory['S-Pass']} S-Pass and {rules.compulsory['A-Pass']} A-Pass, electives at most "
+        f"{rules.elective['A-Pass']} A-Pass; B-Passes are unlimited and the popularity thresholds are as before. The "
+        "house rule still holds: each course on the weakest pass that secures it at its current popularity, "
+        f"re-balanced whenever popularity moves. To start, plan {first}."
+    )
+
+
+# ------------------------------------------------------------------ chains
+
+
+def _weighted_order(rng: random.Random, weights: dict[str, float]) -> list[str]:
+    """All kinds, in a random order that favours heavy weights (Efraimidis-Spirakis keys)."""
+    return sorted(weights, key=lambda kind: -(rng.random() ** (1.0 / weights[kind])))
+
+
+class _Chain:
+    """Builds one semester's steps on a copy of the draft, keeping a budget to reach the goal."""
+
+    semester = 1
+    weights: dict[str, float] = {}
+    memory_kinds: frozenset[str] = frozenset()
+    """Kinds whose steps need something told in an earlier task."""
+
+    def __init__(
+        self, cat: Catalogue, rng: random.Random, state: _State, targets: dict[str, str], fixes: tuple[str, ...],
+        ineligible: Sequence[str] = (),
+    ) -> None:
+        self.cat = cat
+        self.ineligible = list(ineligible)
+        """Courses of this semester whose prerequisites the student lacks (offered as traps)."""
+        self.rng = rng
+        self.state = state
+        self.targets = targets
+        self.fixes = fixes
+        self.previous: dict[str, str] = {}
+        """Course -> the section it had before its last switch to the target (for undo steps)."""
+        self.dropped: dict[str, str] = {}
+        """Elective -> the section it had when it was last dropped."""
+
+    # -- budget
+
+    def needed(self) -> int:
+        raise NotImplementedError
+
+    def build(self, steps: int) -> list[Step]:
+        out = [self.opening()]
+        while len(out) < steps - 1:
+            left = steps - 2 - len(out)
+            behind = sum(step.long_term for step in out) < MEMORY_SHARE * len(out)
+            out.append(self._next(left, behind))
+        out.append(self.closing())
+        return out
+
+    def _next(self, left: int, behind: bool) -> Step:
+        """A step of a kind drawn by weight (long-term kinds favoured while their share lags) that keeps the budget."""
+        weights = {
+            kind: weight * (MEMORY_BOOST if (kind in self.memory_kinds) == behind else 1.0)
+            for kind, weight in self.weights.items()
+        }
+        for kind in _weighted_order(self.rng, weights):
+            saved = (self.state.copy(), dict(self.previous), dict(self.dropped), self.fixes)
+            step = self._attempt(getattr(self, kind))
+            if step is not None and self.needed() <= left:
+                return step
+            self.state, self.previous, self.dropped, self.fixes = saved
+        raise RuntimeError(f"semester {self.semester}: no step fits the budget of {left}")
+
+    def _attempt(self, kind: Callable[[], Step | None]) -> Step | None:
+        try:
+            return kind()
+        except _Refused:
+            return None
+
+    def opening(self) -> Step:
+        raise NotImplementedError
+
+    def closing(self) -> Step:
+        raise NotImplementedError
+
+    # -- building blocks
+
+    def _persona(self) -> str:
+        return self.rng.choice(PERSONAS)
+
+    def _targets_clash(self, section: CourseSection) -> bool:
+        """Whether a section would clash with the target of another course (so it could block the goal)."""
+        return any(
+            clash(self.cat, section, self.cat.sections[code]) for name, code in self.targets.items() if name != section.name
+        )
+
+    def _step(
+        self,
+        kind: str,
+        text: str,
+        ops: _Ops,
+        focus: Sequence[str],
+        *,
+        long_term: bool,
+        news: str = "maybe",
+        lead: str = "also",
+        tail: Sequence[str] = (),
+        registered: tuple[str, ...] = (),
+    ) -> Step:
+        """Finish a step: passes for ``focus`` (sections added now), maybe one popularity change, then ``tail``.
+
+        ``news``: ``maybe`` (usually), ``always`` or ``never``; ``lead`` words news about a section
+        outside ``focus`` (see ``_news_sentence``). A focus section whose current band the quotas
+        do not allow gets a change into one they allow.
+        """
+        forced = [code for code in focus if not self.state.allows(self.cat.sections[code], pass_for(self.state.pop(code)))]
+        if len(forced) > 1 or (forced and news == "never"):
+            raise _Refused(forced[0])
+        changed = forced[0] if forced else self._pick_news(focus, news)
+        for code in focus:
+            if code != changed:
+                ops.give(code, pass_for(self.state.pop(code)))
+        core = list(ops.calls)
+        changes: tuple[tuple[str, int], ...] = ()
+        stale: tuple[str, ...] | None = None
+        fixes: tuple[str, ...] = ()
+        sentence = ""
+        if changed is not None:
+            old = self.state.pop(changed)
+            value = self._shift(changed)
+            if value is None:
+                if forced or news == "always":
+                    raise _Refused(changed)
+            else:
+                self.state.popularity[changed] = value
+                changes = ((changed, value),)
+                held = self.state.passes[changed]
+                ops.give(changed, pass_for(value))
+                fixes = tuple(ops.calls[len(core):])
+                stale_give = () if held == pass_for(old) else (_give_call(changed, pass_for(old)),)
+                stale = tuple(self.fixes) + tuple(core) + stale_give + tuple(tail)
+                name = self.cat.sections[changed].name
+                sentence = " " + _news_sentence(name, old, value, "subject" if changed in focus else lead)
+        if changed is None or not changes:
+            for code in focus:
+                ops.give(code, pass_for(self.state.pop(code)))
+        calls = tuple(self.fixes) + tuple(ops.calls) + tuple(tail)
+        step = Step(
+            kind=kind, text=f"{text}{sentence} {REMINDER}", calls=calls, stale_calls=stale, fixes=fixes,
+            changes=changes, draft=dict(self.state.passes), long_term=long_term, registered=registered,
+        )
+        self.fixes = fixes
+        return step
+
+    def _pick_news(self, focus: Sequence[str], news: str) -> str | None:
+        if news == "never" or (news == "maybe" and self.rng.random() > NEWS_CHANCE):
+            return None
+        others = [s.code for s in self.state.drafted(self.semester) if s.code not in focus and self._bands(s.code)]
+        if focus and (not others or self.rng.random() < 0.6):
+            return self.rng.choice(list(focus))
+        return self.rng.choice(others) if others else None
+
+    def _bands(self, code: str) -> list[str]:
+        """The passes of other bands that the quotas allow for this drafted section now."""
+        section = self.cat.sections[code]
+        current = pass_for(self.state.pop(code))
+        saved, self.state.passes[code] = self.state.passes[code], ""
+        options = [
+            p for p in PASS_ORDER
+            if p != current and (section.compulsory or p != "S-Pass") and self.state.allows(section, p)
+        ]
+        self.state.passes[code] = saved
+        return options
+
+    def _shift(self, code: str) -> int | None:
+        """A popularity in another band whose pass the quotas allow for this section now, or None."""
+        options = self._bands(code)
+        return self.rng.randint(*BANDS[self.rng.choice(options)]) if options else None
+
+    def news(self) -> Step | None:
+        if not self.state.drafted(self.semester):
+            return None
+        text = f"{self._persona()} Have you looked at the course system today?"
+        return self._step("news", text, _Ops(self.state), [], long_term=self.semester == 2, news="always", lead="plain")
+
+    def _final(self, kind: str, text: str, moves: Callable[[_Ops], list[str]], registered: tuple[str, ...] = ()) -> Step:
+        """The closing step: ``moves`` makes its draft changes, then news always comes (retried until it fits)."""
+        tail = (_call("registration.submit_draft"),) if registered else ()
+        for _ in range(20):
+            saved, fixes = self.state.copy(), self.fixes
+            try:
+                ops = _Ops(self.state)
+                focus = moves(ops)
+                return self._step(
+                    kind, text, ops, focus, long_term=self.semester == 2, news="always", tail=tail, registered=registered,
+                )
+            except _Refused:
+                self.state, self.fixes = saved, fixes
+        raise RuntimeError(f"semester {self.semester}: no popularity change fits the closing step")
+
+
+class _SemesterOne(_Chain):
+    semester = 1
+    weights = {
+        "news": 3.5, "add_target": 2, "add_decoy": 1.5, "leave_target": 1.5, "switch_target": 2, "undo_switch": 1.5,
+        "add_elective": 2, "fit_elective": 1, "drop_elective": 2.5, "readd_elective": 2.5,
+    }
+    memory_kinds = frozenset({"add_target", "switch_target", "undo_switch", "readd_elective"})
+
+    def needed(self) -> int:
+        off_target = sum(self.state.holding(name, 1) != code for name, code in self.targets.items())
+        return off_target + len(self._electives())
+
+    def _electives(self) -> list[CourseSection]:
+        return [s for s in self.state.drafted(1) if s.name not in self.targets]
+
+    def opening(self) -> Step:
+        first = self.rng.choice(sorted(self.targets))
+        ops = _Ops(self.state)
+        ops.add(self.targets[first])
+        text = _welcome_text(self.cat, self.targets, first)
+        return self._step("welcome", text, ops, [self.targets[first]], long_term=False)
+
+    def closing(self) -> Step:
+        if self.needed():
+            raise RuntimeError("semester 1 did not reach its goal before submitting")
+        text = (
+            f"{self._persona()} Registration is open! Last check before you submit: make sure your draft holds your "
+            "8 courses on the right passes, then submit it (registration.submit_draft)."
+        )
+        return self._final("submit", text, lambda ops: [], registered=tuple(self.targets.values()))
+
+    def add_target(self) -> Step | None:
+        courses = [name for name in self.targets if self.state.holding(name, 1) is None]
+        if not courses:
+            return None
+        name = self.rng.choice(courses)
+        ops = _Ops(self.state)
+        ops.add(self.targets[name])
+        text = (
+            f"{self._persona()} Don't forget {name}: put it in your draft, in the section your counsellor "
+            "recommended in the welcome note."
+        )
+        return self._step("add_target", text, ops, [self.targets[name]], long_term=True)
+
+    def add_decoy(self) -> Step | None:
+        choices = [
+            s for name in sorted(self.targets) if self.state.holding(name, 1) is None
+            for s in sections_of(self.cat, name, 1)
+            if s.code != self.targets[name] and handle(self.cat, s) and self.state.fits(s) and not self._targets_clash(s)
+        ]
+        if not choices:
+            return None
+        section = self.rng.choice(choices)
+        ops = _Ops(self.state)
+        ops.add(section.code)
+        text = f"{self._persona()} Take {handle(self.cat, section)}: {self.rng.choice(DECOY_REASONS)}."
+        return self._step("add_decoy", text, ops, [section.code], long_term=False)
+
+    def leave_target(self) -> Step | None:
+        """Advice to move a course from its recommended section to another named one."""
+        moves = [
+            (self.targets[name], s) for name in sorted(self.targets) if self.state.holding(name, 1) == self.targets[name]
+            for s in sections_of(self.cat, name, 1)
+            if s.code != self.targets[name] and handle(self.cat, s) and not self._targets_clash(s)
+            and not any(clash(self.cat, s, other) for other in self.state.drafted(1) if other.name != name)
+        ]
+        if not moves:
+            return None
+        held, section = self.rng.choice(moves)
+        ops = _Ops(self.state)
+        ops.remove(held)
+        ops.add(section.code)
+        self.previous.pop(section.name, None)
+        text = (
+            f"{self._persona()} Switch {section.name} to {handle(self.cat, section)}: {self.rng.choice(DECOY_REASONS)}."
+        )
+        return self._step("leave_target", text, ops, [section.code], long_term=False)
+
+    def switch_target(self) -> Step | None:
+        courses = [name for name in sorted(self.targets) if self.state.holding(name, 1) not in (None, self.targets[name])]
+        if not courses:
+            return None
+        name = self.rng.choice(courses)
+        held = self.state.holding(name, 1)
+        assert held is not None
+        ops = _Ops(self.state)
+        ops.remove(held)
+        ops.add(self.targets[name])
+        self.previous[name] = held
+        text = (
+            f"{self._persona()} The counsellor's office looked over your draft: for {name} they want you in the "
+            "section recommended in the welcome note after all. Move it there."
+        )
+        return self._step("switch_target", text, ops, [self.targets[name]], long_term=True)
+
+    def undo_switch(self) -> Step | None:
+        courses = [
+            name for name in sorted(self.previous)
+            if self.state.holding(name, 1) == self.targets[name]
+        ]
+        if not courses:
+            return None
+        name = self.rng.choice(courses)
+        before = self.previous.pop(name)
+        ops = _Ops(self.state)
+        ops.remove(self.targets[name])
+        ops.add(before)
+        text = (
+            f"{self._persona()} About {name}: the counsellor's office takes back what they said about moving it to the "
+            "recommended section. Move it back to the section you had before that switch."
+        )
+        return self._step("undo_switch", text, ops, [before], long_term=True)
+
+    def _elective_room(self) -> bool:
+        return len(self._electives()) < MAX_ELECTIVES
+
+    def _elective_names(self) -> list[str]:
+        names = {s.name for s in self.cat.sections.values() if s.semester == 1 and not s.compulsory}
+        return sorted(names)
+
+    def add_elective(self) -> Step | None:
+        if not self._elective_room():
+            return None
+        name = self.rng.choice(self._elective_names())
+        choices = [
+            s for s in sections_of(self.cat, name, 1)
+            if handle(self.cat, s) and self.state.fits(s) and not self._targets_clash(s)
+        ]
+        if not choices:
+            return None
+        section = self.rng.choice(choices)
+        ops = _Ops(self.state)
+        ops.add(section.code)
+        text = (
+            f"{self._persona()} You should take an elective like {name}: {self.rng.choice(ELECTIVE_PITCHES)}. "
+            f"Add {handle(self.cat, section)}."
+        )
+        return self._step("add_elective", text, ops, [section.code], long_term=False)
+
+    def fit_elective(self) -> Step | None:
+        if not self._elective_room():
+            return None
+        names = self._elective_names()
+        self.rng.shuffle(names)
+        for name in names:
+            siblings = sections_of(self.cat, name, 1)
+            fitting = [s for s in siblings if self.state.fits(s)]
+            if len(siblings) > 1 and len(fitting) == 1 and not self._targets_clash(fitting[0]):
+                ops = _Ops(self.state)
+                ops.add(fitting[0].code)
+                text = (
+                    f"{self._persona()} Add {name} as an elective: {self.rng.choice(ELECTIVE_PITCHES)}. Only one of its "
+                    "sections fits around your current draft; take that one."
+                )
+                return self._step("fit_elective", text, ops, [fitting[0].code], long_term=False)
+        return None
+
+    def drop_elective(self) -> Step | None:
+        electives = self._electives()
+        if not electives:
+            return None
+        section = self.rng.choice(electives)
+        ops = _Ops(self.state)
+        ops.remove(section.code)
+        self.dropped[section.name] = section.code
+        text = f"{self._persona()} Drop {section.name} from your draft: {self.rng.choice(DROP_REASONS)}."
+        return self._step("drop_elective", text, ops, [], long_term=False)
+
+    def readd_elective(self) -> Step | None:
+        if not self._elective_room():
+            return None
+        names = [
+            name for name, code in sorted(self.dropped.items())
+            if len(sections_of(self.cat, name, 1)) > 1 and self.state.fits(self.cat.sections[code])
+        ]
+        if not names:
+            return None
+        name = self.rng.choice(names)
+        code = self.dropped.pop(name)
+        ops = _Ops(self.state)
+        ops.add(code)
+        text = (
+            f"{self._persona()} Change of heart about {name}? It is worth it after all: put it back in your draft, in "
+            "the same section you had before you dropped it."
+        )
+        return self._step("readd_elective", text, ops, [code], long_term=True)
+
+
+class _SemesterTwo(_Chain):
+    semester = 2
+    weights = {"news": 3, "add_named": 2, "add_target": 1, "add_fit": 1, "trap": 1.5, "switch": 2, "switch_target": 1}
+
+    def needed(self) -> int:
+        """Every course planned, and at most one left for the programme step to move (so its passes fit the quotas)."""
+        held = [self.state.holding(name, 2) for name in self.targets]
+        off_target = sum(code not in (None, self.targets[name]) for name, code in zip(self.targets, held))
+        return held.count(None) + max(0, off_target - 1)
+
+    def _undrafted(self) -> list[str]:
+        return [name for name in sorted(self.targets) if self.state.holding(name, 2) is None]
+
+    def _addable(self, name: str) -> list[CourseSection]:
+        return [
+            s for s in sections_of(self.cat, name, 2)
+            if handle(self.cat, s) and self.state.fits(s) and (s.code == self.targets[name] or not self._targets_clash(s))
+        ]
+
+    def opening(self) -> Step:
+        for name in self.rng.sample(sorted(self.targets), len(self.targets)):
+            choices = self._addable(name)
+            if choices:
+                section = self.rng.choice(choices)
+                ops = _Ops(self.state)
+                ops.add(section.code)
+                text = _planning_text(handle(self.cat, section) or name)
+                return self._step("planning_welcome", text, ops, [section.code], long_term=True)
+        raise RuntimeError("no semester-2 course can open the planning chain")
+
+    def closing(self) -> Step:
+        if self.needed():
+            raise RuntimeError("semester 2 did not plan every course before the programme step")
+        listed = "; ".join(handle(self.cat, self.cat.sections[code]) or "" for code in self.targets.values())
+        text = (
+            f"{self._persona()} Congratulations: you were admitted to the Excellent Student Programme! Its members take "
+            f"fixed sections in semester 2: {listed}. Make your semester-2 draft exactly these sections, keep your "
+            "semester-1 courses as they are, and check every pass."
+        )
+        return self._final("programme", text, self._converge)
+
+    def _converge(self, ops: _Ops) -> list[str]:
+        """Move the semester-2 course not in its programme section, if any (the budget leaves at most one)."""
+        for name, code in self.targets.items():
+            held = self.state.holding(name, 2)
+            if held != code:
+                assert held is not None
+                ops.remove(held)
+                ops.add(code)
+                return [code]
+        return []
+
+    def add_named(self) -> Step | None:
+        names = self._undrafted()
+        if not names:
+            return None
+        name = self.rng.choice(names)
+        choices = self._addable(name)
+        return self._plan_section(self.rng.choice(choices)) if choices else None
+
+    def add_target(self) -> Step | None:
+        """Like ``add_named`` with the programme's section, which always fits: the budget's way forward."""
+        names = self._undrafted()
+        return self._plan_section(self.cat.sections[self.targets[self.rng.choice(names)]]) if names else None
+
+    def _plan_section(self, section: CourseSection) -> Step:
+        ops = _Ops(self.state)
+        ops.add(section.code)
+        text = f"{self._persona()} For next semester, plan {handle(self.cat, section)}: {self.rng.choice(DECOY_REASONS)}."
+        return self._step("add_named", text, ops, [section.code], long_term=True)
+
+    def add_fit(self) -> Step | None:
+        for name in self._undrafted():
+            siblings = sections_of(self.cat, name, 2)
+            fitting = [s for s in siblings if self.state.fits(s)]
+            target = self.cat.sections[self.targets[name]]
+            if len(siblings) > 1 and fitting == [target]:
+                ops = _Ops(self.state)
+                ops.add(target.code)
+                text = (
+                    f"{self._persona()} Plan {name} for next semester; only one of its sections fits around your "
+                    "semester-2 draft, so take that one."
+                )
+                return self._step("add_fit", text, ops, [target.code], long_term=True)
+        return None
+
+    def trap(self) -> Step | None:
+        names = self._undrafted()
+        if not names or not self.ineligible:
+            return None
+        name = self.rng.choice(names)
+        choices = self._addable(name)
+        if not choices:
+            return None
+        section = self.rng.choice(choices)
+        lure = self.rng.choice(self.ineligible)
+        ops = _Ops(self.state)
+        ops.add(section.code)
+        text = (
+            f"{self._persona()} Everyone says {lure} is an easy one next semester. Plan it if your semester-1 courses "
+            f"cover its prerequisites; if they do not, plan {handle(self.cat, section)} instead."
+        )
+        return self._step("trap", text, ops, [section.code], long_term=True)
+
+    def switch(self) -> Step | None:
+        moves = [
+            (held, other) for held in self.state.drafted(2) for other in sections_of(self.cat, held.name, 2)
+            if other.code != held.code and handle(self.cat, other)
+            and (other.code == self.targets[held.name] or not self._targets_clash(other))
+            and not any(clash(self.cat, other, s) for s in self.state.drafted(2) if s.name != held.name)
+        ]
+        return self._move(*self.rng.choice(moves)) if moves else None
+
+    def switch_target(self) -> Step | None:
+        """Like ``switch``, to the programme's section (which clashes with no other one): the budget's way forward."""
+        away = [s for s in self.state.drafted(2) if s.code != self.targets[s.name]]
+        if not away:
+            return None
+        held = self.rng.choice(away)
+        return self._move(held, self.cat.sections[self.targets[held.name]])
+
+    def _move(self, held: CourseSection, section: CourseSection) -> Step:
+        ops = _Ops(self.state)
+        ops.remove(held.code)
+        ops.add(section.code)
+        text = (
+            f"{self._persona()} Rethink your {held.name} section for next semester: move to "
+            f"{handle(self.cat, section)}, {self.rng.choice(DECOY_REASONS)}."
+        )
+        return self._step("switch", text, ops, [section.code], long_term=True)
+
+
+# ------------------------------------------------------------------ goals
+
+
+def choose_targets(cat: Catalogue, names: Sequence[str], semester: int, rng: random.Random) -> dict[str, str]:
+    """One named, clash-free section per course (course -> section id), chosen at random among all such sets."""
+    options = [[s for s in sections_of(cat, name, semester) if handle(cat, s)] for name in names]
+    combos = [
+        combo for combo in itertools.product(*options)
+        if not any(clash(cat, a, b) for a, b in itertools.combinations(combo, 2))
+    ]
+    if not combos:
+        raise ValueError(f"semester {semester}: no clash-free set of sections for {list(names)}")
+    return {s.name: s.code for s in rng.choice(combos)}
+
+
+def planning_courses(cat: Catalogue, taken: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Semester-2 courses whose prerequisites ``taken`` covers, and those it does not."""
+    names: list[str] = []
+    for section in cat.sections.values():
+        if section.semester == 2 and section.name not in names:
+            names.append(section.name)
+    eligible = [n for n in names if all(p in taken for p in sections_of(cat, n, 2)[0].prerequisites)]
+    return eligible, [n for n in names if n not in eligible]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Both chains' steps before placement, and the semester-1 timetable they lead to."""
+
+    selection: list[Step]
+    timetable: list[CourseSection]
+    planning: list[Step]
+
+
+def plan_chains(
+    world: WorldIndex, rngs: tuple[random.Random, random.Random], selection_steps: int, planning_steps: int,
+) -> Plan:
+    """Both chains as pure data (no times), from one random stream each: semester 2 carries semester 1's draft."""
+    cat = catalogue(world)
+    one_rng, two_rng = rngs
+    targets = choose_targets(cat, textbook_courses(world), 1, one_rng)
+    one = _SemesterOne(cat, one_rng, _State(cat), targets, ())
+    selection = one.build(selection_steps)
+    eligible, ineligible = planning_courses(cat, list(targets))
+    rules = RULES[2]
+    chosen = eligible[: rules.courses]
+    if len(chosen) < rules.courses or sum(sections_of(cat, n, 2)[0].compulsory for n in chosen) < rules.min_compulsory:
+        raise ValueError(f"semester 2 needs {rules.courses} courses open to this programme, found {eligible}")
+    two = _SemesterTwo(
+        cat, two_rng, one.state.copy(), choose_targets(cat, chosen, 2, two_rng), selection[-1].fixes, ineligible,
+    )
+    planning = two.build(planning_steps)
+    return Plan(selection, [cat.sections[code] for code in targets.values()], planning)
+
+
+# ------------------------------------------------------------------ placement and tasks
+
+
+def _grid(weeks: Sequence[int], minutes: int) -> list[int]:
+    first, last = DAY_HOURS
+    return [
+        at(week, day, 0) + m
+        for week in weeks for day in range(7)
+        for m in range(first * 60, last * 60 - minutes + 1, GRID_MINUTES)
+    ]
+
+
+def _rounds(step: Step) -> int:
+    return max(STEP_ROUNDS, len(step.calls) + SPARE_ROUNDS)
+
+
+def _place(ctx: TermContext, durations: Sequence[int], weeks: Sequence[int], owner: str) -> list[int]:
+    """Release times in order, each reserving its minutes; the earliest start of each is spread evenly over the
+    first ``SPREAD_SHARE`` of the weeks' waking hours, leaving room for the appointments already reserved."""
+    spread = _grid(weeks, STEP_ROUNDS)
+    times: list[int] = []
+    after = 0
+    for index, minutes in enumerate(durations):
+        floor = max(after, spread[int(index * len(spread) * SPREAD_SHARE) // len(durations)])
+        candidates = [t for t in _grid(weeks, minutes) if t >= floor]
+        when = ctx.timeline.first_free(candidates, minutes, f"{owner} task {index + 1}")
+        times.append(when)
+        after = when + minutes
+    return times
+
+
+def _tasks(prefix: str, scenario: str, steps: Sequence[Step], times: Sequence[int]) -> tuple[list[Task], list[Trigger]]:
+    tasks: list[Task] = []
+    triggers: list[Trigger] = []
+    for number, (step, when) in enumerate(zip(steps, times), start=1):
+        task_id = f"{prefix}-{number:03d}"
+        parts: list[dict[str, object]] = [{"check": "draft", "sections": step.draft}]
+        if step.registered:
+            parts.append({"check": "registered", "sections": list(step.registered)})
+        tasks.append(Task(
+            id=task_id, scenario=scenario, phase=PHASE, release=when, instruction=step.text, systems=STEP_SYSTEMS,
+            evaluator="parts", ground_truth={"parts": parts, "kind": step.kind},
+            flags=Flags(long_term=step.long_term), round_limit=_rounds(step),
+            solution=step.calls, stale=step.stale_calls,
+        ))
+        for index, (code, value) in enumerate(step.changes, start=1):
+            triggers.append(_trigger(f"{task_id}-popularity-{index}", when, code, value))
+    return tasks, triggers
+
+
+def _trigger(trigger_id: str, when: int, code: str, value: int) -> Trigger:
+    change = {"type": "popularity", "code": code, "value": value}
+    problem = world_change_problem(change)
+    if problem:
+        raise ValueError(f"{trigger_id}: {problem}")
+    return Trigger(id=trigger_id, t=when, change=change)
+
+
+TIMETABLE_TEXT = (
+    "Your registration is through; your classes start in Week 1. Put them into your own calendar ('self') now so "
+    "you never miss one: for every day of the week a course meets, add one weekly event covering the course's weeks "
+    "(for example 'Week 1-18, Monday, 14:00-16:00'), titled with the course name, with the id of the building where "
+    "it meets (for example B012) as the location. The course catalogue lists each section's days, time, weeks and "
+    "building."
+)
+
+
+def timetable_calls(cat: Catalogue, sections: Sequence[CourseSection]) -> tuple[str, ...]:
+    """One weekly calendar event per class day of each section, at the section's building."""
+    calls = []
+    for section in sections:
+        for day in section.days:
+            calls.append(_call(
+                "calendar.add_event", calendar_id="self", event_title=section.name, location=section.building_id,
+                time=f"Week {section.first_week}-{section.last_week}, {day}, {section.time}",
+                description=f"Class: {section.name} ({section.code}) in {section.room}, building {section.building_id}.",
+            ))
+    return tuple(calls)
+
+
+def _timetable_rounds(calls: Sequence[str]) -> int:
+    return len(calls) + 2 * SPARE_ROUNDS
+
+
+def _timetable_task(task_id: str, when: int, calls: tuple[str, ...]) -> Task:
+    return Task(
+        id=task_id, scenario=SELECTION, phase=PHASE, release=when, instruction=TIMETABLE_TEXT,
+        systems=TIMETABLE_SYSTEMS, evaluator="parts", ground_truth={"parts": []}, flags=Flags(delivery_only=True),
+        round_limit=_timetable_rounds(calls), solution=calls,
+    )
+
+
+def _plan(ctx: TermContext) -> Plan:
+    return plan_chains(
+        ctx.world, (ctx.rng(SELECTION), ctx.rng(PLANNING)),
+        max(ctx.count(SELECTION_TASKS), MIN_SELECTION_STEPS), max(ctx.count(PLANNING_TASKS), MIN_PLANNING_STEPS),
+    )
+
+
+def generate(ctx: TermContext) -> tuple[list[Task], list[Trigger]]:
+    """Semester 1 in Week 0: the selection steps, the submission and the timetable delivery; sets ``ctx.timetable``."""
+    plan = _plan(ctx)
+    calls = timetable_calls(catalogue(ctx.world), plan.timetable)
+    durations = [_rounds(step) for step in plan.selection] + [_timetable_rounds(calls)]
+    times = _place(ctx, durations, SELECTION_WEEKS, SELECTION)
+    tasks, triggers = _tasks("selection", SELECTION, plan.selection, times)
+    tasks.append(_timetable_task(f"selection-{len(tasks) + 1:03d}", times[-1], calls))
+    ctx.timetable = list(plan.timetable)
+    return tasks, triggers
+
+
+def generate_planning(ctx: TermContext) -> tuple[list[Task], list[Trigger]]:
+    """Semester 2 in Weeks 20-21: the planning steps, ending with the Excellent Student Programme."""
+    plan = _plan(ctx)
+    times = _place(ctx, [_rounds(step) for step in plan.planning], PLANNING_WEEKS, PLANNING)
+    return _tasks("planning", PLANNING, plan.planning, times)

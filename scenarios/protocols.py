@@ -1,0 +1,318 @@
+"""Protocols: made-up rules that turn something printed in a handbook or textbook article into a number.
+
+A lecture teaches a protocol that exists nowhere else (the "Kelunar Protocol") and cites an
+article by book, chapter, section and id; the question asks for the protocol's value of that
+article, so the student needs both the lecture and the article (``bibliography.view_article``).
+
+Every protocol belongs to a *family*: what it reads from the article (the words of its title,
+the letters of the title's first word, the alphabet position of the title's first letter, the
+first or the last number written in digits in its body) and how it combines that reading with
+the protocol's parameter ``k`` (add or multiply). An article is *eligible* for a family when
+the reading is unambiguous (a body whose first token with a digit is ``3.5`` or ``3x^2`` has no
+clean first number); a family is used for a book only when enough of the book's articles are
+eligible. Title families fit nearly every article, so every book with articles can be taught;
+the published StuLife texts state few numbers (6 of 152 Academic Integrity Guidelines articles
+have a clean first number), so there number families are rare and absent from some books.
+
+A protocol may be *revised* once ("from today add 5, not 3"): a ``Rule`` is one version of a
+protocol, and a revised rule remembers the parameter it replaced (``old_k``), which is the
+answer of a student who missed the revision.
+
+Distractors encode typical mistakes, in this order of preference: the old parameter (the
+revision missed), the rule forgotten (the reading itself), the right rule on a neighbouring
+article, the wrong operation, a parameter off by one; small offsets fill up when these
+coincide, so the four options are always distinct.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from subsystems.information import fold, plain
+from world.model import Text
+
+LETTERS = "ABCD"
+MIN_ELIGIBLE = 6
+"""A family is used for a book only when at least this many of its articles are eligible."""
+_PUNCTUATION = ",.;:()[]\"'!?"
+
+
+@dataclass(frozen=True)
+class Cited:
+    """An article as the bibliography tools show it, with its place in the book's reading order."""
+
+    book: str
+    chapter: str
+    section: str
+    id: str
+    title: str
+    body: str
+    position: int
+
+    def citation(self) -> str:
+        return f"'{self.book}', {self.chapter}, section {self.section}, article {self.id}"
+
+    def short(self) -> str:
+        return f"article {self.id} of '{self.book}'"
+
+    def lookup(self) -> str:
+        """The oracle's plan step that reads this article."""
+        return (
+            f"call:bibliography.view_article(identifier={json.dumps(self.id)}, by=\"id\", book_title={json.dumps(self.book)})"
+        )
+
+
+def _clean_int(token: str) -> int | None:
+    stripped = token.strip(_PUNCTUATION)
+    if stripped.isdigit() and stripped.isascii() and len(stripped) <= 6 and int(stripped) > 0:
+        return int(stripped)
+    return None
+
+
+def _number_tokens(body: str) -> list[str]:
+    return [token for token in body.split() if any(char.isdigit() for char in token)]
+
+
+def title_words(article: Cited) -> int | None:
+    words = article.title.split()
+    return len(words) if words and all(any(char.isalnum() for char in word) for word in words) else None
+
+
+def first_word_letters(article: Cited) -> int | None:
+    words = article.title.split()
+    word = words[0].rstrip(_PUNCTUATION) if words else ""
+    return len(word) if word.isalpha() and word.isascii() else None
+
+
+def initial_position(article: Cited) -> int | None:
+    first = article.title[:1]
+    return ord(first.upper()) - ord("A") + 1 if first.isascii() and first.isalpha() else None
+
+
+def first_number(article: Cited) -> int | None:
+    tokens = _number_tokens(article.body)
+    return _clean_int(tokens[0]) if tokens else None
+
+
+def last_number(article: Cited) -> int | None:
+    tokens = _number_tokens(article.body)
+    return _clean_int(tokens[-1]) if tokens else None
+
+
+@dataclass(frozen=True)
+class Family:
+    key: str
+    reading: str
+    """What the rule reads, as the lecture says it."""
+    measure: Callable[[Cited], int | None]
+    multiply: bool
+    params: tuple[int, ...]
+
+    def apply(self, base: int, k: int, *, multiply: bool | None = None) -> int:
+        product = self.multiply if multiply is None else multiply
+        return base * k if product else base + k
+
+    @property
+    def parameter(self) -> str:
+        """What the lecture calls ``k``."""
+        return "factor" if self.multiply else "amount added"
+
+    def definition(self, k: int) -> str:
+        how = f"multiply it by {k}" if self.multiply else f"add {k}"
+        return f"take {self.reading} and {how}"
+
+
+FAMILIES: dict[str, Family] = {
+    family.key: family
+    for family in (
+        Family("title_words", "the number of words in the article's title (a word is whatever stands between two spaces)",
+               title_words, True, (2, 3, 4, 5, 6, 7)),
+        Family("first_word_letters", "the number of letters in the first word of the article's title (punctuation does not count)",
+               first_word_letters, False, (3, 4, 5, 6, 7, 8, 9, 11)),
+        Family("initial_position", "the first letter of the article's title, as its place in the alphabet (A is 1, B is 2, ... Z is 26)",
+               initial_position, False, (2, 3, 4, 5, 6, 7, 8, 9)),
+        Family("first_number", "the first number written in digits in the article's body text (not its title or id)",
+               first_number, False, (3, 4, 5, 6, 7, 8, 9, 12)),
+        Family("last_number", "the last number written in digits in the article's body text (not its title or id)",
+               last_number, True, (2, 3, 4, 5)),
+    )
+}
+
+
+def book_articles(text: Text) -> list[Cited]:
+    """The text's articles in reading order, leaving out ids that occur twice in the book (compared
+    as the bibliography tools compare them; ``view_article`` by id would show several)."""
+    book = plain(text.title).strip()
+    placed = [
+        (chapter, section, article)
+        for chapter in text.chapters for section in chapter.sections for article in section.articles
+    ]
+    seen: dict[str, int] = {}
+    for _, _, article in placed:
+        seen[fold(article.id)] = seen.get(fold(article.id), 0) + 1
+    out: list[Cited] = []
+    for chapter, section, article in placed:
+        if seen[fold(article.id)] > 1:
+            continue
+        out.append(Cited(
+            book=book, chapter=plain(chapter.title).strip(), section=plain(section.title).strip(),
+            id=plain(article.id), title=plain(article.title).strip(), body=plain(article.body), position=len(out),
+        ))
+    return out
+
+
+@dataclass
+class Shelf:
+    """One book's articles and which of them each family can read."""
+
+    text: Text
+    articles: list[Cited] = field(init=False)
+    eligible: dict[str, list[int]] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.articles = book_articles(self.text)
+        self.eligible = {
+            key: [a.position for a in self.articles if family.measure(a) is not None]
+            for key, family in FAMILIES.items()
+        }
+
+    @property
+    def title(self) -> str:
+        return plain(self.text.title).strip()
+
+    def families(self) -> list[str]:
+        """The families this book has enough eligible articles for."""
+        return [key for key, positions in self.eligible.items() if len(positions) >= MIN_ELIGIBLE]
+
+    def fits(self, family: str, article: Cited) -> bool:
+        return FAMILIES[family].measure(article) is not None
+
+    def nearest(self, family: str, position: int, avoid: Iterable[str] = (),
+                differ: tuple[Rule, Cited] | None = None) -> Cited:
+        """The eligible article closest to ``position`` (later ones first on ties), preferably (given
+        ``differ = (rule, article)``) with another value under ``rule`` than that article, then not in ``avoid``."""
+        avoided = set(avoid)
+        ranked = sorted(self.eligible[family], key=lambda p: (abs(p - position), p < position))
+        ranked.sort(key=lambda p: (
+            differ is not None and differ[0].value(self.articles[p]) == differ[0].value(differ[1]),
+            self.articles[p].id in avoided,
+        ))
+        return self.articles[ranked[0]]
+
+    def neighbour(self, family: str, article: Cited) -> Cited | None:
+        """The closest other eligible article, the next one first: the "wrong article" mistake."""
+        ranked = sorted(
+            (p for p in self.eligible[family] if p != article.position),
+            key=lambda p: (abs(p - article.position), p < article.position),
+        )
+        return self.articles[ranked[0]] if ranked else None
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One version of a protocol: its name, family and parameter since a moment."""
+
+    name: str
+    family: str
+    k: int
+    introduced: int
+    """When the protocol was first taught (minutes)."""
+    since: int
+    """When this version took effect (the introduction or the revision)."""
+    old_k: int | None = None
+    """The parameter this version replaced, when it is a revision."""
+
+    def definition(self) -> str:
+        return FAMILIES[self.family].definition(self.k)
+
+    def value(self, article: Cited) -> int:
+        return self._with(self.k, article)
+
+    def stale_value(self, article: Cited) -> int | None:
+        return None if self.old_k is None else self._with(self.old_k, article)
+
+    def _with(self, k: int, article: Cited) -> int:
+        base = FAMILIES[self.family].measure(article)
+        if base is None:
+            raise ValueError(f"{self.name}: {article.short()} has nothing for {self.family}")
+        return FAMILIES[self.family].apply(base, k)
+
+    def mistakes(self, article: Cited, shelf: Shelf) -> list[int]:
+        """Wrong values, most telling first, distinct and never the right one."""
+        family = FAMILIES[self.family]
+        base = family.measure(article)
+        assert base is not None
+        right = self.value(article)
+        stale = self.stale_value(article)
+        other = shelf.neighbour(self.family, article)
+        wanted = [
+            stale,
+            base,
+            self.value(other) if other is not None else None,
+            family.apply(base, self.k, multiply=not family.multiply),
+            family.apply(base, self.k + 1),
+            family.apply(base, max(1, self.k - 1)),
+        ]
+        wanted += [right + step for step in (1, -1, 2, -2, 3, 4, 5, 6)]
+        out: list[int] = []
+        for value in wanted:
+            if value is not None and value > 0 and value != right and value not in out:
+                out.append(value)
+        return out
+
+
+def revised(rule: Rule, k: int, when: int) -> Rule:
+    return Rule(name=rule.name, family=rule.family, k=k, introduced=rule.introduced, since=when, old_k=rule.k)
+
+
+def new_parameter(rng: random.Random, family: str, old: int | None = None) -> int:
+    return rng.choice([k for k in FAMILIES[family].params if k != old])
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A four-option question: the options in letter order, the right letter, the stale letter."""
+
+    options: tuple[str, ...]
+    letter: str
+    stale_letter: str | None = None
+
+    def text(self) -> str:
+        return "\n".join(f"{LETTERS[i]}) {option}" for i, option in enumerate(self.options))
+
+
+def lay_out(rng: random.Random, right: str, wrong: Sequence[str], stale: str | None = None) -> Choice:
+    """Shuffle the right option among three wrong ones (the stale one, if any, among them)."""
+    if len({right, *wrong}) != len(LETTERS) or len(wrong) != len(LETTERS) - 1:
+        raise ValueError(f"need one right and three distinct wrong options, got {right!r} and {list(wrong)!r}")
+    options = [right, *wrong]
+    rng.shuffle(options)
+    letter = LETTERS[options.index(right)]
+    stale_letter = LETTERS[options.index(stale)] if stale is not None else None
+    return Choice(options=tuple(options), letter=letter, stale_letter=stale_letter)
+
+
+def value_question(rng: random.Random, rule: Rule, article: Cited, shelf: Shelf) -> Choice:
+    """Options for "what is the value of this article": the stale value first among the mistakes."""
+    mistakes = rule.mistakes(article, shelf)[:3]
+    stale = rule.stale_value(article)
+    return lay_out(rng, str(rule.value(article)), [str(m) for m in mistakes], None if stale is None else str(stale))
+
+
+_ONSETS = ("b", "d", "f", "g", "k", "l", "m", "n", "p", "r", "s", "t", "v", "z", "br", "dr", "gr", "kl", "pr", "st", "tr", "th")
+_VOWELS = ("a", "e", "i", "o", "u", "ae", "ou", "y")
+_CODAS = ("", "", "n", "r", "l", "s", "th", "x", "m")
+
+
+def invent_name(rng: random.Random, taken: set[str]) -> str:
+    """A made-up proper name (``Brelunath``), not in ``taken``; it is added to ``taken``."""
+    while True:
+        syllables = rng.choice((2, 2, 3))
+        word = "".join(rng.choice(_ONSETS) + rng.choice(_VOWELS) for _ in range(syllables)) + rng.choice(_CODAS)
+        name = word.capitalize()
+        if name not in taken and len(name) >= 5:
+            taken.add(name)
+            return name

@@ -1,0 +1,275 @@
+"""Course selection (semester 1) and preliminary planning (semester 2): counts, rules, solvability, stale plans."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+
+import pytest
+
+from kernel.clock import MINUTES_PER_DAY
+from kernel.schedule import Trigger
+from scenarios import course_selection as cs
+from scenarios.context import TermContext
+from scenarios.task import Task
+from scenarios.timeline import WEEK, at
+from subsystems.calendar import parse_time
+from subsystems.courses import PASSES, RULES, catalogue, registration_result, world_change_problem
+from tests.scenario_play import play_tasks
+from world.generate import generate_world
+from world.index import WorldIndex
+
+Generated = tuple[TermContext, list[Task], list[Trigger], list[Task], list[Trigger]]
+Played = tuple[list[Task], list[Trigger]]
+
+
+def _fixed_appointments(ctx: TermContext) -> None:
+    """What the term reserves before course selection: the Monday welcome and three study sessions a day."""
+    ctx.timeline.reserve(at(0, 0, 7), 60, "welcome")
+    for day in range(7):
+        for hour in (10, 16, 19):
+            ctx.timeline.reserve(at(0, day, hour), 90, "study session")
+
+
+def _generate(world: WorldIndex, seed: int = 0, scale: float = 1.0) -> Generated:
+    ctx = TermContext(world=world, seed=seed, scale=scale)
+    _fixed_appointments(ctx)
+    tasks, triggers = cs.generate(ctx)
+    planning, planning_triggers = cs.generate_planning(ctx)
+    return ctx, tasks, triggers, planning, planning_triggers
+
+
+@pytest.fixture(scope="module")
+def full(world: WorldIndex) -> Generated:
+    return _generate(world)
+
+
+@pytest.fixture(scope="module")
+def everything(full: Generated) -> Played:
+    _, tasks, triggers, planning, planning_triggers = full
+    return tasks + planning, triggers + planning_triggers
+
+
+def _scored(tasks: list[Task]) -> list[Task]:
+    return [task for task in tasks if not task.flags.delivery_only]
+
+
+def _play(world: WorldIndex, tasks: list[Task], triggers: list[Trigger], agent: str) -> dict[str, str]:
+    return {task_id: ended.outcome for task_id, ended in play_tasks(world, tasks, triggers, agent=agent).items()}
+
+
+# ------------------------------------------------------------------ counts, flags, timing
+
+
+def test_counts_and_flags_at_scale_1(full: Generated) -> None:
+    _, tasks, _, planning, _ = full
+    assert len(_scored(tasks)) >= cs.SELECTION_TASKS
+    assert len(_scored(planning)) >= cs.PLANNING_TASKS
+    assert [t.id for t in tasks if t.flags.delivery_only] == [tasks[-1].id]
+    long_term = sum(t.flags.long_term for t in tasks)
+    assert 35 <= long_term <= 65, long_term  # the paper: 50 of 150
+    assert all(t.flags.long_term for t in planning)  # the paper: all 50
+    assert not any(t.flags.self_motivated for t in tasks + planning)
+    assert {t.scenario for t in tasks} == {cs.SELECTION} and {t.scenario for t in planning} == {cs.PLANNING}
+    assert {t.phase for t in tasks + planning} == {"daily_campus"}
+
+
+def test_ids_follow_release_order_and_tasks_never_overlap(full: Generated) -> None:
+    ctx, tasks, _, planning, _ = full
+    for prefix, chain in (("selection", tasks), ("planning", planning)):
+        assert [t.id for t in chain] == [f"{prefix}-{n:03d}" for n in range(1, len(chain) + 1)]
+        assert [t.release for t in chain] == sorted(t.release for t in chain)
+        for a, b in zip(chain, chain[1:]):
+            assert a.release + a.round_limit <= b.release  # a step's turns fit before the next one
+    for task in tasks + planning:
+        minute = task.release % MINUTES_PER_DAY
+        assert 7 * 60 <= minute and minute + task.round_limit <= 22 * 60
+    assert all(t.release < WEEK for t in tasks)
+    assert all(20 * WEEK <= t.release < 22 * WEEK for t in planning)
+    owners = [owner for _, _, owner in ctx.timeline.spans()]
+    assert owners.count("study session") == 21 and sum(o.startswith(cs.SELECTION) for o in owners) == len(tasks)
+
+
+def test_instructions_name_no_section_and_state_the_rules(full: Generated, world: WorldIndex) -> None:
+    _, tasks, _, planning, _ = full
+    codes = list(catalogue(world).sections)
+    for task in tasks + planning:
+        assert task.instruction.isascii()
+        assert not [code for code in codes if code in task.instruction], task.id
+    welcome = tasks[0].instruction
+    for fact in ("exactly 8 courses", "at least 6", "below 95", "below 85", "at most 1 S-Pass and 2 A-Passes",
+                 "electives at most 1 A-Pass", "weakest pass"):
+        assert fact in welcome
+    for name in cs.textbook_courses(world):
+        assert name in welcome  # the recommendations later steps refer to
+    opening = planning[0].instruction
+    for fact in ("exactly 7 courses", "at least 5", "prerequisites", "at most 1 S-Pass and 1 A-Pass"):
+        assert fact in opening
+    assert "Excellent Student Programme" in planning[-1].instruction
+
+
+# ------------------------------------------------------------------ the goal and the ground truth
+
+
+def test_timetable_is_one_clash_free_section_of_each_textbook_course(full: Generated, world: WorldIndex) -> None:
+    ctx, tasks, _, _, _ = full
+    cat = catalogue(world)
+    sections = ctx.timetable
+    assert sorted(s.name for s in sections) == sorted(cs.textbook_courses(world))
+    assert all(s.semester == 1 and cat.sections[s.code] == s for s in sections)
+    assert sum(s.compulsory for s in sections) >= RULES[1].min_compulsory
+    assert not any(cs.clash(cat, a, b) for a, b in itertools.combinations(sections, 2))
+    submit = tasks[-2]
+    assert set(submit.ground_truth["parts"][0]["sections"]) == {s.code for s in sections}
+    assert submit.ground_truth["parts"][1] == {"check": "registered", "sections": [s.code for s in sections]}
+    assert "call:registration.submit_draft()" in submit.solution
+
+
+def test_timetable_delivery_adds_every_class_at_its_building(full: Generated) -> None:
+    ctx, tasks, _, _, _ = full
+    delivery = tasks[-1]
+    assert delivery.flags.delivery_only and delivery.ground_truth == {"parts": []}
+    assert delivery.release >= tasks[-2].release + tasks[-2].round_limit
+    assert delivery.round_limit > len(delivery.solution)
+    wanted = {(s.name, s.building_id, day, s.first_week, s.last_week, s.time) for s in ctx.timetable for day in s.days}
+    made = set()
+    for step in delivery.solution:
+        assert step.startswith('call:calendar.add_event(calendar_id="self"')
+        title = step.split('event_title="')[1].split('"')[0]
+        building = step.split('location="')[1].split('"')[0]
+        when = parse_time(step.split('time="')[1].split('"')[0])
+        assert not isinstance(when, str)
+        day = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")[when.day]
+        clock = f"{when.start // 60:02d}:{when.start % 60:02d}-{when.end // 60:02d}:{when.end % 60:02d}"
+        made.add((title, building, day, when.first_week, when.last_week, clock))
+    assert made == wanted
+
+
+def _popularity_timeline(world: WorldIndex, triggers: list[Trigger]) -> dict[int, dict[str, int]]:
+    """The popularity of every section right after the triggers at each trigger time."""
+    current = {code: s.popularity for code, s in catalogue(world).sections.items()}
+    seen: dict[int, dict[str, int]] = {}
+    for trigger in sorted(triggers, key=lambda t: (t.t, t.id)):
+        current[trigger.change["code"]] = trigger.change["value"]
+        seen[trigger.t] = dict(current)
+    return seen
+
+
+def test_every_expected_draft_is_the_unique_legal_one(everything: Played, world: WorldIndex) -> None:
+    """After each step the draft obeys every tool rule and each pass is the house rule's pass for its popularity."""
+    tasks, triggers = everything
+    cat = catalogue(world)
+    popularity = {code: s.popularity for code, s in cat.sections.items()}
+    at_time = _popularity_timeline(world, triggers)
+    previous: dict[str, str] = {}
+    for task in _scored(tasks):
+        popularity = at_time.get(task.release, popularity)
+        draft = task.ground_truth["parts"][0]["sections"]
+        assert draft != previous, f"{task.id} asks for no change"
+        previous = draft
+        sections = [cat.sections[code] for code in draft]
+        for code, pass_type in draft.items():
+            assert pass_type == cs.pass_for(popularity[code]), task.id
+            assert registration_result(pass_type, popularity[code]) == "success"
+        for semester in {s.semester for s in sections}:
+            chosen = [s for s in sections if s.semester == semester]
+            assert len({s.name for s in chosen}) == len(chosen)
+            assert not any(cs.clash(cat, a, b) for a, b in itertools.combinations(chosen, 2)), task.id
+            for compulsory in (True, False):
+                quota = RULES[semester].compulsory if compulsory else RULES[semester].elective
+                held = Counter(draft[s.code] for s in chosen if s.compulsory == compulsory)
+                assert all(held[p] <= n for p, n in quota.items()), task.id
+        taken = {s.name for s in sections if s.semester == 1}
+        assert all(set(s.prerequisites) <= taken for s in sections if s.semester == 2), task.id
+    final = [cat.sections[code] for code in tasks[-1].ground_truth["parts"][0]["sections"]]
+    second = [s for s in final if s.semester == 2]
+    assert len(second) == RULES[2].courses and sum(s.compulsory for s in second) >= RULES[2].min_compulsory
+    assert len([s for s in final if s.semester == 1]) == RULES[1].courses
+
+
+def test_pass_for_is_the_weakest_pass_that_registers() -> None:
+    for popularity in range(100):
+        chosen = cs.pass_for(popularity)
+        assert registration_result(chosen, popularity) == "success"
+        weaker = PASSES[PASSES.index(chosen) + 1:]
+        assert all(registration_result(p, popularity) != "success" for p in weaker)
+
+
+def test_triggers_are_valid_band_changes_at_their_step(everything: Played, world: WorldIndex) -> None:
+    tasks, triggers = everything
+    releases = {task.release: task for task in tasks}
+    current = {code: s.popularity for code, s in catalogue(world).sections.items()}
+    assert len({t.id for t in triggers}) == len(triggers)
+    for trigger in sorted(triggers, key=lambda t: (t.t, t.id)):
+        assert world_change_problem(trigger.change, world) is None
+        task = releases[trigger.t]
+        assert trigger.id.startswith(task.id)
+        code, value = trigger.change["code"], trigger.change["value"]
+        assert cs.pass_for(value) != cs.pass_for(current[code])
+        assert code in task.ground_truth["parts"][0]["sections"]  # the change matters to this step
+        current[code] = value
+    with_news = {t.id.rsplit("-popularity", 1)[0] for t in triggers}
+    assert with_news == {task.id for task in tasks if task.stale is not None}
+    assert len(with_news) > len(_scored(tasks)) // 2
+
+
+# ------------------------------------------------------------------ played through the real tools
+
+
+def test_oracle_succeeds_on_every_scored_task(everything: Played, world: WorldIndex) -> None:
+    tasks, triggers = everything
+    outcomes = _play(world, tasks, triggers, "oracle")
+    assert {t.id: outcomes[t.id] for t in _scored(tasks)} == {t.id: "success" for t in _scored(tasks)}
+
+
+def test_noop_fails_every_scored_task(everything: Played, world: WorldIndex) -> None:
+    tasks, triggers = everything
+    outcomes = _play(world, tasks, triggers, "noop")
+    assert {outcomes[t.id] for t in _scored(tasks)} == {"failure"}
+
+
+def test_stale_fails_exactly_the_tasks_with_a_stale_plan(everything: Played, world: WorldIndex) -> None:
+    tasks, triggers = everything
+    outcomes = _play(world, tasks, triggers, "stale")
+    failed = {task_id for task_id, outcome in outcomes.items() if outcome == "failure"}
+    assert failed == {t.id for t in tasks if t.stale is not None}
+
+
+@pytest.mark.parametrize("world_seed", [1, 2])
+def test_other_worlds_and_a_small_scale(world_seed: int) -> None:
+    world = WorldIndex(generate_world(world_seed))
+    _, tasks, triggers, planning, planning_triggers = _generate(world, seed=world_seed, scale=0.05)
+    assert len(_scored(tasks)) == cs.MIN_SELECTION_STEPS and len(planning) == cs.MIN_PLANNING_STEPS
+    everything, changes = tasks + planning, triggers + planning_triggers
+    assert set(_play(world, everything, changes, "oracle").values()) == {"success", "unscored"}
+    stale = _play(world, everything, changes, "stale")
+    assert {i for i, o in stale.items() if o == "failure"} == {t.id for t in everything if t.stale is not None}
+
+
+# ------------------------------------------------------------------ determinism and independence
+
+
+def test_generation_is_deterministic(world: WorldIndex, full: Generated) -> None:
+    _, tasks, triggers, planning, planning_triggers = full
+    again = _generate(world)
+    assert (again[1], again[2], again[3], again[4]) == (tasks, triggers, planning, planning_triggers)
+    assert again[0].timetable == full[0].timetable
+    other = _generate(world, seed=1)
+    assert [t.instruction for t in other[1]] != [t.instruction for t in tasks]
+
+
+def test_planning_does_not_depend_on_running_selection_first(world: WorldIndex, full: Generated) -> None:
+    ctx = TermContext(world=world, seed=0)
+    assert cs.generate_planning(ctx) == (full[3], full[4])
+    assert ctx.timetable == []
+
+
+def test_handles_name_exactly_one_section(world: WorldIndex) -> None:
+    cat = catalogue(world)
+    names = {s.name for s in cat.sections.values()}
+    for name in names:
+        for semester in (1, 2):
+            siblings = cs.sections_of(cat, name, semester)
+            handles = [cs.handle(cat, s) for s in siblings]
+            named = [h for h in handles if h is not None]
+            assert len(set(named)) == len(named)

@@ -1,0 +1,117 @@
+"""Midterm and Final Exams: counts, times and places, one true statement each, and the controls."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import pytest
+
+from kernel.clock import MINUTES_PER_DAY
+from scenarios import exams, lectures
+from scenarios.task import Task
+from scenarios.timeline import at
+from tests.scenario_play import play_tasks
+from tests.test_lectures import class_calendar, context, timetable
+from world.index import WorldIndex
+
+WEEK = 7 * MINUTES_PER_DAY
+STATEMENT = re.compile(r"^([A-D])\) Applying the (\w+) Protocol to article (\S+) of '([^']+)' gives (\d+)\.$", re.MULTILINE)
+
+
+@pytest.fixture(scope="module")
+def term(world: WorldIndex) -> tuple[lectures.Taught, list[Task]]:
+    ctx = context(world)
+    lectures.generate_regulations(ctx)
+    taught = lectures.generate_courses(ctx)
+    return taught, exams.generate(ctx, taught.syllabi)[0]
+
+
+def of(tasks: list[Task], scenario: str) -> list[Task]:
+    return [t for t in tasks if t.scenario == scenario]
+
+
+def test_counts_flags_and_ids(term: tuple[lectures.Taught, list[Task]]) -> None:
+    _, tasks = term
+    midterms, finals = of(tasks, exams.MIDTERMS), of(tasks, exams.FINALS)
+    assert len(midterms) == 80 and len(finals) == 80
+    assert all(t.flags.long_term and not t.flags.self_motivated and t.flags.counts_toward == "exam" for t in tasks)
+    assert {t.phase for t in tasks} == {"exam"}
+    assert [t.id for t in midterms] == [f"midterm-{n:03d}" for n in range(1, 81)]
+    assert [t.id for t in finals] == [f"final-{n:03d}" for n in range(1, 81)]
+    assert Counter(t.ground_truth["item"]["book"] for t in midterms) == Counter({s.shelf.title: 10 for s in term[0].syllabi})
+
+
+def test_midterms_are_in_class_in_week_10(term: tuple[lectures.Taught, list[Task]]) -> None:
+    taught, tasks = term
+    midterms = of(tasks, exams.MIDTERMS)
+    attended = [t for t in midterms if t.required_place]
+    assert len(attended) == 8
+    for syllabus in taught.syllabi:
+        section = syllabus.section
+        first = next(t for t in attended if t.ground_truth["item"]["book"] == syllabus.shelf.title)
+        assert first.required_place == section.building_id and first.starts // WEEK == 10
+        assert first.starts % MINUTES_PER_DAY == lectures.class_span(section)[0]
+        assert first.ground_truth["parts"][0] == {"check": "attended"}
+        rest = [t for t in midterms if t.ground_truth["item"]["book"] == syllabus.shelf.title and t is not first]
+        assert all(first.release < t.release and t.required_place is None for t in rest)
+        assert all(t.release // MINUTES_PER_DAY == first.starts // MINUTES_PER_DAY for t in rest)
+
+
+def test_finals_are_online_on_week_19_mornings(term: tuple[lectures.Taught, list[Task]]) -> None:
+    for task in of(term[1], exams.FINALS):
+        assert task.required_place is None and task.release // WEEK == 19
+        assert 8 * 60 <= task.release % MINUTES_PER_DAY < 12 * 60
+
+
+def test_exactly_one_statement_is_true_and_it_is_the_answer(term: tuple[lectures.Taught, list[Task]]) -> None:
+    taught, tasks = term
+    syllabi = {s.shelf.title: s for s in taught.syllabi}
+    for task in tasks:
+        syllabus = syllabi[task.ground_truth["item"]["book"]]
+        rules = {r.name: r for r in exams.in_force(syllabus.rules, task.release)}
+        articles = {a.id: a for a in syllabus.shelf.articles}
+        statements = STATEMENT.findall(task.instruction)
+        assert len(statements) == 4 and len({s[1:] for s in statements}) == 4
+        true = [letter for letter, name, article, _, value in statements
+                if rules[name].value(articles[article]) == int(value)]
+        assert true == [task.ground_truth["parts"][-1]["letter"]], task.id
+
+
+def test_exams_ask_about_their_half_of_the_course(term: tuple[lectures.Taught, list[Task]]) -> None:
+    taught, tasks = term
+    for syllabus in taught.syllabi:
+        mine = [t for t in tasks if t.ground_truth["item"]["book"] == syllabus.shelf.title]
+        midterm = next(t.starts for t in mine if t.required_place)
+        introduced = {r.name: r.introduced for r in syllabus.rules}
+        for task in mine:
+            names = {name for _, name, _, _, _ in STATEMENT.findall(task.instruction)}
+            before = {introduced[n] < midterm for n in names}
+            assert before == {task.scenario == exams.MIDTERMS}, task.id
+
+
+def test_letters_vary_and_generation_is_deterministic(world: WorldIndex, term: tuple[lectures.Taught, list[Task]]) -> None:
+    letters = Counter(t.ground_truth["parts"][-1]["letter"] for t in term[1])
+    assert set(letters) == set("ABCD") and letters["A"] < 0.4 * len(term[1])
+    ctx = context(world)
+    assert exams.generate(ctx, lectures.generate_courses(ctx).syllabi)[0] == term[1]
+
+
+def test_the_controls_on_one_course(world: WorldIndex, term: tuple[lectures.Taught, list[Task]]) -> None:
+    """The oracle passes, noop fails, stale fails exactly the questions on revised protocols."""
+    taught, tasks = term
+    ordered = sorted(taught.syllabi, key=lambda s: -sum(r.old_k is not None for r in s.rules))
+    books = {ordered[0].shelf.title, ordered[1].shelf.title}
+    mine = [t for t in tasks if t.ground_truth["item"]["book"] in books]
+    setup = [class_calendar(timetable(world), at(0, 0, 8))]
+    oracle = play_tasks(world, mine + setup, agent="oracle")
+    assert {t.id: oracle[t.id].detail for t in mine if oracle[t.id].outcome != "success"} == {}
+    assert all(oracle[t.id].marks["attended"] == 1 for t in mine if t.required_place)
+    noop = play_tasks(world, mine + setup, agent="noop")
+    assert {noop[t.id].outcome for t in mine} == {"failure"}
+    with_stale = {t.id for t in mine if t.stale is not None}
+    assert with_stale and all(t.ground_truth["item"]["old_k"] is not None for t in mine if t.id in with_stale)
+    stale = play_tasks(world, mine + setup, agent="stale")
+    assert {i for i, end in stale.items() if end.outcome == "failure"} == with_stale
+    stateless = play_tasks(world, mine + setup, agent="stateless")
+    assert {stateless[t.id].marks["attended"] for t in mine if t.required_place} == {0}

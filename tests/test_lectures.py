@@ -1,0 +1,261 @@
+"""Regulations Learning and Core Course Instruction: counts, computed answers, the controls, timing."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+
+import pytest
+
+from kernel.clock import DAYS, MINUTES_PER_DAY
+from scenarios import lectures
+from scenarios.context import TermContext
+from scenarios.lectures import LEAD, class_span
+from scenarios.task import Flags, Task
+from scenarios.timeline import Overlap, at
+from tests.conftest import SHARED
+from tests.scenario_play import play_tasks
+from world.index import WorldIndex
+from world.model import CourseSection
+
+WEEK = 7 * MINUTES_PER_DAY
+OPTION = re.compile(r"^([A-D])\) (\d+)$", re.MULTILINE)
+
+
+def clash(a: CourseSection, b: CourseSection, gap: int = 0) -> bool:
+    """Whether two sections meet on one day less than ``gap`` minutes apart."""
+    (a0, a1), (b0, b1) = class_span(a), class_span(b)
+    return bool(set(a.days) & set(b.days)) and a0 < b1 + gap and b0 < a1 + gap
+
+
+def timetable(world: WorldIndex) -> list[CourseSection]:
+    """One semester-1 section per textbook course, without clashes (back-to-back classes are fine)."""
+    names = sorted({t.course for t in world.world.texts if t.kind == "textbook"})
+    options = [[s for s in world.world.courses if s.name == name and s.semester == 1] for name in names]
+
+    def search(chosen: list[CourseSection]) -> list[CourseSection] | None:
+        if len(chosen) == len(options):
+            return chosen
+        for section in options[len(chosen)]:
+            if not any(clash(section, other) for other in chosen):
+                found = search([*chosen, section])
+                if found is not None:
+                    return found
+        return None
+
+    found = search([])
+    assert found is not None, "no clash-free timetable in this world"
+    return found
+
+
+def class_calendar(sections: list[CourseSection], release: int) -> Task:
+    """What course selection will leave behind: the classes in the student's calendar (delivery only)."""
+    steps = tuple(
+        f'call:calendar.add_event(calendar_id="self", event_title={json.dumps(s.name)}, location="{s.building_id}", '
+        f'time="Week {s.first_week}-{s.last_week}, {day}, {s.time}")'
+        for s in sections for day in s.days
+    )
+    return Task(id="setup-001", scenario="setup", phase="in_class", release=release, instruction="Put your classes in your calendar.",
+                systems=("calendar",), evaluator="parts", ground_truth={"parts": []}, flags=Flags(delivery_only=True),
+                round_limit=60, solution=steps)
+
+
+def context(world: WorldIndex, scale: float = 1.0) -> TermContext:
+    return TermContext(world=world, seed=0, scale=scale, timetable=timetable(world))
+
+
+@pytest.fixture(scope="module")
+def regulations(world: WorldIndex) -> list[Task]:
+    return lectures.generate_regulations(context(world))[0]
+
+
+@pytest.fixture(scope="module")
+def taught(world: WorldIndex) -> lectures.Taught:
+    return lectures.generate_courses(context(world))
+
+
+def scored(tasks: list[Task]) -> list[Task]:
+    return [task for task in tasks if not task.flags.delivery_only]
+
+
+def early(world: WorldIndex, regulations: list[Task], taught: lectures.Taught) -> list[Task]:
+    """A slice: the welcome, Week 0's first two days of study, two weeks of classes and their calendar."""
+    return ([t for t in regulations if t.release < at(0, 2, 0)] + [t for t in taught.tasks if t.release < at(3, 0, 0)]
+            + [class_calendar(timetable(world), at(0, 0, 8))])
+
+
+# ------------------------------------------------------------------ generation
+
+
+def test_regulation_counts_match_the_paper(regulations: list[Task]) -> None:
+    welcome, *sessions = regulations
+    assert welcome.flags.delivery_only and welcome.release == at(0, 0, 7) and welcome.round_limit
+    assert len(sessions) == 70
+    assert sum(t.flags.long_term for t in sessions) == 23
+    assert all(t.flags.self_motivated for t in sessions)
+    assert [t.id for t in regulations] == [f"regulations-{n:03d}" for n in range(1, 72)]
+    assert {(t.scenario, t.phase) for t in regulations} == {("regulations_learning", "in_class")}
+    assert set(welcome.follow_up) == {t.id for t in sessions}
+
+
+def test_the_welcome_schedules_all_35_sessions_in_one_building(regulations: list[Task]) -> None:
+    welcome, *sessions = regulations
+    added = [step for step in welcome.solution if step.startswith("call:calendar.add_event(")]
+    assert len(added) == 35
+    times = Counter(re.search(r'time="(Week \d+), \w+, (\d\d:\d\d)', step).groups() for step in added)
+    assert times == {("Week 0", "10:00"): 7, ("Week 0", "16:00"): 7, ("Week 0", "19:00"): 7,
+                     ("Week 19", "16:00"): 7, ("Week 19", "19:00"): 7}
+    places = {t.required_place for t in sessions}
+    assert len(places) == 1
+    place = places.pop()
+    assert all(f'location="{place}"' in step for step in added)
+    first = [t for t in sessions if t.flags.counts_toward == "class"]
+    assert len(first) == 35
+    assert all(t.starts is not None and t.release == t.starts - LEAD for t in first)
+
+
+def test_course_counts_match_the_paper(taught: lectures.Taught) -> None:
+    tasks = taught.tasks
+    assert len(taught.syllabi) == 8 and len(tasks) == 416
+    per_book = Counter(t.ground_truth["item"]["book"] for t in tasks)
+    assert sorted(per_book.values()) == [52] * 8
+    assert 120 <= sum(t.flags.long_term for t in tasks) <= 135
+    assert all(t.flags.self_motivated for t in tasks)
+    assert [t.id for t in tasks] == [f"lecture-{n:03d}" for n in range(1, 417)]
+    assert {(t.scenario, t.phase) for t in tasks} == {("course_instruction", "in_class")}
+    assert all(t.required_place for t in tasks)
+
+
+def test_classes_meet_at_their_sections_times_and_never_in_the_midterm_week(taught: lectures.Taught) -> None:
+    by_book = {s.shelf.title: s.section for s in taught.syllabi}
+    first = [t for t in taught.tasks if t.flags.counts_toward == "class"]
+    assert len(first) == sum(len(lectures.class_meetings(s.section)) - len(s.section.days) for s in taught.syllabi)
+    for task in first:
+        section = by_book[task.ground_truth["item"]["book"]]
+        assert task.required_place == section.building_id
+        assert task.starts % MINUTES_PER_DAY == class_span(section)[0]
+        assert task.starts // WEEK != 10
+        assert DAYS[task.starts // MINUTES_PER_DAY % 7] in section.days
+        assert task.starts - LEAD <= task.release < task.starts
+
+
+def test_reviews_reach_back_at_least_a_week_and_only_name_the_protocol(taught: lectures.Taught) -> None:
+    introduced = {}
+    for task in taught.tasks:
+        item = task.ground_truth["item"]
+        if item["kind"] == "teach":
+            introduced[item["protocol"]] = task.release
+        if item["kind"] == "review":
+            assert task.release - introduced[item["protocol"]] >= 6 * MINUTES_PER_DAY
+            assert "To find the" not in task.instruction and item["protocol"] in task.instruction
+    assert sum(t.ground_truth["item"]["kind"] == "revise" for t in taught.tasks) >= 8 * 2
+
+
+def test_options_are_distinct_and_the_letter_varies(regulations: list[Task], taught: lectures.Taught) -> None:
+    tasks = scored(regulations) + taught.tasks
+    for task in tasks:
+        values = [v for _, v in OPTION.findall(task.instruction)]
+        assert len(values) == 4 and len(set(values)) == 4, task.id
+        letter = task.ground_truth["parts"][-1]["letter"]
+        assert dict(OPTION.findall(task.instruction))[letter] == str(task.ground_truth["item"]["value"])
+        assert f"Answer: {letter}" not in task.instruction
+    letters = Counter(t.ground_truth["parts"][-1]["letter"] for t in tasks if t.flags.long_term)
+    assert set(letters) == set("ABCD") and letters["A"] < 0.4 * sum(letters.values())
+
+
+def test_an_answer_is_computed_from_the_article(world: WorldIndex, taught: lectures.Taught) -> None:
+    task = next(t for t in taught.tasks if "number of words in the article's title" in t.instruction
+                and t.ground_truth["item"]["kind"] == "teach")
+    k = int(re.search(r"multiply it by (\d+)", task.instruction).group(1))
+    article_id, book = re.search(r"article (\S+) of '([^']+)'\?", task.instruction).groups()
+    text = next(t for t in world.world.texts if t.title == book)
+    article = next(a for c in text.chapters for s in c.sections for a in s.articles if a.id == article_id)
+    expected = len(article.title.split()) * k
+    letter = dict((v, l) for l, v in OPTION.findall(task.instruction))[str(expected)]
+    assert task.ground_truth["parts"][-1] == {"check": "answer", "letter": letter}
+
+
+def test_generation_is_deterministic(world: WorldIndex, regulations: list[Task], taught: lectures.Taught) -> None:
+    assert lectures.generate_regulations(context(world))[0] == regulations
+    assert lectures.generate_courses(context(world)).tasks == taught.tasks
+    other = TermContext(world=world, seed=1, timetable=timetable(world))
+    assert lectures.generate_courses(other).tasks != taught.tasks
+
+
+def test_a_timetable_clash_is_an_error(world: WorldIndex) -> None:
+    ctx = context(world)
+    ctx.timetable = [ctx.timetable[0], ctx.timetable[0]]
+    with pytest.raises(Overlap, match="lecture"):
+        lectures.generate_courses(ctx)
+
+
+def test_small_scales_shrink_every_course(world: WorldIndex) -> None:
+    ctx = context(world, scale=0.1)
+    assert len(lectures.generate_regulations(ctx)[0]) == 1 + 7
+    assert len(lectures.generate_courses(ctx).tasks) == 8 * 5
+
+
+# ------------------------------------------------------------------ playing
+
+
+def test_oracle_passes_and_noop_fails_the_first_weeks(world: WorldIndex, regulations: list[Task], taught: lectures.Taught) -> None:
+    tasks = early(world, regulations, taught)
+    oracle = play_tasks(world, tasks, agent="oracle")
+    assert {t.id: oracle[t.id].detail for t in scored(tasks) if oracle[t.id].outcome != "success"} == {}
+    assert all(oracle[t.id].marks["attended"] == 1 for t in tasks if t.required_place)
+    noop = play_tasks(world, tasks, agent="noop")
+    assert {noop[t.id].outcome for t in scored(tasks)} == {"failure"}
+
+
+def test_stateless_is_absent_from_every_withheld_session(world: WorldIndex, regulations: list[Task], taught: lectures.Taught) -> None:
+    tasks = early(world, regulations, taught)
+    ended = play_tasks(world, tasks, agent="stateless")
+    assert {ended[t.id].marks["attended"] for t in tasks if t.required_place} == {0}
+    assert {ended[t.id].outcome for t in scored(tasks)} == {"failure"}
+
+
+def test_diligent_attends_what_its_calendar_says(world: WorldIndex, regulations: list[Task]) -> None:
+    spaced: list[CourseSection] = []
+    for section in timetable(world):
+        if not any(clash(section, other, LEAD) for other in spaced):
+            spaced.append(section)  # back to back, due_place picks the class still under way
+    assert len(spaced) >= 4
+    ctx = TermContext(world=world, seed=0, timetable=spaced)
+    lectures.generate_regulations(ctx)
+    courses = [t for t in lectures.generate_courses(ctx).tasks if t.release < at(3, 0, 0)]
+    tasks = [t for t in regulations if t.release < at(0, 2, 0)] + courses + [class_calendar(spaced, at(0, 0, 8))]
+    ended = play_tasks(world, tasks, agent="diligent")
+    assert {ended[t.id].marks["attended"] for t in tasks if t.required_place} == {1}
+    fresh = [t for t in scored(tasks) if not t.flags.long_term]
+    assert {ended[t.id].outcome for t in fresh} == {"success"}
+
+
+def test_stale_fails_exactly_the_reviews_of_revised_protocols(world: WorldIndex, regulations: list[Task], taught: lectures.Taught) -> None:
+    course = taught.syllabi[0].section.building_id
+    tasks = regulations + [t for t in taught.tasks if t.required_place == course]
+    with_stale = {t.id for t in tasks if t.stale is not None}
+    assert any(i.startswith("regulations-") for i in with_stale) and any(i.startswith("lecture-") for i in with_stale)
+    assert all(t.ground_truth["item"]["kind"] == "review" and t.ground_truth["item"]["old_k"] is not None
+               for t in tasks if t.id in with_stale)
+    ended = play_tasks(world, [*tasks, class_calendar(timetable(world), at(0, 0, 8))], agent="stale")
+    assert {i for i, end in ended.items() if end.outcome == "failure"} == with_stale
+
+
+# ------------------------------------------------------------------ the published StuLife data
+
+
+def test_the_published_world_is_taught_too() -> None:
+    directory = SHARED / "stulife"
+    if not directory.is_dir():
+        pytest.skip(f"the StuLife data is not at {directory}")
+    from world.stulife import load_stulife
+
+    world = WorldIndex(load_stulife(directory)[0])
+    ctx = context(world)
+    regulations, _ = lectures.generate_regulations(ctx)
+    taught = lectures.generate_courses(ctx)
+    assert len(scored(regulations)) == 70 and len(taught.tasks) == 8 * 52
+    tasks = [t for t in regulations + taught.tasks if t.release < at(1, 3, 0)] + [class_calendar(ctx.timetable, at(0, 0, 8))]
+    ended = play_tasks(world, tasks, agent="oracle")
+    assert {t.id: ended[t.id].detail for t in scored(tasks) if ended[t.id].outcome != "success"} == {}
