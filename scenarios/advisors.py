@@ -53,6 +53,7 @@ from scenarios.clubs import (
     parts_of, room_label, span, starts, steps_text, when_text,
 )
 from scenarios.context import TermContext
+from scenarios.timeline import Overlap
 from scenarios.task import Flags, Task
 from subsystems.calendar import DEFAULT_SLOTS, world_change_problem
 from subsystems.information import MAX_LISTED, fold, plain
@@ -152,7 +153,7 @@ def _select_draft(key: str, release: int, text: str, advisor: Advisor, tag: str,
 
 def _selection_drafts(ctx: TermContext, rng: random.Random, choice: Selection, number: int) -> tuple[list[Draft], str]:
     """The selection task (and the second selection after a refusal); the key the branch depends on."""
-    when = ctx.timeline.place(rng, starts(FIRST_DAY, FIRST_DAY + 6), TASK_MINUTES, f"advisor selection {number}")
+    when = ctx.timeline.place(rng, starts(FIRST_DAY, FIRST_DAY + 13), TASK_MINUTES, f"advisor selection {number}")
     subject = f"Application for research supervision: {choice.tag}"
     body = (f"I am a first-year student hoping to work on {choice.tag} in {choice.field}. I would be grateful for "
             "the chance to join your group and to discuss a first project with you.")
@@ -164,7 +165,7 @@ def _selection_drafts(ctx: TermContext, rng: random.Random, choice: Selection, n
                           Mail(to=plain(choice.first.email), subject=subject, body=body))
     if choice.second is None:
         return [first], first.key
-    later = ctx.timeline.place(rng, starts(when // MINUTES_PER_DAY + 1, when // MINUTES_PER_DAY + 3), TASK_MINUTES,
+    later = ctx.timeline.place(rng, starts(when // MINUTES_PER_DAY + 1, when // MINUTES_PER_DAY + 6), TASK_MINUTES,
                                f"advisor selection {number} (second)")
     body2 = (f"I am a first-year student hoping to work on {choice.tag} in {choice.field}, and I read that you value "
              f"{choice.second_preference}. I would be glad to join your group and to discuss a first project with you.")
@@ -297,15 +298,26 @@ class _Builder:
             stale=calls_of((opening, old, closing)) if changed else None, needs=(branch.key,),
         ))
 
+    def _meeting_slots(self, branch: Branch, moved: bool) -> tuple[int, list[int]]:
+        """A free booking time whose following week still has a free slot to meet in (and those slots)."""
+        timeline, rng = self.ctx.timeline, self.rng
+        bookable = [t for t in starts(FIRST_DAY + 14, LAST_DAY - 7) if timeline.is_free(t, TASK_MINUTES)]
+        rng.shuffle(bookable)
+        for when in bookable:
+            today = when // MINUTES_PER_DAY
+            days = range(today + 1 + int(moved), min(today + 7, LAST_DAY) + 1)
+            candidates = [d * MINUTES_PER_DAY + s - LEAD for d in days if (branch.advisor.id, d) not in self.days
+                          for s in SLOT_STARTS]
+            if any(timeline.is_free(c, MEETING_MINUTES) for c in candidates):
+                return when, candidates
+        raise Overlap(f"no free time to book and hold a meeting with {branch.advisor.id}")
+
     def meeting(self, branch: Branch, number: int, *, moved: bool) -> None:
         """Book a room for a chat at the advisor's free slot, then be there; ``moved``: the slot
         changes after the booking and the advisor asks for a new one (stale plans)."""
         ctx, rng, advisor = self.ctx, self.rng, branch.advisor
-        when = ctx.timeline.place(rng, starts(FIRST_DAY + 14, LAST_DAY - 7), TASK_MINUTES, f"advisor meeting {number}")
-        today = when // MINUTES_PER_DAY
-        days = range(today + 1 + int(moved), min(today + 7, LAST_DAY) + 1)
-        candidates = [d * MINUTES_PER_DAY + s - LEAD for d in days if (advisor.id, d) not in self.days
-                      for s in SLOT_STARTS]
+        when, candidates = self._meeting_slots(branch, moved)
+        ctx.timeline.reserve(when, TASK_MINUTES, f"advisor meeting {number}")
         leave = ctx.timeline.place(rng, candidates, MEETING_MINUTES, f"advisor meeting {number} (attendance)")
         day, final = (leave + LEAD) // MINUTES_PER_DAY, (leave + LEAD) % MINUTES_PER_DAY
         self.days.add((advisor.id, day))

@@ -15,6 +15,7 @@ from kernel.schedule import Trigger
 from scenarios import advisors, clubs, course_selection, exams, exploration, lectures, library
 from scenarios.context import TermContext
 from scenarios.task import Task, Term
+from scenarios.timeline import Overlap
 from subsystems import calendar, courses, reservation
 from world.index import WorldIndex
 
@@ -37,6 +38,19 @@ def generate_term(world: WorldIndex, seed: int = 0, scale: float = 1.0) -> Term:
         tasks.extend(made[0])
         triggers.extend(made[1])
 
+    try:
+        _generate_all(ctx, add)
+    except Overlap as error:
+        raise ValueError(f"a term at scale {scale:g} does not fit in the semester's calendar ({error}); "
+                         "use a smaller scale") from error
+    tasks.sort(key=lambda task: (task.release, task.id))
+    triggers.sort(key=lambda trigger: (trigger.t, trigger.id))
+    check_world_changes(world, triggers)
+    name = f"term-{seed}" + (f"-x{scale:g}" if scale != 1 else "")
+    return Term(name=name, seed=seed, world_hash=world.hash, tasks=tuple(tasks), world_changes=tuple(triggers))
+
+
+def _generate_all(ctx: TermContext, add: Any) -> None:
     add(lectures.generate_regulations(ctx))
     add(course_selection.generate(ctx))
     taught = lectures.generate_courses(ctx)
@@ -45,11 +59,6 @@ def generate_term(world: WorldIndex, seed: int = 0, scale: float = 1.0) -> Term:
     for generate in (course_selection.generate_planning, exploration.generate, clubs.generate, advisors.generate,
                      library.generate):
         add(generate(ctx))
-    tasks.sort(key=lambda task: (task.release, task.id))
-    triggers.sort(key=lambda trigger: (trigger.t, trigger.id))
-    check_world_changes(world, triggers)
-    name = f"term-{seed}" + (f"-x{scale:g}" if scale != 1 else "")
-    return Term(name=name, seed=seed, world_hash=world.hash, tasks=tuple(tasks), world_changes=tuple(triggers))
 
 
 KNOWN_CHANGES = ("advisor_availability", "calendar_event", "popularity", "seat_availability")

@@ -208,11 +208,16 @@ def test_oracle_passes_and_noop_fails_the_first_weeks(world: WorldIndex, regulat
     assert {noop[t.id].outcome for t in scored(tasks)} == {"failure"}
 
 
-def test_stateless_is_absent_from_every_withheld_session(world: WorldIndex, regulations: list[Task], taught: lectures.Taught) -> None:
+def test_stateless_attends_only_what_happens_where_it_already_is(world: WorldIndex, regulations: list[Task], taught: lectures.Taught) -> None:
     tasks = early(world, regulations, taught)
     ended = play_tasks(world, tasks, agent="stateless")
-    assert {ended[t.id].marks["attended"] for t in tasks if t.required_place} == {0}
-    assert {ended[t.id].outcome for t in scored(tasks)} == {"failure"}
+    away = [t for t in tasks if t.required_place and t.required_place != world.home]
+    assert away and {ended[t.id].marks["attended"] for t in away} == {0}
+    assert {ended[t.id].outcome for t in scored(tasks) if t.required_place != world.home} == {"failure"}
+    # orientation study is in the dormitory, where a student that stayed in is present without looking anything up
+    home = [t for t in scored(tasks) if t.required_place == world.home]
+    assert home and all(ended[t.id].marks["attended"] == 1 for t in home)
+    assert any(ended[t.id].outcome == "success" for t in home)
 
 
 def test_diligent_attends_what_its_calendar_says(world: WorldIndex, regulations: list[Task]) -> None:
