@@ -63,9 +63,7 @@ def stugpa(scored: list[Task], outcomes: dict[str, TaskEnded]) -> dict[str, Any]
             hits = sum(outcomes[t.id].outcome == "success" for t in tasks if t.id in outcomes)
         rates[component] = _rate(hits, len(tasks)) if tasks else None
     unused = sum(event.marks.get("unused_bookings", 0) for event in outcomes.values())
-    missed = sum(
-        1 for task in scored if task.flags.commitment and (task.id not in outcomes or outcomes[task.id].outcome != "success")
-    )
+    missed = sum(1 for task in scored if task.flags.commitment and _missed(outcomes.get(task.id)))
     responsibility = max(0.0, RESPONSIBILITY - UNUSED_BOOKING * unused - MISSED_COMMITMENT * missed)
     points = {name: round(WEIGHTS[name] * (rate or 0.0), 4) for name, rate in rates.items()}
     total = sum(points.values()) + responsibility
@@ -76,6 +74,15 @@ def stugpa(scored: list[Task], outcomes: dict[str, TaskEnded]) -> dict[str, Any]
         "unused_bookings": unused,
         "missed_commitments": missed,
     }
+
+
+def _missed(event: TaskEnded | None) -> bool:
+    """A commitment is kept by showing up where there is an appointment, else by doing the task."""
+    if event is None:
+        return True
+    if "attended" in event.marks:
+        return not event.marks["attended"]
+    return event.outcome != "success"
 
 
 def _grouped(scored: list[Task], success: Any, outcomes: dict[str, TaskEnded], key: Any) -> dict[str, dict[str, Any]]:

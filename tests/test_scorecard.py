@@ -29,6 +29,7 @@ TERM = Term(name="t", seed=0, world_hash="w", tasks=(
     task("advisor-2", counts_toward="advisor", commitment=True, self_motivated=True, long_term=True),
     task("club-1", counts_toward="club"),
     task("lib-1", commitment=True),
+    task("lecture-1", phase="in_class", commitment=True),
     task("note", delivery_only=True),
 ))
 
@@ -40,6 +41,7 @@ def test_stugpa_by_hand() -> None:
         ended("advisor-1", "success", turns=3), ended("advisor-2", "failure"),
         ended("club-1", "success", turns=5),
         ended("lib-1", "success", unused_bookings=2),
+        ended("lecture-1", "failure", attended=1),  # there, but answered wrong: not a missed commitment
         ended("note", "unscored"),
     ])
     gpa = card["stugpa"]
@@ -50,7 +52,7 @@ def test_stugpa_by_hand() -> None:
     assert gpa["unused_bookings"] == 2 and gpa["missed_commitments"] == 1
     # LTRR: exam-1..4 and advisor-2 are long-term, 2 of 5 succeeded; PIS: class-1, class-2, advisor-2 -> 1 of 3
     assert card["ltrr"] == 0.4 and card["pis"] == pytest.approx(1 / 3, abs=1e-6)
-    assert card["total"] == {"tasks": 10, "succeeded": 6, "success_rate": 0.6}
+    assert card["total"] == {"tasks": 11, "succeeded": 6, "success_rate": round(6 / 11, 6)}
     assert card["by_phase"]["exam"] == {"tasks": 4, "succeeded": 2, "ended": 3, "success_rate": 0.5}
     # successes took 1, 1, 1, 3, 5, 1 turns
     assert card["avg_turns"] == 2.0
