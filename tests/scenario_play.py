@@ -13,6 +13,11 @@ from scenarios.task import Task, Term
 from world.index import WorldIndex
 
 
+def scored(tasks: Sequence[Task]) -> list[Task]:
+    """The tasks that are judged (delivery tasks are run, not scored)."""
+    return [task for task in tasks if not task.flags.delivery_only]
+
+
 def term_of(world: WorldIndex, tasks: Sequence[Task], triggers: Sequence[Trigger] = ()) -> Term:
     ordered = sorted(tasks, key=lambda task: (task.release, task.id))
     return Term(name="scenario-test", seed=0, world_hash=world.hash, tasks=tuple(ordered),

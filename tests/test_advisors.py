@@ -13,7 +13,7 @@ from scenarios.context import TermContext
 from scenarios.task import ARRIVAL_GRACE, Task
 from subsystems.calendar import parse_slot, world_change_problem
 from subsystems.information import fold
-from tests.scenario_play import play_tasks
+from tests.scenario_play import play_tasks, scored
 from world.index import WorldIndex
 
 SELECT_SYSTEMS = ("data_system", "email")
@@ -24,9 +24,6 @@ Generated = tuple[list[Task], list[Trigger]]
 def generated(world: WorldIndex) -> Generated:
     return advisors.generate(TermContext(world=world, seed=0))
 
-
-def scored(tasks: list[Task]) -> list[Task]:
-    return [task for task in tasks if not task.flags.delivery_only]
 
 
 def selections(tasks: list[Task]) -> list[Task]:

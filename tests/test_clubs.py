@@ -10,7 +10,7 @@ from kernel.schedule import Trigger
 from scenarios import clubs
 from scenarios.context import TermContext
 from scenarios.task import Task
-from tests.scenario_play import play_tasks
+from tests.scenario_play import play_tasks, scored
 from world.index import WorldIndex
 
 JOIN_SYSTEMS = ("data_system", "email")
@@ -26,9 +26,6 @@ def generated(world: WorldIndex) -> Generated:
 def oracle(world: WorldIndex, generated: Generated) -> dict:
     return play_tasks(world, *generated, agent="oracle")
 
-
-def scored(tasks: list[Task]) -> list[Task]:
-    return [task for task in tasks if not task.flags.delivery_only]
 
 
 def joins(tasks: list[Task]) -> list[Task]:

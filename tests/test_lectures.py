@@ -15,7 +15,7 @@ from scenarios.lectures import LEAD, class_span
 from scenarios.task import Flags, Task
 from scenarios.timeline import Overlap, at
 from tests.conftest import SHARED
-from tests.scenario_play import play_tasks
+from tests.scenario_play import play_tasks, scored
 from world.index import WorldIndex
 from world.model import CourseSection
 
@@ -74,9 +74,6 @@ def regulations(world: WorldIndex) -> list[Task]:
 def taught(world: WorldIndex) -> lectures.Taught:
     return lectures.generate_courses(context(world))
 
-
-def scored(tasks: list[Task]) -> list[Task]:
-    return [task for task in tasks if not task.flags.delivery_only]
 
 
 def early(world: WorldIndex, regulations: list[Task], taught: lectures.Taught) -> list[Task]:

@@ -18,7 +18,7 @@ from scenarios.task import Task
 from scenarios.timeline import Timeline, slots
 from subsystems.reservation import MAKE_BOOKING, QUERY_AVAILABILITY, world_change_problem
 from tests.conftest import SHARED
-from tests.scenario_play import play_tasks
+from tests.scenario_play import play_tasks, scored
 from world.index import WorldIndex
 from world.stulife import load_stulife
 
@@ -34,9 +34,6 @@ def generated(world: WorldIndex) -> Generated:
 def oracle_run(world: WorldIndex, generated: Generated) -> dict:
     return play_tasks(world, *generated, agent="oracle")
 
-
-def scored(tasks: Sequence[Task]) -> list[Task]:
-    return [task for task in tasks if not task.flags.delivery_only]
 
 
 def booking_part(task: Task) -> dict:
