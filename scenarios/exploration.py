@@ -13,6 +13,9 @@ Two variants, after the StuLife paper (appendix H.1):
   route down (its calendar) and act on it. Execution tasks are long-term-memory and
   self-motivated tasks.
 
+A quarter of the scheduled challenges are changed by a later message (the target moves);
+their execution is judged on the new route, and their ``stale`` plan walks the old one.
+
 Success is judged on the path actually walked during the task: the buildings the student
 walked through must end with exactly the expected route. Walking to the source first is
 fine; a different route between the stops is not.
@@ -22,6 +25,10 @@ from __future__ import annotations
 
 import json
 import random
+
+import msgspec
+
+import msgspec
 from collections.abc import Sequence
 from typing import Any
 
@@ -57,18 +64,21 @@ def generate(ctx: TermContext, *, immediate: int | None = None, scheduled: int |
     jobs = ["immediate"] * immediate + ["scheduled"] * scheduled
     rng.shuffle(jobs)
     drafts: list[tuple[int, str, str, dict[str, Any], int | None]] = []
+    executions: dict[int, int] = {}
     for number, job in enumerate(jobs):
         when = ctx.timeline.place(rng, _candidates(0, 20), TASK_MINUTES, f"exploration {number}")
         stops, constraints = _pick_route(world, rng)
-        truth = {"route": world.route_through(stops, constraints).path, "stops": stops, "constraints": constraints}
+        truth = _truth(world, stops, constraints)
         if job == "immediate":
             drafts.append((when, "immediate", _immediate_text(world, stops, constraints), truth, None))
             continue
         first = when // MINUTES_PER_DAY + 1
         at = ctx.timeline.place(rng, _candidates(first, first + 6), TASK_MINUTES, f"exploration {number} (execution)")
-        note = truth | {"time": f"{date_label(at // MINUTES_PER_DAY)}, {clock_label(at)}-{clock_label(at + 60)}"}
-        drafts.append((when, "delivery", _delivery_text(world, stops, constraints, at), note, number))
+        slot = f"{date_label(at // MINUTES_PER_DAY)}, {clock_label(at)}-{clock_label(at + 60)}"
+        drafts.append((when, "delivery", _delivery_text(world, stops, constraints, at), truth | {"time": slot}, number))
+        executions[number] = len(drafts)
         drafts.append((at, "execution", "", truth, number))
+    stale = _amend(ctx, rng, drafts, executions)
     drafts.sort(key=lambda draft: draft[0])
     ids = [f"exploration-{rank:03d}" for rank in range(1, len(drafts) + 1)]
     partner = {(kind, pair): ids[i] for i, (_, kind, _, _, pair) in enumerate(drafts) if pair is not None}
@@ -77,8 +87,50 @@ def generate(ctx: TermContext, *, immediate: int | None = None, scheduled: int |
         if kind == "delivery":
             tasks.append(_delivery(task_id, when, text, truth, partner[("execution", pair)]))
         else:
-            tasks.append(_walk(world, task_id, when, text, truth, execution=kind == "execution"))
+            walk = _walk(world, task_id, when, text, truth, execution=kind == "execution")
+            tasks.append(msgspec.structs.replace(walk, stale=stale[pair]) if pair in stale else walk)
     return tasks, []
+
+
+def _amend(ctx: TermContext, rng: random.Random, drafts: list, executions: dict[int, int]) -> dict[int, tuple[str, ...]]:
+    """Move the target of some scheduled challenges by a message between delivery and execution
+    (placed after every challenge, in the time left); returns the stale plan of each changed pair."""
+    world, stale = ctx.world, {}
+    for number, index in executions.items():
+        at, kind, text, old, _ = drafts[index]
+        if rng.random() >= AMENDED_SHARE:
+            continue
+        delivered = next(d[0] for d in drafts if d[1] == "delivery" and d[4] == number)
+        change = _amendment_slot(ctx, rng, delivered + TASK_MINUTES, at, number)
+        if change is None:
+            continue
+        target = rng.choice([b for b in sorted(world.buildings) if b not in old["stops"]])
+        truth = _truth(world, [*old["stops"][:-1], target], old["constraints"])
+        drafts[index] = (at, kind, text, truth, number)
+        slot = f"{date_label(at // MINUTES_PER_DAY)}, {clock_label(at)}-{clock_label(at + 60)}"
+        drafts.append((change, "delivery", _amendment_text(world, old["stops"][-1], target, at), truth | {"time": slot}, number))
+        stale[number] = _walk_plan(world, old["stops"], old["constraints"])
+    return stale
+
+
+AMENDED_SHARE = 0.25
+"""Share of scheduled challenges whose target is changed by a later message (their stale plan walks the old route)."""
+
+
+def _truth(world: WorldIndex, stops: list[str], constraints: dict[str, str]) -> dict[str, Any]:
+    return {"route": world.route_through(stops, constraints).path, "stops": stops, "constraints": constraints}
+
+
+def _amendment_slot(ctx: TermContext, rng: random.Random, after: int, before: int, number: int) -> int | None:
+    """A free half hour strictly between the delivery and the execution, or None."""
+    candidates = [t for t in range(after, before - AMENDMENT_MINUTES, 30)
+                  if 7 * 60 <= t % MINUTES_PER_DAY <= 21 * 60 and ctx.timeline.is_free(t, AMENDMENT_MINUTES)]
+    if not candidates:
+        return None
+    return ctx.timeline.reserve(rng.choice(candidates), AMENDMENT_MINUTES, f"exploration {number} (change)")
+
+
+AMENDMENT_MINUTES = 30
 
 
 TASK_MINUTES = 90
@@ -101,19 +153,22 @@ def _pick_route(world: WorldIndex, rng: random.Random) -> tuple[list[str], dict[
 
 
 def _walk(world: WorldIndex, task_id: str, release: int, text: str, truth: dict[str, Any], *, execution: bool) -> Task:
-    stops, constraints = truth["stops"], truth["constraints"]
+    return Task(
+        id=task_id, scenario=SCENARIO, phase=PHASE, release=release, instruction=text, systems=SYSTEMS,
+        evaluator="parts", ground_truth={"parts": [{"check": "walk", "route": truth["route"]}], "stops": truth["stops"]},
+        flags=Flags(long_term=execution, self_motivated=execution, commitment=execution),
+        solution=_walk_plan(world, truth["stops"], truth["constraints"]),
+    )
+
+
+def _walk_plan(world: WorldIndex, stops: list[str], constraints: dict[str, str]) -> tuple[str, ...]:
     plan = [f"goto:{stops[0]}"]
     for a, b in zip(stops, stops[1:]):
         plan.append(
             f'call:map.find_optimal_path(source_building_id="{a}", target_building_id="{b}", constraints={constraints!r})'
         )
         plan.append("walk:" + ",".join(world.route(a, b, constraints).path))
-    return Task(
-        id=task_id, scenario=SCENARIO, phase=PHASE, release=release, instruction=text, systems=SYSTEMS,
-        evaluator="parts", ground_truth={"parts": [{"check": "walk", "route": truth["route"]}], "stops": stops},
-        flags=Flags(long_term=execution, self_motivated=execution, commitment=execution),
-        solution=tuple(plan),
-    )
+    return tuple(plan)
 
 
 def _delivery(task_id: str, release: int, text: str, note: dict[str, Any], executed_by: str) -> Task:
@@ -146,6 +201,14 @@ def _immediate_text(world: WorldIndex, stops: Sequence[str], constraints: dict[s
         "Hey! A senior student here with a campus challenge, to do right now: "
         f"{_route_sentence(world, stops, constraints)}. "
         "If you are not at the start yet, get there first. Plan every leg with the map, then walk it. Good luck!"
+    )
+
+
+def _amendment_text(world: WorldIndex, old: str, new: str, at: int) -> str:
+    return (
+        f"Quick change to the campus challenge for {date_label(at // MINUTES_PER_DAY)} at {clock_label(at)}: "
+        f"do not finish at {world.name_of(old)}; finish at {world.name_of(new)} instead. Start, waypoints and "
+        "conditions stay as they were. Update your notes."
     )
 
 
