@@ -41,7 +41,8 @@ Rules:
 - Booking ids are ``bk_1``, ``bk_2``, ... in the order bookings were made.
 
 State: ``bookings`` (every booking, in order), ``next_booking``, and ``shaped``:
-``"<building id>|<room id>|<date label>"`` -> the seats a world change made open.
+``"<building id>|<room id>|<date label>"`` -> the seats a world change made open (dropped
+once its date is past, when the next day starts).
 """
 
 from __future__ import annotations
@@ -54,8 +55,8 @@ from typing import Any
 
 import msgspec
 
-from events import Booked, WorldChanged
-from kernel.clock import MINUTES_PER_DAY, clock_label, date_label, day_of, label
+from events import Booked, DayStarted, WorldChanged
+from kernel.clock import MINUTES_PER_DAY, clock_label, date_label, day_of, label, parse_date
 from kernel.engine import ToolView
 from kernel.projection import Domain
 from kernel.tools import Outcome, Param, ToolDecl, fail, ok
@@ -561,6 +562,12 @@ def _world_changed(part: ReservationState, event: WorldChanged) -> None:
         part.shaped[key] = seats
 
 
+def _day_started(part: ReservationState, event: DayStarted) -> None:
+    """Shapings of past dates can never be read again (nothing is booked or listed for the past)."""
+    if part.shaped:
+        part.shaped = {key: seats for key, seats in part.shaped.items() if parse_date(key.rsplit("|", 1)[1]) >= event.day}
+
+
 def _read_shaping(change: dict[str, Any]) -> tuple[str, list[str]] | str:
     building, room, date, seats = (change.get(k) for k in ("building_id", "room_id", "date", "open_seats"))
     for name, value in (("building_id", building), ("room_id", room)):
@@ -658,6 +665,6 @@ RESERVATION = Domain(
     name="reservation",
     state_type=ReservationState,
     initial=_new_state,
-    reducers={Booked: _booked, WorldChanged: _world_changed},
+    reducers={Booked: _booked, WorldChanged: _world_changed, DayStarted: _day_started},
     tools=RESERVATION_TOOLS,
 )
