@@ -41,8 +41,9 @@ def workdir(tmp_path_factory) -> Path:
 def test_default_run_is_the_oracle_solving_everything(workdir: Path) -> None:
     report = as_json(campus("run", "--json", "--db", "second.db", cwd=workdir))
     assert set(report) >= {"run", "events", "final_hash", "scorecard"}
-    exploration = report["scorecard"]["by_scenario"]["campus_exploration"]
-    assert exploration == exploration | {"tasks": 51, "succeeded": 51, "success_rate": 1.0}
+    card = report["scorecard"]
+    assert len(card["by_scenario"]) == 10 and all(row["success_rate"] == 1.0 for row in card["by_scenario"].values())
+    assert card["stugpa"]["total"] == 100.0 and card["ltrr"] == 1.0 and card["pis"] == 1.0
     assert report["run"] == "oracle-s0" and report["events"] > 1000 and len(report["final_hash"]) == 64
 
 
@@ -180,3 +181,24 @@ def test_world_generate_reports_the_whole_campus_identically_in_two_processes(tm
     assert size["buildings"] >= 150 and size["seats"] >= 2500 and size["courses"] >= 220
     assert size["advisors"] >= 1000 and size["clubs"] >= 100 and size["books"] >= 390 and size["texts"] >= 11
     assert as_json(campus("world", "generate", "--seed", "4", "--json", cwd=tmp_path))["hash"] != first["hash"]
+
+
+def test_score_reproduces_the_runs_scorecard(workdir: Path) -> None:
+    recorded = as_json(campus("runs", "--json", cwd=workdir))
+    scored = as_json(campus("score", "oracle-s0", "--json", cwd=workdir))
+    assert scored["matches"] is True and scored["changed"] == []
+    assert scored["scorecard"] == scored["recorded"]
+    assert scored["scorecard"]["stugpa"]["total"] == 100.0
+    assert any(r["run"] == "oracle-s0" for r in (recorded if isinstance(recorded, list) else recorded["runs"]))
+    text = campus("score", "oracle-s0", cwd=workdir).stdout
+    assert "scorecard reproduced" in text and "StuGPA 100.00" in text
+    missing = campus("score", "nope", cwd=workdir, check=False)
+    assert missing.returncode == 2 and "nope" in missing.stderr
+
+
+def test_term_generate_reports_every_scenario(tmp_path: Path) -> None:
+    report = as_json(campus("term", "generate", "--scale", "0.1", "--json", "-o", str(tmp_path / "t.json"), cwd=tmp_path))
+    assert len(report["by_scenario"]) == 10 and report["total"]["tasks"] > 100
+    assert (tmp_path / "t.json").stat().st_size > 1000
+    bad = campus("term", "generate", "--scale", "5", cwd=tmp_path, check=False)
+    assert bad.returncode == 2 and "does not fit" in bad.stderr
