@@ -78,7 +78,3 @@ def results(view: AgentView) -> list[str]:
             follow = messages[index + 1].content if index + 1 < len(messages) else ""
             out.append(follow)
     return out
-
-
-def replies_so_far(view: AgentView) -> int:
-    return sum(message.role == "assistant" for message in view.messages)

@@ -24,7 +24,7 @@ class Verdict(msgspec.Struct, frozen=True):
     marks: dict[str, int] = {}
 
 
-Evaluator = Callable[["Task", Any, Sequence[Event]], "Verdict | tuple[bool, str]"]
+Evaluator = Callable[["Task", Any, Sequence[Event]], Verdict]
 """``(task, state, the task's own events) -> verdict``: a pure function."""
 
 ARRIVAL_GRACE = 10
@@ -122,8 +122,6 @@ class Term(msgspec.Struct, frozen=True, kw_only=True, dict=True):
         if failed:
             return "failure", f"prerequisite {failed[0]} failed", marks
         verdict = EVALUATORS[task.evaluator](task, state, events)
-        if not isinstance(verdict, Verdict):
-            verdict = Verdict(*verdict)
         return ("success" if verdict.success else "failure"), verdict.detail, marks | verdict.marks
 
 
