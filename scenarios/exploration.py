@@ -25,12 +25,10 @@ from __future__ import annotations
 
 import json
 import random
-
-import msgspec
-
-import msgspec
 from collections.abc import Sequence
 from typing import Any
+
+import msgspec
 
 from kernel.clock import MINUTES_PER_DAY, clock_label, date_label
 from kernel.schedule import Trigger

@@ -20,7 +20,7 @@ from events import (
 from kernel.agent import AgentView
 from kernel.clock import DAY_START, day_of, parse_moment
 from kernel.store import MemoryStore, SQLiteStore
-from scenarios.play import new_run
+from scenarios.play import Run, new_run
 from scenarios.task import Task, Term
 from tests.conftest import play
 

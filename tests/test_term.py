@@ -37,7 +37,7 @@ def test_the_oracle_scores_stugpa_100_and_succeeds_on_every_scenario(term, oracl
     card = scorecard(term, run.ended_tasks())
     assert {name: row["success_rate"] for name, row in card["by_scenario"].items()} == {name: 1.0 for name in card["by_scenario"]}
     assert set(card["by_scenario"]) == set(PAPER_COUNTS)
-    assert card["stugpa"]["total"] == 100.0 or any(rate is None for rate in card["stugpa"]["rates"].values())
+    assert card["stugpa"]["total"] == 100.0 and None not in card["stugpa"]["rates"].values()
     assert card["ltrr"] == 1.0 and card["pis"] == 1.0
 
 
@@ -45,9 +45,8 @@ def test_the_controls_are_ordered_on_pis_and_stugpa(controls) -> None:
     term, runs = controls
     cards = {agent: scorecard(term, run.ended_tasks()) for agent, run in runs.items()}
     order = ("noop", "stateless", "diligent", "oracle")
-    for metric in ("pis",):
-        values = [cards[agent][metric] for agent in order]
-        assert values == sorted(values) and len(set(values)) == len(values), (metric, values)
+    pis = [cards[agent]["pis"] for agent in order]
+    assert pis == sorted(pis) and len(set(pis)) == len(pis), pis
     gpa = [cards[agent]["stugpa"]["total"] for agent in order]
     assert gpa == sorted(gpa) and len(set(gpa)) == len(gpa), gpa
 
