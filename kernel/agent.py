@@ -30,10 +30,36 @@ class AgentView(msgspec.Struct, frozen=True, kw_only=True):
     tools: tuple[ToolDecl, ...]
 
 
+class TaskMemory(msgspec.Struct, frozen=True, kw_only=True):
+    """One ended task as its agent lived it: what a persistent agent may keep across tasks."""
+
+    task_id: str
+    scenario: str
+    released: int
+    """The simulated minute the task began."""
+    messages: tuple[Turn, ...]
+
+
 class Agent(Protocol):
     name: str
 
     def act(self, view: AgentView) -> Reply: ...
+
+
+class PersistentAgent(Agent, Protocol):
+    """An agent that keeps its own memory across tasks (the persistent-agent mode).
+
+    The session calls ``remember`` with every task's conversation once the task has ended. A
+    session that starts on a branch with ended tasks (a resume or a fork) first calls it once
+    per ended task, in order, so the memory is rebuilt from the log rather than copied: the
+    same branch always leaves the agent with the same memory.
+    """
+
+    def remember(self, past: TaskMemory) -> None: ...
+
+
+def is_persistent(agent: Any) -> bool:
+    return callable(getattr(agent, "remember", None))
 
 
 def reply_meta(agent: Any) -> str | None:

@@ -37,11 +37,10 @@ from events import (
     TaskReleased,
     TimeAnnounced,
     ToolCalled,
-    ToolResult,
     WorldChanged,
     decode_events,
 )
-from kernel.agent import Agent, AgentView, Reply, Turn, reply_meta
+from kernel.agent import Agent, AgentView, Reply, TaskMemory, is_persistent, reply_meta
 from kernel.clock import DAY_START, UrgentTimeout, date_label, day_of, day_start, label
 from kernel.engine import Kernel
 from kernel.history import state_at
@@ -50,6 +49,7 @@ from kernel.prompt import PROTOCOL, system_prompt
 from kernel.schedule import Schedule, TaskCard
 from kernel.store import EventStore, Record
 from kernel.tools import Outcome, from_wire_name, result_event
+from kernel.transcript import Transcript, task_memories
 
 log = structlog.get_logger("campus.runner")
 
@@ -98,12 +98,13 @@ class Session:
         self.state = state_at(kernel, store, branch_id)
         self.env = simpy.Environment(initial_time=self.state.now)
         self.buffer: list[Record] = []
-        self.task_events: list[Event] = self._open_task_events()
+        self.task_events, self._released_at = self._open_task()
         self.pending: simpy.Event | None = None
         self._prompts: dict[tuple[str, ...], str] = {}
         self._last_snapshot = self.state.seq
         self._student_process: simpy.Process | None = None
-        self._transcript = _Transcript()
+        self._transcript = Transcript()
+        self._recall()
 
     # ------------------------------------------------------------ driving
 
@@ -171,6 +172,12 @@ class Session:
         if systems not in self._prompts:
             self._prompts[systems] = system_prompt(self.kernel.prompt_tools(systems))
         return self._prompts[systems]
+
+    def _recall(self) -> None:
+        """Give a persistent agent every task this branch has already ended (a resume or a fork)."""
+        if is_persistent(self.agent) and self.state.session.next_task:
+            for memory in task_memories(self.store, self.branch.id, self.state.seq):
+                self.agent.remember(memory)  # type: ignore[attr-defined]
 
     # ------------------------------------------------------------ events and commits
 
@@ -255,6 +262,7 @@ class Session:
             task_id=card.id, scenario=card.scenario, observation="\n".join(lines),
             systems=list(card.systems), withheld=withheld,
         ))
+        self._released_at = int(self.env.now)
 
     def _play(self, card: TaskCard) -> Generator[simpy.Event, Any, None]:
         while True:
@@ -315,67 +323,31 @@ class Session:
         ended = TaskEnded(task_id=card.id, outcome=outcome, reason=reason, turns=self.state.session.turns,
                           detail=detail, marks=marks)
         self._emit(ended)
+        if is_persistent(self.agent):
+            memory = TaskMemory(task_id=card.id, scenario=card.scenario, released=self._released_at,
+                                messages=self._transcript.of(self.task_events))
+            self.agent.remember(memory)  # type: ignore[attr-defined]
         self.task_events = []
         if self.on_task_end is not None:
             self.on_task_end(self.state, ended)
 
     # ------------------------------------------------------------ resume
 
-    def _open_task_events(self) -> list[Event]:
-        """The events of the task in progress, read back from the log (empty between tasks)."""
+    def _open_task(self) -> tuple[list[Event], int]:
+        """The events of the task in progress and its release time, read back from the log (none between tasks)."""
         task_id = self.state.session.task_id
         if not task_id:
-            return []
+            return [], 0
         head = self.state.seq
         window = 256
         while True:
             start = max(1, head - window + 1)
-            events = decode_events([r.payload for r in self.store.rows(self.branch.id, start, head)])
+            rows = self.store.rows(self.branch.id, start, head)
+            events = decode_events([r.payload for r in rows])
             for i in range(len(events) - 1, -1, -1):
                 event = events[i]
                 if isinstance(event, TaskReleased) and event.task_id == task_id:
-                    return events[i:]
+                    return events[i:], rows[i].t
             if start == 1:
                 raise RuntimeError(f"task {task_id} is open but its release is not in the log")
             window *= 4
-
-
-def _add_turn(turns: list[Turn], event: Event) -> None:
-    """Extend the task's chat as the agent saw it; consecutive messages of one side are merged."""
-    if isinstance(event, TaskReleased):
-        turn = Turn("user", event.observation)
-    elif isinstance(event, AgentReplied):
-        turn = Turn("assistant", event.text if event.text is not None else _render_call(event.call))
-    elif isinstance(event, (ToolResult, ActionRejected)):
-        turn = Turn("user", event.message)
-    elif isinstance(event, InstructionRevealed):
-        turn = Turn("user", event.text)
-    else:
-        return
-    if turns and turns[-1].role == turn.role:
-        turns[-1] = Turn(turn.role, turns[-1].content + "\n\n" + turn.content)
-    else:
-        turns.append(turn)
-
-
-class _Transcript:
-    """``conversation`` kept up to date turn by turn instead of rebuilt for every view."""
-
-    def __init__(self) -> None:
-        self.events: list[Event] | None = None
-        self.seen = 0
-        self.turns: list[Turn] = []
-
-    def of(self, events: list[Event]) -> tuple[Turn, ...]:
-        if events is not self.events:
-            self.events, self.seen, self.turns = events, 0, []
-        for event in events[self.seen :]:
-            _add_turn(self.turns, event)
-        self.seen = len(events)
-        return tuple(self.turns)
-
-
-def _render_call(call: StructuredCall | None) -> str:
-    if call is None:
-        return ""
-    return f"{call.name}({msgspec.json.encode(call.arguments).decode()})"

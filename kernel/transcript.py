@@ -1,0 +1,90 @@
+"""A task's conversation as the agent saw it, rebuilt from its events.
+
+The runner keeps the current task's chat up to date turn by turn; a persistent agent is
+given every ended task's chat, and on resume or fork those chats are read back from the log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import msgspec
+
+from events import (
+    ActionRejected,
+    AgentReplied,
+    Event,
+    InstructionRevealed,
+    StructuredCall,
+    TaskEnded,
+    TaskReleased,
+    ToolResult,
+    decode_events,
+)
+from kernel.agent import TaskMemory, Turn
+from kernel.store import EventStore
+
+CONVERSATION_KINDS = frozenset({
+    "task_released", "agent_replied", "tool_result", "action_rejected", "instruction_revealed", "task_ended",
+})
+
+
+def add_turn(turns: list[Turn], event: Event) -> None:
+    """Extend the task's chat as the agent saw it; consecutive messages of one side are merged."""
+    if isinstance(event, TaskReleased):
+        turn = Turn("user", event.observation)
+    elif isinstance(event, AgentReplied):
+        turn = Turn("assistant", event.text if event.text is not None else render_call(event.call))
+    elif isinstance(event, (ToolResult, ActionRejected)):
+        turn = Turn("user", event.message)
+    elif isinstance(event, InstructionRevealed):
+        turn = Turn("user", event.text)
+    else:
+        return
+    if turns and turns[-1].role == turn.role:
+        turns[-1] = Turn(turn.role, turns[-1].content + "\n\n" + turn.content)
+    else:
+        turns.append(turn)
+
+
+class Transcript:
+    """``add_turn`` applied incrementally, so a view is not rebuilt from scratch every turn."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] | None = None
+        self.seen = 0
+        self.turns: list[Turn] = []
+
+    def of(self, events: list[Event]) -> tuple[Turn, ...]:
+        if events is not self.events:
+            self.events, self.seen, self.turns = events, 0, []
+        for event in events[self.seen :]:
+            add_turn(self.turns, event)
+        self.seen = len(events)
+        return tuple(self.turns)
+
+
+def render_call(call: StructuredCall | None) -> str:
+    if call is None:
+        return ""
+    return f"{call.name}({msgspec.json.encode(call.arguments).decode()})"
+
+
+def task_memories(store: EventStore, branch_id: str, stop: int, batch: int = 20_000) -> Iterator[TaskMemory]:
+    """Every task that ended at or before ``stop``, in order, as its agent saw it."""
+    turns: list[Turn] | None = None
+    opened: TaskReleased | None = None
+    released = 0
+    for first in range(1, stop + 1, batch):
+        rows = [r for r in store.rows(branch_id, first, min(stop, first + batch - 1)) if r.kind in CONVERSATION_KINDS]
+        for row, event in zip(rows, decode_events([r.payload for r in rows])):
+            if isinstance(event, TaskReleased):
+                opened, released, turns = event, row.t, []
+                add_turn(turns, event)
+            elif isinstance(event, TaskEnded):
+                if opened is not None and turns is not None:
+                    yield TaskMemory(task_id=opened.task_id, scenario=opened.scenario, released=released,
+                                     messages=tuple(turns))
+                opened, turns = None, None
+            elif turns is not None:
+                add_turn(turns, event)
