@@ -16,6 +16,7 @@ from events import TaskEnded, canonical, decode_events, genesis_hash
 from kernel.agent import Agent
 from kernel.engine import Kernel
 from kernel.runner import Session, run_config
+from kernel.stepper import Stepper
 from kernel.store import BranchInfo, EventStore
 from scenarios.task import Term, decode_term
 from subsystems import DOMAINS, SYSTEM_TITLES
@@ -47,6 +48,10 @@ class Run:
     def session(self, agent: Agent, on_task_end: Callable[[Any, TaskEnded], None] | None = None, **options: Any) -> Session:
         """A session playing this branch; ``options`` go to ``Session`` (``commit_delay``, ``snapshot_every``)."""
         return Session(self.kernel, self.store, self.branch.id, self.term, agent, on_task_end=on_task_end, **options)
+
+    def stepper(self, **options: Any) -> Stepper:
+        """This branch driven from outside, one pushed reply at a time (MCP, Gym-style loops)."""
+        return Stepper(lambda agent, hook: self.session(agent, on_task_end=hook, **options), self.branch.agent)
 
     def ended_tasks(self) -> list[TaskEnded]:
         head = self.store.head(self.branch.id)[0]

@@ -1,0 +1,72 @@
+"""Driving a session from outside: the caller is the agent.
+
+The session normally asks its agent for each reply. An MCP client, a Gym-style training loop
+or any other caller that wants to *push* replies instead gets a ``Stepper``: it shows the
+view the session is waiting on, takes one reply, plays the world on to the next decision,
+and reports the tasks that ended on the way. Every step is committed before it returns, so
+whatever drives the stepper, the log is the same as if an agent object had given the replies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+
+from events import TaskEnded
+from kernel.agent import Agent, AgentView, Reply
+from kernel.runner import Session
+
+OnTaskEnd = Callable[[Any, TaskEnded], None]
+
+
+class StepResult(msgspec.Struct, frozen=True, kw_only=True):
+    view: AgentView | None
+    """What the session waits on now; ``None`` once the term is over."""
+    ended: tuple[TaskEnded, ...]
+    """The tasks that ended during this step (usually none or one)."""
+
+
+class _Slot:
+    """The agent seat of the session, filled with one reply at a time by the stepper."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.reply: Reply | None = None
+
+    def act(self, view: AgentView) -> Reply:
+        reply, self.reply = self.reply, None
+        if reply is None:
+            raise RuntimeError("the stepper asked for a reply it was not given")
+        return reply
+
+
+class Stepper:
+    def __init__(self, open_session: Callable[[Agent, OnTaskEnd], Session], agent_name: str) -> None:
+        self._slot = _Slot(agent_name)
+        self._ended: list[TaskEnded] = []
+        self.session = open_session(self._slot, lambda state, ended: self._ended.append(ended))
+        self.session.run(max_steps=0)
+
+    @property
+    def finished(self) -> bool:
+        return self.session.finished
+
+    @property
+    def state(self) -> Any:
+        return self.session.state
+
+    def view(self) -> AgentView | None:
+        return None if self.finished else self.session.view()
+
+    def step(self, reply: Reply) -> StepResult:
+        """Give the waiting task ``reply`` and play on to the next decision."""
+        if self.finished:
+            raise RuntimeError("the term is over; there is nothing to reply to")
+        if not isinstance(reply, (str, msgspec.Struct)):
+            raise TypeError(f"a reply is text or a StructuredCall, not {type(reply).__name__}")
+        self._slot.reply = reply
+        self.session.run(max_steps=1)
+        ended, self._ended = tuple(self._ended), []
+        return StepResult(view=self.view(), ended=ended)
