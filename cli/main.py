@@ -383,6 +383,50 @@ def score(
 
 
 @app.command()
+def lifelong(
+    run_id: str = typer.Argument(..., metavar="RUN", help="A finished run (or one past the blocks probed)."),
+    db: str = DB,
+    agent: str = typer.Option(None, "--agent", help="Agent that answers the re-tests (default: the run's own)."),
+    blocks: int = typer.Option(4, "--blocks", min=2, help="Blocks the term's questions are split into (the K of appendix B)."),
+    per_block: int = typer.Option(8, "--per-block", min=1, help="Questions of a block re-tested by each probe."),
+    as_json: bool = JSON,
+) -> None:
+    """Lifelong-learning metrics (AP, AIP, FGT, BWT, FWT of the paper's appendix B), measured by forks.
+
+    After each block of the term, and once before the first, a probe branch forks the run and
+    asks a sample of earlier blocks' questions again; the success matrix gives the metrics.
+    Probe branches stay in the database (RUN~lifelong-tT-bI) to replay, verify or diff.
+    """
+    from replays.lifelong import as_dict, lifelong as measure
+
+    with _store(db) as store:
+        current = open_run(store, run_id)
+        name = agent or current.branch.agent
+        _agent(name, current)
+        report = measure(current, lambda probe: _agent(name, probe), blocks=blocks, per_block=per_block)
+    if as_json:
+        _emit_json(as_dict(report))
+        return
+
+    def pct(value: float | None) -> str:
+        return "  -  " if value is None else f"{value:5.0%}"
+
+    table = Table(title=f"Re-test success of {run_id} (row: after block; column: block re-tested)")
+    table.add_column("after")
+    for index in range(report.blocks):
+        table.add_column(f"block {index + 1}", justify="right")
+    for after, row in enumerate(report.matrix):
+        table.add_row("start" if after == 0 else f"block {after}", *map(pct, row))
+    out.print(table)
+
+    def num(value: float | None) -> str:
+        return "n/a" if value is None else f"{value:+.3f}"
+
+    out.print(f"AP {pct(report.ap[-1]).strip()}, AIP {pct(report.aip).strip()}, FGT {num(report.fgt)}, "
+              f"BWT {num(report.bwt)}, FWT {num(report.fwt)} ({len(report.probes)} probe branches)", highlight=False)
+
+
+@app.command()
 def runs(db: str = DB, as_json: bool = JSON) -> None:
     """List the runs (branches) in a database."""
     with _store(db) as store:

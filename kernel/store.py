@@ -64,7 +64,7 @@ Record = tuple[int, Event, str | None]
 
 class EventStore(Protocol):
     def create_branch(self, info: BranchInfo) -> BranchInfo: ...
-    def fork(self, parent: str, at_seq: int, new_id: str, agent: str, label: str = "") -> BranchInfo: ...
+    def fork(self, parent: str, at_seq: int, new_id: str, agent: str, label: str = "", term_hash: str | None = None) -> BranchInfo: ...
     def branch(self, branch_id: str) -> BranchInfo: ...
     def branches(self) -> list[BranchInfo]: ...
     def head(self, branch_id: str) -> tuple[int, str]: ...
@@ -154,9 +154,10 @@ class MemoryStore(_Lineage):
         self._heads[info.id] = (0, info.genesis)
         return info
 
-    def fork(self, parent: str, at_seq: int, new_id: str, agent: str, label: str = "") -> BranchInfo:
+    def fork(self, parent: str, at_seq: int, new_id: str, agent: str, label: str = "", term_hash: str | None = None) -> BranchInfo:
         base = self._check_fork(parent, at_seq, new_id)
-        info = msgspec.structs.replace(base, id=new_id, parent=parent, fork_seq=at_seq, agent=agent, label=label)
+        info = msgspec.structs.replace(base, id=new_id, parent=parent, fork_seq=at_seq, agent=agent, label=label,
+                                       term_hash=term_hash or base.term_hash)
         self._branches[new_id] = info
         self._rows[new_id] = []
         self._heads[new_id] = (at_seq, self.hash_at(parent, at_seq) if at_seq else info.genesis)
@@ -294,6 +295,9 @@ CREATE TRIGGER IF NOT EXISTS blobs_append_only_update BEFORE UPDATE ON blobs
 BEGIN SELECT RAISE(ABORT, 'stored worlds and terms cannot be changed'); END;
 """
 
+BUSY_TIMEOUT = 60.0
+"""Seconds a connection waits for another process's write to finish (SQLite's busy timeout)."""
+
 _INSERT = "INSERT INTO events (branch, seq, t, kind, payload, hash, meta) VALUES (?, ?, ?, ?, ?, ?, ?)"
 _BRANCH_FIELDS = ("id", "parent", "fork_seq", "genesis", "agent", "label", "world_hash", "term_hash", "seed", "config", "schema")
 
@@ -303,11 +307,16 @@ class SQLiteStore(_Lineage):
 
     Durability: WAL with ``synchronous=NORMAL`` — a committed step survives a killed
     process; after a power cut the last few commits may be lost, never half-written.
+
+    Concurrency: several processes may write different branches of one file at once (``campus
+    sweep``). WAL lets readers go on while one writer commits; writers take turns, each waiting
+    up to ``BUSY_TIMEOUT`` seconds for the write lock (``BEGIN IMMEDIATE``, so a transaction never
+    has to upgrade a read lock and cannot deadlock) instead of failing with "database is locked".
     """
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
-        self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT)
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=NORMAL")
         self.conn.execute("PRAGMA foreign_keys=ON")
@@ -334,9 +343,10 @@ class SQLiteStore(_Lineage):
         self._insert_branch(info)
         return info
 
-    def fork(self, parent: str, at_seq: int, new_id: str, agent: str, label: str = "") -> BranchInfo:
+    def fork(self, parent: str, at_seq: int, new_id: str, agent: str, label: str = "", term_hash: str | None = None) -> BranchInfo:
         base = self._check_fork(parent, at_seq, new_id)
-        info = msgspec.structs.replace(base, id=new_id, parent=parent, fork_seq=at_seq, agent=agent, label=label)
+        info = msgspec.structs.replace(base, id=new_id, parent=parent, fork_seq=at_seq, agent=agent, label=label,
+                                       term_hash=term_hash or base.term_hash)
         self._insert_branch(info)
         return info
 

@@ -202,3 +202,17 @@ def test_term_generate_reports_every_scenario(tmp_path: Path) -> None:
     assert (tmp_path / "t.json").stat().st_size > 1000
     bad = campus("term", "generate", "--scale", "5", cwd=tmp_path, check=False)
     assert bad.returncode == 2 and "does not fit" in bad.stderr
+
+
+def test_lifelong_probes_a_run_and_reports_the_matrix(tmp_path: Path) -> None:
+    campus("run", "--agent", "stateless", "--scale", "0.2", "--seed", "3", "--json", cwd=tmp_path)
+    report = as_json(campus("lifelong", "stateless-s3", "--blocks", "3", "--per-block", "4", "--json", cwd=tmp_path))
+    assert len(report["matrix"]) == 4 and all(len(row) == 3 for row in report["matrix"])
+    assert [row.count(None) for row in report["matrix"]] == [0, 2, 1, 0]
+    assert len(report["probes"]) == 9 and report["blocks"] == 3
+    for key in ("aip", "fgt", "bwt", "fwt"):
+        assert report[key] is None or -1.0 <= report[key] <= 1.0
+    runs = as_json(campus("runs", "--json", cwd=tmp_path))
+    assert {p["branch"] for p in report["probes"]} <= {r["run"] for r in runs}
+    unknown = campus("lifelong", "stateless-s3", "--agent", "nobody", cwd=tmp_path, check=False)
+    assert unknown.returncode == 2 and "unknown agent" in unknown.stderr
