@@ -302,15 +302,36 @@ def diff(
     if as_json:
         _emit_json(report)
         return
+    _print_diff(report)
+
+
+def _print_diff(report: dict[str, Any]) -> None:
     point = report["first_divergence"]
     if point is None:
-        out.print(f"{run_a} and {run_b} are identical event for event.")
+        out.print(f"{report['a']} and {report['b']} are identical event for event.")
         return
     out.print(f"first divergence at seq {point['seq']} ({point['time']}):")
+    seen = point["seen"]
+    if seen is not None:
+        last = seen["last_message"].strip().splitlines()
+        out.print(f"  in task {seen['task_id']}, after {seen['turns_before']} replies; last shown: "
+                  f"{last[-1][:160] if last else ''}", highlight=False, markup=False)
     for side in ("a", "b"):
         event = point[side]
         shown = "(no event: the run ended)" if event is None else msgspec.json.encode(event["event"]).decode()[:300]
-        out.print(f"  {report[side]}: {shown}", highlight=False)
+        out.print(f"  {report[side]}: {shown}", highlight=False, markup=False)
+    metrics = report["metrics"]
+    parts = []
+    for name in ("stugpa", "ltrr", "pis", "success_rate", "avg_turns"):
+        row = metrics[name]
+        if row["a"] is not None and row["b"] is not None:
+            parts.append(f"{name} {row['a']:g} -> {row['b']:g} ({row['delta']:+g})")
+    out.print("metrics: " + "; ".join(parts), highlight=False)
+    noise = report["noise"]
+    verdict = "exceeds the noise" if noise["exceeds_noise"] else "within the noise"
+    out.print(f"paired over {noise['paired_tasks']} tasks: {noise['solved_only_by_a']} solved only by {report['a']}, "
+              f"{noise['solved_only_by_b']} only by {report['b']}; exact McNemar p = {noise['p_value']:.2g} ({verdict})",
+              highlight=False)
     out.print(f"outcome flips: {len(report['outcome_flips'])}")
     for flip in report["outcome_flips"][:20]:
         out.print(f"  {flip['task_id']}: {flip['a']} -> {flip['b']}")

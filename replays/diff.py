@@ -3,21 +3,35 @@
 Runs on the same world, term and seed share a genesis, and their chains stay equal until
 the first event that differs (usually an agent reply), so the first divergence is a binary
 search over ``hash_at`` — O(log n) indexed reads, whatever the length of the runs.
+
+Whether a difference is more than noise: two runs of one term are paired task by task, so
+the success-rate difference is judged by an exact McNemar test on the tasks only one side
+solved (under "no difference", each such task is equally likely to favour either side).
+With repeated runs or seeds, ``campus sweep`` gives confidence intervals instead.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import msgspec
 
-from events import to_plain
-from kernel.clock import label
+from events import TaskReleased, decode_events, to_plain
+from kernel.clock import date_label, day_of, label
 from kernel.history import state_at
 from kernel.store import EventStore
+from kernel.transcript import add_turn
 from scenarios.play import Run
+from scenarios.scorecard import scorecard
 
-_SKIP_PARTS = ("seq", "now")
+NOISE_LEVEL = 0.05
+"""Two-sided significance level below which a difference is reported as exceeding the noise."""
+
+AFTER_DIVERGENCE = 4
+"""Events shown on each side from the first divergence on."""
+
+SEEN_CHARS = 1_500
 
 
 def first_divergence(store: EventStore, a: str, b: str) -> int | None:
@@ -38,12 +52,32 @@ def first_divergence(store: EventStore, a: str, b: str) -> int | None:
     return high
 
 
-def _event_at(run: Run, seq: int) -> dict[str, Any] | None:
-    rows = run.store.rows(run.branch.id, seq, seq)
-    if not rows:
+def _events_from(run: Run, seq: int, count: int) -> list[dict[str, Any]]:
+    rows = run.store.rows(run.branch.id, seq, seq + count - 1)
+    return [{"seq": row.seq, "kind": row.kind, "t": row.t, "time": label(row.t), "event": msgspec.json.decode(row.payload)}
+            for row in rows]
+
+
+def last_seen(run: Run, seq: int) -> dict[str, Any] | None:
+    """The task in progress just before ``seq`` and the last message its agent was shown."""
+    task_id = state_at(run.kernel, run.store, run.branch.id, seq - 1).session.task_id if seq > 1 else ""
+    if not task_id:
         return None
-    row = rows[0]
-    return {"kind": row.kind, "t": row.t, "time": label(row.t), "event": msgspec.json.decode(row.payload)}
+    window = 256
+    while True:
+        start = max(1, seq - window)
+        events = decode_events([r.payload for r in run.store.rows(run.branch.id, start, seq - 1)])
+        opened = next((i for i in range(len(events) - 1, -1, -1)
+                       if isinstance(events[i], TaskReleased) and events[i].task_id == task_id), None)
+        if opened is not None or start == 1:
+            break
+        window *= 4
+    turns: list[Any] = []
+    for event in events[opened or 0 :]:
+        add_turn(turns, event)
+    shown = next((turn.content for turn in reversed(turns) if turn.role == "user"), "")
+    return {"task_id": task_id, "turns_before": sum(turn.role == "assistant" for turn in turns),
+            "last_message": shown[-SEEN_CHARS:]}
 
 
 def outcome_flips(a: Run, b: Run) -> list[dict[str, Any]]:
@@ -87,18 +121,86 @@ def _records(value: Any, prefix: str = "") -> dict[str, Any]:
     return {prefix: value}
 
 
+def walks_diff(a: Run, b: Run) -> dict[str, Any]:
+    """The student's location history, day by day: the buildings passed through, in order."""
+    left, right = _days_walked(a), _days_walked(b)
+    return {
+        "added": {date_label(d): right[d] for d in sorted(right.keys() - left.keys())},
+        "removed": {date_label(d): left[d] for d in sorted(left.keys() - right.keys())},
+        "changed": {date_label(d): {"a": left[d], "b": right[d]} for d in sorted(left.keys() & right.keys()) if left[d] != right[d]},
+    }
+
+
+def _days_walked(run: Run) -> dict[int, list[str]]:
+    head = run.store.head(run.branch.id)[0]
+    payloads = [payload for batch in run.store.scan(run.branch.id, 1, head, ("walked",)) for _, payload in batch]
+    days: dict[int, list[str]] = {}
+    for walk in decode_events(payloads):
+        trail = days.setdefault(day_of(walk.depart), [])  # type: ignore[attr-defined]
+        trail.extend(walk.path[1:] if trail and trail[-1] == walk.path[0] else walk.path)  # type: ignore[attr-defined]
+    return days
+
+
+def metric_deltas(card_a: dict[str, Any], card_b: dict[str, Any]) -> dict[str, Any]:
+    """Each headline metric on both sides and ``b - a`` (``None`` where a side has no value)."""
+
+    def row(x: float | None, y: float | None) -> dict[str, Any]:
+        return {"a": x, "b": y, "delta": None if x is None or y is None else round(y - x, 6)}
+
+    scenarios = sorted(card_a["by_scenario"].keys() | card_b["by_scenario"].keys())
+    return {
+        "stugpa": row(card_a["stugpa"]["total"], card_b["stugpa"]["total"]),
+        "ltrr": row(card_a["ltrr"], card_b["ltrr"]),
+        "pis": row(card_a["pis"], card_b["pis"]),
+        "success_rate": row(card_a["total"]["success_rate"], card_b["total"]["success_rate"]),
+        "avg_turns": row(card_a["avg_turns"], card_b["avg_turns"]),
+        "by_scenario": {name: row(card_a["by_scenario"].get(name, {}).get("success_rate"),
+                                  card_b["by_scenario"].get(name, {}).get("success_rate")) for name in scenarios},
+    }
+
+
+def mcnemar_exact(only_a: int, only_b: int) -> float:
+    """Two-sided exact McNemar p-value: the binomial test of ``only_a`` vs ``only_b`` at p = 1/2."""
+    n = only_a + only_b
+    if n == 0:
+        return 1.0
+    k = min(only_a, only_b)
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
+    return min(1.0, 2 * tail)
+
+
+def noise_check(a: Run, b: Run) -> dict[str, Any]:
+    """Is the success-rate difference more than chance? Paired over the tasks both runs scored."""
+    outcome_a = {e.task_id: e.outcome for e in a.ended_tasks() if e.outcome != "unscored"}
+    outcome_b = {e.task_id: e.outcome for e in b.ended_tasks() if e.outcome != "unscored"}
+    shared = outcome_a.keys() & outcome_b.keys()
+    only_a = sum(outcome_a[t] == "success" and outcome_b[t] != "success" for t in shared)
+    only_b = sum(outcome_b[t] == "success" and outcome_a[t] != "success" for t in shared)
+    p_value = mcnemar_exact(only_a, only_b)
+    return {"method": "exact McNemar test on paired task outcomes", "paired_tasks": len(shared),
+            "solved_only_by_a": only_a, "solved_only_by_b": only_b, "p_value": p_value,
+            "exceeds_noise": p_value < NOISE_LEVEL}
+
+
 def diff_runs(a: Run, b: Run) -> dict[str, Any]:
     seq = first_divergence(a.store, a.branch.id, b.branch.id)
     divergence = None
     if seq is not None:
-        left, right = _event_at(a, seq), _event_at(b, seq)
-        t = (left or right or {}).get("t")
-        divergence = {"seq": seq, "t": t, "time": label(t) if t is not None else None, "a": left, "b": right}
+        left, right = _events_from(a, seq, AFTER_DIVERGENCE), _events_from(b, seq, AFTER_DIVERGENCE)
+        t = (left or right or [{}])[0].get("t")
+        divergence = {
+            "seq": seq, "t": t, "time": label(t) if t is not None else None,
+            "seen": last_seen(a, seq),
+            "a": left[0] if left else None, "b": right[0] if right else None,
+            "a_then": left, "b_then": right,
+        }
     return {
         "a": a.branch.id,
         "b": b.branch.id,
         "identical": seq is None,
         "first_divergence": divergence,
         "outcome_flips": outcome_flips(a, b),
-        "state_diff": state_diff(a, b),
+        "metrics": metric_deltas(scorecard(a.term, a.ended_tasks()), scorecard(b.term, b.ended_tasks())),
+        "noise": noise_check(a, b),
+        "state_diff": state_diff(a, b) | {"walks": walks_diff(a, b)},
     }
