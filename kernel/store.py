@@ -21,6 +21,7 @@ import msgspec
 import sqlite_utils
 
 from events import KINDS, SCHEMA_VERSION, Event, canonical, chain_hash
+from kernel.sql_views import VIEWS
 
 _KIND_OF = {cls: tag for tag, cls in KINDS.items()}
 
@@ -322,6 +323,7 @@ class SQLiteStore(_Lineage):
         self.conn.execute("PRAGMA foreign_keys=ON")
         self.db = sqlite_utils.Database(self.conn)
         self.conn.executescript(_SCHEMA)
+        self.conn.executescript(VIEWS)
         self._branch_cache: dict[str, BranchInfo] = {}
         self._heads: dict[str, tuple[int, str]] = {}
 
