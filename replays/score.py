@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 
 from events import Event, TaskEnded, TaskReleased, decode_events
-from replays.verify import batches
+from replays.verify import OnTask, batches
 from scenarios.play import Run
 from scenarios.scorecard import scorecard
 
@@ -27,7 +27,7 @@ class ScoreReport(msgspec.Struct, kw_only=True):
     """Tasks whose judgement now differs from the recorded one: id, recorded and judged outcome and detail."""
 
 
-def rescore(run: Run) -> ScoreReport:
+def rescore(run: Run, on_task: OnTask | None = None) -> ScoreReport:
     projection, term = run.kernel.projection, run.term
     state = projection.initial()
     task_events: list[Event] = []
@@ -43,6 +43,8 @@ def rescore(run: Run) -> ScoreReport:
                 if again != event:
                     changed.append({"task_id": event.task_id, "recorded": [event.outcome, event.detail],
                                     "judged": [again.outcome, again.detail]})
+                if on_task is not None:
+                    on_task(row.t)
             projection.apply(state, row.seq, row.t, event)
             if isinstance(event, TaskReleased):
                 task_events = [event]

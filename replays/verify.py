@@ -16,7 +16,7 @@ releases, parsing and all.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import msgspec
@@ -65,11 +65,15 @@ _CLOCK_EVENTS = (DayStarted, WorldChanged)
 """The world clock may fire while a call is under way (a day starting during a long walk)."""
 
 
-def verify(run: Run, *, deep: bool = False) -> Report:
+OnTask = Callable[[int], None]
+"""Called with the simulated minute of each task end met (for progress bars)."""
+
+
+def verify(run: Run, *, deep: bool = False, on_task: OnTask | None = None) -> Report:
     started = time.perf_counter()
     report = Report(run=run.branch.id, events=run.store.head(run.branch.id)[0], ok=True)
     with gc_paused():
-        report.mismatch = _check(run, report)
+        report.mismatch = _check(run, report, on_task)
     if report.mismatch is None and deep:
         report.mismatch = _replay_recorded(run)
     report.ok = report.mismatch is None
@@ -83,7 +87,7 @@ def batches(run: Run) -> Iterator[list[Row]]:
         yield run.store.rows(run.branch.id, start, min(head, start + BATCH - 1))
 
 
-def _check(run: Run, report: Report) -> Mismatch | None:
+def _check(run: Run, report: Report, on_task: OnTask | None = None) -> Mismatch | None:
     """One read of the log: each batch's hash chain first, then its events re-executed and re-judged."""
     chain = _Chain(run.branch.genesis)
     replay = _ReExecution(run, report)
@@ -98,6 +102,8 @@ def _check(run: Run, report: Report) -> Mismatch | None:
             mismatch = replay.step(row, event)
             if mismatch is not None:
                 return mismatch
+            if on_task is not None and isinstance(event, TaskEnded):
+                on_task(row.t)
     return replay.finish()
 
 
