@@ -58,6 +58,15 @@ class PersistentAgent(Agent, Protocol):
     def remember(self, past: TaskMemory) -> None: ...
 
 
+class AgentUnavailable(Exception):
+    """The agent cannot reply at all (bad credentials, an unreachable model, a recording that ran out).
+
+    Unlike any other exception from ``act`` (an untrusted agent's failure, recorded as an
+    unreadable reply), this one stops the session: the steps before it are committed, nothing is
+    recorded for the reply that could not be had, and the run can be resumed later.
+    """
+
+
 def is_persistent(agent: Any) -> bool:
     return callable(getattr(agent, "remember", None))
 

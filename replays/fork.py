@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kernel.agent import Agent, AgentView, Reply
+from kernel.agent import Agent, AgentView, Reply, is_persistent
 from scenarios.play import Run, open_run, unique_branch_id
 
 
@@ -53,6 +53,8 @@ class InjectedReply:
         self.reply: str | None = reply
         self.then = then
         self.name = then.name
+        if is_persistent(then):  # the agent taking over still gets the branch's past tasks
+            self.remember = then.remember  # type: ignore[attr-defined]
 
     def act(self, view: AgentView) -> Reply:
         if self.reply is not None:

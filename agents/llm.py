@@ -1,0 +1,237 @@
+"""A model-backed agent: any OpenAI-compatible chat model plays the term.
+
+Two modes:
+
+- ``text`` (the StuLife protocol): the system prompt is the task's instructions, followed by
+  the prompt variant and the memory; the chat is the task's conversation; the model's text is
+  the reply, read by the kernel's parser (``<action>Action: ...</action>``).
+- ``tools`` (native function calling): the task's tools are offered as functions (from their
+  declarations' OpenAI schemas) together with ``answer`` and ``finish``; a function call becomes
+  a ``StructuredCall``, and a reply without one is read as text. Earlier calls in the task are
+  shown back to the model as calls with their results.
+
+Token usage, latency and attempts go to ``last_meta``, which the kernel keeps outside the hash
+chain. The API key is held by the client only: it is never part of the agent's spec, its name
+or its metadata.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
+
+import msgspec
+
+from agents.chat import OPENAI_URL, ChatClient, Completion
+from agents.memory import DEFAULT_BUDGET, Memory, make_memory
+from agents.variants import DEFAULT_VARIANT, load_variant
+from events import StructuredCall
+from kernel.agent import AgentView, Reply, TaskMemory, Turn
+from kernel.tools import from_wire_name, openai_tools
+
+MODES = ("text", "tools")
+
+TOOLS_MODE_NOTE = """\
+In this conversation the tools are also offered to you as functions. Call exactly one function \
+per reply: a tool, `answer` (with the letter of your choice) for a multiple-choice question, or \
+`finish` when everything the task asks is done. A reply without a function call is read as text, \
+in the format described above."""
+
+SESSION_FUNCTIONS: list[dict[str, Any]] = [
+    {"type": "function", "function": {
+        "name": "answer", "description": "Answer the multiple-choice question in front of you; this ends the task.",
+        "parameters": {"type": "object", "properties": {"letter": {"type": "string", "description": "The letter of your choice, e.g. B."}},
+                       "required": ["letter"], "additionalProperties": False}}},
+    {"type": "function", "function": {
+        "name": "finish", "description": "Say that everything the task asks is done; this ends the task.",
+        "parameters": {"type": "object", "properties": {}, "additionalProperties": False}}},
+]
+
+
+class LLMConfig(msgspec.Struct, frozen=True, kw_only=True):
+    """What defines a model-backed agent; stored (as ``spec()``) as the run's agent, without the key."""
+
+    model: str
+    base_url: str = OPENAI_URL
+    mode: str = "text"
+    variant: str = DEFAULT_VARIANT
+    memory: str = "none"
+    memory_tokens: int = DEFAULT_BUDGET
+    temperature: float | None = None
+    max_tokens: int | None = None
+
+    def check(self) -> LLMConfig:
+        """The config itself, or ``ValueError`` saying what is wrong with it."""
+        if not self.model:
+            raise ValueError("the llm agent needs a model: pass --model or set CAMPUS_MODEL")
+        if self.mode not in MODES:
+            raise ValueError(f"unknown mode {self.mode!r}; choose one of: {', '.join(MODES)}")
+        if urlsplit(self.base_url).scheme not in ("http", "https"):
+            raise ValueError(f"the base URL must start with http:// or https://, not {self.base_url!r}")
+        if self.temperature is not None and not 0 <= self.temperature <= 2:
+            raise ValueError(f"temperature must be between 0 and 2, not {self.temperature}")
+        if self.max_tokens is not None and self.max_tokens < 1:
+            raise ValueError(f"max tokens must be at least 1, not {self.max_tokens}")
+        load_variant(self.variant)
+        make_memory(self.memory, self.memory_tokens)
+        return self
+
+    def spec(self) -> str:
+        """``llm:model=...;mode=...;...``: readable, and enough to rebuild the agent on resume."""
+        fields = msgspec.structs.asdict(self) | {"base_url": public_url(self.base_url)}
+        parts = [f"{name}={quote(str(value), safe=':/@.-_~+')}" for name, value in fields.items() if value is not None]
+        return "llm:" + ";".join(parts)
+
+    @classmethod
+    def from_spec(cls, spec: str) -> LLMConfig:
+        if not spec.startswith("llm:"):
+            raise ValueError(f"{spec!r} is not an llm agent spec")
+        fields: dict[str, Any] = {}
+        for part in filter(None, spec[len("llm:") :].split(";")):
+            name, _, value = part.partition("=")
+            fields[name] = unquote(value)
+        try:
+            return msgspec.convert(fields, cls, strict=False)
+        except msgspec.ValidationError as error:
+            raise ValueError(f"cannot read the agent spec {spec!r}: {error}") from None
+
+    def short_name(self) -> str:
+        return f"llm-{self.model}"
+
+
+def public_url(url: str) -> str:
+    """The URL without user name, password, query or fragment (anything secret-like is not stored)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
+
+
+class LLMAgent:
+    """Asks the model for one reply per view; remembers ended tasks through its memory module."""
+
+    def __init__(self, config: LLMConfig, client: ChatClient, memory: Memory | None = None) -> None:
+        self.config = config.check()
+        self.client = client
+        self.memory = memory if memory is not None else make_memory(config.memory, config.memory_tokens)
+        self.variant = load_variant(config.variant)
+        self.name = config.spec()
+        self.last_meta: dict[str, Any] | None = None
+
+    def act(self, view: AgentView) -> Reply:
+        request = self.request(view)
+        begun = time.perf_counter()
+        completion = self.client.complete(request)
+        latency = time.perf_counter() - begun
+        reply, dropped = self.reply(completion)
+        self.last_meta = {"model": completion.model or self.config.model, **completion.usage,
+                          "latency_s": round(latency, 4), "attempts": self.client.attempts,
+                          "finish_reason": completion.finish_reason}
+        if dropped:
+            self.last_meta["dropped_tool_calls"] = dropped
+        return reply
+
+    def remember(self, past: TaskMemory) -> None:
+        self.memory.remember(past)
+
+    # ------------------------------------------------------------ the request
+
+    def request(self, view: AgentView) -> dict[str, Any]:
+        """The keyword arguments of ``chat.completions.create`` for this view."""
+        tools_mode = self.config.mode == "tools"
+        system = "\n\n".join(filter(None, (
+            view.prompt, TOOLS_MODE_NOTE if tools_mode else "", "## How you work\n" + self.variant,
+            self.memory.guidance, _section("What you remember", self.memory.recall(view)),
+        )))
+        functions = openai_tools(view.tools) + SESSION_FUNCTIONS if tools_mode else []
+        names = frozenset(f["function"]["name"] for f in functions)
+        chat = call_messages(view.messages, names) if tools_mode else plain_messages(view.messages)
+        request: dict[str, Any] = {"model": self.config.model, "messages": [{"role": "system", "content": system}, *chat]}
+        if tools_mode:
+            request["tools"] = functions
+        if self.config.temperature is not None:
+            request["temperature"] = self.config.temperature
+        if self.config.max_tokens is not None:
+            request["max_tokens"] = self.config.max_tokens
+        return request
+
+    # ------------------------------------------------------------ the reply
+
+    def reply(self, completion: Completion) -> tuple[Reply, int]:
+        """The reply for the kernel, and how many extra tool calls were dropped (one action per reply)."""
+        content = completion.content or ""
+        if not completion.tool_calls:
+            return content, 0
+        call = completion.tool_calls[0]
+        dropped = len(completion.tool_calls) - 1
+        arguments = _json_object(call.arguments)
+        if arguments is None:  # not a JSON object: keep it verbatim as text, so the kernel explains the problem
+            return f"{content}\n{call.name}({call.arguments})".strip(), dropped
+        if self.memory.name == "scratchpad" and re.search(r"<(note|forget)>", content, re.IGNORECASE):
+            as_text = call_as_text(call.name, arguments)
+            if as_text is not None:  # keep the notes in the record: the call is written in the text protocol
+                return f"{content.strip()}\n{as_text}", dropped
+        return StructuredCall(name=call.name, arguments=arguments, id=call.id), dropped
+
+
+def _section(title: str, body: str) -> str:
+    return f"## {title}\n{body}" if body else ""
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    if not text.strip():
+        return {}
+    try:
+        value = msgspec.json.decode(text)
+    except msgspec.DecodeError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def plain_messages(turns: tuple[Turn, ...]) -> list[dict[str, Any]]:
+    return [{"role": t.role, "content": t.content or "(no reply)"} for t in turns]
+
+
+_RENDERED_CALL = re.compile(r"(?P<name>[A-Za-z_][A-Za-z0-9_]*)\((?P<arguments>\{.*\})\)", re.DOTALL)
+
+
+def call_messages(turns: tuple[Turn, ...], functions: frozenset[str]) -> list[dict[str, Any]]:
+    """The chat with each earlier function call shown as a call, and the message after it as its result.
+
+    The kernel's transcript renders a structured call as ``name({json})``; that is turned back
+    into an assistant tool call (ids are numbered per task, so the messages are a function of
+    the view), and the user turn that follows becomes the ``tool`` message answering it.
+    """
+    messages: list[dict[str, Any]] = []
+    pending: str | None = None
+    for turn in turns:
+        if pending is not None and turn.role == "user":
+            messages.append({"role": "tool", "tool_call_id": pending, "content": turn.content})
+            pending = None
+            continue
+        rendered = _RENDERED_CALL.fullmatch(turn.content) if turn.role == "assistant" else None
+        if rendered and rendered["name"] in functions and _json_object(rendered["arguments"]) is not None:
+            pending = f"call_{len(messages)}"
+            call = {"id": pending, "type": "function",
+                    "function": {"name": rendered["name"], "arguments": rendered["arguments"]}}
+            messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+        else:
+            messages.append({"role": turn.role, "content": turn.content or "(no reply)"})
+    return messages
+
+
+def call_as_text(name: str, arguments: dict[str, Any]) -> str | None:
+    """A function call in the text protocol, read back by the parser as the same action (None if it cannot be)."""
+    if name == "finish" and not arguments:
+        return "<action>Action: finish()</action>"
+    if name == "answer":
+        letter = arguments.get("letter", arguments.get("answer"))
+        if isinstance(letter, str) and re.fullmatch(r"[A-Za-z]", letter.strip()):
+            return f"<action>Answer: {letter.strip()}</action>"
+        return None
+    if not all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key) for key in arguments):
+        return None
+    args = ", ".join(f"{key}={msgspec.json.encode(value).decode()}" for key, value in arguments.items())
+    return f"<action>Action: {from_wire_name(name)}({args})</action>"

@@ -1,0 +1,45 @@
+"""Helpers for the model-backed agent tests: the oracle's replies as a model's script, an agent on a test server."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.chat import ChatClient
+from agents.llm import LLMAgent, LLMConfig
+from events import AgentReplied, decode_events
+from kernel.parse import Answer as ParsedAnswer, Call, Finish, parse_reply
+from kernel.store import EventStore
+from tests.chat_server import Answer, ChatServer, text, tool_call
+
+SCALE = 0.05
+
+
+def replies_of(store: EventStore, branch_id: str) -> list[AgentReplied]:
+    return decode_events([r.payload for r in store.rows(branch_id) if r.kind == "agent_replied"])  # type: ignore[return-value]
+
+
+def as_text_answers(replies: list[str]) -> list[Answer]:
+    return [text(reply) for reply in replies]
+
+
+def as_tool_calls(replies: list[str]) -> list[Answer]:
+    """The same replies as native function calls (what a tools-mode model would send)."""
+    answers = []
+    for number, reply in enumerate(replies):
+        action = parse_reply(reply)
+        call_id = f"call_{number}"
+        if isinstance(action, Call):
+            assert not action.positional
+            answers.append(tool_call(action.name.replace(".", "__"), action.args, call_id))
+        elif isinstance(action, ParsedAnswer):
+            answers.append(tool_call("answer", {"letter": action.letter}, call_id))
+        else:
+            assert isinstance(action, Finish), reply
+            answers.append(tool_call("finish", {}, call_id))
+    return answers
+
+
+def llm_agent(server: ChatServer, *, api_key: str = "sk-test", retries: int = 2, backoff: float = 0.001,
+              **config: Any) -> LLMAgent:
+    client = ChatClient(base_url=server.url, api_key=api_key, retries=retries, backoff=backoff)
+    return LLMAgent(LLMConfig(model="script-model", base_url=server.url, **config), client)
