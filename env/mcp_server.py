@@ -1,0 +1,207 @@
+"""The MCP face of a run: any MCP client plays the term as the student (``campus mcp``).
+
+Tools: every campus tool under its wire name (``calendar__add_event``: MCP clients hand tool names
+to model APIs that refuse dots), with the input schema of its declaration and read-only /
+destructive hints from its ``mutates`` flag; plus ``observe`` (the current task so far), ``answer``
+(a letter) and ``finish``. Every call except ``observe`` is one reply pushed through the stepper
+as a ``StructuredCall`` with the name and arguments the client sent, so it lands in the log like
+any other agent's reply; its result is the text the student then sees (and, when the task ends,
+the opening of the next one).
+
+The tool list is the same for the whole term. Clients differ in whether and when they re-read
+a list after ``notifications/tools/list_changed`` (many read it once per session, and from the
+2026-07-28 protocol on changes travel only on ``subscriptions/listen`` streams), so a list that
+changed per task would break the clients most people use. A call to a campus tool that the
+current task does not offer is refused by the kernel, as for every agent, and ``observe`` names
+the tools of the task. Arguments that do not fit a tool's schema get an error result before
+anything is pushed: the log does not change and no turn is spent.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+
+from events import StructuredCall, canonical
+from kernel.clock import label
+from kernel.tools import ToolDecl, _wire_name, bind_arguments, mcp_tools
+
+from env.driver import TERM_OVER, Driver, conversation
+
+SERVER_NAME = "campus"
+
+INSTRUCTIONS = """\
+You are a student living through a university term on a simulated campus. Tasks arrive one at a
+time; each is a fresh conversation. Call `observe` to read the current task (its messages, the
+simulated time and the tools it allows). Act with the campus tools; every call takes simulated
+time and is recorded. Answer a multiple-choice question with `answer` (one letter), and call
+`finish` when a task is done. Nothing you learn is kept for you between tasks: write what you
+will need later into the campus itself (your calendar, for instance)."""
+
+_EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
+_LETTER = re.compile(r"[A-Za-z]")
+
+SESSION_TOOLS: list[dict[str, Any]] = [
+    {
+        "name": "observe",
+        "title": "Observe the current task",
+        "description": "Show the current task as you see it now: its messages so far, the simulated time, "
+        "how many replies you have used and which tools it allows. Changes nothing and costs no time.",
+        "inputSchema": _EMPTY_SCHEMA,
+        "annotations": {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
+    },
+    {
+        "name": "answer",
+        "title": "Answer the question",
+        "description": "Answer the current task's multiple-choice question with one option letter. This ends the task.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"letter": {"type": "string", "description": "The option letter, e.g. B.", "pattern": "^[A-Za-z]$"}},
+            "required": ["letter"],
+            "additionalProperties": False,
+        },
+        "annotations": {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": False},
+    },
+    {
+        "name": "finish",
+        "title": "Finish the task",
+        "description": "Say that you are done with the current task. This ends the task; the next one follows.",
+        "inputSchema": _EMPTY_SCHEMA,
+        "annotations": {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": False},
+    },
+]
+
+
+class ToolReply(msgspec.Struct, frozen=True, kw_only=True):
+    text: str
+    is_error: bool = False
+    data: dict[str, Any] | None = None
+    """Where the run stands after the call (structured content for scripted clients)."""
+
+
+def tool_list(tools: list[ToolDecl]) -> list[dict[str, Any]]:
+    """``tools/list`` entries: the campus tools under their wire names, then the session tools."""
+    listed = [entry | {"name": _wire_name(tool.name)} for tool, entry in zip(tools, mcp_tools(tools))]
+    return listed + SESSION_TOOLS
+
+
+class Play:
+    """What each MCP call does to the run, apart from the protocol."""
+
+    def __init__(self, driver: Driver) -> None:
+        self.driver = driver
+        self.tools = {_wire_name(tool.name): tool for tool in driver.run.kernel.tools.values()}
+        self.listing = tool_list(list(driver.run.kernel.tools.values()))
+
+    def call(self, name: str, arguments: dict[str, Any] | None) -> ToolReply:
+        arguments = arguments or {}
+        if name == "observe":
+            return self._refused("observe takes no arguments.") if arguments else self.observe()
+        if name not in self.tools and name not in ("answer", "finish"):
+            return self._refused(f"There is no tool named {ascii(name[:60])}. Call observe to see the tools of this task.")
+        if self.driver.finished:
+            return ToolReply(text=TERM_OVER, is_error=True, data=self._status(()))
+        arguments = as_logged(arguments)
+        problem = self._check(name, arguments)
+        if problem:
+            return self._refused(f"Invalid arguments for {name}: {problem} Nothing was done and no reply was used.")
+        pushed = self.driver.push(StructuredCall(name=name, arguments=arguments))
+        return ToolReply(text=pushed.text, is_error=pushed.failed, data=self._status([e.task_id for e in pushed.ended]))
+
+    def observe(self) -> ToolReply:
+        view = self.driver.view()
+        if view is None:
+            return ToolReply(text=f"{TERM_OVER} (run {self.driver.branch_id})", data=self._status(()))
+        offered = ", ".join(_wire_name(tool.name) for tool in view.tools)
+        header = (
+            f"Task {view.task_id} - {label(view.now)} - {self.driver.turns()} of {self.driver.round_limit()} replies used.\n"
+            f"Tools of this task: {offered or 'none'}; and answer, finish. Other campus tools are refused in this task."
+        )
+        return ToolReply(text=header + "\n\n" + conversation(view.messages), data=self._status(()))
+
+    def _check(self, name: str, arguments: dict[str, Any]) -> str | None:
+        if name == "finish":
+            return "finish takes no arguments." if arguments else None
+        if name == "answer":
+            letter = arguments.get("letter")
+            if set(arguments) != {"letter"} or not isinstance(letter, str) or not _LETTER.fullmatch(letter):
+                return 'answer takes one argument, letter, a single option letter such as "B".'
+            return None
+        bound = bind_arguments(self.tools[name], arguments)
+        return bound if isinstance(bound, str) else None
+
+    def _refused(self, text: str) -> ToolReply:
+        return ToolReply(text=text, is_error=True, data=self._status(()))
+
+    def _status(self, ended: Sequence[str]) -> dict[str, Any]:
+        view = self.driver.view()
+        return {
+            "run": self.driver.branch_id,
+            "task_id": view.task_id if view else None,
+            "time": label(self.driver.now()),
+            "tasks_ended": list(ended),
+            "term_over": view is None,
+        }
+
+
+def as_logged(arguments: dict[str, Any]) -> dict[str, Any]:
+    """The arguments as the log stores them (canonical: sorted keys, ``25.0`` as ``25``).
+
+    The call then runs, and is shown in the conversation, exactly as a resume, a fork or
+    ``verify`` will read it back from the log; the client's key order would otherwise show
+    up in the live conversation only.
+    """
+    return msgspec.json.decode(canonical(arguments))
+
+
+def build_server(play: Play) -> Any:
+    """The SDK's low-level server over ``play`` (the low-level API takes our JSON schemas as they are)."""
+    from mcp import types
+    from mcp.server.lowlevel import Server
+
+    tools = [types.Tool.model_validate(entry) for entry in play.listing]
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        # One step takes milliseconds and never awaits, so calls run one at a time in arrival order.
+        reply = play.call(params.name, params.arguments)
+        return types.CallToolResult(content=[types.TextContent(text=reply.text)], structured_content=reply.data,
+                                    is_error=reply.is_error)
+
+    return Server(SERVER_NAME, version=_version(), instructions=INSTRUCTIONS, on_list_tools=list_tools,
+                  on_call_tool=call_tool)
+
+
+async def serve_stdio(driver: Driver) -> None:
+    """Serve ``driver``'s run on stdin/stdout until the client closes the connection."""
+    from mcp.server.stdio import stdio_server
+
+    server = build_server(Play(driver))
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+def serve(driver: Driver) -> None:
+    """Serve until the client disconnects; operator logs go to stderr, since stdout is the protocol's."""
+    import anyio
+    import structlog
+
+    from kernel.logs import configure
+
+    if not structlog.is_configured():  # the command line configures them (--log-json, -v) before this
+        configure()
+    anyio.run(serve_stdio, driver)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("campus")
+    except PackageNotFoundError:
+        return "0"

@@ -1,0 +1,171 @@
+"""``Env``: a term in a plain Python loop, Gymnasium's checker, determinism, and bad input."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import gymnasium
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+from agents.noop import NoopAgent
+from agents.oracle import OracleAgent
+from env import GYM_ID, Env
+from kernel.store import MemoryStore, SQLiteStore
+from replays.verify import verify
+from scenarios.play import new_run, open_run
+from scenarios.task import Term
+from scenarios.term import generate_term
+from world.generate import generate_world
+from world.index import WorldIndex
+
+ROOT = Path(__file__).resolve().parents[1]
+SCALE = 0.05
+
+
+@pytest.fixture(scope="module")
+def short_term(world: WorldIndex) -> Term:
+    return generate_term(world, 0, SCALE)  # what Env(seed=0, scale=0.05) plays
+
+
+def play(env: Env, agent_of: type, seed: int | None = 0) -> dict:
+    """Reset ``env`` and play the term to the end with a scripted agent reading ``env.view()``."""
+    observation, info = env.reset(seed=seed)
+    agent = agent_of(env.run.term, env.run.world) if agent_of is OracleAgent else agent_of()
+    total, steps, terminated, truncated = 0.0, 0, False, False
+    observations = [observation]
+    while not terminated:
+        view = env.view()
+        observation, reward, terminated, truncated, info = env.step(agent.act(view))
+        assert not truncated
+        assert reward == sum(ended["outcome"] == "success" for ended in info["ended"])
+        total += reward
+        steps += 1
+        observations.append(observation)
+        if not terminated and not info["new_task"]:
+            assert observation == env.view().messages[-1].content  # what is new in the same chat
+    return {"total": total, "steps": steps, "info": info, "observations": observations, "hash": env.final_hash()}
+
+
+def test_the_oracle_plays_a_term_in_a_plain_loop(world: WorldIndex, short_term: Term) -> None:
+    env = Env(seed=0, scale=SCALE)
+    played = play(env, OracleAgent)
+    scored = [task for task in short_term.tasks if not task.flags.delivery_only]
+    assert played["total"] == len(scored) > 0
+    info = played["info"]
+    assert info["task_id"] is None and info["scorecard"]["stugpa"]["total"] == 100.0
+    assert env.scorecard() == info["scorecard"]
+    assert played["observations"][0].startswith(f"New task {short_term.tasks[0].id}:\nCurrent date: Week 0, Monday.")
+    assert played["observations"][-1].endswith("The term is over: there are no more tasks.")
+    assert all(obs in env.observation_space for obs in played["observations"])
+    with pytest.raises(RuntimeError, match="episode is over"):
+        env.step("<action>Action: finish()</action>")
+
+    store = MemoryStore()
+    direct = new_run(store, world, short_term, agent_name="oracle", seed=0)
+    direct.session(OracleAgent(short_term, world)).run()
+    assert played["hash"] == store.head(direct.branch.id)[1]
+    assert verify(env.run).ok
+
+
+def test_same_replies_same_hash_in_memory_and_on_file(tmp_path: Path) -> None:
+    in_memory = play(Env(seed=0, scale=SCALE), OracleAgent)
+    on_file = Env(seed=0, scale=SCALE, db=str(tmp_path / "runs.db"))
+    again = play(on_file, OracleAgent)
+    noop = play(on_file, NoopAgent, seed=None)  # reset() without a seed: the same term again
+    assert in_memory["hash"] == again["hash"] and in_memory["observations"] == again["observations"]
+    assert noop["hash"] != again["hash"] and noop["total"] == 0
+    assert noop["observations"][0] == again["observations"][0]
+    on_file.close()
+    store = SQLiteStore(tmp_path / "runs.db")
+    try:
+        assert [b.id for b in store.branches()] == ["env-s0", "env-s0-2"]
+        assert store.head("env-s0")[1] == again["hash"] and store.head("env-s0-2")[1] == noop["hash"]
+        assert verify(open_run(store, "env-s0")).ok
+    finally:
+        store.close()
+
+
+def test_gymnasium_checker_passes_without_warnings() -> None:
+    made = gymnasium.make(GYM_ID, seed=0, scale=SCALE)
+    assert isinstance(made.unwrapped, Env) and isinstance(made.unwrapped, gymnasium.Env)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_env(made.unwrapped)
+        observation, info = made.reset(seed=2)
+        observation, reward, terminated, truncated, info = made.step("<action>Action: finish()</action>")
+    assert [str(w.message) for w in caught] == []
+    assert "is over (you finished it)" in observation and info["new_task"] and info["ended"][0]["reason"] == "finish"
+    made.close()
+
+
+def test_max_steps_truncates_and_the_round_limit_ends_only_the_task(short_term: Term) -> None:
+    env = Env(seed=0, scale=SCALE, round_limit=2, max_steps=5)
+    env.reset()
+    for _ in range(2):  # the first two tasks set their own round limits
+        env.step("<action>Action: finish()</action>")
+    third = short_term.tasks[2]
+    assert third.round_limit is None and env.view().task_id == third.id
+    looking = "<action>Action: geography.get_current_location()</action>"
+    _, _, terminated, truncated, info = env.step(looking)
+    assert not (terminated or truncated) and not info["new_task"]
+    observation, _, terminated, truncated, info = env.step(looking)
+    assert info["ended"] == [{"task_id": third.id, "outcome": "failure", "reason": "round limit", "turns": 2}]
+    assert "the round limit was reached" in observation and info["new_task"] and not (terminated or truncated)
+    _, _, terminated, truncated, info = env.step(looking)
+    assert truncated and not terminated and info["step"] == 5
+    with pytest.raises(RuntimeError, match="episode is over"):
+        env.step(looking)
+
+
+def test_bad_input_is_refused_and_changes_nothing() -> None:
+    with pytest.raises(ValueError, match="round_limit"):
+        Env(round_limit=0)
+    with pytest.raises(ValueError, match="max_steps"):
+        Env(max_steps=0)
+    with pytest.raises(TypeError, match="world"):
+        Env(world="generated")  # type: ignore[arg-type]
+    env = Env(seed=0, scale=SCALE)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step("<action>Action: finish()</action>")
+    with pytest.raises(ValueError, match="options"):
+        env.reset(options={"scale": 2})
+    with pytest.raises(TypeError, match="seed"):
+        env.reset(seed="0")  # type: ignore[arg-type]
+    env.reset()
+    head = env.run.store.head(env.run.branch.id)
+    with pytest.raises(TypeError, match="StructuredCall"):
+        env.step(42)  # type: ignore[arg-type]
+    assert env.run.store.head(env.run.branch.id) == head
+    observation, reward, *_ = env.step("I think I should look around first.")
+    assert observation.startswith("Invalid action") and reward == 0.0
+
+
+def test_a_given_world_is_used_for_every_seed(world: WorldIndex) -> None:
+    other = generate_world(5)
+    env = Env(seed=0, scale=SCALE, world=other)
+    env.reset()
+    assert env.run.world.hash == other.hash != world.hash
+    env.reset(seed=3)
+    assert env.run.world.hash == other.hash and env.run.branch.seed == 3
+
+
+def test_the_plain_class_works_without_gymnasium() -> None:
+    script = (
+        "import sys; sys.modules['gymnasium'] = None\n"
+        "from env import Env\n"
+        "env = Env(seed=0, scale=0.05)\n"
+        "observation, info = env.reset()\n"
+        "result = env.step('<action>Action: finish()</action>')\n"
+        "assert not hasattr(env, 'observation_space') and type(env).__mro__[1] is object\n"
+        "print(info['task_id'], result[4]['ended'][0]['task_id'])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                          env=os.environ | {"PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    first = generate_term(WorldIndex(generate_world(0)), 0, SCALE).tasks[0].id
+    assert done.stdout.splitlines()[-1].split() == [first, first]  # earlier lines: the session's operator log

@@ -1,0 +1,264 @@
+"""`campus mcp` driven by the MCP SDK's real stdio client, in a real subprocess, through whole short terms.
+
+The strong check: the oracle's replies, turned into MCP tool calls and sent through the client,
+give the very same log (final hash) as the same calls pushed straight into a session, and the
+oracle's scorecard. Bad arguments give an error result and leave the log as it was.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import ClientSession, StdioServerParameters, stdio_client
+
+from agents.oracle import OracleAgent
+from env.driver import TERM_OVER, Driver
+from env.mcp_server import Play
+from events import StructuredCall
+from kernel.agent import AgentView
+from kernel.parse import Answer, Call, Finish, parse_reply
+from kernel.store import MemoryStore, SQLiteStore
+from kernel.tools import _wire_name
+from replays.verify import verify
+from scenarios.play import new_run, open_run
+from scenarios.scorecard import scorecard
+from scenarios.task import Term
+from scenarios.term import generate_term
+from world.index import WorldIndex
+
+ROOT = Path(__file__).resolve().parents[1]
+SCALE = 0.05
+
+Session = Callable[[ClientSession], Awaitable[Any]]
+
+
+def serve(db: Path, *args: str, script: Session) -> Any:
+    """Spawn `campus mcp --db DB ARGS` and run ``script`` against it through the SDK's stdio client."""
+    params = StdioServerParameters(command=sys.executable, args=["-m", "cli.main", "mcp", "--db", str(db), *args],
+                                   cwd=str(db.parent), env={"PYTHONPATH": str(ROOT)})
+
+    async def main() -> Any:
+        async with stdio_client(params, errlog=open(os.devnull, "w")) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                return await script(session)
+
+    return anyio.run(main)
+
+
+def as_mcp_call(reply: str) -> tuple[str, dict[str, Any]]:
+    """An oracle text reply as the MCP tool call that says the same thing."""
+    action = parse_reply(reply)
+    if isinstance(action, Call):
+        assert not action.positional, reply
+        return _wire_name(action.name), dict(action.args)
+    if isinstance(action, Answer):
+        return "answer", {"letter": action.letter}
+    assert isinstance(action, Finish), reply
+    return "finish", {}
+
+
+class OracleAsCalls:
+    """The oracle, replying with the structured calls an MCP client sends; it keeps what it sent."""
+
+    name = "oracle"
+
+    def __init__(self, term: Term, world: WorldIndex) -> None:
+        self.oracle = OracleAgent(term, world)
+        self.sent: list[tuple[str, dict[str, Any]]] = []
+
+    def act(self, view: AgentView) -> StructuredCall:
+        name, arguments = as_mcp_call(self.oracle.act(view))  # type: ignore[arg-type]
+        self.sent.append((name, arguments))
+        return StructuredCall(name=name, arguments=arguments)
+
+
+@pytest.fixture(scope="module")
+def short_term(world: WorldIndex) -> Term:
+    return generate_term(world, 0, SCALE)  # what `campus mcp --seed 0 --scale 0.05` plays
+
+
+@pytest.fixture(scope="module")
+def oracle_calls(world: WorldIndex, short_term: Term) -> dict[str, Any]:
+    """The oracle's calls pushed straight into a session: the log an MCP client must reproduce."""
+    store = MemoryStore()
+    agent = OracleAsCalls(short_term, world)
+    run = new_run(store, world, short_term, agent_name="oracle", seed=0)
+    run.session(agent).run()
+    text_run = new_run(store, world, short_term, agent_name="oracle", seed=0, branch_id="text")
+    text_run.session(OracleAgent(short_term, world)).run()
+    return {"calls": agent.sent, "hash": store.head(run.branch.id)[1], "card": scorecard(short_term, run.ended_tasks()),
+            "text_card": scorecard(short_term, text_run.ended_tasks())}
+
+
+def text_of(result: Any) -> str:
+    return "\n".join(block.text for block in result.content)
+
+
+def test_a_client_plays_the_term_and_the_log_equals_the_direct_run(tmp_path: Path, world: WorldIndex,
+                                                                   short_term: Term, oracle_calls: dict[str, Any]) -> None:
+    db = tmp_path / "runs.db"
+    calls = oracle_calls["calls"]
+    seen: dict[str, Any] = {}
+
+    async def script(session: ClientSession) -> None:
+        listing = (await session.list_tools()).tools
+        seen["tools"] = {tool.name: tool for tool in listing}
+        first = await session.call_tool("observe", {})
+        seen["first"] = (first.is_error, text_of(first), first.structured_content)
+        bad = [
+            await session.call_tool("calendar__view_schedule", {"calendar_id": 3}),
+            await session.call_tool("calendar__view_schedule", {"calendar": "self"}),
+            await session.call_tool("answer", {"letter": "BB"}),
+            await session.call_tool("finish", {"now": True}),
+            await session.call_tool("teleport", {}),
+        ]
+        seen["bad"] = [(r.is_error, text_of(r)) for r in bad]
+        seen["after_bad"] = text_of(await session.call_tool("observe", {}))
+        results = []
+        for index, (name, arguments) in enumerate(calls):
+            results.append(await session.call_tool(name, arguments))
+            if index == len(calls) // 2:
+                seen["middle"] = text_of(await session.call_tool("observe", {}))
+        seen["results"] = results
+        seen["over"] = text_of(await session.call_tool("observe", {}))
+        late = await session.call_tool("finish", {})
+        seen["late"] = (late.is_error, text_of(late))
+
+    serve(db, "--seed", "0", "--scale", str(SCALE), script=script)
+
+    kernel_tools = new_run(MemoryStore(), world, short_term, agent_name="x", seed=0).kernel.tools.values()
+    tools = seen["tools"]
+    assert set(tools) == {_wire_name(t.name) for t in kernel_tools} | {"observe", "answer", "finish"}
+    for decl in kernel_tools:
+        listed = tools[_wire_name(decl.name)]
+        assert listed.input_schema == decl.json_schema()
+        assert listed.annotations.read_only_hint is (not decl.mutates)
+        assert listed.annotations.destructive_hint is decl.mutates
+    assert tools["observe"].annotations.read_only_hint is True
+    assert tools["answer"].input_schema["required"] == ["letter"]
+
+    is_error, first, status = seen["first"]
+    first_task = short_term.tasks[0]
+    assert not is_error and f"Task {first_task.id} - Week 0, Monday" in first and "calendar__add_event" in first
+    assert status == {"run": "mcp-s0", "task_id": first_task.id, "time": "Week 0, Monday 07:00", "tasks_ended": [],
+                      "term_over": False}
+    assert all(is_error for is_error, _ in seen["bad"])
+    assert "argument 'calendar_id' must be a string" in seen["bad"][0][1]
+    assert "has no parameter 'calendar'" in seen["bad"][1][1]
+    assert "single option letter" in seen["bad"][2][1] and "takes no arguments" in seen["bad"][3][1]
+    assert "no tool named 'teleport'" in seen["bad"][4][1]
+    assert seen["after_bad"] == first  # nothing was recorded, no reply was used
+    assert "> You: " in seen["middle"]
+
+    results = seen["results"]
+    assert not any(r.is_error for r in results)  # the oracle never makes a failing call
+    assert results[-1].structured_content["term_over"] is True and TERM_OVER in text_of(results[-1])
+    ended = [task for r in results for task in r.structured_content["tasks_ended"]]
+    assert ended == [task.id for task in short_term.tasks]
+    assert sum("is over" in text_of(r) for r in results) == len(short_term.tasks)
+    assert seen["over"].startswith(TERM_OVER)
+    assert seen["late"] == (True, TERM_OVER)
+
+    store = SQLiteStore(db)
+    try:
+        run = open_run(store, "mcp-s0")
+        assert store.head("mcp-s0")[1] == oracle_calls["hash"]
+        card = scorecard(run.term, run.ended_tasks())
+        assert card == oracle_calls["card"] == oracle_calls["text_card"]
+        assert card["stugpa"]["total"] == 100.0
+        replied = store.conn.execute(
+            "SELECT json_extract(payload, '$.call.name'), json_extract(payload, '$.text') FROM events "
+            "WHERE branch = 'mcp-s0' AND kind = 'agent_replied' ORDER BY seq").fetchall()
+        assert [name for name, _ in replied] == [name for name, _ in calls]
+        assert all(text is None for _, text in replied)
+        assert verify(run).ok
+    finally:
+        store.close()
+
+
+@pytest.mark.slow  # two server processes, ~3-5 s
+def test_unavailable_tools_are_recorded_refusals_and_a_run_resumes(tmp_path: Path) -> None:
+    db = tmp_path / "runs.db"
+    seen: dict[str, Any] = {}
+
+    async def first_visit(session: ClientSession) -> None:
+        refused = await session.call_tool("email__send_email", {"to": "a@b.c", "subject": "s", "body": "b"})
+        seen["refused"] = (refused.is_error, text_of(refused))
+        seen["looked"] = await session.call_tool("calendar__view_schedule", {"calendar_id": "self", "date": "Week 0, Monday"})
+        seen["observed"] = text_of(await session.call_tool("observe", {}))
+
+    async def second_visit(session: ClientSession) -> None:
+        seen["resumed"] = text_of(await session.call_tool("observe", {}))
+        seen["finished"] = await session.call_tool("finish", {})
+
+    serve(db, "--seed", "1", "--scale", str(SCALE), "--agent-name", "probe", script=first_visit)
+    serve(db, "--resume", "probe-s1", script=second_visit)
+
+    is_error, text = seen["refused"]
+    assert is_error and "email.send_email is not available in this task" in text
+    assert not seen["looked"].is_error
+    assert " - 2 of " in seen["observed"]  # the refused call spent a reply, like any agent's
+    assert seen["resumed"] == seen["observed"]
+    assert '> You: email__send_email({"body":"b","subject":"s","to":"a@b.c"})' in seen["resumed"]
+    assert "is over (you finished it)" in text_of(seen["finished"])
+
+    store = SQLiteStore(db)
+    try:
+        run = open_run(store, "probe-s1")
+        assert run.branch.agent == "probe"
+        kinds = [row.kind for row in store.rows("probe-s1")]
+        assert kinds.count("agent_replied") == 3 and kinds.count("tool_called") == 2
+        assert [e.reason for e in run.ended_tasks()] == ["finish"]
+        assert verify(run).ok
+    finally:
+        store.close()
+
+
+def test_bad_arguments_change_nothing(world: WorldIndex, short_term: Term) -> None:
+    """Every way of calling wrongly, in process: an error result, the same head, the same turn count."""
+    driver = Driver(new_run(MemoryStore(), world, short_term, agent_name="mcp", seed=0))
+    play = Play(driver)
+    head = driver.head()
+    wrong: list[tuple[str, dict[str, Any] | None]] = [
+        ("calendar__view_schedule", {}),
+        ("calendar__view_schedule", {"calendar_id": ["self"], "date": "Week 0, Monday"}),
+        ("calendar__add_event", {"calendar_id": "self", "event_title": "x" * 30_000, "location": "B1", "time": "t"}),
+        ("calendar__add_event", {"calendar_id": "self", "event_title": "caf\u00e9", "location": "B1", "time": "t"}),
+        ("map__find_building_id", {"building_name": None}),
+        ("answer", None),
+        ("answer", {"letter": 2}),
+        ("answer", {"letter": "B", "why": "sure"}),
+        ("answer", {"letter": "?"}),
+        ("finish", {"x": 1}),
+        ("observe", {"verbose": True}),
+        ("map.find_building_id", {"building_name": "Library"}),
+        ("", {}),
+    ]
+    for name, arguments in wrong:
+        reply = play.call(name, arguments)
+        assert reply.is_error, (name, arguments)
+        assert driver.head() == head and driver.turns() == 0, (name, arguments)
+    answered = play.call("answer", {"letter": "b"})
+    assert driver.head()[0] > head[0]
+    assert f"Task {short_term.tasks[0].id} is over (you answered)" in answered.text
+
+
+def test_the_command_fails_clearly(tmp_path: Path) -> None:
+    import subprocess
+
+    def campus_mcp(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "cli.main", "mcp", *args], cwd=tmp_path, capture_output=True,
+                              text=True, env=os.environ | {"PYTHONPATH": str(ROOT)}, timeout=60, stdin=subprocess.DEVNULL)
+
+    missing = campus_mcp("--db", "none.db", "--resume", "r")
+    assert missing.returncode == 2 and "no database at none.db" in missing.stderr and missing.stdout == ""
+    bad_world = campus_mcp("--world", "elsewhere")
+    assert bad_world.returncode == 2 and "unknown world 'elsewhere'" in bad_world.stderr
+    assert not (tmp_path / "runs.db").exists()
