@@ -46,8 +46,12 @@ def generate_term(world: WorldIndex, seed: int = 0, scale: float = 1.0) -> Term:
     tasks.sort(key=lambda task: (task.release, task.id))
     triggers.sort(key=lambda trigger: (trigger.t, trigger.id))
     check_world_changes(world, triggers)
-    name = f"term-{seed}" + (f"-x{scale:g}" if scale != 1 else "")
-    return Term(name=name, seed=seed, world_hash=world.hash, tasks=tuple(tasks), world_changes=tuple(triggers))
+    return Term(name=term_name(seed, scale), seed=seed, world_hash=world.hash, tasks=tuple(tasks), world_changes=tuple(triggers))
+
+
+def term_name(seed: int, scale: float) -> str:
+    """The name ``generate_term`` gives a term: it tells which seed and scale made it."""
+    return f"term-{seed}" + (f"-x{scale:g}" if scale != 1 else "")
 
 
 def _generate_all(ctx: TermContext, add: Any) -> None:

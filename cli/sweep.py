@@ -1,0 +1,217 @@
+"""``campus sweep``: many (agent, seed) runs in parallel into one database, then a comparison table.
+
+Kept apart from ``cli/main.py`` (which registers it) because it owns its own progress display
+and table; the playing itself is ``replays.sweep``, the numbers ``replays.comparison``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict
+from functools import partial
+from typing import Any, NoReturn
+
+import msgspec
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from agents import BUILTIN, make_agent
+from kernel.agent import Agent
+from kernel.clock import label
+from kernel.logs import configure as configure_logs
+from kernel.store import StoreError, open_store
+from replays.comparison import METRICS, Metric, compare
+from replays.stats import Estimate, PairedDifference
+from replays.sweep import (
+    AgentSpec,
+    PlannedRun,
+    RunResult,
+    SweepError,
+    SweepSettings,
+    collect,
+    parse_seeds,
+    plan_sweep,
+    play_sweep,
+)
+from scenarios.play import DEFAULT_ROUND_LIMIT
+from scenarios.task import Term
+from world.index import WorldIndex
+
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
+
+
+def build_agent(spec: AgentSpec, term: Term, world: WorldIndex) -> Agent:
+    """Runs in the worker processes. Agents that take options (a model, a prompt variant) get them from ``spec.options``."""
+    return make_agent(spec.name, term, world)
+
+
+def sweep(
+    ctx: typer.Context,
+    agents: list[str] = typer.Option(..., "--agent", help=f"An agent to play every seed (repeat for more): {', '.join(BUILTIN)}."),
+    seeds: str = typer.Option(..., "--seeds", help="Seeds as a range, a list or both: 1-20, 3, 1,4,7, 1-3,9."),
+    workers: int = typer.Option(os.cpu_count() or 1, "--workers", min=1, help="Worker processes playing at once (default: one per CPU)."),
+    scale: float = typer.Option(1.0, "--scale", help="Term size relative to the paper's task counts."),
+    db: str = typer.Option("runs.db", "--db", help="The SQLite file all runs go into (created if missing)."),
+    rounds: int = typer.Option(DEFAULT_ROUND_LIMIT, "--rounds", min=1, help="Agent turns allowed per task."),
+    prefix: str = typer.Option("", "--prefix", help="Name runs PREFIX-<agent>-s<seed> instead of <agent>-s<seed>."),
+    as_json: bool = typer.Option(False, "--json", help="Print machine-readable JSON instead of the table."),
+) -> None:
+    """Play every agent on every seed in parallel, then compare the agents.
+
+    Each seed has its own generated world and term, shared by all agents,
+    so agents are compared seed by seed. Runs are named <agent>-s<seed>.
+    Running the same sweep again keeps finished runs, continues interrupted
+    ones and plays the missing ones. The table shows each agent's mean over
+    seeds ± the half-width of its 95% t-interval, and the paired difference
+    between agents, starred when its interval excludes 0.
+    """
+    try:
+        specs = _specs(agents)
+        settings = SweepSettings(db=db, scale=scale, rounds=rounds, prefix=prefix)
+        planned = _plan(settings, specs, parse_seeds(seeds))
+        with _progress(planned, enabled=not as_json) as progress:
+            play_sweep(settings, planned, workers, build_agent, progress, _worker_logs(ctx))
+        results = _collect(settings, planned)
+    except (ValueError, SweepError, StoreError) as error:
+        _fail(str(error))
+    except KeyboardInterrupt:
+        _fail("interrupted; finished runs are kept, and the same command continues the sweep", code=130)
+    comparison = compare(results, [spec.label for spec in specs])
+    report = {"db": db, "scale": scale, "rounds": rounds, "seeds": sorted({r.seed for r in planned}),
+              "agents": [spec.label for spec in specs], "runs": [asdict(r) for r in results]} | comparison
+    if as_json:
+        sys.stdout.write(msgspec.json.encode(report).decode() + "\n")
+    else:
+        _print_report(report, results)
+
+
+def _worker_logs(ctx: typer.Context) -> Callable[[], None]:
+    """The operator-log settings of this command (``--log-json``, ``-v``), for the worker processes."""
+    options = ctx.parent.params if ctx.parent is not None else {}
+    level = (logging.WARNING, logging.INFO, logging.DEBUG)[min(options.get("verbose") or 0, 2)]
+    return partial(configure_logs, json=bool(options.get("log_json")), level=level)
+
+
+def _fail(message: str, code: int = 2) -> NoReturn:
+    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
+    raise typer.Exit(code)
+
+
+def _specs(names: list[str]) -> list[AgentSpec]:
+    unknown = [name for name in names if name not in BUILTIN]
+    if unknown:
+        raise ValueError(f"unknown agent {unknown[0]!r}; built-in agents: {', '.join(BUILTIN)}")
+    if len(set(names)) != len(names):
+        raise ValueError(f"each agent may be named once: {', '.join(names)}")
+    return [AgentSpec(name) for name in names]
+
+
+def _plan(settings: SweepSettings, specs: list[AgentSpec], seeds: list[int]) -> list[PlannedRun]:
+    if settings.scale <= 0:
+        raise ValueError(f"scale must be positive, got {settings.scale:g}")
+    if settings.db == ":memory:":
+        raise ValueError("a sweep's workers share one database file; give --db a path")
+    store = open_store(settings.db)  # creates the file, its tables and WAL mode before any worker starts
+    try:
+        return plan_sweep(store, specs, seeds, settings)
+    finally:
+        store.close()
+
+
+def _collect(settings: SweepSettings, planned: list[PlannedRun]) -> list[RunResult]:
+    store = open_store(settings.db)
+    try:
+        return collect(store, planned)
+    finally:
+        store.close()
+
+
+# ---------------------------------------------------------------- progress
+
+
+@contextmanager
+def _progress(planned: list[PlannedRun], enabled: bool) -> Iterator[Any]:
+    """One bar over the runs to play, moved by each task a worker ends; only when stderr is a terminal."""
+    to_play = sum(run.action != "keep" for run in planned)
+    if not enabled or not err.is_terminal or not to_play:
+        yield None
+        return
+    columns = (TextColumn("runs"), BarColumn(), TextColumn("{task.completed:.1f}/{task.total:.0f}"),
+               TimeRemainingColumn(), TextColumn("{task.fields[now]}"))
+    with Progress(*columns, console=err, transient=True) as bar:
+        task = bar.add_task("runs", total=to_play, now="")
+        playing: dict[str, list[Any]] = {}
+        finished = 0
+
+        def update(message: tuple[Any, ...]) -> None:
+            nonlocal finished
+            kind, run = message[0], message[1]
+            if kind == "start":
+                playing[run] = [message[2], message[3], ""]
+            elif kind == "task" and run in playing:
+                playing[run][0] += 1
+                playing[run][2] = label(message[2])
+            elif kind == "done":
+                playing.pop(run, None)
+                finished += 1
+            share = sum(done / total for done, total, _ in playing.values() if total)
+            now = "; ".join(f"{name}: {when}" for name, (_, _, when) in playing.items() if when)
+            bar.update(task, completed=finished + share, now=now)
+
+        yield update
+
+
+# ---------------------------------------------------------------- table
+
+
+def _print_report(report: dict[str, Any], results: list[RunResult]) -> None:
+    agents = report["agents"]
+    seeds = report["seeds"]
+    table = Table(title=f"{len(agents)} agent(s) x {len(seeds)} seed(s), scale {report['scale']:g}, "
+                        f"{report['rounds']} rounds per task ({report['db']})")
+    table.add_column("metric")
+    for agent in agents:
+        table.add_column(agent, justify="right")
+    for pair in report["paired"]:
+        table.add_column(f"{pair['b']} - {pair['a']}", justify="right")
+    for metric in METRICS:
+        cells = [_estimate(report["summary"][agent][metric.key], metric) for agent in agents]
+        cells += [_difference(pair["metrics"][metric.key], metric) for pair in report["paired"]]
+        table.add_row(metric.title, *cells)
+    out.print(table)
+    confidence = f"{report['confidence']:.0%}"
+    out.print(f"mean ± half-width of the {confidence} t-interval over seeds; the difference columns pair the "
+              f"agents seed by seed, * = its {confidence} interval excludes 0 (more than seed-to-seed noise); "
+              f"rates in percentage points.", highlight=False)
+    actions = {action: sum(r.action == action for r in results) for action in ("new", "resume", "keep")}
+    out.print(f"{len(results)} runs: {actions['new']} played, {actions['resume']} continued, {actions['keep']} kept "
+              f"from before; all in {report['db']}", highlight=False)
+
+
+def _number(value: float, metric: Metric, signed: bool = False) -> str:
+    """Rates in percent with one decimal, points and turns with two."""
+    shown, digits = (value * 100, 1) if metric.is_rate else (value, 2)
+    return f"{shown:+.{digits}f}" if signed else f"{shown:.{digits}f}"
+
+
+def _estimate(estimate: Estimate, metric: Metric, signed: bool = False) -> str:
+    if estimate.mean is None:
+        return "n/a"
+    unit = "%" if metric.is_rate and not signed else ""
+    mean = _number(estimate.mean, metric, signed) + unit
+    if estimate.half_width is None:
+        return f"{mean} (n=1)"
+    return f"{mean} ± {_number(estimate.half_width, metric)}"
+
+
+def _difference(paired: PairedDifference, metric: Metric) -> str:
+    shown = _estimate(paired.difference, metric, signed=True)
+    return f"{shown} *" if paired.exceeds_noise else shown

@@ -1,0 +1,366 @@
+"""Many (agent, seed) runs played by worker processes into one SQLite database.
+
+**Run ids** are deterministic: ``<agent>-s<seed>`` (``<prefix>-<agent>-s<seed>`` with a
+prefix), the ids ``campus run`` gives; the sweep passes them to ``new_run`` rather than
+letting the store pick a free name, so two workers can never race for one id, and running
+the same sweep again finds its runs by name.
+
+**Resuming.** Before any work, ``plan_sweep`` looks each id up: absent -> a new run;
+present and finished -> kept as it is (never replayed, never appended to); present but
+unfinished (an interrupted sweep, a killed worker) -> continued exactly like
+``campus run --resume``. A stored run is only reused if it is the run this sweep would make:
+same agent, seed and round limit, a root branch, on the generated world of that seed and the
+term of that seed and scale; anything else is a ``SweepConflict`` and nothing is played.
+
+**Workers** are spawned processes (no SQLite connection ever crosses a fork); each opens its
+own connection (WAL, busy timeout: see ``kernel.store.SQLiteStore``) and writes only its own
+branches. A job is one seed: the world and term are generated once and every agent of the
+sweep plays that seed in the same worker. A worker dies with the sweep process (on Linux by the
+kernel's parent-death signal; elsewhere it checks between chunks of ``CHUNK_STEPS`` replies), so
+a killed sweep leaves no orphan writing on. When a worker fails or dies, the sweep stops the
+others and reports it; whatever they committed stays, and the next sweep continues from there.
+
+**Agents** are named by ``AgentSpec`` (a name and options) and built in the worker by a
+factory the caller passes (the built-in agents live above this layer); the factory must be a
+module-level function so it can be sent to a spawned process.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import multiprocessing
+import os
+import queue
+import signal
+import sys
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from events import TaskEnded, decode_events
+from kernel.agent import Agent
+from kernel.logs import configure as configure_logs
+from kernel.runner import run_config
+from kernel.store import EventStore, StoreError, open_store
+from scenarios.play import DEFAULT_ROUND_LIMIT, Run, new_run, open_run, slug
+from scenarios.scorecard import scorecard
+from scenarios.task import Term, decode_term
+from scenarios.term import generate_term, term_name
+from world.generate import generate_world
+from world.index import WorldIndex
+
+CHUNK_STEPS = 500
+"""Agent replies a worker plays between two checks that the sweep process is still there."""
+
+POLL_SECONDS = 0.2
+
+_PR_SET_PDEATHSIG = 1
+
+
+class SweepError(Exception):
+    """The sweep stopped; finished runs are kept and the same sweep run again continues it."""
+
+
+class SweepConflict(SweepError):
+    """A stored run has the sweep's id but is not the run the sweep would make."""
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """An agent of a sweep: the name ``make_agent`` knows, and options for agents that take some."""
+
+    name: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        return slug(self.name)
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    run_id: str
+    agent: AgentSpec
+    seed: int
+    action: str
+    """``new``, ``resume`` or ``keep``."""
+
+
+@dataclass(frozen=True)
+class SweepSettings:
+    db: str
+    scale: float = 1.0
+    rounds: int = DEFAULT_ROUND_LIMIT
+    prefix: str = ""
+
+
+AgentFactory = Callable[[AgentSpec, Term, WorldIndex], Agent]
+Progress = Callable[[tuple[Any, ...]], None]
+"""Receives ``("start", run_id, tasks_done, tasks)``, ``("task", run_id, simulated_time)`` and ``("done", run_id)``."""
+
+
+# ---------------------------------------------------------------- seeds and ids
+
+
+def parse_seeds(spec: str) -> list[int]:
+    """Seeds from ``"1-20"``, ``"3"``, ``"1,4,7"`` or a mix (``"1-3,7"``); sorted, each at most once."""
+    seeds: list[int] = []
+    for part in spec.split(","):
+        first, dash, last = part.strip().partition("-")
+        try:
+            low = int(first)
+            high = int(last) if dash else low
+        except ValueError:
+            raise ValueError(f"bad seed list {spec!r}: {part.strip()!r} is not a seed or a range like 1-20") from None
+        if low < 0 or high < low:
+            raise ValueError(f"bad seed list {spec!r}: {part.strip()!r} must be a non-negative seed or a range low-high")
+        seeds.extend(range(low, high + 1))
+    repeated = sorted(seed for seed, times in Counter(seeds).items() if times > 1)
+    if repeated:
+        raise ValueError(f"bad seed list {spec!r}: seed {repeated[0]} is given more than once")
+    return sorted(seeds)
+
+
+def run_id(agent: AgentSpec, seed: int, prefix: str = "") -> str:
+    return f"{prefix}-{agent.label}-s{seed}" if prefix else f"{agent.label}-s{seed}"
+
+
+# ---------------------------------------------------------------- planning
+
+
+def plan_sweep(store: EventStore, agents: Sequence[AgentSpec], seeds: Sequence[int],
+               settings: SweepSettings) -> list[PlannedRun]:
+    """What each (agent, seed) run needs: ``new``, ``resume`` or ``keep``; raises ``SweepConflict``."""
+    labels = [agent.label for agent in agents]
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"agents must differ: {', '.join(labels)}")
+    worlds: dict[int, str] = {}
+    planned = []
+    for seed in seeds:
+        for agent in agents:
+            name = run_id(agent, seed, settings.prefix)
+            try:
+                store.branch(name)
+            except StoreError:
+                planned.append(PlannedRun(name, agent, seed, "new"))
+                continue
+            if seed not in worlds:
+                worlds[seed] = generate_world(seed).hash
+            _check_stored(store, name, agent, seed, settings, worlds[seed])
+            planned.append(PlannedRun(name, agent, seed, "keep" if is_finished(store, name) else "resume"))
+    return planned
+
+
+class _TermHeader(msgspec.Struct):
+    name: str
+    world_hash: str
+
+
+def _check_stored(store: EventStore, name: str, agent: AgentSpec, seed: int, settings: SweepSettings, world: str) -> None:
+    info = store.branch(name)
+    header = msgspec.json.decode(store.get_blob(info.term_hash), type=_TermHeader)
+    wanted = {"agent": agent.name, "seed": seed, "rules": run_config(settings.rounds), "parent": None,
+              "world": world, "term": term_name(seed, settings.scale)}
+    found = {"agent": info.agent, "seed": info.seed, "rules": info.config, "parent": info.parent,
+             "world": info.world_hash if header.world_hash == info.world_hash else "(inconsistent)",
+             "term": header.name}
+    differ = [key for key in wanted if wanted[key] != found[key]]
+    if differ:
+        shown = "; ".join(f"{key}: stored {_short(found[key])}, sweep {_short(wanted[key])}" for key in differ)
+        raise SweepConflict(f"run {name!r} in {settings.db} is not this sweep's run ({shown}); "
+                            "use another --db or a --prefix")
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def is_finished(store: EventStore, branch_id: str) -> bool:
+    head, _ = store.head(branch_id)
+    return head > 0 and store.rows(branch_id, head, head)[0].kind == "run_ended"
+
+
+# ---------------------------------------------------------------- playing
+
+
+def play_sweep(settings: SweepSettings, planned: Sequence[PlannedRun], workers: int, factory: AgentFactory,
+               progress: Progress | None = None, logs: Callable[[], None] = configure_logs) -> None:
+    """Play every run not marked ``keep`` in ``workers`` processes; raises ``SweepError`` if one fails.
+
+    ``logs`` sets up operator logging in each worker (a spawned process starts unconfigured).
+    """
+    jobs = _jobs(planned)
+    if not jobs:
+        return
+    context = multiprocessing.get_context("spawn")
+    tasks, messages = context.Queue(), context.Queue()
+    tasks.cancel_join_thread()  # if the workers are stopped early, jobs left in the queue are dropped
+    for job in jobs:
+        tasks.put(job)
+    count = max(1, min(workers, len(jobs)))
+    for _ in range(count):
+        tasks.put(None)
+    processes = [context.Process(target=_worker, name=f"campus-sweep-{n}", daemon=True,
+                                 args=(settings, tasks, messages, factory, logs, os.getpid(), progress is not None))
+                 for n in range(count)]
+    for process in processes:
+        process.start()
+    try:
+        _follow(processes, messages, {run.run_id for job in jobs for run in job}, progress)
+    finally:
+        for process in processes:
+            if process.is_alive():
+                process.terminate()
+        for process in processes:
+            process.join()
+
+
+def _jobs(planned: Sequence[PlannedRun]) -> list[list[PlannedRun]]:
+    by_seed: dict[int, list[PlannedRun]] = {}
+    for run in planned:
+        if run.action != "keep":
+            by_seed.setdefault(run.seed, []).append(run)
+    return list(by_seed.values())
+
+
+def _follow(processes: list[Any], messages: Any, pending: set[str], progress: Progress | None) -> None:
+    """Relay messages until every run is done; a worker that died is noticed after one more empty poll,
+    since what a worker sent before it exited may still be on its way."""
+    stopped: str | None = None
+    while pending:
+        try:
+            message = messages.get(timeout=POLL_SECONDS)
+        except queue.Empty:
+            if stopped is not None:
+                raise SweepError(stopped) from None
+            stopped = _stopped_workers(processes, pending)
+            continue
+        if message[0] == "failed":
+            raise SweepError(f"run {message[1]} failed: {message[2]}")
+        if message[0] == "done":
+            pending.discard(message[1])
+        if progress is not None:
+            progress(message)
+
+
+def _stopped_workers(processes: list[Any], pending: set[str]) -> str | None:
+    dead = [p for p in processes if p.exitcode not in (None, 0)]
+    if dead:
+        return f"worker process {dead[0].pid} stopped (exit code {dead[0].exitcode}) with {len(pending)} run(s) unfinished"
+    if all(p.exitcode is not None for p in processes):
+        return f"every worker ended with {len(pending)} run(s) unfinished"
+    return None
+
+
+def _worker(settings: SweepSettings, tasks: Any, messages: Any, factory: AgentFactory, logs: Callable[[], None],
+            parent: int, with_progress: bool) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the sweep process decides when its workers stop
+    _die_with_parent()
+    logs()
+
+    def orphaned() -> bool:
+        return os.getppid() != parent
+
+    store = open_store(settings.db)
+    try:
+        while not orphaned():
+            try:
+                job = tasks.get(timeout=1.0)
+            except queue.Empty:
+                continue
+            if job is None or not _play_seed(store, job, settings, factory, messages, with_progress, orphaned):
+                return
+    finally:
+        store.close()
+
+
+def _die_with_parent() -> None:
+    """On Linux, ask the kernel to kill this worker the moment the sweep process dies (prctl
+    PR_SET_PDEATHSIG); elsewhere the worker notices between chunks of play."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+
+
+def _play_seed(store: EventStore, job: list[PlannedRun], settings: SweepSettings, factory: AgentFactory,
+               messages: Any, with_progress: bool, orphaned: Callable[[], bool]) -> bool:
+    """Play one seed's runs; ``False`` when the worker must stop (a run failed or the sweep is gone)."""
+    inputs: tuple[WorldIndex, Term] | None = None
+    for planned in job:
+        try:
+            if planned.action == "new":
+                if inputs is None:
+                    world = WorldIndex(generate_world(planned.seed))
+                    inputs = world, generate_term(world, planned.seed, settings.scale)
+                current = new_run(store, *inputs, agent_name=planned.agent.name, seed=planned.seed,
+                                  round_limit=settings.rounds, branch_id=planned.run_id)
+            else:
+                current = open_run(store, planned.run_id)
+            if not _play(current, factory(planned.agent, current.term, current.world), messages, with_progress, orphaned):
+                return False
+        except Exception as error:  # reported to the sweep process, which stops the sweep
+            messages.put(("failed", planned.run_id, f"{type(error).__name__}: {error}"))
+            return False
+        messages.put(("done", planned.run_id))
+    return True
+
+
+def _play(current: Run, agent: Agent, messages: Any, with_progress: bool, orphaned: Callable[[], bool]) -> bool:
+    hook = None
+    if with_progress:
+        messages.put(("start", current.branch.id, len(current.ended_tasks()), len(current.term.tasks)))
+
+        def hook(state: Any, ended: TaskEnded) -> None:
+            messages.put(("task", current.branch.id, state.now))
+
+    session = current.session(agent, on_task_end=hook)
+    while not session.finished:
+        session.run(max_steps=CHUNK_STEPS)
+        if orphaned():
+            return False
+    return True
+
+
+# ---------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class RunResult:
+    run: str
+    agent: str
+    seed: int
+    action: str
+    events: int
+    final_hash: str
+    finished: bool
+    scorecard: dict[str, Any]
+
+
+def collect(store: EventStore, planned: Sequence[PlannedRun]) -> list[RunResult]:
+    """Every run of the sweep as stored now, scored from its log."""
+    terms: dict[str, Term] = {}
+    results = []
+    for run in planned:
+        info = store.branch(run.run_id)
+        if info.term_hash not in terms:
+            terms[info.term_hash] = decode_term(store.get_blob(info.term_hash))
+        head, final_hash = store.head(run.run_id)
+        results.append(RunResult(run.run_id, run.agent.label, run.seed, run.action, head, final_hash,
+                                 is_finished(store, run.run_id),
+                                 scorecard(terms[info.term_hash], ended_tasks(store, run.run_id))))
+    return results
+
+
+def ended_tasks(store: EventStore, branch_id: str) -> list[TaskEnded]:
+    head, _ = store.head(branch_id)
+    batches = store.scan(branch_id, 1, head, ("task_ended",))
+    return decode_events([payload for batch in batches for _, payload in batch])  # type: ignore[return-value]
