@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install demo test bench clean
+.PHONY: install browser demo test bench clean
 
 $(BIN)/campus: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,13 +14,26 @@ $(BIN)/campus: pyproject.toml
 
 install: $(BIN)/campus
 
+# Headless Chromium and its driver for the HTML report's tests, from the system packages,
+# installed only when missing and only where apt-get can run (as root); otherwise those tests skip.
+browser:
+	@if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then \
+	  if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	    echo "installing chromium and chromium-driver (apt-get)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null \
+	      || echo "warning: apt-get could not install chromium; the browser tests will be skipped"; \
+	  else \
+	    echo "note: no /usr/bin/chromium and no root apt-get to install it; the browser tests will be skipped"; \
+	  fi; \
+	fi
+
 demo: install
 	$(BIN)/campus run
 	$(BIN)/campus run --agent noop
 	$(BIN)/campus verify oracle-s0
 	$(BIN)/campus diff oracle-s0 noop-s0
 
-test: install
+test: install browser
 	$(BIN)/python -m pytest
 
 bench: install

@@ -1,0 +1,60 @@
+"""``campus report``: one self-contained HTML page for a run, or two runs side by side.
+
+Kept apart from ``cli/main.py`` (which registers it); the page is built by ``replays.report``.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import NoReturn
+
+import msgspec
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from kernel.store import StoreError, open_store
+from replays.report import ReportError, write_report
+from scenarios.play import open_run
+
+err = Console(stderr=True, soft_wrap=True)
+
+
+def _fail(message: str) -> NoReturn:
+    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
+    raise typer.Exit(2)
+
+
+def report(
+    run_id: str = typer.Argument(..., metavar="RUN", help="The run (branch) to show."),
+    html: Path = typer.Option(..., "--html", help="The HTML file to write (one file, opens with no network)."),
+    vs: str = typer.Option(None, "--vs", metavar="RUN2", help="Compare with this run: side by side, first divergence highlighted."),
+    db: str = typer.Option("runs.db", "--db", help="The SQLite file holding the runs."),
+    as_json: bool = typer.Option(False, "--json", help="Print what was written as JSON."),
+) -> None:
+    """Write an HTML report: scorecard and charts, a day-by-day timeline, each task's transcript
+    (click a task) and the student's walks on the campus map; with --vs, two runs aligned by task.
+    """
+    if db != ":memory:" and not Path(db).exists():
+        _fail(f"no database at {db}; create one with 'campus run --db {db}'")
+    if html.exists() and html.is_dir():
+        _fail(f"{html} is a directory; give a file name such as report.html")
+    if not html.parent.exists():
+        _fail(f"the folder {html.parent} does not exist")
+    store = open_store(db)
+    try:
+        started = time.perf_counter()
+        first = open_run(store, run_id)
+        second = open_run(store, vs) if vs is not None else None
+        size = write_report(html, first, second)
+        seconds = time.perf_counter() - started
+    except (StoreError, ReportError, ValueError) as error:
+        _fail(str(error))
+    finally:
+        store.close()
+    summary = {"html": str(html), "bytes": size, "runs": [run_id] + ([vs] if vs else []), "seconds": round(seconds, 3)}
+    if as_json:
+        typer.echo(msgspec.json.encode(summary).decode())
+    else:
+        typer.echo(f"wrote {html} ({size / 1e6:.1f} MB, {' vs '.join(summary['runs'])}) in {seconds:.2f} s")

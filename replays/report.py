@@ -1,0 +1,69 @@
+"""One self-contained HTML page for a run, or for two runs side by side.
+
+The page is the template in ``report_assets`` with its stylesheet, its script and the
+report's data (``replays.report_data``) inlined: it opens from the file with no network.
+The data is JSON inside a ``<script type="application/json">`` element, with every ``<``
+written as ``\\u003c`` so no text from a run (an agent's reply is untrusted) can close the
+element or inject markup.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from replays.report_data import report_data
+from scenarios.play import Run
+
+_MARKER = re.compile(r"\{\{(title|style|script|data)\}\}")
+
+
+class ReportError(ValueError):
+    """A report that cannot be built (e.g. a damaged template)."""
+
+
+def render_report(a: Run, b: Run | None = None) -> str:
+    """The HTML page for run ``a`` (compared with ``b`` if given)."""
+    return render_page(report_data(a, b))
+
+
+def write_report(path: str | Path, a: Run, b: Run | None = None) -> int:
+    """Write the page to ``path``; returns its size in bytes."""
+    page = render_report(a, b).encode("utf-8")
+    Path(path).write_bytes(page)
+    return len(page)
+
+
+def render_page(data: dict[str, Any]) -> str:
+    """Fill the template once (inserted text is never scanned for markers again)."""
+    runs = data["runs"]
+    title = "campus report: " + " vs ".join(run["id"] for run in runs)
+    parts = {
+        "title": html.escape(title),
+        "style": _asset("report.css", "</style"),
+        "script": _asset("report.js", "</script"),
+        "data": _embedded_json(data),
+    }
+    return _MARKER.sub(lambda match: parts[match.group(1)], _asset("report.html", None))
+
+
+def _asset(name: str, forbidden: str | None) -> str:
+    text = resources.files("replays").joinpath("report_assets", name).read_text(encoding="utf-8")
+    if forbidden is not None and forbidden in text.lower():
+        raise ReportError(f"report asset {name} contains {forbidden!r}, which would end its element early")
+    return text
+
+
+def _embedded_json(data: dict[str, Any]) -> str:
+    """The data as JSON text safe inside a script element.
+
+    Event payloads are spliced in as stored: the kernel wrote them with the canonical
+    encoder and the hash chain covers them (``campus verify`` is the check for a tampered
+    file), so they are not decoded again here; that would double the build time.
+    """
+    return msgspec.json.encode(data).decode("utf-8").replace("<", "\\u003c")

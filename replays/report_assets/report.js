@@ -1,0 +1,649 @@
+/* The campus report: draws the scorecard, charts, timeline, transcripts and map from the
+   JSON embedded in this page. No library and no network: everything is drawn here.
+   Transcripts are rendered only when a task is opened; the timeline shows one week at a time. */
+"use strict";
+(function () {
+  let DATA;
+  try {
+    DATA = JSON.parse(document.getElementById("report-data").textContent);
+  } catch (error) {
+    document.getElementById("app").textContent = "This report's data cannot be read (" + error.message + "); write the report again with 'campus report', after 'campus verify' on its runs.";
+    throw error;
+  }
+  const RUNS = DATA.runs;
+  const VS = RUNS.length > 1;
+  const COMPARISON = DATA.comparison;
+  const DIVERGENCE = COMPARISON ? COMPARISON.divergence : null;
+  const SIDES = ["a", "b"];
+  const DAY = 1440;
+  const DAY_NAMES = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
+  const OUTCOME_TEXT = { success: "\u2713 success", failure: "\u2717 failure", unscored: "\u25cb unscored", running: "\u2026 unfinished", missing: "\u2014 not reached" };
+  const ZONE_COLOURS = ["#0f766e", "#7c3aed", "#b45309", "#be185d", "#2563eb", "#4d7c0f", "#9f1239", "#0e7490", "#6d28d9", "#a16207"];
+  const SVG_NS = "http://www.w3.org/2000/svg";
+
+  // ------------------------------------------------------------ time and small helpers
+
+  const pad = (n) => String(n).padStart(2, "0");
+  const clock = (t) => pad(Math.floor((t % DAY) / 60)) + ":" + pad(t % 60);
+  const dayOf = (t) => Math.floor(t / DAY);
+  const dateLabel = (day) => "Week " + Math.floor(day / 7) + ", " + DAY_NAMES[day % 7];
+  const label = (t) => dateLabel(dayOf(t)) + " " + clock(t);
+  const pct = (x) => (x === null || x === undefined ? "n/a" : (100 * x).toFixed(1) + "%");
+
+  function h(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (value === null || value === undefined || value === false) continue;
+      if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+      else if (key === "style" && typeof value === "object") {
+        for (const [name, css] of Object.entries(value)) {
+          if (name.startsWith("--")) node.style.setProperty(name, css);
+          else node.style[name] = css;
+        }
+      }
+      else node.setAttribute(key, value === true ? "" : value);
+    }
+    append(node, children);
+    return node;
+  }
+
+  function append(node, children) {
+    for (const child of children.flat(Infinity)) {
+      if (child === null || child === undefined || child === false) continue;
+      node.append(child instanceof Node ? child : String(child));
+    }
+    return node;
+  }
+
+  function svg(tag, attrs, ...children) {
+    const node = document.createElementNS(SVG_NS, tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (value === null || value === undefined) continue;
+      if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+      else node.setAttribute(key, value);
+    }
+    for (const child of children.flat(Infinity)) {
+      if (child === null || child === undefined || child === false) continue;
+      node.append(child instanceof Node ? child : String(child));
+    }
+    return node;
+  }
+
+  function titled(node, text) {
+    node.append(svg("title", {}, text));
+    return node;
+  }
+
+  // ------------------------------------------------------------ the model
+
+  const tasks = DATA.tasks.map((row, index) => ({
+    id: row[0], scenario: row[1], phase: row[2], release: row[3], flags: row[4], index,
+    day: dayOf(row[3]), week: Math.floor(dayOf(row[3]) / 7),
+  }));
+  const taskById = new Map(tasks.map((task) => [task.id, task]));
+  const scenarios = [...new Set(tasks.map((task) => task.scenario))].sort();
+  const flips = new Set(COMPARISON ? COMPARISON.flips.map((flip) => flip.task_id) : []);
+  const buildings = new Map(DATA.map.buildings.map((b) => [b[0], { id: b[0], name: b[1], zone: b[2], type: b[3], x: b[4], y: b[5] }]));
+  const nameOf = (id) => (buildings.has(id) ? buildings.get(id).name : id);
+
+  function spanOf(run, taskId) {
+    const s = run.spans[taskId];
+    if (!s) return { outcome: "missing" };
+    return { start: s[0], end: s[1], t0: s[2], t1: s[3], outcome: s[4] || "running", turns: s[5], reason: s[6], detail: s[7], marks: s[8] || {} };
+  }
+
+  function groupBy(items, key) {
+    const groups = new Map();
+    for (const item of items) {
+      const k = key(item);
+      if (!groups.has(k)) groups.set(k, []);
+      groups.get(k).push(item);
+    }
+    return groups;
+  }
+
+  const tasksByWeek = groupBy(tasks, (task) => task.week);
+  const firstWeek = tasks.length ? tasks[0].week : 0;
+  const lastWeek = tasks.length ? Math.max(...tasks.map((task) => task.week)) : 0;
+  const weeks = [];
+  for (let w = firstWeek; w <= lastWeek; w++) weeks.push(w);
+  const walksByDay = RUNS.map((run) => groupBy(run.walks.map((w) => ({ seq: w[0], task: w[1], depart: w[2], arrive: w[3], path: w[4] })), (w) => dayOf(w.depart)));
+  const betweenByDay = RUNS.map((run) => groupBy(run.between, (entry) => dayOf(entry[1])));
+
+  const state = { week: firstWeek, day: tasks.length ? tasks[0].day : 0, task: null, open: new Set(), scenario: "", outcome: "", query: "", mapMode: "day" };
+
+  // ------------------------------------------------------------ header and comparison banner
+
+  function header() {
+    const cards = RUNS.map((run, i) => h("div", { class: "run-card " + SIDES[i] },
+      h("span", { class: "name" }, (VS ? SIDES[i].toUpperCase() + ": " : "") + run.id),
+      " \u00b7 agent ", run.agent, " \u00b7 seed ", run.seed,
+      run.parent ? " \u00b7 forked from " + run.parent + " at seq " + run.fork_seq : "",
+      " \u00b7 ", run.events.toLocaleString("en"), " events \u00b7 ", run.finished ? "finished" : "stopped before the end",
+      h("div", { class: "muted mono" }, "final hash " + run.final_hash.slice(0, 16) + " \u00b7 " + run.world + " \u00b7 " + run.term)));
+    return h("header", { class: "top" },
+      h("h1", {}, VS ? "Campus report: " + RUNS[0].id + " vs " + RUNS[1].id : "Campus report: " + RUNS[0].id),
+      h("div", { class: "muted" }, tasks.length + " tasks on the timeline; click a task for its transcript, a day for its walks."),
+      h("div", { class: "runs" }, cards));
+  }
+
+  function banner() {
+    if (!VS) return null;
+    if (!DIVERGENCE) {
+      return h("section", { class: "banner same", id: "divergence-banner" },
+        COMPARISON.identical ? "The two runs are identical, event for event." : "No divergence found.");
+    }
+    const d = DIVERGENCE;
+    const sideText = (side) => {
+      const ev = d[side];
+      return ev ? ev.kind + ": " + JSON.stringify(ev.event) : "(no event: the run ended here)";
+    };
+    return h("section", { class: "banner", id: "divergence-banner" },
+      h("span", { class: "divergence-mark", "data-seq": d.seq }, "First divergence \u00b7 seq " + d.seq),
+      " at ", d.time, d.task ? [" in task ", h("b", {}, d.task)] : "",
+      " \u00b7 ", COMPARISON.flips.length, " task outcome(s) flipped ",
+      h("button", { onclick: () => goToDivergence(true) }, "Show in the timeline"),
+      stateDiffLine(),
+      h("div", { class: "side" },
+        h("b", { style: { color: "var(--run-a)" } }, "A " + RUNS[0].id), h("pre", {}, sideText("a")),
+        h("b", { style: { color: "var(--run-b)" } }, "B " + RUNS[1].id), h("pre", {}, sideText("b"))));
+  }
+
+  function stateDiffLine() {
+    const parts = Object.entries(COMPARISON.state_diff)
+      .filter(([, c]) => c.added.count + c.removed.count + c.changed.count > 0)
+      .map(([domain, c]) => h("span", { title: ["added", "removed", "changed"].map((k) => k + ": " + c[k].keys.join(", ")).join("\n") },
+        domain + " +" + c.added.count + " \u2212" + c.removed.count + " ~" + c.changed.count));
+    return h("div", { class: "muted state-diff" }, "Final state, B against A (records added, removed, changed): ",
+      parts.length ? parts.map((part, i) => [i ? "; " : "", part]) : "the same");
+  }
+
+  // ------------------------------------------------------------ scorecard and charts
+
+  const METRICS = [
+    ["StuGPA", (c) => c.stugpa.total, (v) => v.toFixed(2)],
+    ["LTRR (long-term memory)", (c) => c.ltrr, pct],
+    ["PIS (self-motivated)", (c) => c.pis, pct],
+    ["success, all scored tasks", (c) => c.total.success_rate, pct],
+    ["tasks succeeded", (c) => c.total.succeeded, (v) => String(v)],
+    ["average turns (successes)", (c) => c.avg_turns, (v) => (v === null ? "n/a" : v.toFixed(2))],
+  ];
+
+  function scoreTable() {
+    const cards = RUNS.map((run) => run.scorecard);
+    const head = h("tr", {}, h("th", {}, "metric"), RUNS.map((run, i) => h("th", { style: { color: i ? "var(--run-b)" : "var(--run-a)" } }, VS ? SIDES[i].toUpperCase() : run.id)), VS ? h("th", {}, "B \u2212 A") : null);
+    const rows = METRICS.map(([name, get, fmt]) => {
+      const values = cards.map(get);
+      return h("tr", {}, h("td", {}, name), values.map((v) => h("td", {}, v === null ? "n/a" : fmt(v))), VS ? deltaCell(values[0], values[1], fmt === pct) : null);
+    });
+    const phases = Object.keys(cards[0].by_phase);
+    const phaseRows = phases.map((phase) => {
+      const values = cards.map((c) => (c.by_phase[phase] ? c.by_phase[phase].success_rate : null));
+      return h("tr", {}, h("td", {}, "success, phase " + phase), values.map((v) => h("td", {}, pct(v))), VS ? deltaCell(values[0], values[1], true) : null);
+    });
+    return h("div", { class: "panel", id: "scorecard" }, h("h2", {}, "Scorecard"),
+      h("table", { class: "score" }, h("thead", {}, head), h("tbody", {}, rows, phaseRows)), noiseLine());
+  }
+
+  function deltaCell(a, b, asRate) {
+    if (a === null || b === null || a === undefined || b === undefined) return h("td", {}, "n/a");
+    const delta = b - a;
+    const text = asRate ? (delta >= 0 ? "+" : "") + (100 * delta).toFixed(1) + " pts" : (delta >= 0 ? "+" : "") + (Number.isInteger(delta) ? delta : delta.toFixed(2));
+    return h("td", { class: delta > 0 ? "delta-up" : delta < 0 ? "delta-down" : "" }, text);
+  }
+
+  function noiseLine() {
+    const noise = COMPARISON && COMPARISON.extra ? COMPARISON.extra.noise : null;
+    if (!noise || typeof noise !== "object") return null;
+    const verdict = noise.exceeds_noise === true ? "exceeds the noise" : noise.exceeds_noise === false ? "is within the noise" : "noise not judged";
+    const p = typeof noise.p_value === "number" ? " (p = " + noise.p_value.toPrecision(3) + ")" : "";
+    return h("div", { class: "noise muted" }, "The difference " + verdict + p + (noise.method ? ": " + noise.method : "") + ".");
+  }
+
+  function barChart(id, title, rows, maxValue, formatter) {
+    const rowHeight = VS ? 30 : 20;
+    const left = 130, width = 440, barWidth = width - left - 120;
+    const chart = svg("svg", { viewBox: "0 0 " + width + " " + (rows.length * rowHeight + 10), role: "img", "aria-label": title });
+    rows.forEach((row, r) => {
+      const y = 5 + r * rowHeight;
+      chart.append(svg("text", { x: left - 6, y: y + rowHeight / 2 + 4, "text-anchor": "end", "font-size": 11 }, row.label));
+      row.values.forEach((value, i) => {
+        const barY = y + 2 + i * ((rowHeight - 4) / row.values.length);
+        const barH = (rowHeight - 6) / row.values.length;
+        const w = value === null ? 0 : Math.max(1, (barWidth * value) / maxValue);
+        chart.append(titled(svg("rect", { x: left, y: barY, width: w, height: barH, fill: i ? "var(--run-b)" : "var(--run-a)", rx: 2 }),
+          (VS ? SIDES[i].toUpperCase() + " " : "") + row.label + ": " + formatter(value, row, i)));
+        chart.append(svg("text", { x: left + w + 4, y: barY + barH - 1, "font-size": 10, fill: "#374151" }, (VS ? SIDES[i].toUpperCase() + " " : "") + formatter(value, row, i)));
+      });
+    });
+    return h("div", { class: "panel", id }, h("h2", {}, title), chart);
+  }
+
+  function scenarioChart() {
+    const rows = scenarios.map((name) => ({
+      label: name.replace(/_/g, " "),
+      values: RUNS.map((run) => (run.scorecard.by_scenario[name] ? run.scorecard.by_scenario[name].success_rate : null)),
+      counts: RUNS.map((run) => run.scorecard.by_scenario[name] || null),
+    }));
+    return barChart("scenario-chart", "Success by scenario", rows, 1, (v, row, i) => {
+      const c = row.counts[i];
+      return c ? pct(v) + " (" + c.succeeded + "/" + c.tasks + ")" : "no scored tasks";
+    });
+  }
+
+  function gpaChart() {
+    const parts = Object.keys(RUNS[0].scorecard.stugpa.points);
+    const rows = parts.map((part) => ({ label: part, values: RUNS.map((run) => run.scorecard.stugpa.points[part]) }));
+    const maxima = { exam: 50, class: 30, advisor: 8, club: 6, responsibility: 6 };
+    const scaled = rows.map((row) => ({ label: row.label, raw: row.values, values: row.values.map((v) => v / (maxima[row.label] || 100)) }));
+    return barChart("gpa-chart", "StuGPA points by component (of their maximum)", scaled, 1,
+      (v, row, i) => row.raw[i].toFixed(2) + " / " + (maxima[row.label] || "?"));
+  }
+
+  function weeklyRates(run) {
+    return weeks.map((w) => {
+      const scored = (tasksByWeek.get(w) || []).filter((task) => !task.flags.includes("D"));
+      const done = scored.filter((task) => spanOf(run, task.id).outcome === "success").length;
+      return { week: w, rate: scored.length ? done / scored.length : null, done, total: scored.length };
+    });
+  }
+
+  function weeklyChart() {
+    const width = 420, height = 170, left = 34, right = 8, top = 10, bottom = 28;
+    const step = (width - left - right) / Math.max(1, weeks.length);
+    const chart = svg("svg", { viewBox: "0 0 " + width + " " + height, role: "img", "aria-label": "success by week" });
+    weeks.forEach((w, i) => {
+      chart.append(titled(svg("rect", { class: "week-band", x: left + i * step, y: top, width: step, height: height - top - bottom, fill: "transparent", "data-week": w, onclick: () => showWeek(w, true) }), "Week " + w + ": show in the timeline"));
+      if (i % Math.ceil(weeks.length / 11) === 0) chart.append(svg("text", { x: left + i * step + step / 2, y: height - 12, "text-anchor": "middle", "font-size": 10 }, "W" + w));
+    });
+    for (const tick of [0, 0.5, 1]) {
+      const y = top + (1 - tick) * (height - top - bottom);
+      chart.append(svg("line", { x1: left, x2: width - right, y1: y, y2: y, stroke: "#e5e7eb" }));
+      chart.append(svg("text", { x: left - 4, y: y + 3, "text-anchor": "end", "font-size": 10 }, tick * 100 + "%"));
+    }
+    RUNS.forEach((run, r) => {
+      const colour = r ? "var(--run-b)" : "var(--run-a)";
+      const points = weeklyRates(run).map((row, i) => ({ ...row, x: left + i * step + step / 2, y: row.rate === null ? null : top + (1 - row.rate) * (height - top - bottom) }));
+      const drawn = points.filter((p) => p.y !== null);
+      chart.append(svg("polyline", { points: drawn.map((p) => p.x + "," + p.y).join(" "), fill: "none", stroke: colour, "stroke-width": 2, "stroke-dasharray": r ? "5 3" : null }));
+      for (const p of drawn) chart.append(titled(svg("circle", { cx: p.x, cy: p.y, r: 2.5, fill: colour }), (VS ? SIDES[r].toUpperCase() + " " : "") + "week " + p.week + ": " + p.done + "/" + p.total + " (" + pct(p.rate) + ")"));
+    });
+    return h("div", { class: "panel", id: "weekly-chart" }, h("h2", {}, "Success by week (scored tasks; click a week)"), chart);
+  }
+
+  // ------------------------------------------------------------ timeline
+
+  function matches(task) {
+    if (state.scenario && task.scenario !== state.scenario) return false;
+    if (state.query && !task.id.toLowerCase().includes(state.query.toLowerCase())) return false;
+    const outcomes = RUNS.map((run) => spanOf(run, task.id).outcome);
+    if (state.outcome === "failure") return outcomes.includes("failure");
+    if (state.outcome === "flipped") return flips.has(task.id);
+    if (state.outcome === "missing") return outcomes.some((o) => o === "missing" || o === "running");
+    return true;
+  }
+
+  function controls() {
+    const scenarioSelect = h("select", { id: "filter-scenario", onchange: (e) => { state.scenario = e.target.value; refreshTimeline(); } },
+      h("option", { value: "" }, "every scenario"), scenarios.map((s) => h("option", { value: s }, s.replace(/_/g, " "))));
+    const outcomeSelect = h("select", { id: "filter-outcome", onchange: (e) => { state.outcome = e.target.value; refreshTimeline(); } },
+      h("option", { value: "" }, "every outcome"), h("option", { value: "failure" }, VS ? "failed in either run" : "failed"),
+      VS ? h("option", { value: "flipped" }, "outcome flipped") : null, h("option", { value: "missing" }, "not finished"));
+    const search = h("input", { id: "filter-query", type: "search", placeholder: "task id\u2026", oninput: (e) => { state.query = e.target.value; refreshTimeline(); } });
+    return h("div", {},
+      h("div", { class: "controls" }, h("h2", { style: { margin: 0 } }, "Timeline"), scenarioSelect, outcomeSelect, search,
+        h("span", { class: "muted", id: "timeline-count" })),
+      h("div", { class: "muted pager-help" }, "Weeks: tasks succeeded" + (VS ? " (A|B)" : "") + " / scored tasks shown" + (VS ? "; the first divergence's week is outlined." : ".")));
+  }
+
+  function pager() {
+    const nav = h("nav", { class: "pager", id: "week-pager", "aria-label": "weeks" });
+    const divergenceWeek = divergenceTask() ? divergenceTask().week : null;
+    for (const w of weeks) {
+      const shown = (tasksByWeek.get(w) || []).filter(matches);
+      const scored = shown.filter((task) => !task.flags.includes("D"));
+      const wins = RUNS.map((run) => scored.filter((task) => spanOf(run, task.id).outcome === "success").length);
+      nav.append(h("button", {
+        "data-week": w, class: (w === state.week ? "active " : "") + (w === divergenceWeek ? "has-divergence" : ""),
+        disabled: shown.length === 0, title: "Week " + w + ": " + shown.length + " task(s), " + scored.length + " scored", onclick: () => showWeek(w, true),
+      }, "W" + w, h("small", {}, shown.length ? wins.join("|") + "/" + scored.length : "\u2013")));
+    }
+    return nav;
+  }
+
+  function outcomeChip(run, i, task) {
+    const s = spanOf(run, task.id);
+    const text = OUTCOME_TEXT[s.outcome] || s.outcome;
+    const extra = s.outcome === "missing" ? "" : " \u00b7 " + (s.turns === null || s.turns === undefined ? "?" : s.turns) + " turn(s)" + (s.t1 !== null && s.t1 !== undefined ? " \u00b7 " + clock(s.t1) : "");
+    return h("span", { class: "outcome " + s.outcome + " " + SIDES[i], title: (s.detail || s.reason || text) },
+      VS ? h("span", { class: "run-tag" }, SIDES[i].toUpperCase()) : null, text, extra);
+  }
+
+  function taskRow(task) {
+    const flags = [];
+    if (task.flags.includes("L")) flags.push(h("span", { class: "flag", title: "long-term memory" }, "LTM"));
+    if (task.flags.includes("S")) flags.push(h("span", { class: "flag", title: "self-motivated" }, "SM"));
+    if (task.flags.includes("D")) flags.push(h("span", { class: "flag", title: "delivery only: not scored" }, "delivery"));
+    const diverged = DIVERGENCE && DIVERGENCE.task === task.id;
+    const row = h("div", {
+      class: "task-row" + (state.open.has(task.id) ? " open" : "") + (diverged ? " diverged" : ""),
+      "data-task": task.id, role: "button", tabindex: 0,
+      onclick: () => toggleTask(task.id), onkeydown: (e) => { if (e.key === "Enter") toggleTask(task.id); },
+    },
+      h("span", { class: "when" }, clock(task.release)),
+      h("span", {}, h("span", { class: "id" }, task.id), flags, " ",
+        h("span", { class: "tags" }, task.scenario.replace(/_/g, " ")),
+        flips.has(task.id) ? h("span", { class: "flip" }, " \u21c4 outcome flipped") : null,
+        diverged ? [" ", h("span", { class: "divergence-mark", "data-seq": DIVERGENCE.seq }, "\u2691 first divergence \u00b7 seq " + DIVERGENCE.seq)] : null),
+      RUNS.map((run, i) => outcomeChip(run, i, task)));
+    return row;
+  }
+
+  function dayHead(day, dayTasks) {
+    const summary = RUNS.map((run, i) => {
+      const scored = dayTasks.filter((task) => !task.flags.includes("D"));
+      const wins = scored.filter((task) => spanOf(run, task.id).outcome === "success").length;
+      return (VS ? SIDES[i].toUpperCase() + " " : "") + wins + "/" + scored.length + " \u2713";
+    }).join(" \u00b7 ");
+    const walks = RUNS.map((run, i) => (walksByDay[i].get(day) || []).length);
+    const changes = RUNS.map((run, i) => (betweenByDay[i].get(day) || []).filter((e) => e[2].kind === "world_changed").length);
+    return h("div", { class: "day-head" + (state.day === day ? " selected" : ""), "data-day": day, onclick: () => selectDay(day) },
+      h("h3", {}, dateLabel(day)),
+      h("span", {}, dayTasks.length + " task(s)"), h("span", {}, summary),
+      h("span", { class: "muted" }, "walks " + walks.join("|") + " \u00b7 world changes " + changes.join("|")));
+  }
+
+  function betweenBlock(day) {
+    const count = RUNS.reduce((n, run, i) => n + (betweenByDay[i].get(day) || []).length, 0);
+    if (!count) return null;
+    const details = h("details", { class: "between" }, h("summary", {}, count + " event(s) between tasks (day start, time, world changes)"));
+    details.addEventListener("toggle", () => {
+      if (!details.open || details.dataset.drawn) return;
+      details.dataset.drawn = "1";
+      RUNS.forEach((run, i) => {
+        const entries = betweenByDay[i].get(day) || [];
+        if (VS) details.append(h("div", { class: "muted" }, SIDES[i].toUpperCase() + " " + run.id));
+        for (const entry of entries) details.append(renderEntry(entry));
+      });
+    });
+    return details;
+  }
+
+  function renderWeek(week) {
+    const body = h("div", { id: "week-body", "data-week": week });
+    const shown = (tasksByWeek.get(week) || []).filter(matches);
+    const byDay = groupBy(shown, (task) => task.day);
+    for (let day = week * 7; day < week * 7 + 7; day++) {
+      const dayTasks = byDay.get(day) || [];
+      const hasOther = RUNS.some((run, i) => walksByDay[i].has(day) || betweenByDay[i].has(day));
+      if (!dayTasks.length && !hasOther) continue;
+      const section = h("section", { class: "day", "data-day": day }, dayHead(day, dayTasks));
+      if (!dayTasks.length) section.append(h("div", { class: "day-empty" }, state.scenario || state.query || state.outcome ? "no task matches the filters" : "no tasks"));
+      for (const task of dayTasks) {
+        section.append(taskRow(task));
+        if (state.open.has(task.id)) section.append(taskDetail(task));
+      }
+      section.append(betweenBlock(day));
+      body.append(section);
+    }
+    document.getElementById("timeline-count").textContent = "week " + week + ": " + shown.length + " of " + (tasksByWeek.get(week) || []).length + " task(s) shown";
+    return body;
+  }
+
+  function refreshTimeline() {
+    const old = document.getElementById("week-pager");
+    old.replaceWith(pager());
+    const scroller = document.getElementById("timeline-scroll");
+    scroller.replaceChildren(renderWeek(state.week));
+  }
+
+  function showWeek(week, resetScroll) {
+    state.week = week;
+    refreshTimeline();
+    if (resetScroll) document.getElementById("timeline-scroll").scrollTop = 0;
+  }
+
+  function scrollRowIntoView(taskId) {
+    const scroller = document.getElementById("timeline-scroll");
+    const row = scroller.querySelector('.task-row[data-task="' + CSS.escape(taskId) + '"]');
+    if (!row) return null;
+    const offset = row.getBoundingClientRect().top - scroller.getBoundingClientRect().top;
+    scroller.scrollTop += offset - 40;
+    return row;
+  }
+
+  /* Opening or closing a task of the week on screen touches only its row; another week is drawn afresh. */
+  function toggleTask(taskId) {
+    const task = taskById.get(taskId);
+    if (!task) return;
+    const opening = !state.open.has(taskId);
+    if (opening) state.open.add(taskId);
+    else state.open.delete(taskId);
+    state.task = opening ? taskId : null;
+    const row = document.querySelector('#timeline-scroll .task-row[data-task="' + CSS.escape(taskId) + '"]');
+    if (state.week !== task.week || !row) {
+      state.week = task.week;
+      refreshTimeline();
+    } else {
+      row.classList.toggle("open", opening);
+      const shown = row.nextElementSibling && row.nextElementSibling.dataset.detail === taskId ? row.nextElementSibling : null;
+      if (opening && !shown) row.after(taskDetail(task));
+      if (!opening && shown) shown.remove();
+    }
+    selectDay(task.day, state.task);
+  }
+
+  function openTask(taskId) {
+    const task = taskById.get(taskId);
+    if (!task) throw new Error("no task " + taskId + " in this report");
+    if (!state.open.has(taskId)) toggleTask(taskId);
+    else if (state.week !== task.week) showWeek(task.week, false);
+    return scrollRowIntoView(taskId);
+  }
+
+  function selectDay(day, focusTask) {
+    state.day = day;
+    state.task = focusTask || null;
+    for (const node of document.querySelectorAll(".day-head")) node.classList.toggle("selected", Number(node.dataset.day) === day);
+    drawWalks();
+  }
+
+  function divergenceTask() {
+    return DIVERGENCE && DIVERGENCE.task ? taskById.get(DIVERGENCE.task) || null : null;
+  }
+
+  function goToDivergence(scrollPage) {
+    const task = divergenceTask();
+    if (!task) return null;
+    state.scenario = state.outcome = state.query = "";
+    for (const id of ["filter-scenario", "filter-outcome", "filter-query"]) document.getElementById(id).value = "";
+    openTask(task.id);
+    if (scrollPage) document.getElementById("timeline").scrollIntoView({ block: "start" });
+    const scroller = document.getElementById("timeline-scroll");
+    const entry = scroller.querySelector(".entry.divergence");
+    if (entry) {
+      const box = scroller.getBoundingClientRect();
+      const where = entry.getBoundingClientRect();
+      if (where.bottom > box.bottom) scroller.scrollTop += where.top - box.top - box.height / 2;
+    }
+    return document.querySelector(".task-row.diverged");
+  }
+
+  // ------------------------------------------------------------ transcripts (rendered on opening only)
+
+  function transcriptOf(i, taskId) {
+    const own = RUNS[i].transcripts[taskId];
+    if (own === null && i > 0) return { entries: RUNS[0].transcripts[taskId] || [], shared: true };
+    return { entries: own || null, shared: false };
+  }
+
+  function taskDetail(task) {
+    const columns = RUNS.map((run, i) => {
+      const { entries, shared } = transcriptOf(i, task.id);
+      const s = spanOf(run, task.id);
+      const column = h("div", { class: "transcript " + SIDES[i], "data-run": run.id },
+        h("h4", {}, (VS ? SIDES[i].toUpperCase() + " \u00b7 " : "") + run.id + " \u00b7 " + (OUTCOME_TEXT[s.outcome] || s.outcome)),
+        shared ? h("div", { class: "muted" }, DIVERGENCE ? "Same events as A (the runs are identical before seq " + DIVERGENCE.seq + ")." : "Same events as A (the runs are identical).") : null);
+      if (!entries) column.append(h("div", { class: "muted" }, "This run never reached the task."));
+      else for (const entry of entries) column.append(renderEntry(entry));
+      return column;
+    });
+    return h("div", { class: "detail", "data-detail": task.id },
+      h("div", { class: "detail-head" }, h("b", {}, task.id), h("span", {}, task.scenario.replace(/_/g, " ") + " \u00b7 phase " + task.phase),
+        h("span", {}, "released " + label(task.release)), h("span", { class: "muted" }, task.flags ? "flags " + task.flags : "")),
+      h("div", { class: "transcripts", style: { "--columns": RUNS.length } }, columns));
+  }
+
+  function callText(tool, args, positional) {
+    const parts = (positional || []).map((v) => JSON.stringify(v));
+    for (const [key, value] of Object.entries(args || {})) parts.push(key + "=" + JSON.stringify(value));
+    return tool + "(" + parts.join(", ") + ")";
+  }
+
+  function describe(ev) {
+    switch (ev.kind) {
+      case "task_released": return ["Task released \u00b7 shown to the agent" + (ev.withheld ? " (instruction withheld until the student is there)" : "") + " \u00b7 tools: " + ev.systems.join(", "), ev.observation];
+      case "instruction_revealed": return ["Instruction shown (the student arrived)", ev.text];
+      case "agent_replied": return ["Agent replied", ev.text !== null && ev.text !== undefined ? ev.text : ev.call ? callText(ev.call.name, ev.call.arguments) : ""];
+      case "action_rejected": return ["Reply rejected", ev.message];
+      case "tool_called": return ["Tool call " + ev.call_id, callText(ev.tool, ev.args, ev.positional)];
+      case "tool_result": return ["Result: " + ev.status + (ev.minutes ? " \u00b7 +" + ev.minutes + " min" : ""), ev.message];
+      case "answered": return ["Answer recorded: " + ev.answer, null];
+      case "walked": return ["Walked " + clock(ev.depart) + "\u2013" + clock(ev.arrive) + " (" + (ev.arrive - ev.depart) + " min)", ev.path.map(nameOf).join(" \u2192 ")];
+      case "calendar_event_added": return ["Calendar: event added to " + ev.calendar_id, "\u201c" + ev.title + "\u201d at " + ev.location + ", " + ev.time + (ev.description ? "\n" + ev.description : "")];
+      case "calendar_event_updated": return ["Calendar: event " + ev.event_id + " updated in " + ev.calendar_id, JSON.stringify(ev.changes)];
+      case "calendar_event_removed": return ["Calendar: event " + ev.event_id + " removed from " + ev.calendar_id, null];
+      case "email_sent": return ["Email sent to " + ev.to + (ev.cc ? " (cc " + ev.cc + ")" : ""), "Subject: " + ev.subject + "\n\n" + ev.body];
+      case "booked": return ["Booked " + ev.item_name + (ev.seat_id ? " seat " + ev.seat_id : "") + " at " + nameOf(ev.location_id), ev.date + " " + ev.time_slot + " \u00b7 booking " + ev.booking_id];
+      case "draft_added": return ["Draft: added " + ev.section_id, null];
+      case "draft_removed": return ["Draft: removed " + ev.section_id, null];
+      case "pass_assigned": return ["Draft: " + ev.pass_type + " on " + ev.section_id, null];
+      case "registered": return ["Registered semester " + ev.semester, Object.entries(ev.results).map(([k, v]) => k + ": " + v).join("\n")];
+      case "task_ended": return ["Verdict: " + (OUTCOME_TEXT[ev.outcome] || ev.outcome) + " \u00b7 " + ev.reason + " \u00b7 " + ev.turns + " turn(s)",
+        [ev.detail, Object.keys(ev.marks || {}).length ? "marks: " + Object.entries(ev.marks).map(([k, v]) => k + "=" + v).join(", ") : ""].filter(Boolean).join("\n") || null];
+      case "world_changed": return ["World changed: " + ev.change_id, JSON.stringify(ev.change)];
+      case "time_announced": return ["Time announced", ev.label];
+      case "day_started": return ["Day started at " + nameOf(ev.home), null];
+      case "run_started": return ["Run started \u00b7 seed " + ev.seed, null];
+      case "run_ended": return ["Run ended: " + ev.reason, null];
+      default: { const rest = Object.assign({}, ev); delete rest.kind; return [ev.kind, JSON.stringify(rest)]; }
+    }
+  }
+
+  function renderEntry(entry) {
+    const [seq, t, ev, meta] = entry;
+    const [what, body] = describe(ev);
+    const diverged = DIVERGENCE && seq === DIVERGENCE.seq;
+    const classes = ["entry", ev.kind, ev.kind === "tool_result" ? ev.status : "", ev.kind === "task_ended" ? ev.outcome : "", diverged ? "divergence" : ""];
+    return h("div", { class: classes.filter(Boolean).join(" "), "data-seq": seq },
+      h("div", { class: "gutter" }, "seq " + seq, h("br"), clock(t)),
+      h("div", {},
+        diverged ? h("span", { class: "divergence-mark", "data-seq": seq }, "first divergence \u00b7 seq " + seq) : null,
+        h("div", { class: "what" }, what),
+        body !== null && body !== undefined && body !== "" ? h("pre", {}, body) : null,
+        meta ? h("div", { class: "muted mono" }, "meta " + meta) : null));
+  }
+
+  // ------------------------------------------------------------ the campus map
+
+  function mapBase() {
+    const zones = DATA.map.zones;
+    const colour = (zone) => ZONE_COLOURS[zones.indexOf(zone) % ZONE_COLOURS.length];
+    const base = svg("svg", { viewBox: "0 0 1000 1000", id: "campus-map", role: "img", "aria-label": "campus map with the student's walks" });
+    const paths = svg("g", { stroke: "#cbd5e1", "stroke-width": 1.2 });
+    for (const [a, b, minutes] of DATA.map.paths) {
+      const p = buildings.get(a), q = buildings.get(b);
+      if (!p || !q) continue;
+      paths.append(titled(svg("line", { x1: p.x, y1: p.y, x2: q.x, y2: q.y }), p.name + " \u2194 " + q.name + ": " + minutes + " min"));
+    }
+    base.append(paths, svg("g", { id: "walk-layer" }));
+    const nodes = svg("g", {});
+    for (const b of buildings.values()) {
+      const home = b.id === DATA.map.home;
+      nodes.append(titled(svg("circle", { cx: b.x, cy: b.y, r: home ? 9 : 5, fill: colour(b.zone), stroke: home ? "#111" : "#fff", "stroke-width": home ? 2.5 : 1, "data-building": b.id }),
+        b.name + " (" + b.id + ") \u00b7 " + b.zone + " \u00b7 " + b.type + (home ? " \u00b7 home" : "")));
+    }
+    base.append(nodes, svg("g", { id: "walk-ends" }));
+    const legend = h("div", { class: "map-legend" }, zones.map((zone) => h("span", {}, h("span", { class: "swatch", style: { background: colour(zone), height: "8px", width: "8px", borderRadius: "4px" } }), zone)));
+    return { base, legend };
+  }
+
+  function walksToDraw() {
+    if (state.mapMode === "term") return RUNS.map((run, i) => [...walksByDay[i].values()].flat());
+    return RUNS.map((run, i) => walksByDay[i].get(state.day) || []);
+  }
+
+  function drawWalks() {
+    const layer = document.getElementById("walk-layer");
+    const ends = document.getElementById("walk-ends");
+    if (!layer) return;
+    layer.replaceChildren();
+    ends.replaceChildren();
+    const sets = walksToDraw();
+    const list = document.getElementById("walk-list");
+    list.replaceChildren();
+    let shown = 0;
+    sets.forEach((walks, i) => {
+      const offset = i ? 3 : 0;
+      for (const walk of walks) {
+        const points = walk.path.map((id) => buildings.get(id)).filter(Boolean);
+        if (points.length < 2) continue;
+        const faded = state.mapMode === "day" && state.task && walk.task !== state.task;
+        const line = svg("polyline", { class: "map-walk " + SIDES[i] + (faded ? " faded" : ""), "stroke-width": state.mapMode === "term" ? 1.5 : 3.5,
+          "stroke-opacity": state.mapMode === "term" ? 0.25 : 0.9, points: points.map((p) => p.x + offset + "," + (p.y + offset)).join(" ") });
+        layer.append(titled(line, (VS ? SIDES[i].toUpperCase() + " " : "") + clock(walk.depart) + "\u2013" + clock(walk.arrive) + " " + points.map((p) => p.name).join(" \u2192 ")));
+        if (state.mapMode === "day") {
+          const end = points[points.length - 1];
+          ends.append(svg("circle", { cx: end.x + offset, cy: end.y + offset, r: 4, fill: "none", stroke: i ? "var(--run-b)" : "var(--run-a)", "stroke-width": 2, opacity: faded ? 0.2 : 1 }));
+          list.append(walkItem(walk, i, faded));
+        }
+        shown++;
+      }
+    });
+    const where = state.mapMode === "term" ? "the whole term" : dateLabel(state.day) + (state.task ? " (task " + state.task + " in focus)" : "");
+    document.getElementById("map-caption").textContent = shown + " walk(s) on " + where;
+    if (state.mapMode === "day" && !shown) list.append(h("li", { class: "muted" }, "No walks on this day."));
+  }
+
+  function walkItem(walk, i, faded) {
+    return h("li", { class: faded ? "" : state.task ? "focus" : "" },
+      h("span", { class: "run-" + SIDES[i] }, VS ? SIDES[i].toUpperCase() + " " : ""),
+      clock(walk.depart) + "\u2013" + clock(walk.arrive) + " ",
+      walk.path.map(nameOf).join(" \u2192 "),
+      walk.task ? h("span", { class: "muted" }, " \u00b7 " + walk.task) : null);
+  }
+
+  function mapPanel() {
+    const { base, legend } = mapBase();
+    const mode = h("select", { id: "map-mode", onchange: (e) => { state.mapMode = e.target.value; drawWalks(); } },
+      h("option", { value: "day" }, "walks of the selected day"), h("option", { value: "term" }, "every walk of the term"));
+    const runs = h("div", { class: "map-legend" }, RUNS.map((run, i) => h("span", {},
+      h("span", { class: "swatch", style: { background: i ? "var(--run-b)" : "var(--run-a)" } }), (VS ? SIDES[i].toUpperCase() + " " : "") + run.id + (i ? " (dashed)" : " (solid)"))),
+      h("span", {}, "\u25ce home (" + nameOf(DATA.map.home) + ")"));
+    return h("aside", { class: "panel map-panel", id: "map-panel" },
+      h("div", { class: "controls" }, h("h2", { style: { margin: 0 } }, "Campus map"), mode),
+      h("div", { class: "muted", id: "map-caption" }), base, runs, legend, h("ul", { class: "walk-list", id: "walk-list" }));
+  }
+
+  // ------------------------------------------------------------ page
+
+  function build() {
+    const app = document.getElementById("app");
+    const timeline = h("section", { class: "panel timeline", id: "timeline" }, controls(), h("nav", { id: "week-pager" }), h("div", { id: "timeline-scroll" }));
+    const main = h("div", { class: "main", style: { "--run-cols": "repeat(" + RUNS.length + ", minmax(120px, 200px))" } }, timeline, mapPanel());
+    app.replaceChildren(header(), banner() || "", h("div", { class: "charts" }, scoreTable(), scenarioChart(), gpaChart(), weeklyChart()), main);
+    refreshTimeline();
+    drawWalks();
+    if (divergenceTask()) goToDivergence(false);
+  }
+
+  window.campusReport = {
+    data: DATA, tasks, weeks,
+    showWeek: (w) => showWeek(w, true),
+    openTask, goToDivergence, selectDay,
+    renderedTaskIds: () => [...document.querySelectorAll("#timeline-scroll .task-row")].map((row) => row.dataset.task),
+  };
+  build();
+  window.campusReport.readyAt = performance.now();
+  window.campusReport.ready = true;
+})();

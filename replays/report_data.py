@@ -1,0 +1,195 @@
+"""What the HTML report shows, gathered from the log in one pass per run.
+
+Each event is copied into the page as its stored canonical JSON (``msgspec.Raw``), never
+decoded and re-encoded, so a full term's ~20k events cost a string join. Only the events
+the page indexes (task starts and ends, walks) are decoded. A task's transcript is every
+event from its ``task_released`` to its ``task_ended``: what the agent saw, each reply, each
+tool call with its facts and result, and the verdict. Events outside any task (day starts,
+world changes, time announcements) are kept apart, per run, to be shown by day.
+
+In a comparison both runs share every event before the first divergence, so the second
+run's transcripts of tasks that ended before it are left out (``None``: the page shows the
+first run's).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from events import TaskEnded, TaskReleased, Walked
+from replays.diff import diff_runs
+from replays.map_layout import campus_layout
+from scenarios.play import Run
+from scenarios.scorecard import scorecard
+from scenarios.task import Task, Term
+from world.index import WorldIndex
+
+BATCH = 20_000
+STATE_KEYS_SHOWN = 40
+"""Record keys listed per domain and change kind in the final-state diff (the counts are always complete)."""
+
+_DECODED = {"task_released": TaskReleased, "task_ended": TaskEnded, "walked": Walked}
+_DECODERS = {kind: msgspec.json.Decoder(cls) for kind, cls in _DECODED.items()}
+
+
+def report_data(a: Run, b: Run | None = None) -> dict[str, Any]:
+    """Everything the page needs for one run, or for two runs compared side by side."""
+    comparison = diff_runs(a, b) if b is not None else None
+    divergence = comparison["first_divergence"] if comparison else None
+    runs = [run_part(a)] if b is None else [run_part(a), run_part(b, shared_before=_shared_limit(b, comparison))]
+    data: dict[str, Any] = {
+        "version": 1,
+        "tasks": _task_rows(a.term, b.term if b is not None else None),
+        "runs": runs,
+        "map": map_part(a.world),
+        "comparison": None,
+    }
+    if comparison is not None:
+        data["comparison"] = {
+            "identical": comparison["identical"],
+            "divergence": _divergence(divergence, runs) if divergence else None,
+            "flips": comparison["outcome_flips"],
+            "state_diff": _state_summary(comparison["state_diff"]),
+            "extra": {k: v for k, v in comparison.items()
+                      if k not in {"a", "b", "identical", "first_divergence", "outcome_flips", "state_diff"}},
+        }
+    return data
+
+
+def _shared_limit(b: Run, comparison: dict[str, Any] | None) -> int:
+    """Seqs below this are the same event in both runs (the whole of b when they are identical)."""
+    assert comparison is not None
+    point = comparison["first_divergence"]
+    return point["seq"] if point else b.store.head(b.branch.id)[0] + 1
+
+
+def run_part(run: Run, *, shared_before: int = 0) -> dict[str, Any]:
+    """One run: its summary, scorecard, each task's span and transcript, its walks and the events between tasks.
+
+    Transcripts of tasks that end before ``shared_before`` are ``None`` (identical to the first run's).
+    """
+    head, final_hash = run.store.head(run.branch.id)
+    spans: dict[str, list[Any]] = {}
+    transcripts: dict[str, msgspec.Raw | None] = {}
+    walks: list[list[Any]] = []
+    between: list[msgspec.Raw] = []
+    ended: list[TaskEnded] = []
+    current: str | None = None
+    lines: list[str] = []
+    finished = False
+    for first in range(1, head + 1, BATCH):
+        for row in run.store.rows(run.branch.id, first, min(head, first + BATCH - 1)):
+            entry = _entry(row.seq, row.t, row.payload, row.meta)
+            kind = row.kind
+            if kind in _DECODERS:
+                event = _DECODERS[kind].decode(row.payload)
+                if isinstance(event, TaskReleased):
+                    current, lines = event.task_id, []
+                    spans[current] = [row.seq, None, row.t, None, None, None, "", "", {}]
+                elif isinstance(event, Walked):
+                    walks.append([row.seq, current, event.depart, event.arrive, event.path])
+                elif isinstance(event, TaskEnded) and event.task_id in spans:
+                    spans[event.task_id][1] = row.seq
+                    spans[event.task_id][3:] = [row.t, event.outcome, event.turns, event.reason, event.detail, event.marks]
+                    ended.append(event)
+            finished = finished or kind == "run_ended"
+            if current is None:
+                between.append(msgspec.Raw(entry))
+                continue
+            lines.append(entry)
+            if kind == "task_ended":
+                transcripts[current] = None if row.seq < shared_before else _joined(lines)
+                current = None
+    if current is not None:
+        transcripts[current] = _joined(lines)
+    return {
+        "id": run.branch.id,
+        "agent": run.branch.agent,
+        "seed": run.branch.seed,
+        "parent": run.branch.parent,
+        "fork_seq": run.branch.fork_seq,
+        "events": head,
+        "final_hash": final_hash,
+        "finished": finished,
+        "world": run.world.world.name,
+        "term": run.term.name,
+        "scorecard": scorecard(run.term, ended),
+        "spans": spans,
+        "transcripts": transcripts,
+        "walks": walks,
+        "between": between,
+    }
+
+
+def _entry(seq: int, t: int, payload: str, meta: str | None) -> str:
+    """``[seq, t, event]`` or ``[seq, t, event, meta as a JSON string]``; the payload is spliced in as stored."""
+    if meta is None:
+        return f"[{seq},{t},{payload}]"
+    return f"[{seq},{t},{payload},{msgspec.json.encode(meta).decode()}]"
+
+
+def _joined(lines: list[str]) -> msgspec.Raw:
+    return msgspec.Raw("[" + ",".join(lines) + "]")
+
+
+def _task_rows(term: Term, other: Term | None) -> list[list[Any]]:
+    """``[id, scenario, phase, release, flags]`` for every task of either term, in release order."""
+    tasks: dict[str, Task] = {task.id: task for task in term.tasks}
+    if other is not None:
+        for task in other.tasks:
+            tasks.setdefault(task.id, task)
+    ordered = sorted(tasks.values(), key=lambda task: (task.release, task.id))
+    return [[task.id, task.scenario, task.phase, task.release, _flags(task)] for task in ordered]
+
+
+def _flags(task: Task) -> str:
+    """Letters: L long-term memory, S self-motivated, D delivery only (not scored); then the StuGPA component."""
+    flags = task.flags
+    letters = ("L" if flags.long_term else "") + ("S" if flags.self_motivated else "") + ("D" if flags.delivery_only else "")
+    return f"{letters}:{flags.counts_toward}" if flags.counts_toward else letters
+
+
+def map_part(world: WorldIndex) -> dict[str, Any]:
+    """Buildings with laid-out coordinates, walkways and complexes, for the SVG map."""
+    points = campus_layout(world.world)
+    return {
+        "home": world.home,
+        "zones": world.zones,
+        "buildings": [[b.id, b.name, b.zone, b.type, *points[b.id]] for b in world.world.buildings],
+        "paths": [[p.source, p.target, p.minutes] for p in world.world.paths],
+        "complexes": [[c.name, c.members] for c in world.world.complexes],
+    }
+
+
+def _divergence(point: dict[str, Any], runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The first divergence with the task it fell in (or the next task to start after it)."""
+    seq = point["seq"]
+    return {
+        "seq": seq,
+        "t": point["t"],
+        "time": point["time"],
+        "task": _task_at(seq, runs),
+        "a": point["a"],
+        "b": point["b"],
+    }
+
+
+def _task_at(seq: int, runs: list[dict[str, Any]]) -> str | None:
+    for run in runs:
+        for task_id, span in run["spans"].items():
+            end = span[1] if span[1] is not None else run["events"]
+            if span[0] <= seq <= end:
+                return task_id
+    later = [(span[0], task_id) for run in runs for task_id, span in run["spans"].items() if span[0] > seq]
+    return min(later)[1] if later else None
+
+
+def _state_summary(state_diff: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per domain: how many records were added, removed and changed, with the first keys of each."""
+    return {
+        domain: {change: {"count": len(records), "keys": list(records)[:STATE_KEYS_SHOWN]}
+                 for change, records in changes.items()}
+        for domain, changes in state_diff.items()
+    }
