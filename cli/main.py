@@ -7,8 +7,9 @@ does not verify.
 
 from __future__ import annotations
 
+import logging
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
@@ -16,12 +17,15 @@ from typing import Any, NoReturn
 import msgspec
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from agents import BUILTIN, make_agent
-from events import TaskEnded
-from kernel.clock import TimeFormatError, label
+from cli.agents import AGENT_HELP, AgentOptions, build_agent, is_recorded, new_branch_id, replay_run, with_agent_options
+from cli.progress import task_progress
+from cli.report import report as report_command
+from cli.sweep import sweep as sweep_command
+from cli.mcp import mcp as mcp_command
+from kernel.agent import AgentUnavailable
+from kernel.clock import TimeFormatError
 from kernel.logs import configure as configure_logs
 from kernel.store import EventStore, StoreError, open_store
 from replays.diff import diff_runs
@@ -50,13 +54,16 @@ bench_app = typer.Typer(help="Measure the kernel on this machine.", add_completi
 app.add_typer(world_app, name="world")
 app.add_typer(term_app, name="term")
 app.add_typer(bench_app, name="bench")
+app.command(name="sweep")(sweep_command)
+app.command(name="report")(report_command)
+app.command(name="mcp")(mcp_command)
 
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
 
 DB = typer.Option("runs.db", "--db", help="The SQLite file holding runs (created if missing).")
 JSON = typer.Option(False, "--json", help="Print machine-readable JSON instead of a summary.")
-AGENT = typer.Option("oracle", "--agent", help=f"Which agent plays: {', '.join(BUILTIN)}.")
+AGENT = typer.Option("oracle", "--agent", help=AGENT_HELP)
 
 
 def _fail(message: str, code: int = 2) -> NoReturn:
@@ -71,7 +78,7 @@ def _store(path: str, *, must_exist: bool = True) -> Iterator[EventStore]:
     store = open_store(path)
     try:
         yield store
-    except (StoreError, SeekError, TimeFormatError, ExportFormatError, ValueError) as error:
+    except (StoreError, SeekError, TimeFormatError, ExportFormatError, ValueError, AgentUnavailable) as error:
         _fail(str(error))
     finally:
         store.close()
@@ -81,25 +88,10 @@ def _emit_json(value: Any) -> None:
     sys.stdout.write(msgspec.json.encode(value).decode() + "\n")
 
 
-@contextmanager
-def _progress(total: int, enabled: bool) -> Iterator[Callable[[Any, TaskEnded], None] | None]:
-    """A task progress bar on stderr, only when stderr is a terminal."""
-    if not enabled or not err.is_terminal:
-        yield None
-        return
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[when]}"), TimeRemainingColumn())
-    with Progress(*columns, console=err, transient=True) as bar:
-        task = bar.add_task("tasks", total=total, when="")
-
-        def advance(state: Any, ended: TaskEnded) -> None:
-            bar.update(task, advance=1, when=label(state.now))
-
-        yield advance
-
-
 def _play(run: Run, agent: Any, *, show_progress: bool, max_steps: int | None = None) -> None:
     remaining = len(run.term.tasks) - len(run.ended_tasks())
-    with _progress(remaining, show_progress) as hook:
+    with task_progress(err, remaining, "playing", show_progress) as tick:
+        hook = None if tick is None else (lambda state, ended: tick(state.now))
         run.session(agent, on_task_end=hook).run(max_steps=max_steps)
 
 
@@ -147,6 +139,7 @@ def _print_summary(summary: dict[str, Any]) -> None:
 
 
 @app.command()
+@with_agent_options
 def run(
     db: str = DB,
     seed: int = typer.Option(0, "--seed", help="Seed for the world, the term and the run."),
@@ -158,6 +151,7 @@ def run(
     world_source: str = typer.Option(None, "--world", metavar="SOURCE",
                                      help="'generated' (the default: a campus from the seed) or 'stulife:DIR' (the published StuLife data)."),
     as_json: bool = JSON,
+    agent_options: AgentOptions = AgentOptions(),
 ) -> None:
     """Play a term with an agent and print its scorecard.
 
@@ -170,11 +164,14 @@ def run(
     with _store(db, must_exist=resume is not None) as store:
         if world is None:
             current = open_run(store, resume)
-            player = _agent(current.branch.agent, current)
+            player, _ = build_agent(current.branch.agent, agent_options, store=store, term=current.term, world=current.world)
+        elif is_recorded(agent):
+            current, player = replay_run(store, agent, agent_options)
         else:
             term = generate_term(world, seed, scale)
-            player = _agent(agent, None, term=term, world=world)
-            current = new_run(store, world, term, agent_name=agent, seed=seed, round_limit=rounds)
+            player, agent_name = build_agent(agent, agent_options, store=store, term=term, world=world)
+            current = new_run(store, world, term, agent_name=agent_name, seed=seed, round_limit=rounds,
+                              branch_id=new_branch_id(store, agent_name, seed))
         _play(current, player, show_progress=not as_json, max_steps=max_steps)
         summary = _summary(current)
     _emit_json(summary) if as_json else _print_summary(summary)
@@ -197,12 +194,11 @@ def _import_stulife(directory: str) -> tuple[World, ImportReport]:
         _fail(str(error))
 
 
-def _agent(name: str, current: Run | None, **inputs: Any) -> Any:
-    term = inputs.get("term") or current.term  # type: ignore[union-attr]
-    world = inputs.get("world") or current.world  # type: ignore[union-attr]
+def _agent(name: str, current: Run) -> Any:
+    """The agent called ``name`` for a stored run (an llm agent rebuilt from its recorded spec)."""
     try:
-        return make_agent(name, term, world)
-    except ValueError as error:
+        return build_agent(name, AgentOptions(), store=current.store, term=current.term, world=current.world)[0]
+    except (ValueError, StoreError) as error:
         _fail(str(error))
 
 
@@ -235,6 +231,7 @@ def replay(
 
 
 @app.command()
+@with_agent_options
 def fork(
     run_id: str = typer.Argument(..., metavar="RUN", help="The run to branch from."),
     db: str = DB,
@@ -245,13 +242,14 @@ def fork(
     name: str = typer.Option(None, "--name", help="Name of the new run (default: RUN@SEQ)."),
     max_steps: int = typer.Option(None, "--max-steps", min=0, help="Stop the branch after this many agent replies."),
     as_json: bool = JSON,
+    agent_options: AgentOptions = AgentOptions(),
 ) -> None:
     """Branch a run at a step or time and continue it, with another agent or an injected reply."""
     with _store(db) as store:
         parent = open_run(store, run_id)
         seq = resolve_position(parent, step=at_step, at=at)
-        agent_name = agent or parent.branch.agent
-        player = _agent(agent_name, parent)
+        player, agent_name = build_agent(agent or parent.branch.agent, agent_options, store=store,
+                                         term=parent.term, world=parent.world)
         child, point = fork_run(parent, seq, agent_name=agent_name, new_id=name)
         if reply is not None:
             player = InjectedReply(reply, player)
@@ -274,7 +272,9 @@ def verify_command(
 ) -> None:
     """Check the hash chain, re-execute every tool call and re-judge every task. Exit 1 on the first mismatch."""
     with _store(db) as store:
-        report = verify(open_run(store, run_id), deep=deep)
+        current = open_run(store, run_id)
+        with task_progress(err, len(current.ended_tasks()), "verifying", not as_json) as tick:
+            report = verify(current, deep=deep, on_task=tick)
     if as_json:
         _emit_json(report)
     elif report.ok:
@@ -391,7 +391,9 @@ def score(
     from replays.score import rescore
 
     with _store(db) as store:
-        report = rescore(open_run(store, run_id))
+        current = open_run(store, run_id)
+        with task_progress(err, len(current.ended_tasks()), "scoring", not as_json) as tick:
+            report = rescore(current, on_task=tick)
     if as_json:
         _emit_json(report)
     else:
@@ -593,8 +595,12 @@ def bench_term(
 
 
 @app.callback()
-def _setup(log_json: bool = typer.Option(False, "--log-json", help="Write operator logs (stderr) as JSON lines.")) -> None:
-    configure_logs(json=log_json)
+def _setup(
+    log_json: bool = typer.Option(False, "--log-json", help="Write operator logs (stderr) as JSON lines."),
+    verbose: int = typer.Option(0, "--verbose", "-v", count=True,
+                                help="More operator logs on stderr: -v sessions, -vv every task (each line names the run, agent, seq and simulated time)."),
+) -> None:
+    configure_logs(json=log_json, level=(logging.WARNING, logging.INFO, logging.DEBUG)[min(verbose, 2)])
 
 
 def main() -> None:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 import structlog
 
+from kernel.clock import label
 from kernel.projection import Domain, Projection
 from kernel.session import CLOCK, SESSION
 from kernel.tools import Outcome, ToolDecl, bind_arguments, fail, prompt_section, with_examples
@@ -16,9 +17,11 @@ from kernel.tools import Outcome, ToolDecl, bind_arguments, fail, prompt_section
 log = structlog.get_logger("campus.kernel")
 
 
-@dataclass(frozen=True)
-class ToolView:
-    """What a handler may read: the static world, the current state (read-only), and context."""
+class ToolView(msgspec.Struct, frozen=True, kw_only=True):
+    """What a handler may read: the static world, the current state (read-only), and context.
+
+    A Struct rather than a frozen dataclass: one is made per tool call, and a frozen
+    dataclass takes several times as long to build."""
 
     world: Any
     state: Any
@@ -97,7 +100,7 @@ class Kernel:
         try:
             outcome = tool.handler(view, bound)
         except Exception as error:  # a handler bug must not take the run down with it
-            log.error("tool handler raised", tool=name, error=repr(error))
+            log.error("tool handler raised", tool=name, seq=state.seq, time=label(state.now), error=repr(error))
             return fail(f"{name} failed unexpectedly ({type(error).__name__}). Nothing was changed.")
         if not outcome.result.ok:
             return Outcome(result=outcome.result, minutes=0)

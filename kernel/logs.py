@@ -37,3 +37,14 @@ def configure(*, json: bool = False, level: int = logging.WARNING) -> None:
         logger_factory=_stderr_logger,
         cache_logger_on_first_use=False,
     )
+
+
+def configure_default() -> None:
+    """Warnings only, on stderr, unless the program has configured structlog itself.
+
+    structlog's own default prints every level to stdout, which would put a line per task
+    into the output of any program that uses the kernel as a library (an ``Env`` loop).
+    """
+    if not structlog.is_configured():
+        configure()
+

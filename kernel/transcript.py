@@ -64,10 +64,15 @@ class Transcript:
         return tuple(self.turns)
 
 
+_SORTED = msgspec.json.Encoder(order="sorted")
+
+
 def render_call(call: StructuredCall | None) -> str:
+    """A structured call as text, with its arguments in sorted order: the order the log keeps,
+    so a resumed or forked conversation reads exactly like the live one."""
     if call is None:
         return ""
-    return f"{call.name}({msgspec.json.encode(call.arguments).decode()})"
+    return f"{call.name}({_SORTED.encode(call.arguments).decode()})"
 
 
 def task_memories(store: EventStore, branch_id: str, stop: int, batch: int = 20_000) -> Iterator[TaskMemory]:

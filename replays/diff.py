@@ -12,7 +12,6 @@ With repeated runs or seeds, ``campus sweep`` gives confidence intervals instead
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import msgspec
@@ -23,6 +22,7 @@ from kernel.history import state_at
 from kernel.store import EventStore
 from kernel.transcript import add_turn
 from scenarios.play import Run
+from replays.stats import mcnemar_exact
 from scenarios.scorecard import scorecard
 
 NOISE_LEVEL = 0.05
@@ -157,16 +157,6 @@ def metric_deltas(card_a: dict[str, Any], card_b: dict[str, Any]) -> dict[str, A
         "by_scenario": {name: row(card_a["by_scenario"].get(name, {}).get("success_rate"),
                                   card_b["by_scenario"].get(name, {}).get("success_rate")) for name in scenarios},
     }
-
-
-def mcnemar_exact(only_a: int, only_b: int) -> float:
-    """Two-sided exact McNemar p-value: the binomial test of ``only_a`` vs ``only_b`` at p = 1/2."""
-    n = only_a + only_b
-    if n == 0:
-        return 1.0
-    k = min(only_a, only_b)
-    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
-    return min(1.0, 2 * tail)
 
 
 def noise_check(a: Run, b: Run) -> dict[str, Any]:

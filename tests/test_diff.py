@@ -6,7 +6,8 @@ import pytest
 
 from agents import make_agent
 from kernel.store import MemoryStore
-from replays.diff import diff_runs, mcnemar_exact
+from replays.diff import diff_runs
+from replays.stats import mcnemar_exact
 from replays.fork import fork_run
 from scenarios.scorecard import scorecard
 from tests.conftest import play
