@@ -40,10 +40,11 @@ from events import (
     WorldChanged,
     decode_events,
 )
-from kernel.agent import Agent, AgentView, Reply, TaskMemory, is_persistent, reply_meta
+from kernel.agent import Agent, AgentUnavailable, AgentView, Reply, TaskMemory, is_persistent, reply_meta
 from kernel.clock import DAY_START, UrgentTimeout, date_label, day_of, day_start, label
 from kernel.engine import Kernel
 from kernel.history import state_at
+from kernel.logs import configure_default
 from kernel.parse import Answer, Call, Finish, Invalid, parse_reply, parse_structured
 from kernel.prompt import PROTOCOL, system_prompt
 from kernel.schedule import Schedule, TaskCard
@@ -51,6 +52,7 @@ from kernel.store import EventStore, Record
 from kernel.tools import Outcome, from_wire_name, result_event
 from kernel.transcript import Transcript, task_memories
 
+configure_default()
 log = structlog.get_logger("campus.runner")
 
 SNAPSHOT_EVERY = 2_000
@@ -115,8 +117,13 @@ class Session:
     def run(self, max_steps: int | None = None) -> Any:
         """Play until the term ends or ``max_steps`` more agent replies; returns the state.
 
-        May be called again to go on; the log is committed at every return.
+        May be called again to go on; the log is committed at every return. Operator logs
+        written meanwhile (here, in the kernel and in the agent) carry the run and agent.
         """
+        with structlog.contextvars.bound_contextvars(run=self.branch.id, agent=self.branch.agent):
+            return self._run(max_steps)
+
+    def _run(self, max_steps: int | None) -> Any:
         if self.finished:
             return self.state
         student = self._start()
@@ -125,7 +132,11 @@ class Session:
             if self.pending is not None and not self.pending.triggered:
                 if max_steps is not None and steps >= max_steps:
                     break
-                self.pending.succeed(self._ask_agent())
+                try:
+                    self.pending.succeed(self._ask_agent())
+                except AgentUnavailable:
+                    self._commit()  # the session waits on a decision: every buffered step is whole
+                    raise
                 steps += 1
             self.env.step()
         self._commit()
@@ -142,6 +153,8 @@ class Session:
                 ))
             self._student_process = self.env.process(self._student())
             self.env.process(self._world_clock())
+            log.info("session started", seq=self.state.seq, time=label(self.state.now),
+                     resumed=self.state.seq > 1, tasks_done=self.state.session.next_task, tasks=len(self.cards))
         return self._student_process
 
     def _ask_agent(self) -> tuple[Reply | None, str | None]:
@@ -150,9 +163,10 @@ class Session:
         try:
             reply = self.agent.act(view)
             self._agent_slow = time.perf_counter() - begun >= self.commit_delay
+        except AgentUnavailable:
+            raise
         except Exception as error:  # an agent is untrusted: its failure is recorded, not fatal
-            log.warning("agent raised", run=self.branch.id, agent=self.branch.agent, seq=self.state.seq,
-                        time=label(self.state.now), error=repr(error))
+            log.warning("agent raised", seq=self.state.seq, time=label(self.state.now), error=repr(error))
             return None, msgspec.json.encode({"error": type(error).__name__}).decode()
         if not isinstance(reply, (str, StructuredCall)):
             return None, msgspec.json.encode({"error": f"reply was a {type(reply).__name__}, not text"}).decode()
@@ -245,6 +259,7 @@ class Session:
             self._release(card)
             yield from self._play(card)
         self._emit(RunEnded(reason="term complete"))
+        log.info("term complete", seq=self.state.seq, time=label(self.state.now), tasks=len(self.cards))
 
     def _release(self, card: TaskCard) -> None:
         state = self.state
@@ -323,6 +338,8 @@ class Session:
         ended = TaskEnded(task_id=card.id, outcome=outcome, reason=reason, turns=self.state.session.turns,
                           detail=detail, marks=marks)
         self._emit(ended)
+        log.debug("task ended", seq=self.state.seq, time=label(self.state.now), task=card.id, outcome=outcome,
+                  reason=reason, turns=ended.turns)
         if is_persistent(self.agent):
             memory = TaskMemory(task_id=card.id, scenario=card.scenario, released=self._released_at,
                                 messages=self._transcript.of(self.task_events))
