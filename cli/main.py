@@ -158,9 +158,7 @@ def run(
     With no options: generate the default world and term (seed 0), let the built-in oracle
     play it into runs.db, and print the scorecard.
     """
-    if resume is not None and world_source is not None:
-        _fail("--world cannot be used with --resume: a run continues on the world it started on")
-    world = None if resume is not None else WorldIndex(_world(world_source or "generated", seed))
+    world = world_for(resume, world_source, seed)
     with _store(db, must_exist=resume is not None) as store:
         if world is None:
             current = open_run(store, resume)
@@ -175,6 +173,13 @@ def run(
         _play(current, player, show_progress=not as_json, max_steps=max_steps)
         summary = _summary(current)
     _emit_json(summary) if as_json else _print_summary(summary)
+
+
+def world_for(resume: str | None, world_source: str | None, seed: int) -> WorldIndex | None:
+    """The world a new run is played on; ``None`` when resuming (a run continues on its own world)."""
+    if resume is not None and world_source is not None:
+        _fail("--world cannot be used with --resume: a run continues on the world it started on")
+    return None if resume is not None else WorldIndex(_world(world_source or "generated", seed))
 
 
 def _world(source: str, seed: int) -> World:

@@ -28,19 +28,16 @@ def mcp(
 
     Tools: the campus tools (calendar__add_event, ...), observe, answer and finish. Point an MCP client at 'campus mcp --db runs.db --seed 0'; afterwards verify, score or diff the run like any other (its id is printed on stderr).
     """
-    from cli.main import _fail, _store, _world, err
+    from cli.main import _fail, _store, err, world_for
     from scenarios.play import new_run, open_run
     from scenarios.term import generate_term
-    from world.index import WorldIndex
 
     from env.driver import Driver
     from env.mcp_server import serve
 
     if importlib.util.find_spec("mcp") is None:
         _fail("campus mcp needs the MCP SDK: pip install 'campus\\[mcp]'")
-    if resume is not None and world_source is not None:
-        _fail("--world cannot be used with --resume: a run continues on the world it started on")
-    world = None if resume is not None else WorldIndex(_world(world_source or "generated", seed))
+    world = world_for(resume, world_source, seed)
     with _store(db, must_exist=resume is not None) as store:
         if world is None:
             current = open_run(store, resume)
