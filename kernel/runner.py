@@ -213,8 +213,7 @@ class Session:
         if seq != self.state.seq:
             raise RuntimeError(f"log head {seq} and projected state {self.state.seq} disagree")
         if seq - self._last_snapshot >= self.snapshot_every:
-            projection = self.kernel.projection
-            self.store.put_snapshot(self.branch.id, seq, projection.encode(self.state), projection.state_hash(self.state))
+            self.store.put_snapshot(self.branch.id, seq, *self.kernel.projection.snapshot(self.state))
             self._last_snapshot = seq
 
     def _decide(self) -> Generator[simpy.Event, Any, tuple[Reply | None, str | None]]:

@@ -47,6 +47,7 @@ def _day_started(part: ClockState, event: DayStarted) -> None:
     part.day = event.day
 
 
+@occurrence
 def _time_announced(part: ClockState, event: TimeAnnounced) -> None:
     part.announced_day = part.day
 
@@ -57,6 +58,7 @@ def _released(part: SessionState, event: TaskReleased) -> None:
     part.withheld = event.withheld
 
 
+@occurrence
 def _revealed(part: SessionState, event: InstructionRevealed) -> None:
     part.withheld = False
 
@@ -78,10 +80,12 @@ def _ended(part: SessionState, event: TaskEnded) -> None:
     part.next_task += 1
 
 
+@occurrence
 def _changed(part: SessionState, event: WorldChanged) -> None:
     part.triggers_done += 1
 
 
+@occurrence
 def _run_ended(part: SessionState, event: RunEnded) -> None:
     part.finished = True
 

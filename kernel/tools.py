@@ -204,9 +204,9 @@ def bind_arguments(tool: ToolDecl, args: Mapping[str, Any], positional: Sequence
         if key in bound:
             return f"argument '{key}' was given twice. Call it as {tool.signature()}."
         bound[key] = value
-    unknown = sorted(k for k in bound if k not in names)
+    unknown = [k for k in bound if k not in names]
     if unknown:
-        return f"{tool.name} has no parameter '{unknown[0]}'. Call it as {tool.signature()}."
+        return f"{tool.name} has no parameter '{min(unknown)}'. Call it as {tool.signature()}."
     for param in tool.params:
         if param.name not in bound or bound[param.name] is None:
             if param.required:
@@ -233,6 +233,8 @@ def _check_value(param: Param, value: Any) -> str | None:
             return f"contains the non-ASCII character {ascii(bad)}; write it in plain ASCII"
         if param.enum is not None and value not in param.enum:
             return f"must be one of {', '.join(param.enum)}"
+        if len(value) <= MAX_STRING:
+            return None  # what _check_nested would find in a string is checked above
     return _check_nested(value)
 
 

@@ -36,7 +36,9 @@ The figures (``rows`` for people, ``figures`` for scripts)
    ``fold_rows``), (b) ``Projection.fold_rows`` over rows already in memory (decode + fold);
    and the parts alone: reading rows, ``decode_events``, the reducers.
 3. *seek*: ``kernel.history.state_at`` at random seqs of the long branch (seeded RNG):
-   nearest snapshot, decode, read and fold the tail; p50/p99 over ``SEEK_SAMPLES``.
+   nearest snapshot, decode, read and fold the tail; p50/p99 over ``SEEK_SAMPLES``; and the
+   mean of each part (read, decode, tail, freeing the previous seek's state) over the first
+   ``SEEK_PARTS_SAMPLES`` of those seqs.
 4. *fork*: ``store.fork`` latency p50/p99 on the long branch and on a 1,000-event branch
    in its own DB; bytes added per fork = growth of the DB file (after a WAL truncate
    checkpoint) and of its page count, over all forks.
@@ -49,8 +51,9 @@ The figures (``rows`` for people, ``figures`` for scripts)
 7. *tool calls*: a real ``Session`` on a file DB, driven by ``ToolCycleAgent`` (one action
    per reply, cycling through the map, geography, calendar and email tools of the issue)
    over a bench term of unscored tasks, each ended by its 20-round limit: tool calls/s end
-   to end (prompt view, parse, dispatch, SimPy, one commit per step); and the same on a
-   ``MemoryStore`` to show what the commits cost.
+   to end (prompt view, parse, dispatch, SimPy, group commits); and the same on a
+   ``MemoryStore`` to show what the commits cost. Each drive gets its own world index, so
+   both start with cold route caches.
 
 Plus the whole default term played by the oracle to a file DB (wall time, events/s).
 
@@ -127,6 +130,7 @@ APPEND_STEPS = 10_000
 APPEND_ROUNDS = 3
 FIXED_STEP = 5
 SEEK_SAMPLES = 300
+SEEK_PARTS_SAMPLES = 100
 FORK_SAMPLES = 200
 SHORT_BRANCH = 1_000
 DIVERGE_TAIL = 1_000
@@ -440,7 +444,7 @@ def build_long_branch(long: Run, templates: list[Template], events: int) -> dict
             seconds["check_and_fold"] += time.perf_counter() - begun
             if state.seq % SNAPSHOT_EVERY == 0:
                 begun = time.perf_counter()
-                store.put_snapshot(long.branch.id, state.seq, projection.encode(state), projection.state_hash(state))
+                store.put_snapshot(long.branch.id, state.seq, *projection.snapshot(state))
                 seconds["snapshot"] += time.perf_counter() - begun
         written += len(batch)
     store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -559,6 +563,7 @@ def measure_seek(long: Run) -> dict[str, Any]:
         times.append(time.perf_counter() - begun)
         if state.seq != seq:
             raise RuntimeError(f"seek to {seq} gave the state at {state.seq}")
+    del state
     count, mean_bytes, total = store.conn.execute(
         "SELECT count(*), avg(length(state)), sum(length(state)) FROM snapshots WHERE branch = ?", (long.branch.id,)
     ).fetchone()
@@ -567,7 +572,31 @@ def measure_seek(long: Run) -> dict[str, Any]:
         "snapshot_every": SNAPSHOT_EVERY, "snapshots": count,
         "snapshot_mean_bytes": round(mean_bytes or 0), "snapshot_total_bytes": total or 0,
         "mean_tail_events": statistics.fmean(s % SNAPSHOT_EVERY for s in seqs),
+        "parts_mean_ms": _seek_parts(long, seqs[:SEEK_PARTS_SAMPLES]),
     }
+
+
+def _seek_parts(long: Run, seqs: list[int]) -> dict[str, float]:
+    """Where a seek's time goes, as means over ``seqs``: reading the snapshot, decoding it,
+    folding the tail, and freeing the state the previous seek returned (which the timed
+    loop above pays inside the next seek)."""
+    store, projection, branch = long.store, long.kernel.projection, long.branch.id
+    parts = {"read": 0.0, "decode": 0.0, "tail": 0.0, "free_previous": 0.0}
+    state = None
+    gc.collect()
+    for seq in seqs:
+        begun = time.perf_counter()
+        del state
+        freed = time.perf_counter()
+        snapshot = store.snapshot_at_or_before(branch, seq)
+        read = time.perf_counter()
+        state = projection.decode(snapshot.state) if snapshot is not None else projection.initial()
+        decoded = time.perf_counter()
+        projection.fold_range(state, store, branch, (snapshot.seq if snapshot is not None else 0) + 1, seq)
+        folded = time.perf_counter()
+        for name, took in (("free_previous", freed - begun), ("read", read - freed), ("decode", decoded - read), ("tail", folded - decoded)):
+            parts[name] += took
+    return {name: total / len(seqs) * 1e3 for name, total in parts.items()}
 
 
 def _percentiles(seconds: list[float]) -> dict[str, float]:
@@ -754,6 +783,7 @@ def measure_tools(world: WorldIndex, path: Path) -> dict[str, Any]:
 
 
 def _drive_tools(store: EventStore, world: WorldIndex, term: Term) -> dict[str, Any]:
+    world = WorldIndex(world.world)  # each drive starts with cold route caches, like a new run
     run = new_run(store, world, term, agent_name="bench-tools", seed=0, round_limit=TOOL_ROUNDS)
     replies = sum(task.round_limit for task in term.tasks)
     session = run.session(ToolCycleAgent(world, replies))
@@ -792,6 +822,7 @@ def table_rows(f: dict[str, Any]) -> list[dict[str, Any]]:
         _info("    rows / decode / reducers alone", " / ".join(f"{fold[k]['events_per_s'] / 1e6:.2f}M" for k in ("read_only", "decode_only", "reducers_only")) + " ev/s"),
         _at_most(f"3. seek p99 into {n} (p50 {seek['p50_ms']:.2f} ms)", seek["p99_ms"], TARGETS["seek_p99_ms"], "ms"),
         _info("   snapshots", f"{seek['snapshots']:,} × {seek['snapshot_mean_bytes'] / 1e3:.1f} kB, every {seek['snapshot_every']:,} events"),
+        _info("   read / decode / tail / free previous", " / ".join(f"{seek['parts_mean_ms'][k]:.1f}" for k in ("read", "decode", "tail", "free_previous")) + " ms (means)"),
         *(_fork_row(fork[k]) for k in ("long", "short")),
         *(_at_most(f"5. divergence p99, {k.replace('_', ' ')}", div[k]["p99_ms"], TARGETS["diverge_ms"], "ms", f" (at {div[k]['found']:,})") for k in ("near_end", "near_start")),
         _at_least(f"6. verify, oracle runs ({ver['oracle_events']:,} ev)", ver["oracle_events_per_s"], TARGETS["verify"], "ev/s"),

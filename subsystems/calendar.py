@@ -31,6 +31,7 @@ event of the advisor's calendar on that date.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 import msgspec
@@ -127,6 +128,13 @@ class When(msgspec.Struct, frozen=True, kw_only=True):
 # ------------------------------------------------------------------ parsing
 
 
+_PARSED = 4096
+"""How many distinct texts each parser remembers. Parsing is a pure function of the text and
+its results are immutable, so the same class time or date read again (in a handler, a
+reducer or a fold) costs a dict lookup instead of a regular expression."""
+
+
+@lru_cache(maxsize=_PARSED)
 def parse_time(text: str) -> When | str:
     """Parse an event time such as ``Week 1-18, Mon, 14:00-16:50``; a str result is the error."""
     shown = _show(text)
@@ -149,6 +157,7 @@ def parse_time(text: str) -> When | str:
     return When(first_week=first_week, last_week=last_week, day=day, start=start, end=end)
 
 
+@lru_cache(maxsize=_PARSED)
 def parse_day(text: str) -> int | str:
     """Parse a date such as ``Week 3, Monday`` to an absolute day index; a str result is the error."""
     match = _DATE.fullmatch(text)
@@ -161,6 +170,7 @@ def parse_day(text: str) -> int | str:
     return int(week) * 7 + day
 
 
+@lru_cache(maxsize=_PARSED)
 def parse_slot(text: str) -> tuple[int, int] | None:
     """Parse ``HH:MM-HH:MM`` to (start, end) minutes of the day, or None."""
     match = _SLOT.fullmatch(text)
@@ -187,7 +197,7 @@ def classify_calendar(calendar_id: str) -> tuple[str, str]:
 
 
 def occurs_on(entry: Entry, day: int) -> bool:
-    """Whether the entry takes place on the absolute day ``day``."""
+    """Whether the entry takes place on the absolute day ``day`` (``view_schedule`` inlines it)."""
     return entry.day == day % 7 and entry.first_week <= day // 7 <= entry.last_week
 
 
@@ -215,8 +225,11 @@ def _show(text: str, limit: int = 60) -> str:
     return flat if len(flat) <= limit else flat[:limit] + "..."
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
 def _single_line(text: str) -> bool:
-    return not any(ord(c) < 32 or ord(c) == 127 for c in text)
+    return _CONTROL.search(text) is None
 
 
 def _event_number(event_id: str) -> int:
@@ -352,10 +365,9 @@ def view_schedule(view: Any, args: dict[str, Any]) -> Outcome:
         return fail(day)
     label = date_label(day)
     part: CalendarState = view.state.calendar
-    entries = sorted(
-        (e for e in part.calendars.get(cid, {}).values() if occurs_on(e, day)),
-        key=lambda e: (e.start, _event_number(e.event_id), e.event_id),
-    )
+    week, weekday = divmod(day, 7)
+    on_day = [e for e in part.calendars.get(cid, {}).values() if e.day == weekday and e.first_week <= week <= e.last_week]
+    entries = sorted(on_day, key=lambda e: (e.start, _event_number(e.event_id), e.event_id))
     if not entries:
         return ok(f"No events on {label} in calendar '{cid}'.", data={"events": []})
     lines = [f"Found {len(entries)} event(s) on {label} in calendar '{cid}':"]

@@ -29,6 +29,8 @@ _LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
 _TLD = re.compile(r"[A-Za-z]{2,63}")
 # Each quantified class above is followed by a character it cannot match ('.' or the end),
 # so a failing match is linear in the length of the text.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+"""Characters that break a line: the C0 controls and DEL."""
 
 
 class Mail(msgspec.Struct, kw_only=True):
@@ -55,7 +57,7 @@ def address_problem(address: str) -> str | None:
         return f"is too long ({len(address)} characters; at most {MAX_ADDRESS})"
     if not address.isascii():
         return "contains non-ASCII characters"
-    if any(c.isspace() for c in address):
+    if address.split() != [address]:  # it holds whitespace
         return "contains spaces (separate several addresses with commas)"
     if address.count("@") != 1:
         return "must contain exactly one '@', as in 'name@university.edu'"
@@ -103,7 +105,7 @@ def _check_subject(subject: str) -> str | None:
         return "The subject is empty; give a short subject line."
     if len(subject) > MAX_SUBJECT:
         return f"The subject is too long ({len(subject)} characters; at most {MAX_SUBJECT}). Shorten it."
-    if any(ord(c) < 32 or ord(c) == 127 for c in subject):
+    if _CONTROL.search(subject) is not None:
         return "The subject must be a single line of text without line breaks or tabs."
     return None
 

@@ -51,6 +51,8 @@ import hashlib
 import re
 import weakref
 from collections.abc import Sequence
+from functools import lru_cache
+from itertools import repeat
 from typing import Any
 
 import msgspec
@@ -565,7 +567,13 @@ def _world_changed(part: ReservationState, event: WorldChanged) -> None:
 def _day_started(part: ReservationState, event: DayStarted) -> None:
     """Shapings of past dates can never be read again (nothing is booked or listed for the past)."""
     if part.shaped:
-        part.shaped = {key: seats for key, seats in part.shaped.items() if parse_date(key.rsplit("|", 1)[1]) >= event.day}
+        part.shaped = {key: seats for key, seats in part.shaped.items() if _shaped_day(key) >= event.day}
+
+
+@lru_cache(maxsize=4096)
+def _shaped_day(key: str) -> int:
+    """The day a shaping key (``building|room|date``) is for; keys repeat every day until their date."""
+    return parse_date(key.rsplit("|", 1)[1])
 
 
 def _read_shaping(change: dict[str, Any]) -> tuple[str, list[str]] | str:
@@ -578,7 +586,7 @@ def _read_shaping(change: dict[str, Any]) -> tuple[str, list[str]] | str:
     day = parse_day(date)
     if isinstance(day, str):
         return day
-    if not isinstance(seats, list) or not all(isinstance(s, str) and s for s in seats):
+    if not isinstance(seats, list) or not all(map(isinstance, seats, repeat(str))) or "" in seats:
         return "seat_availability needs 'open_seats', a list of full seat ids"
     return shape_key(building, room, date_label(day)), sorted(set(seats))
 
