@@ -310,6 +310,11 @@ def diff(
     _print_diff(report)
 
 
+def _p_value(p: float) -> str:
+    """``= 0.031``, or ``< 1e-300`` where the float underflowed."""
+    return f"= {p:.2g}" if p > 0 else "< 1e-300"
+
+
 def _print_diff(report: dict[str, Any]) -> None:
     point = report["first_divergence"]
     if point is None:
@@ -335,7 +340,7 @@ def _print_diff(report: dict[str, Any]) -> None:
     noise = report["noise"]
     verdict = "exceeds the noise" if noise["exceeds_noise"] else "within the noise"
     out.print(f"paired over {noise['paired_tasks']} tasks: {noise['solved_only_by_a']} solved only by {report['a']}, "
-              f"{noise['solved_only_by_b']} only by {report['b']}; exact McNemar p = {noise['p_value']:.2g} ({verdict})",
+              f"{noise['solved_only_by_b']} only by {report['b']}; exact McNemar p {_p_value(noise['p_value'])} ({verdict})",
               highlight=False)
     out.print(f"outcome flips: {len(report['outcome_flips'])}")
     for flip in report["outcome_flips"][:20]:
