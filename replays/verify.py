@@ -22,10 +22,8 @@ from typing import Any
 import msgspec
 
 from events import (
-    AgentReplied,
     DayStarted,
     Event,
-    StructuredCall,
     TaskEnded,
     TaskReleased,
     ToolCalled,
@@ -35,8 +33,8 @@ from events import (
     decode_event,
     decode_events,
 )
-from kernel.agent import AgentView, Reply
 from kernel.projection import gc_paused
+from kernel.recorded import RecordedAgent, replies_of
 from kernel.tools import result_event
 from kernel.runner import Session
 from kernel.store import MemoryStore, Row
@@ -200,38 +198,17 @@ def _plain(payload: bytes) -> Any:
     return msgspec.json.decode(payload)
 
 
-class RecordedAgent:
-    """Repeats a run's recorded replies in order: exact reproduction without the original agent."""
-
-    def __init__(self, replies: list[AgentReplied], name: str) -> None:
-        self.replies = replies
-        self.name = name
-        self.position = 0
-
-    def act(self, view: AgentView) -> Reply:
-        reply = self.replies[self.position]
-        self.position += 1
-        if reply.call is not None:
-            return StructuredCall(name=reply.call.name, arguments=reply.call.arguments, id=reply.call.id)
-        return reply.text  # type: ignore[return-value]
-
-
-def recorded_replies(run: Run) -> list[AgentReplied]:
-    rows = [r for rows in batches(run) for r in rows if r.kind == "agent_replied"]
-    return decode_events([r.payload for r in rows])  # type: ignore[return-value]
-
-
 def _replay_recorded(run: Run) -> Mismatch | None:
     from scenarios.play import new_run
 
-    replies = recorded_replies(run)
+    replies = replies_of(run.store, run.branch.id)
     scratch = MemoryStore()
     store_inputs(scratch, run.world, run.term)
     again = new_run(
         scratch, run.world, run.term, agent_name=run.branch.agent, seed=run.branch.seed,
         round_limit=run.branch.config["round_limit"], branch_id="replay",
     )
-    session = Session(again.kernel, scratch, "replay", again.term, RecordedAgent(replies, run.branch.agent))
+    session = Session(again.kernel, scratch, "replay", again.term, RecordedAgent(run.branch.id, replies))
     head = run.store.head(run.branch.id)[0]
     session.run(max_steps=len(replies))
     replayed = scratch.rows("replay")

@@ -9,7 +9,8 @@ from kernel.store import MemoryStore
 from scenarios.play import Run, new_run
 from scenarios.task import Term
 from scenarios.term import generate_term
-from tests.llm_support import SCALE, replies_of
+from kernel.recorded import replies_of
+from tests.llm_support import SCALE
 from world.index import WorldIndex
 
 

@@ -6,16 +6,10 @@ from typing import Any
 
 from agents.chat import ChatClient
 from agents.llm import LLMAgent, LLMConfig
-from events import AgentReplied, decode_events
 from kernel.parse import Answer as ParsedAnswer, Call, Finish, parse_reply
-from kernel.store import EventStore
 from tests.chat_server import Answer, ChatServer, text, tool_call
 
 SCALE = 0.05
-
-
-def replies_of(store: EventStore, branch_id: str) -> list[AgentReplied]:
-    return decode_events([r.payload for r in store.rows(branch_id) if r.kind == "agent_replied"])  # type: ignore[return-value]
 
 
 def as_text_answers(replies: list[str]) -> list[Answer]:

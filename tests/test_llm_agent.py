@@ -20,7 +20,8 @@ from scenarios.play import new_run, open_run
 from scenarios.scorecard import scorecard
 from scenarios.task import Term
 from tests.chat_server import Answer, ChatServer, error, text, tool_call
-from tests.llm_support import as_text_answers, as_tool_calls, llm_agent, replies_of
+from kernel.recorded import replies_of
+from tests.llm_support import as_text_answers, as_tool_calls, llm_agent
 from world.index import WorldIndex
 
 pytest_plugins = ["tests.llm_fixtures"]  # the short term and the oracle's script
