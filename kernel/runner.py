@@ -38,7 +38,6 @@ from events import (
     TimeAnnounced,
     ToolCalled,
     WorldChanged,
-    decode_events,
 )
 from kernel.agent import Agent, AgentUnavailable, AgentView, Reply, TaskMemory, is_persistent, reply_meta
 from kernel.clock import DAY_START, UrgentTimeout, date_label, day_of, day_start, label
@@ -50,7 +49,7 @@ from kernel.prompt import PROTOCOL, system_prompt
 from kernel.schedule import Schedule, TaskCard
 from kernel.store import EventStore, Record
 from kernel.tools import Outcome, from_wire_name, result_event
-from kernel.transcript import Transcript, task_memories
+from kernel.transcript import Transcript, task_memories, task_so_far
 
 configure_default()
 log = structlog.get_logger("campus.runner")
@@ -354,16 +353,4 @@ class Session:
         task_id = self.state.session.task_id
         if not task_id:
             return [], 0
-        head = self.state.seq
-        window = 256
-        while True:
-            start = max(1, head - window + 1)
-            rows = self.store.rows(self.branch.id, start, head)
-            events = decode_events([r.payload for r in rows])
-            for i in range(len(events) - 1, -1, -1):
-                event = events[i]
-                if isinstance(event, TaskReleased) and event.task_id == task_id:
-                    return events[i:], rows[i].t
-            if start == 1:
-                raise RuntimeError(f"task {task_id} is open but its release is not in the log")
-            window *= 4
+        return task_so_far(self.store, self.branch.id, task_id, self.state.seq)

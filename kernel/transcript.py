@@ -75,6 +75,25 @@ def render_call(call: StructuredCall | None) -> str:
     return f"{call.name}({_SORTED.encode(call.arguments).decode()})"
 
 
+def task_so_far(store: EventStore, branch_id: str, task_id: str, upto: int) -> tuple[list[Event], int]:
+    """The events of ``task_id`` from its release to seq ``upto``, and its release time.
+
+    Read backwards in growing windows: a task is usually a few dozen events long.
+    """
+    window = 256
+    while True:
+        start = max(1, upto - window + 1)
+        rows = store.rows(branch_id, start, upto)
+        events = decode_events([r.payload for r in rows])
+        for i in range(len(events) - 1, -1, -1):
+            event = events[i]
+            if isinstance(event, TaskReleased) and event.task_id == task_id:
+                return events[i:], rows[i].t
+        if start == 1:
+            raise RuntimeError(f"task {task_id} is open but its release is not in the log")
+        window *= 4
+
+
 def task_memories(store: EventStore, branch_id: str, stop: int, batch: int = 20_000) -> Iterator[TaskMemory]:
     """Every task that ended at or before ``stop``, in order, as its agent saw it."""
     turns: list[Turn] | None = None

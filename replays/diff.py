@@ -16,11 +16,11 @@ from typing import Any
 
 import msgspec
 
-from events import TaskReleased, decode_events, to_plain
+from events import decode_events, to_plain
 from kernel.clock import date_label, day_of, label
 from kernel.history import state_at
 from kernel.store import EventStore
-from kernel.transcript import add_turn
+from kernel.transcript import add_turn, task_so_far
 from scenarios.play import Run
 from replays.stats import mcnemar_exact
 from scenarios.scorecard import scorecard
@@ -63,17 +63,9 @@ def last_seen(run: Run, seq: int) -> dict[str, Any] | None:
     task_id = state_at(run.kernel, run.store, run.branch.id, seq - 1).session.task_id if seq > 1 else ""
     if not task_id:
         return None
-    window = 256
-    while True:
-        start = max(1, seq - window)
-        events = decode_events([r.payload for r in run.store.rows(run.branch.id, start, seq - 1)])
-        opened = next((i for i in range(len(events) - 1, -1, -1)
-                       if isinstance(events[i], TaskReleased) and events[i].task_id == task_id), None)
-        if opened is not None or start == 1:
-            break
-        window *= 4
+    events, _ = task_so_far(run.store, run.branch.id, task_id, seq - 1)
     turns: list[Any] = []
-    for event in events[opened or 0 :]:
+    for event in events:
         add_turn(turns, event)
     shown = next((turn.content for turn in reversed(turns) if turn.role == "user"), "")
     return {"task_id": task_id, "turns_before": sum(turn.role == "assistant" for turn in turns),
