@@ -30,6 +30,7 @@ import msgspec
 
 from events import TaskEnded, decode_events
 from kernel.agent import Agent
+from replays.verify import batches
 from scenarios.play import Run, open_run, store_inputs, unique_branch_id
 from scenarios.task import Flags, Task, Term
 
@@ -149,10 +150,9 @@ def lifelong(run: Run, make_agent: AgentFactory, *, blocks: int = DEFAULT_BLOCKS
 
 def _task_end_positions(run: Run) -> dict[str, tuple[int, int]]:
     """``task id -> (seq, t)`` of every task-ended event in the run."""
-    head = run.store.head(run.branch.id)[0]
     out: dict[str, tuple[int, int]] = {}
-    for first in range(1, head + 1, 50_000):
-        rows = [r for r in run.store.rows(run.branch.id, first, min(head, first + 49_999)) if r.kind == "task_ended"]
+    for batch in batches(run):
+        rows = [r for r in batch if r.kind == "task_ended"]
         for row, event in zip(rows, decode_events([r.payload for r in rows])):
             out[event.task_id] = (row.seq, row.t)  # type: ignore[attr-defined]
     return out
