@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install browser demo test bench clean
+.PHONY: install browser demo test typecheck bench clean
 
 $(BIN)/campus: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,8 +33,16 @@ demo: install
 	$(BIN)/campus verify oracle-s0
 	$(BIN)/campus diff oracle-s0 noop-s0
 
-test: install browser
-	$(BIN)/python -m pytest
+test: install browser typecheck
+	$(BIN)/python -m pytest -n auto
+
+# mypy sees the package as installed: build/typecheck/campus links each mapped folder (pyproject's package-dir).
+PACKAGES := events kernel subsystems world scenarios agents replays reports lab cli env
+typecheck: install
+	@rm -rf build/typecheck && mkdir -p build/typecheck/campus
+	@ln -s ../../../campus/__init__.py build/typecheck/campus/__init__.py
+	@for d in $(PACKAGES); do [ ! -d $$d ] || ln -s ../../../$$d build/typecheck/campus/$$d; done
+	cd build/typecheck && ../../$(BIN)/mypy --config-file ../../pyproject.toml campus
 
 bench: install
 	$(BIN)/campus bench kernel

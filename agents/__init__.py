@@ -2,22 +2,34 @@
 
 from __future__ import annotations
 
-from kernel.agent import Agent
-from scenarios.task import Term
-from world.index import WorldIndex
+from collections.abc import Callable
 
-from agents.noop import NoopAgent
-from agents.oracle import OracleAgent
-from agents.scripted import DiligentAgent, StaleAgent, StatelessAgent
+from campus.kernel.agent import Agent
+from campus.scenarios.task import Term
+from campus.world.index import WorldIndex
 
-BUILTIN = ("oracle", "noop", "stateless", "diligent", "stale")
+from campus.agents.noop import NoopAgent
+from campus.agents.oracle import OracleAgent
+from campus.agents.adversarial import AbsentAgent, DawdlerAgent, OptionsOnlyAgent, TestwiseAgent
+from campus.agents.controls import DiligentAgent, StatelessAgent
+from campus.agents.scripted import AbstainerAgent, OptimistAgent, StaleAgent
+
+CONTROLS = ("noop", "stateless", "diligent")
+"""Controls of the metrics: they see only what any agent sees (``agents/controls.py``)."""
+ADVERSARIAL = ("testwise", "optionsonly", "dawdler", "absent")
+DISRUPTION_CONTROLS = ("abstainer", "optimist")
+BUILTIN = ("oracle", *CONTROLS, "stale", *ADVERSARIAL, *DISRUPTION_CONTROLS)
 
 
 def make_agent(name: str, term: Term, world: WorldIndex) -> Agent:
     """A built-in agent by name; raises ``ValueError`` naming the choices for anything else."""
-    if name == "noop":
-        return NoopAgent()
-    kinds = {"oracle": OracleAgent, "stateless": StatelessAgent, "diligent": DiligentAgent, "stale": StaleAgent}
+    controls: dict[str, Callable[[], Agent]] = {"noop": NoopAgent, "stateless": StatelessAgent, "diligent": DiligentAgent}
+    if name in controls:
+        return controls[name]()
+    kinds: dict[str, Callable[[Term, WorldIndex], Agent]] = {
+        "oracle": OracleAgent, "stale": StaleAgent, "testwise": TestwiseAgent, "optionsonly": OptionsOnlyAgent,
+        "dawdler": DawdlerAgent, "absent": AbsentAgent, "abstainer": AbstainerAgent, "optimist": OptimistAgent,
+    }
     if name in kinds:
         return kinds[name](term, world)
     raise ValueError(f"unknown agent {name!r}; built-in agents: {', '.join(BUILTIN)}")

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kernel.agent import AgentUnavailable
+from campus.kernel.agent import AgentUnavailable
 
 OPENAI_URL = "https://api.openai.com/v1"
 RETRY_STATUS = frozenset({408, 409, 429})

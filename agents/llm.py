@@ -7,8 +7,9 @@ Two modes:
   the reply, read by the kernel's parser (``<action>Action: ...</action>``).
 - ``tools`` (native function calling): the task's tools are offered as functions (from their
   declarations' OpenAI schemas) together with ``answer`` and ``finish``; a function call becomes
-  a ``StructuredCall``, and a reply without one is read as text. Earlier calls in the task are
-  shown back to the model as calls with their results.
+  a ``StructuredCall`` under the tool's dotted name, and a reply without one is read as text.
+  Earlier calls in the task (carried as data in the chat's turns) are shown back to the model as
+  calls with their results.
 
 Token usage, latency and attempts go to ``last_meta``, which the kernel keeps outside the hash
 chain. The API key is held by the client only: it is never part of the agent's spec, its name
@@ -24,12 +25,12 @@ from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 import msgspec
 
-from agents.chat import OPENAI_URL, ChatClient, Completion
-from agents.memory import DEFAULT_BUDGET, Memory, make_memory
-from agents.variants import DEFAULT_VARIANT, load_variant
-from events import StructuredCall
-from kernel.agent import AgentView, Reply, TaskMemory, Turn
-from kernel.tools import from_wire_name, openai_tools
+from campus.agents.chat import OPENAI_URL, ChatClient, Completion
+from campus.agents.memory import DEFAULT_BUDGET, Memory, make_memory
+from campus.agents.variants import DEFAULT_VARIANT, load_variant
+from campus.events import StructuredCall
+from campus.kernel.agent import AgentView, Reply, TaskMemory, Turn
+from campus.kernel.tools import from_wire_name, openai_tools, wire_name
 
 MODES = ("text", "tools")
 
@@ -173,7 +174,7 @@ class LLMAgent:
             as_text = call_as_text(call.name, arguments)
             if as_text is not None:  # keep the notes in the record: the call is written in the text protocol
                 return f"{content.strip()}\n{as_text}", dropped
-        return StructuredCall(name=call.name, arguments=arguments, id=call.id), dropped
+        return StructuredCall(name=from_wire_name(call.name), arguments=arguments, id=call.id), dropped
 
 
 def _section(title: str, body: str) -> str:
@@ -194,15 +195,15 @@ def plain_messages(turns: tuple[Turn, ...]) -> list[dict[str, Any]]:
     return [{"role": t.role, "content": t.content or "(no reply)"} for t in turns]
 
 
-_RENDERED_CALL = re.compile(r"(?P<name>[A-Za-z_][A-Za-z0-9_]*)\((?P<arguments>\{.*\})\)", re.DOTALL)
+_SORTED = msgspec.json.Encoder(order="sorted")
 
 
 def call_messages(turns: tuple[Turn, ...], functions: frozenset[str]) -> list[dict[str, Any]]:
     """The chat with each earlier function call shown as a call, and the message after it as its result.
 
-    The kernel's transcript renders a structured call as ``name({json})``; that is turned back
-    into an assistant tool call (ids are numbered per task, so the messages are a function of
-    the view), and the user turn that follows becomes the ``tool`` message answering it.
+    A turn's structured call becomes an assistant tool call under its wire name (ids are numbered
+    per task, so the messages are a function of the view), and the user turn that follows becomes
+    the ``tool`` message answering it. A call of a function not offered now is shown as its text.
     """
     messages: list[dict[str, Any]] = []
     pending: str | None = None
@@ -211,12 +212,11 @@ def call_messages(turns: tuple[Turn, ...], functions: frozenset[str]) -> list[di
             messages.append({"role": "tool", "tool_call_id": pending, "content": turn.content})
             pending = None
             continue
-        rendered = _RENDERED_CALL.fullmatch(turn.content) if turn.role == "assistant" else None
-        if rendered and rendered["name"] in functions and _json_object(rendered["arguments"]) is not None:
+        if turn.call is not None and wire_name(turn.call.name) in functions:
             pending = f"call_{len(messages)}"
-            call = {"id": pending, "type": "function",
-                    "function": {"name": rendered["name"], "arguments": rendered["arguments"]}}
-            messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+            function = {"name": wire_name(turn.call.name), "arguments": _SORTED.encode(turn.call.arguments).decode()}
+            messages.append({"role": "assistant", "content": None,
+                             "tool_calls": [{"id": pending, "type": "function", "function": function}]})
         else:
             messages.append({"role": turn.role, "content": turn.content or "(no reply)"})
     return messages

@@ -26,8 +26,8 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from kernel.agent import AgentView, TaskMemory, Turn
-from kernel.clock import label
+from campus.kernel.agent import AgentView, TaskMemory, Turn
+from campus.kernel.clock import label
 
 MEMORIES = ("none", "history", "bm25", "scratchpad")
 DEFAULT_BUDGET = 4_000

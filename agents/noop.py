@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kernel.agent import AgentView, Reply
+from campus.kernel.agent import AgentView, Reply
 
 
 class NoopAgent:

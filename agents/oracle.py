@@ -8,11 +8,11 @@ process continues exactly as it would have.
 
 from __future__ import annotations
 
-from kernel.agent import AgentView, Reply
-from scenarios.task import Term
-from world.index import WorldIndex
+from campus.kernel.agent import AgentView, Reply
+from campus.scenarios.task import Term
+from campus.world.index import WorldIndex
 
-from agents.plans import replay_plan, run_plan
+from campus.agents.plans import replay_plan, run_plan
 
 
 class OracleAgent:

@@ -6,6 +6,8 @@ A plan is data in the term, a tuple of steps:
 - ``walk:<B1>,<B2>,...`` — walk exactly this path (it must start where the student is);
 - ``goto:<building id>`` — ask where the student is and, unless already there, walk the
   shortest unconstrained route there;
+- ``route:<building id>`` — ask where the student is and, unless already there, ask the map
+  for the fastest route there as the walkways are now (closed ones left out) and walk it;
 - ``answer:<letter>`` — answer and end the task.
 
 A plan ends with ``finish()`` unless it answered. Replies are a pure function of the plan
@@ -19,12 +21,13 @@ import json
 import re
 from collections.abc import Generator, Sequence
 
-from kernel.agent import AgentView
-from world.index import WorldIndex
+from campus.kernel.agent import AgentView
+from campus.world.index import WorldIndex
 
 FINISH = "<action>Action: finish()</action>"
 LOCATE = "<action>Action: geography.get_current_location()</action>"
 _LOCATION = re.compile(r"You are at .*\((\w+)\)\.")
+_PATH = re.compile(r'geography\.walk_to\(path_info=(\{"path": \[[^\]]*\]\})\)')
 
 Plan = Generator[str, str, None]
 
@@ -50,6 +53,14 @@ def run_plan(steps: Sequence[str], world: WorldIndex) -> Plan:
             here = _LOCATION.search(seen or "")
             if here is not None and here.group(1) != arg:
                 yield walk_action(world.route(here.group(1), arg, {}).path)
+        elif kind == "route":
+            seen = yield LOCATE
+            here = _LOCATION.search(seen or "")
+            if here is not None and here.group(1) != arg:
+                shown = yield action(f'map.find_optimal_path(source_building_id="{here.group(1)}", target_building_id="{arg}")')
+                found = _PATH.search(shown or "")
+                if found is not None:
+                    yield walk_action(json.loads(found.group(1))["path"])
         elif kind == "answer":
             yield f"<action>Answer: {arg}</action>"
             return
@@ -60,9 +71,14 @@ def run_plan(steps: Sequence[str], world: WorldIndex) -> Plan:
 
 def replay_plan(plan: Plan, view: AgentView) -> str:
     """The reply ``plan`` gives after the results already in ``view`` (``FINISH`` once it is done)."""
+    return replay_turns(plan, results(view))
+
+
+def replay_turns(plan: Plan, seen_so_far: Sequence[str]) -> str:
+    """The reply ``plan`` gives after being sent ``seen_so_far``, one result per earlier reply."""
     try:
         reply = next(plan)
-        for seen in results(view):
+        for seen in seen_so_far:
             reply = plan.send(seen)
     except StopIteration:
         return FINISH

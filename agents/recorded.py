@@ -6,8 +6,8 @@ recorded:RUN`` replays RUN on its own world, term and seed and reproduces its ha
 
 from __future__ import annotations
 
-from kernel.recorded import RecordedAgent, RecordedFailure, RecordingError, replies_of
-from kernel.store import EventStore
+from campus.kernel.recorded import RecordedAgent, RecordedFailure, RecordingError, replies_of
+from campus.kernel.store import EventStore
 
 PREFIX = "recorded:"
 

@@ -21,7 +21,7 @@ PAIRED_MEMORY = {"all-in-one": "scratchpad"}
 
 
 def variant_names() -> tuple[str, ...]:
-    folder = resources.files("agents") / "prompts"
+    folder = resources.files("campus.agents") / "prompts"
     return tuple(sorted(entry.name[: -len(".md")] for entry in folder.iterdir() if entry.name.endswith(".md")))
 
 
@@ -30,7 +30,7 @@ def load_variant(name: str) -> str:
     choices = variant_names()
     if name not in choices:
         raise ValueError(f"unknown prompt variant {name!r}; choose one of: {', '.join(choices)}")
-    return (resources.files("agents") / "prompts" / f"{name}.md").read_text(encoding="utf-8").strip()
+    return (resources.files("campus.agents") / "prompts" / f"{name}.md").read_text(encoding="utf-8").strip()
 
 
 def default_memory(variant: str) -> str:

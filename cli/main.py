@@ -9,38 +9,37 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import msgspec
 import typer
-from rich.console import Console
 from rich.table import Table
 
-from cli.agents import AGENT_HELP, AgentOptions, build_agent, is_recorded, new_branch_id, replay_run, with_agent_options
-from cli.progress import task_progress
-from cli.report import report as report_command
-from cli.sweep import sweep as sweep_command
-from cli.mcp import mcp as mcp_command
-from kernel.agent import AgentUnavailable
-from kernel.clock import TimeFormatError
-from kernel.logs import configure as configure_logs
-from kernel.store import EventStore, StoreError, open_store
-from replays.diff import diff_runs
-from replays.export import ExportFormatError, import_lines, write_export
-from replays.fork import InjectedReply, fork_run
-from replays.seek import SeekError, describe_state, resolve_position, seek
-from replays.verify import verify
-from scenarios.play import DEFAULT_ROUND_LIMIT, Run, new_run, open_run
-from scenarios.scorecard import scorecard
-from scenarios.term import generate_term
-from world.generate import generate_world
-from world.model import counts
-from world.index import WorldIndex
-from world.model import World
-from world.stulife import ImportReport, StuLifeDataError, load_stulife
+from campus.agents.registry import AgentOptions, recorded_source, replay_run, resolve, run_label
+from campus.cli.agents import AGENT_HELP, with_agent_options
+from campus.cli.common import DB, JSON, WORLD_HELP, emit_json, err, fail, inputs_of, open_db, out, world_of
+from campus.cli.progress import task_progress
+from campus.cli.report import report as report_command
+from campus.cli.audit import audit as audit_command
+from campus.cli.sweep import sweep as sweep_command
+from campus.cli.mcp import mcp as mcp_command
+from campus.kernel.logs import configure as configure_logs
+from campus.kernel.store import StoreError
+from campus.replays.diff import diff_runs
+from campus.replays.export import import_lines, write_export
+from campus.replays.fork import InjectedReply, fork_run
+from campus.replays.seek import describe_state, resolve_position, seek
+from campus.replays.verify import verify
+from campus.scenarios.play import DEFAULT_ROUND_LIMIT, ROUNDS_HELP, Run, RunSpec, open_run, start_run
+from campus.scenarios.scorecard import scorecard
+from campus.scenarios.term import generate_term
+from campus.world.generate import generate_world
+from campus.world.model import World, counts
+from campus.world.stulife import ImportReport, StuLifeDataError, load_stulife
+
+DISRUPTIONS_HELP = ("Add the mid-task disruption tasks (STT-Arena's nine conflict types, four solvability levels, "
+                     "scored as DRS; work in progress, off by default).")
 
 app = typer.Typer(
     help="An event-sourced campus for agents: run a term, then replay, fork, verify and diff it.",
@@ -55,37 +54,11 @@ app.add_typer(world_app, name="world")
 app.add_typer(term_app, name="term")
 app.add_typer(bench_app, name="bench")
 app.command(name="sweep")(sweep_command)
+term_app.command(name="audit")(audit_command)
 app.command(name="report")(report_command)
 app.command(name="mcp")(mcp_command)
 
-out = Console(soft_wrap=True)
-err = Console(stderr=True, soft_wrap=True)
-
-DB = typer.Option("runs.db", "--db", help="The SQLite file holding runs (created if missing).")
-JSON = typer.Option(False, "--json", help="Print machine-readable JSON instead of a summary.")
 AGENT = typer.Option("oracle", "--agent", help=AGENT_HELP)
-
-
-def _fail(message: str, code: int = 2) -> NoReturn:
-    err.print(f"[bold red]error:[/] {message}", highlight=False)
-    raise typer.Exit(code)
-
-
-@contextmanager
-def _store(path: str, *, must_exist: bool = True) -> Iterator[EventStore]:
-    if must_exist and path != ":memory:" and not Path(path).exists():
-        _fail(f"no database at {path}; create one with 'campus run --db {path}'")
-    store = open_store(path)
-    try:
-        yield store
-    except (StoreError, SeekError, TimeFormatError, ExportFormatError, ValueError, AgentUnavailable) as error:
-        _fail(str(error))
-    finally:
-        store.close()
-
-
-def _emit_json(value: Any) -> None:
-    sys.stdout.write(msgspec.json.encode(value).decode() + "\n")
 
 
 def _play(run: Run, agent: Any, *, show_progress: bool, max_steps: int | None = None) -> None:
@@ -145,11 +118,11 @@ def run(
     seed: int = typer.Option(0, "--seed", help="Seed for the world, the term and the run."),
     agent: str = AGENT,
     scale: float = typer.Option(1.0, "--scale", help="Term size relative to the paper's task counts."),
-    rounds: int = typer.Option(DEFAULT_ROUND_LIMIT, "--rounds", min=1, help="Agent turns allowed per task."),
+    rounds: int = typer.Option(DEFAULT_ROUND_LIMIT, "--rounds", min=1, help=ROUNDS_HELP),
     resume: str = typer.Option(None, "--resume", help="Continue this stored run instead of starting a new one."),
     max_steps: int = typer.Option(None, "--max-steps", min=0, help="Stop after this many agent replies (resume later)."),
-    world_source: str = typer.Option(None, "--world", metavar="SOURCE",
-                                     help="'generated' (the default: a campus from the seed) or 'stulife:DIR' (the published StuLife data)."),
+    world_source: str = typer.Option(None, "--world", metavar="SOURCE", help=WORLD_HELP),
+    disruptions: bool = typer.Option(False, "--disruptions", help=DISRUPTIONS_HELP),
     as_json: bool = JSON,
     agent_options: AgentOptions = AgentOptions(),
 ) -> None:
@@ -158,53 +131,36 @@ def run(
     With no options: generate the default world and term (seed 0), let the built-in oracle
     play it into runs.db, and print the scorecard.
     """
-    world = world_for(resume, world_source, seed)
-    with _store(db, must_exist=resume is not None) as store:
-        if world is None:
+    inputs = None if recorded_source(agent) else inputs_of(world_source, seed, scale, resume, disruptions)
+    with open_db(db, must_exist=resume is not None) as store:
+        if resume is not None:
             current = open_run(store, resume)
-            player, _ = build_agent(current.branch.agent, agent_options, store=store, term=current.term, world=current.world)
-        elif is_recorded(agent):
+            player, _ = resolve(current.branch.agent, agent_options, store=store, term=current.term, world=current.world)
+        elif inputs is None:
             current, player = replay_run(store, agent, agent_options)
         else:
-            term = generate_term(world, seed, scale)
-            player, agent_name = build_agent(agent, agent_options, store=store, term=term, world=world)
-            current = new_run(store, world, term, agent_name=agent_name, seed=seed, round_limit=rounds,
-                              branch_id=new_branch_id(store, agent_name, seed))
+            world, term = inputs
+            player, agent_name = resolve(agent, agent_options, store=store, term=term, world=world)
+            spec = RunSpec(seed=seed, scale=scale, agent=agent_name, round_limit=rounds, label=run_label(agent_name))
+            current = start_run(store, spec, inputs)
         _play(current, player, show_progress=not as_json, max_steps=max_steps)
         summary = _summary(current)
-    _emit_json(summary) if as_json else _print_summary(summary)
-
-
-def world_for(resume: str | None, world_source: str | None, seed: int) -> WorldIndex | None:
-    """The world a new run is played on; ``None`` when resuming (a run continues on its own world)."""
-    if resume is not None and world_source is not None:
-        _fail("--world cannot be used with --resume: a run continues on the world it started on")
-    return None if resume is not None else WorldIndex(_world(world_source or "generated", seed))
-
-
-def _world(source: str, seed: int) -> World:
-    """The world named by ``--world``: ``generated`` or ``stulife:DIR``."""
-    if source == "generated":
-        return generate_world(seed)
-    kind, _, directory = source.partition(":")
-    if kind != "stulife" or not directory:
-        _fail(f"unknown world {source!r}; use --world generated or --world stulife:DIR")
-    return _import_stulife(directory)[0]
+    emit_json(summary) if as_json else _print_summary(summary)
 
 
 def _import_stulife(directory: str) -> tuple[World, ImportReport]:
     try:
         return load_stulife(directory)
     except StuLifeDataError as error:
-        _fail(str(error))
+        fail(str(error))
 
 
 def _agent(name: str, current: Run) -> Any:
     """The agent called ``name`` for a stored run (an llm agent rebuilt from its recorded spec)."""
     try:
-        return build_agent(name, AgentOptions(), store=current.store, term=current.term, world=current.world)[0]
+        return resolve(name, store=current.store, term=current.term, world=current.world)[0]
     except (ValueError, StoreError) as error:
-        _fail(str(error))
+        fail(str(error))
 
 
 # ---------------------------------------------------------------- replay, fork, verify, diff
@@ -219,12 +175,12 @@ def replay(
     as_json: bool = JSON,
 ) -> None:
     """Show the world of a run at a step or a simulated time, with its state hash."""
-    with _store(db) as store:
+    with open_db(db) as store:
         current = open_run(store, run_id)
         seq = resolve_position(current, step=step, at=at)
         described = describe_state(current, seek(current, seq))
     if as_json:
-        _emit_json(described)
+        emit_json(described)
         return
     out.print(f"[bold]{run_id}[/] at seq {described['seq']} — {described['time']}")
     out.print(f"location: {described['location']['name']} ({described['location']['id']}); walked today: {' -> '.join(described['trail_today'])}")
@@ -250,18 +206,20 @@ def fork(
     agent_options: AgentOptions = AgentOptions(),
 ) -> None:
     """Branch a run at a step or time and continue it, with another agent or an injected reply."""
-    with _store(db) as store:
+    with open_db(db) as store:
         parent = open_run(store, run_id)
         seq = resolve_position(parent, step=at_step, at=at)
-        player, agent_name = build_agent(agent or parent.branch.agent, agent_options, store=store,
-                                         term=parent.term, world=parent.world)
-        child, point = fork_run(parent, seq, agent_name=agent_name, new_id=name)
+        player, agent_name = resolve(agent or parent.branch.agent, agent_options, store=store,
+                                     term=parent.term, world=parent.world)
+        if reply is not None and max_steps == 0:
+            fail("--reply needs at least one step: the injected reply is kept only with the step it plays")
+        child, point = fork_run(parent, seq, agent_name=agent_name, new_id=name, deferred=reply is not None)
         if reply is not None:
             player = InjectedReply(reply, player)
         _play(child, player, show_progress=not as_json, max_steps=max_steps)
         summary = _summary(child) | {"parent": run_id, "fork_seq": point.seq, "requested_seq": point.requested}
     if as_json:
-        _emit_json(summary)
+        emit_json(summary)
         return
     moved = "" if point.seq == point.requested else f" (moved back from {point.requested} to the step boundary)"
     out.print(f"forked {run_id} at seq {point.seq}{moved} into [bold]{summary['run']}[/]")
@@ -276,12 +234,12 @@ def verify_command(
     as_json: bool = JSON,
 ) -> None:
     """Check the hash chain, re-execute every tool call and re-judge every task. Exit 1 on the first mismatch."""
-    with _store(db) as store:
+    with open_db(db) as store:
         current = open_run(store, run_id)
         with task_progress(err, len(current.ended_tasks()), "verifying", not as_json) as tick:
             report = verify(current, deep=deep, on_task=tick)
     if as_json:
-        _emit_json(report)
+        emit_json(report)
     elif report.ok:
         out.print(f"[green]verified[/] {report.run}: {report.events} events, {report.tool_calls} tool calls re-executed, "
                   f"{report.tasks_judged} tasks re-judged in {report.seconds:.3f}s")
@@ -302,10 +260,10 @@ def diff(
     as_json: bool = JSON,
 ) -> None:
     """Compare two runs: first divergence, tasks whose outcome flipped, and final-state differences."""
-    with _store(db) as store:
+    with open_db(db) as store:
         report = diff_runs(open_run(store, run_a), open_run(store, run_b))
     if as_json:
-        _emit_json(report)
+        emit_json(report)
         return
     _print_diff(report)
 
@@ -361,7 +319,7 @@ def export_command(
     output: str = typer.Option("-", "--output", "-o", help="File to write (default: standard output)."),
 ) -> None:
     """Write a run, with its world and term, as hash-checked JSON Lines."""
-    with _store(db) as store:
+    with open_db(db) as store:
         current = open_run(store, run_id)
         if output == "-":
             count = write_export(current, sys.stdout)
@@ -380,12 +338,12 @@ def import_command(
 ) -> None:
     """Read a run from JSON Lines into the database, checking every hash first."""
     if not Path(path).exists():
-        _fail(f"no file at {path}")
-    with _store(db, must_exist=False) as store:
+        fail(f"no file at {path}")
+    with open_db(db, must_exist=False) as store:
         with open(path, encoding="utf-8") as handle:
             current = import_lines(store, handle, branch_id=name)
         summary = _summary(current)
-    _emit_json(summary) if as_json else _print_summary(summary)
+    emit_json(summary) if as_json else _print_summary(summary)
 
 
 @app.command()
@@ -398,14 +356,14 @@ def score(
 
     Prints the scorecard; exit 1 if any task is judged differently from what the run recorded.
     """
-    from replays.score import rescore
+    from campus.replays.score import rescore
 
-    with _store(db) as store:
+    with open_db(db) as store:
         current = open_run(store, run_id)
         with task_progress(err, len(current.ended_tasks()), "scoring", not as_json) as tick:
             report = rescore(current, on_task=tick)
     if as_json:
-        _emit_json(report)
+        emit_json(report)
     else:
         out.print(f"{report.run}: " + ("scorecard reproduced" if report.matches else "[bold red]scorecard differs[/]"))
         out.print(_metrics_line(report.scorecard), highlight=False)
@@ -430,15 +388,15 @@ def lifelong(
     asks a sample of earlier blocks' questions again; the success matrix gives the metrics.
     Probe branches stay in the database (RUN~lifelong-tT-bI) to replay, verify or diff.
     """
-    from replays.lifelong import as_dict, lifelong as measure
+    from campus.lab.lifelong import as_dict, lifelong as measure
 
-    with _store(db) as store:
+    with open_db(db) as store:
         current = open_run(store, run_id)
         name = agent or current.branch.agent
         _agent(name, current)
         report = measure(current, lambda probe: _agent(name, probe), blocks=blocks, per_block=per_block)
     if as_json:
-        _emit_json(as_dict(report))
+        emit_json(as_dict(report))
         return
 
     def pct(value: float | None) -> str:
@@ -462,21 +420,21 @@ def lifelong(
 @app.command()
 def runs(db: str = DB, as_json: bool = JSON) -> None:
     """List the runs (branches) in a database."""
-    with _store(db) as store:
+    with open_db(db) as store:
         rows = [
             {"run": b.id, "agent": b.agent, "seed": b.seed, "parent": b.parent, "fork_seq": b.fork_seq,
              "events": store.head(b.id)[0], "final_hash": store.head(b.id)[1]}
             for b in store.branches()
         ]
     if as_json:
-        _emit_json(rows)
+        emit_json(rows)
         return
     table = Table()
     for column in ("run", "agent", "seed", "parent", "events", "final hash"):
         table.add_column(column)
     for r in rows:
         parent = f"{r['parent']}@{r['fork_seq']}" if r["parent"] else ""
-        table.add_row(r["run"], r["agent"], str(r["seed"]), parent, str(r["events"]), r["final_hash"][:16])
+        table.add_row(str(r["run"]), str(r["agent"]), str(r["seed"]), parent, str(r["events"]), str(r["final_hash"])[:16])
     out.print(table)
 
 
@@ -493,12 +451,12 @@ def world_generate(
     try:
         world = generate_world(seed, scale)
     except ValueError as error:
-        _fail(str(error))
+        fail(str(error))
     size = counts(world)
     report = {"name": world.name, "seed": seed, "hash": world.hash, "home": world.home,
               "zones": sorted({b.zone for b in world.buildings}), "counts": size}
     if as_json:
-        _emit_json(report)
+        emit_json(report)
     else:
         out.print(f"{world.name}: " + ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in size.items()))
         out.print(f"home {world.home}; hash {world.hash}")
@@ -509,23 +467,24 @@ def term_generate(
     seed: int = typer.Option(0, "--seed", help="Seed for the world (if generated) and the term."),
     scale: float = typer.Option(1.0, "--scale", help="Task counts relative to the paper's (1,284 tasks at 1.0)."),
     world_source: str = typer.Option(None, "--world", metavar="SOURCE", help="'generated' (default) or 'stulife:DIR'."),
+    disruptions: bool = typer.Option(False, "--disruptions", help=DISRUPTIONS_HELP),
     output: Path = typer.Option(None, "--output", "-o", help="Also write the term (with ground truth) as JSON here."),
     as_json: bool = JSON,
 ) -> None:
     """Generate the term for a world and print its tasks per scenario (scored, long-term, self-motivated)."""
-    from scenarios.term import term_report
-    from scenarios.play import term_bytes
+    from campus.scenarios.term import term_report
+    from campus.scenarios.play import term_bytes
 
-    world = WorldIndex(_world(world_source or "generated", seed))
+    world = world_of(world_source, seed)
     try:
-        term = generate_term(world, seed, scale)
+        term = generate_term(world, seed, scale, disruptions=disruptions)
     except ValueError as error:
-        _fail(str(error))
+        fail(str(error))
     report = term_report(term)
     if output is not None:
         output.write_bytes(term_bytes(term))
     if as_json:
-        _emit_json(report)
+        emit_json(report)
         return
     table = Table(title=f"{term.name} on {world.world.name} (hash {term.hash[:16]})")
     for column in ("scenario", "phase", "tasks", "scored", "long-term", "self-motivated", "first", "last"):
@@ -548,7 +507,7 @@ def world_import_stulife(
     """Import the published StuLife data as a world; print its size, hash and what the import had to work around."""
     world, report = _import_stulife(directory)
     if as_json:
-        _emit_json({"name": world.name, "hash": world.hash, "counts": report.counts, "report": report.notes})
+        emit_json({"name": world.name, "hash": world.hash, "counts": report.counts, "report": report.notes})
         return
     counts = report.counts
     out.print(f"{world.name}: {counts['buildings']} buildings, {counts['walkways']} walkways, {counts['complexes']} complexes, "
@@ -569,11 +528,11 @@ def bench_kernel(
     as_json: bool = JSON,
 ) -> None:
     """Measure append, fold, seek, fork, divergence, verify and tool-call rates on this machine."""
-    from replays.bench import run_kernel_bench
+    from campus.lab.bench import run_kernel_bench
 
     report = run_kernel_bench(events, directory, progress=None if as_json else err)
     if as_json:
-        _emit_json(report)
+        emit_json(report)
         return
     table = Table(title="campus kernel benchmark")
     for column in ("measure", "value", "target"):
@@ -591,11 +550,11 @@ def bench_term(
     as_json: bool = JSON,
 ) -> None:
     """Play a full default term with the oracle into a file DB: wall time, tool calls/s, peak memory."""
-    from replays.bench_term import measure_full_term
+    from campus.lab.bench_term import measure_full_term
 
     report = measure_full_term(seed, scale, directory)
     if as_json:
-        _emit_json(report)
+        emit_json(report)
         return
     out.print(f"{report['tasks']} tasks, {report['events']:,} events, {report['tool_calls']:,} tool calls; "
               f"generated in {report['generate_seconds']} s, played in {report['play_seconds']} s "

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn, TimeRemainingColumn
 from rich.text import Text
 
-from kernel.clock import label
+from campus.kernel.clock import label
 
 Tick = Callable[[int], None]
 """Called once per task done, with the simulated minute it ended at."""

@@ -1,29 +1,20 @@
 """``campus report``: one self-contained HTML page for a run, or two runs side by side.
 
-Kept apart from ``cli/main.py`` (which registers it); the page is built by ``replays.report``.
+Kept apart from ``cli/main.py`` (which registers it); the page is built by ``reports.report``.
 """
 
 from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import NoReturn
 
 import msgspec
 import typer
-from rich.console import Console
-from rich.markup import escape
 
-from kernel.store import StoreError, open_store
-from replays.report import ReportError, write_report
-from scenarios.play import open_run
-
-err = Console(stderr=True, soft_wrap=True)
-
-
-def _fail(message: str) -> NoReturn:
-    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
-    raise typer.Exit(2)
+from campus.cli.common import fail
+from campus.kernel.store import StoreError, open_store
+from campus.reports.report import ReportError, write_report
+from campus.scenarios.play import open_run
 
 
 def report(
@@ -37,11 +28,11 @@ def report(
     (click a task) and the student's walks on the campus map; with --vs, two runs aligned by task.
     """
     if db != ":memory:" and not Path(db).exists():
-        _fail(f"no database at {db}; create one with 'campus run --db {db}'")
+        fail(f"no database at {db}; create one with 'campus run --db {db}'")
     if html.exists() and html.is_dir():
-        _fail(f"{html} is a directory; give a file name such as report.html")
+        fail(f"{html} is a directory; give a file name such as report.html")
     if not html.parent.exists():
-        _fail(f"the folder {html.parent} does not exist")
+        fail(f"the folder {html.parent} does not exist")
     store = open_store(db)
     try:
         started = time.perf_counter()
@@ -50,11 +41,11 @@ def report(
         size = write_report(html, first, second)
         seconds = time.perf_counter() - started
     except (StoreError, ReportError, ValueError) as error:
-        _fail(str(error))
+        fail(str(error))
     finally:
         store.close()
-    summary = {"html": str(html), "bytes": size, "runs": [run_id] + ([vs] if vs else []), "seconds": round(seconds, 3)}
+    runs = [run_id] + ([vs] if vs else [])
     if as_json:
-        typer.echo(msgspec.json.encode(summary).decode())
+        typer.echo(msgspec.json.encode({"html": str(html), "bytes": size, "runs": runs, "seconds": round(seconds, 3)}).decode())
     else:
-        typer.echo(f"wrote {html} ({size / 1e6:.1f} MB, {' vs '.join(summary['runs'])}) in {seconds:.2f} s")
+        typer.echo(f"wrote {html} ({size / 1e6:.1f} MB, {' vs '.join(runs)}) in {seconds:.2f} s")

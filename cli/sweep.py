@@ -1,7 +1,7 @@
 """``campus sweep``: many (agent, seed) runs in parallel into one database, then a comparison table.
 
 Kept apart from ``cli/main.py`` (which registers it) because it owns its own progress display
-and table; the playing itself is ``replays.sweep``, the numbers ``replays.comparison``.
+and table; the playing itself is ``lab.sweep``, the numbers ``reports.comparison``.
 """
 
 from __future__ import annotations
@@ -13,23 +13,23 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
 from functools import partial
-from typing import Any, NoReturn
+from typing import Any
 
 import msgspec
 import typer
-from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from agents import BUILTIN, make_agent
-from kernel.agent import Agent
-from kernel.clock import label
-from kernel.logs import configure as configure_logs
-from kernel.store import StoreError, open_store
-from replays.comparison import METRICS, Metric, compare
-from replays.stats import Estimate, PairedDifference
-from replays.sweep import (
+from campus.agents import BUILTIN
+from campus.agents.registry import check_name, resolve, run_label
+from campus.cli.common import err, fail, out
+from campus.kernel.agent import Agent
+from campus.kernel.clock import label
+from campus.kernel.logs import configure as configure_logs
+from campus.kernel.store import EventStore, StoreError, open_store
+from campus.reports.comparison import METRICS, Metric, compare
+from campus.reports.stats import Estimate, PairedDifference
+from campus.lab.sweep import (
     AgentSpec,
     PlannedRun,
     RunResult,
@@ -40,27 +40,24 @@ from replays.sweep import (
     plan_sweep,
     play_sweep,
 )
-from scenarios.play import DEFAULT_ROUND_LIMIT
-from scenarios.task import Term
-from world.index import WorldIndex
+from campus.scenarios.play import DEFAULT_ROUND_LIMIT, ROUNDS_HELP
+from campus.scenarios.task import Term
+from campus.world.index import WorldIndex
 
-out = Console(soft_wrap=True)
-err = Console(stderr=True, soft_wrap=True)
-
-
-def build_agent(spec: AgentSpec, term: Term, world: WorldIndex) -> Agent:
-    """Runs in the worker processes. Agents that take options (a model, a prompt variant) get them from ``spec.options``."""
-    return make_agent(spec.name, term, world)
+def build_agent(spec: AgentSpec, store: EventStore, term: Term, world: WorldIndex) -> Agent:
+    """Runs in the worker processes."""
+    return resolve(spec.name, store=store, term=term, world=world)[0]
 
 
 def sweep(
     ctx: typer.Context,
-    agents: list[str] = typer.Option(..., "--agent", help=f"An agent to play every seed (repeat for more): {', '.join(BUILTIN)}."),
+    agents: list[str] = typer.Option(..., "--agent", help=f"An agent to play every seed (repeat for more): {', '.join(BUILTIN)}, "
+                                                           "llm:model=...;base_url=...;... or recorded:RUN."),
     seeds: str = typer.Option(..., "--seeds", help="Seeds as a range, a list or both: 1-20, 3, 1,4,7, 1-3,9."),
     workers: int = typer.Option(os.cpu_count() or 1, "--workers", min=1, help="Worker processes playing at once (default: one per CPU)."),
     scale: float = typer.Option(1.0, "--scale", help="Term size relative to the paper's task counts."),
     db: str = typer.Option("runs.db", "--db", help="The SQLite file all runs go into (created if missing)."),
-    rounds: int = typer.Option(DEFAULT_ROUND_LIMIT, "--rounds", min=1, help="Agent turns allowed per task."),
+    rounds: int = typer.Option(DEFAULT_ROUND_LIMIT, "--rounds", min=1, help=ROUNDS_HELP),
     prefix: str = typer.Option("", "--prefix", help="Name runs PREFIX-<agent>-s<seed> instead of <agent>-s<seed>."),
     as_json: bool = typer.Option(False, "--json", help="Print machine-readable JSON instead of the table."),
 ) -> None:
@@ -81,9 +78,9 @@ def sweep(
             play_sweep(settings, planned, workers, build_agent, progress, _worker_logs(ctx))
         results = _collect(settings, planned)
     except (ValueError, SweepError, StoreError) as error:
-        _fail(str(error))
+        fail(str(error))
     except KeyboardInterrupt:
-        _fail("interrupted; finished runs are kept, and the same command continues the sweep", code=130)
+        fail("interrupted; finished runs are kept, and the same command continues the sweep", code=130)
     comparison = compare(results, [spec.label for spec in specs])
     report = {"db": db, "scale": scale, "rounds": rounds, "seeds": sorted({r.seed for r in planned}),
               "agents": [spec.label for spec in specs], "runs": [asdict(r) for r in results]} | comparison
@@ -100,18 +97,11 @@ def _worker_logs(ctx: typer.Context) -> Callable[[], None]:
     return partial(configure_logs, json=bool(options.get("log_json")), level=level)
 
 
-def _fail(message: str, code: int = 2) -> NoReturn:
-    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
-    raise typer.Exit(code)
-
-
 def _specs(names: list[str]) -> list[AgentSpec]:
-    unknown = [name for name in names if name not in BUILTIN]
-    if unknown:
-        raise ValueError(f"unknown agent {unknown[0]!r}; built-in agents: {', '.join(BUILTIN)}")
     if len(set(names)) != len(names):
         raise ValueError(f"each agent may be named once: {', '.join(names)}")
-    return [AgentSpec(name) for name in names]
+    recorded = [check_name(name) for name in names]
+    return [AgentSpec(name, run_label(name)) for name in recorded]
 
 
 def _plan(settings: SweepSettings, specs: list[AgentSpec], seeds: list[int]) -> list[PlannedRun]:

@@ -5,24 +5,20 @@ semantics and text observations — and ``campus mcp`` (``env/mcp_server.py``) s
 play over the Model Context Protocol. Both push their caller's replies through the kernel's
 ``Stepper`` (``env/driver.py``), so their runs are logged, verified and scored like any other.
 
-Importing this package registers ``campus/Term-v0`` with Gymnasium when it is installed:
-``gymnasium.make("campus/Term-v0", seed=0, scale=0.1)`` (or ``gymnasium.make("env:campus/Term-v0")``
-without importing ``env`` first).
+Importing this package registers ``campus/Term-v0`` with Gymnasium when it is installed;
+in a fresh interpreter ``gymnasium.make("campus:campus/Term-v0", seed=0, scale=0.1)`` imports
+``campus`` first, which registers it.
 """
 
 from __future__ import annotations
 
-from env.driver import Driver
-from env.environment import Env
-
-GYM_ID = "campus/Term-v0"
+from campus import GYM_ID, register_gym
+from campus.env.driver import Driver
+from campus.env.environment import Env
 
 __all__ = ["Driver", "Env", "GYM_ID"]
 
 try:
-    import gymnasium
+    register_gym()
 except ImportError:
     pass
-else:
-    if GYM_ID not in gymnasium.registry:
-        gymnasium.register(id=GYM_ID, entry_point="env.environment:Env")

@@ -6,7 +6,9 @@ reply would. What they share lives here: pushing a reply, and turning the events
 into the text the student now sees (tool results, rejections, a revealed instruction, the end
 of a task and the opening of the next one). Task outcomes are never shown: an agent inside the
 campus does not learn whether it succeeded, so an outside one does not either (``Env`` reports
-them separately, as reward and info, for training loops).
+them only when asked to, as reward and info, for training loops). Nor are task ids: an id
+names its scenario ("library-010"), which would tell a student what a task that shows only
+the time is about; a task is called by its running number in the term ("task 12").
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Iterable, Sequence
 
 import msgspec
 
-from events import (
+from campus.events import (
     ActionRejected,
     Event,
     InstructionRevealed,
@@ -23,10 +25,10 @@ from events import (
     TaskEnded,
     TaskReleased,
     ToolResult,
-    decode_events,
 )
-from kernel.agent import AgentView, Reply, Turn
-from scenarios.play import Run
+from campus.kernel.agent import AgentView, Reply, Turn
+from campus.kernel.transcript import render_call
+from campus.scenarios.play import Run
 
 TERM_OVER = "The term is over: there are no more tasks."
 
@@ -81,22 +83,27 @@ class Driver:
 
     def push(self, reply: Reply) -> Pushed:
         """Give the waiting task ``reply``; raises (changing nothing) if the term is over or the reply is not a reply."""
-        before = self.head()[0]
+        number = self.task_number()
         result = self.stepper.step(reply)
-        after = self.head()[0]
-        events = decode_events([row.payload for row in self.run.store.rows(self.branch_id, before + 1, after)])
-        return Pushed(text=render_events(events), failed=_failed(events), ended=result.ended, view=result.view)
+        if result.refused is not None:
+            return Pushed(text=result.refused, failed=True, ended=(), view=result.view)
+        return Pushed(text=render_events(result.events, number), failed=_failed(result.events), ended=result.ended, view=result.view)
+
+    def task_number(self) -> int:
+        """The running number of the waiting task in the term (1 for the first); what the student calls it."""
+        return int(self.stepper.state.session.next_task) + 1
 
     def opening(self) -> str:
         """The current task as the student sees it now, headed like a task that starts during a step."""
         view = self.view()
         if view is None:
             return TERM_OVER
-        return f"New task {view.task_id}:\n" + conversation(view.messages)
+        return f"New task (task {self.task_number()}):\n" + conversation(view.messages)
 
 
-def render_events(events: Iterable[Event]) -> str:
-    """The text of one step's events, in the order they happened."""
+def render_events(events: Iterable[Event], number: int) -> str:
+    """The text of one step's events, in the order they happened; ``number`` is the running number of the
+    task the step began in."""
     parts: list[str] = []
     for event in events:
         if isinstance(event, (ToolResult, ActionRejected)):
@@ -104,17 +111,23 @@ def render_events(events: Iterable[Event]) -> str:
         elif isinstance(event, InstructionRevealed):
             parts.append(event.text)
         elif isinstance(event, TaskEnded):
-            parts.append(f"Task {event.task_id} is over ({_REASONS.get(event.reason, event.reason)}).")
+            parts.append(f"Task {number} is over ({_REASONS.get(event.reason, event.reason)}).")
         elif isinstance(event, TaskReleased):
-            parts.append(f"New task {event.task_id}:\n{event.observation}")
+            number += 1
+            parts.append(f"New task (task {number}):\n{event.observation}")
         elif isinstance(event, RunEnded):
             parts.append(TERM_OVER)
     return "\n\n".join(parts)
 
 
 def conversation(messages: Sequence[Turn], you: str = "> You: ") -> str:
-    """A task's chat as plain text: the campus's messages as they are, the student's own prefixed."""
-    return "\n\n".join(turn.content if turn.role == "user" else you + turn.content for turn in messages)
+    """A task's chat as plain text: the campus's messages as they are, the student's own prefixed
+    (a function call under its wire name, the name the caller called it by)."""
+    return "\n\n".join(turn.content if turn.role == "user" else you + _said(turn) for turn in messages)
+
+
+def _said(turn: Turn) -> str:
+    return turn.content if turn.call is None else render_call(turn.call, wire=True)
 
 
 def _failed(events: Sequence[Event]) -> bool:

@@ -13,18 +13,22 @@ verified, scored, replayed and diffed like any other run.
 
 - **observation**: the text the student sees now that it had not seen before the reply: the
   tool's result (or why the reply was refused), and when the task ended, a line saying so and
-  the opening of the next task (``New task ID:`` ...). ``reset`` returns the opening of the
+  the opening of the next task (``New task (task N):`` ..., a running number, never the task's id,
+  which would name its scenario). ``reset`` returns the opening of the
   first task. The whole current conversation, the system prompt and the tools are in
   ``view()`` and ``info["prompt"]``; each task is a fresh chat (the StuLife protocol), which
   ``info["new_task"]`` signals.
-- **reward**: 1.0 for each scored task that ended in success during the step, else 0.0, so an
-  episode's return is the number of scored tasks solved (delivery tasks are never scored).
+- **reward**: 0.0, as in the StuLife protocol, where a student learns nothing of how it did.
+  With ``Env(..., reward=True)`` (for training loops): 1.0 for each scored task that ended in
+  success during the step, so an episode's return is the number of scored tasks solved
+  (delivery tasks are never scored).
 - **terminated**: the term is over. **truncated**: only with ``max_steps``, once that many
   replies were given in the episode (the round limit ends a task, never the episode).
-- **info**: ``run`` (the branch id), ``task_id`` and ``time`` of the waiting task (``None``
-  when the term is over), ``now`` (simulated minutes), ``step``, ``ended`` (the tasks that
-  ended in the step with outcome, reason and turns), ``new_task``, ``prompt``, and at the end of
-  the term ``scorecard``; ``scorecard()`` gives the running scorecard at any time.
+- **info**: ``run`` (the branch id), ``task`` (the waiting task's running number) and ``time``
+  (``None`` when the term is over), ``now`` (simulated minutes), ``step``, ``ended`` (the tasks
+  that ended in the step with reason and turns; with ``reward=True`` also their id and outcome),
+  ``new_task``, ``prompt``, and at the end of the term ``scorecard``; ``scorecard()`` gives the
+  running scorecard at any time (it is the caller's to read, not the student's).
 
 With ``gymnasium`` installed ``Env`` is a ``gymnasium.Env`` with ``Text`` spaces of printable
 ASCII (every text the campus produces is ASCII; anything else would be backslash-escaped) and
@@ -36,19 +40,18 @@ from __future__ import annotations
 import string
 from typing import Any
 
-from events import StructuredCall, TaskEnded
-from kernel.agent import AgentView
-from kernel.clock import label
-from kernel.store import EventStore, MemoryStore, open_store
-from scenarios.play import DEFAULT_ROUND_LIMIT, Run, new_run
-from scenarios.scorecard import scorecard
-from scenarios.task import Term
-from scenarios.term import generate_term
-from world.generate import generate_world
-from world.index import WorldIndex
-from world.model import World
+from campus.events import StructuredCall, TaskEnded
+from campus.kernel.agent import AgentView
+from campus.kernel.clock import label
+from campus.kernel.store import EventStore, MemoryStore, open_store
+from campus.scenarios.play import DEFAULT_ROUND_LIMIT, Run, RunSpec, load_world, start_run
+from campus.scenarios.scorecard import scorecard
+from campus.scenarios.task import Term
+from campus.scenarios.term import generate_term
+from campus.world.index import WorldIndex
+from campus.world.model import World
 
-from env.driver import Driver
+from campus.env.driver import Driver
 
 try:
     import gymnasium
@@ -78,6 +81,7 @@ class Env(_Base):
         round_limit: int = DEFAULT_ROUND_LIMIT,
         agent_name: str = "env",
         max_steps: int | None = None,
+        reward: bool = False,
     ) -> None:
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise TypeError(f"seed must be an integer, not {type(seed).__name__}")
@@ -94,6 +98,7 @@ class Env(_Base):
         self.round_limit = round_limit
         self.agent_name = agent_name
         self.max_steps = max_steps
+        self.reward = reward
         self._inputs: tuple[int, WorldIndex, Term] | None = None
         self._store: EventStore | None = None
         self._driver: Driver | None = None
@@ -115,9 +120,8 @@ class Env(_Base):
             super().reset(seed=seed)
         if seed is not None:
             self.seed = seed
-        world, term = self._world_and_term(self.seed)
-        run = new_run(self._fresh_store(), world, term, agent_name=self.agent_name, seed=self.seed,
-                      round_limit=self.round_limit)
+        spec = RunSpec(seed=self.seed, scale=self.scale, agent=self.agent_name, round_limit=self.round_limit)
+        run = start_run(self._fresh_store(), spec, self._world_and_term(self.seed))
         self._driver = Driver(run)
         self._steps = 0
         self._over = self._driver.finished
@@ -131,7 +135,7 @@ class Env(_Base):
             raise TypeError(f"a reply is text or a StructuredCall, not {type(reply).__name__}")
         pushed = driver.push(reply)
         self._steps += 1
-        reward = float(sum(ended.outcome == "success" for ended in pushed.ended))
+        reward = float(sum(ended.outcome == "success" for ended in pushed.ended)) if self.reward else 0.0
         terminated = pushed.view is None
         truncated = not terminated and self.max_steps is not None and self._steps >= self.max_steps
         self._over = terminated or truncated
@@ -173,7 +177,7 @@ class Env(_Base):
     def _world_and_term(self, seed: int) -> tuple[WorldIndex, Term]:
         """Generating a term takes up to ~0.6 s, so the last seed's world and term are kept."""
         if self._inputs is None or self._inputs[0] != seed:
-            world = self.world or WorldIndex(generate_world(seed))
+            world = self.world or load_world("generated", seed)
             self._inputs = (seed, world, generate_term(world, seed, self.scale))
         return self._inputs[1], self._inputs[2]
 
@@ -186,22 +190,30 @@ class Env(_Base):
             self._store = open_store(self.db)
         return self._store
 
+    def _ended(self, event: TaskEnded) -> dict[str, Any]:
+        return _ended_row(event, self.reward)
+
     def _info(self, ended: tuple[TaskEnded, ...], *, new_task: bool) -> dict[str, Any]:
         driver = self._require_driver()
         view = driver.view()
         info: dict[str, Any] = {
             "run": driver.branch_id,
-            "task_id": view.task_id if view else None,
+            "task": driver.task_number() if view else None,
             "time": label(driver.now()) if view else None,
             "now": driver.now(),
             "step": self._steps,
-            "ended": [{"task_id": e.task_id, "outcome": e.outcome, "reason": e.reason, "turns": e.turns} for e in ended],
+            "ended": [self._ended(e) for e in ended],
             "new_task": new_task,
             "prompt": view.prompt if view else "",
         }
         if view is None:
             info["scorecard"] = self.scorecard()
         return info
+
+
+def _ended_row(event: TaskEnded, outcomes: bool) -> dict[str, Any]:
+    row: dict[str, Any] = {"reason": event.reason, "turns": event.turns}
+    return {"task_id": event.task_id, "outcome": event.outcome} | row if outcomes else row
 
 
 def _printable(text: str) -> str:

@@ -4,7 +4,7 @@ Tools: every campus tool under its wire name (``calendar__add_event``: MCP clien
 to model APIs that refuse dots), with the input schema of its declaration and read-only /
 destructive hints from its ``mutates`` flag; plus ``observe`` (the current task so far), ``answer``
 (a letter) and ``finish``. Every call except ``observe`` is one reply pushed through the stepper
-as a ``StructuredCall`` with the name and arguments the client sent, so it lands in the log like
+as a ``StructuredCall`` under the tool's dotted name with the arguments the client sent, so it lands in the log like
 any other agent's reply; its result is the text the student then sees (and, when the task ends,
 the opening of the next one).
 
@@ -19,17 +19,20 @@ anything is pushed: the log does not change and no turn is spent.
 
 from __future__ import annotations
 
+import io
 import re
-from collections.abc import Sequence
+import sys
+from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
 
 import msgspec
 
-from events import StructuredCall, canonical
-from kernel.clock import label
-from kernel.tools import ToolDecl, _wire_name, bind_arguments, mcp_tools
+from campus.events import StructuredCall
+from campus.kernel.admit import canonical_arguments
+from campus.kernel.clock import label
+from campus.kernel.tools import ToolDecl, bind_arguments, mcp_tools, wire_name
 
-from env.driver import TERM_OVER, Driver, conversation
+from campus.env.driver import TERM_OVER, Driver, conversation
 
 SERVER_NAME = "campus"
 
@@ -84,7 +87,7 @@ class ToolReply(msgspec.Struct, frozen=True, kw_only=True):
 
 def tool_list(tools: list[ToolDecl]) -> list[dict[str, Any]]:
     """``tools/list`` entries: the campus tools under their wire names, then the session tools."""
-    listed = [entry | {"name": _wire_name(tool.name)} for tool, entry in zip(tools, mcp_tools(tools))]
+    listed = [entry | {"name": wire_name(tool.name)} for tool, entry in zip(tools, mcp_tools(tools))]
     return listed + SESSION_TOOLS
 
 
@@ -93,7 +96,7 @@ class Play:
 
     def __init__(self, driver: Driver) -> None:
         self.driver = driver
-        self.tools = {_wire_name(tool.name): tool for tool in driver.run.kernel.tools.values()}
+        self.tools = {wire_name(tool.name): tool for tool in driver.run.kernel.tools.values()}
         self.listing = tool_list(list(driver.run.kernel.tools.values()))
 
     def call(self, name: str, arguments: dict[str, Any] | None) -> ToolReply:
@@ -103,24 +106,28 @@ class Play:
         if name not in self.tools and name not in ("answer", "finish"):
             return self._refused(f"There is no tool named {ascii(name[:60])}. Call observe to see the tools of this task.")
         if self.driver.finished:
-            return ToolReply(text=TERM_OVER, is_error=True, data=self._status(()))
-        arguments = as_logged(arguments)
+            return ToolReply(text=TERM_OVER, is_error=True, data=self._status(0))
+        stored = canonical_arguments(arguments)
+        if isinstance(stored, str):
+            return self._refused(f"Invalid arguments for {name}: {stored}. Nothing was done and no reply was used.")
+        arguments = stored[0]
         problem = self._check(name, arguments)
         if problem:
             return self._refused(f"Invalid arguments for {name}: {problem} Nothing was done and no reply was used.")
-        pushed = self.driver.push(StructuredCall(name=name, arguments=arguments))
-        return ToolReply(text=pushed.text, is_error=pushed.failed, data=self._status([e.task_id for e in pushed.ended]))
+        dotted = self.tools[name].name if name in self.tools else name
+        pushed = self.driver.push(StructuredCall(name=dotted, arguments=arguments))
+        return ToolReply(text=pushed.text, is_error=pushed.failed, data=self._status(len(pushed.ended)))
 
     def observe(self) -> ToolReply:
         view = self.driver.view()
         if view is None:
-            return ToolReply(text=f"{TERM_OVER} (run {self.driver.branch_id})", data=self._status(()))
-        offered = ", ".join(_wire_name(tool.name) for tool in view.tools)
+            return ToolReply(text=f"{TERM_OVER} (run {self.driver.branch_id})", data=self._status(0))
+        offered = ", ".join(wire_name(tool.name) for tool in view.tools)
         header = (
-            f"Task {view.task_id} - {label(view.now)} - {self.driver.turns()} of {self.driver.round_limit()} replies used.\n"
+            f"Task {self.driver.task_number()} - {label(view.now)} - {self.driver.turns()} of {self.driver.round_limit()} replies used.\n"
             f"Tools of this task: {offered or 'none'}; and answer, finish. Other campus tools are refused in this task."
         )
-        return ToolReply(text=header + "\n\n" + conversation(view.messages), data=self._status(()))
+        return ToolReply(text=header + "\n\n" + conversation(view.messages), data=self._status(0))
 
     def _check(self, name: str, arguments: dict[str, Any]) -> str | None:
         if name == "finish":
@@ -130,31 +137,22 @@ class Play:
             if set(arguments) != {"letter"} or not isinstance(letter, str) or not _LETTER.fullmatch(letter):
                 return 'answer takes one argument, letter, a single option letter such as "B".'
             return None
-        bound = bind_arguments(self.tools[name], arguments)
+        bound = bind_arguments(self.tools[name], arguments, wire=True)
         return bound if isinstance(bound, str) else None
 
     def _refused(self, text: str) -> ToolReply:
-        return ToolReply(text=text, is_error=True, data=self._status(()))
+        return ToolReply(text=text, is_error=True, data=self._status(0))
 
-    def _status(self, ended: Sequence[str]) -> dict[str, Any]:
+    def _status(self, ended: int) -> dict[str, Any]:
+        """What the client sees besides the text: never a task id (it names the scenario) or an outcome."""
         view = self.driver.view()
         return {
             "run": self.driver.branch_id,
-            "task_id": view.task_id if view else None,
+            "task": self.driver.task_number() if view else None,
             "time": label(self.driver.now()),
-            "tasks_ended": list(ended),
+            "tasks_ended": ended,
             "term_over": view is None,
         }
-
-
-def as_logged(arguments: dict[str, Any]) -> dict[str, Any]:
-    """The arguments as the log stores them (canonical: sorted keys, ``25.0`` as ``25``).
-
-    The call then runs, and is shown in the conversation, exactly as a resume, a fork or
-    ``verify`` will read it back from the log; the client's key order would otherwise show
-    up in the live conversation only.
-    """
-    return msgspec.json.decode(canonical(arguments))
 
 
 def build_server(play: Play) -> Any:
@@ -177,13 +175,78 @@ def build_server(play: Play) -> Any:
                   on_call_tool=call_tool)
 
 
-async def serve_stdio(driver: Driver) -> None:
-    """Serve ``driver``'s run on stdin/stdout until the client closes the connection."""
+async def serve_stdio(driver: Driver, lines: AsyncIterable[str] | None = None) -> None:
+    """Serve ``driver``'s run on stdin (or ``lines``) and stdout until the client closes the connection."""
+    import anyio
     from mcp.server.stdio import stdio_server
 
     server = build_server(Play(driver))
-    async with stdio_server() as (read_stream, write_stream):
+    source = lines if lines is not None else anyio.wrap_file(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
+    guarded = GuardedLines(source)
+    async with stdio_server(stdin=guarded) as (read_stream, write_stream):  # type: ignore[arg-type]
+        guarded.answer_on(write_stream)
         await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+class GuardedLines:
+    """The client's lines, minus those the SDK cannot read, each of which is answered with a JSON-RPC error.
+
+    The SDK drops a line it cannot parse (not JSON, a lone surrogate, a number or a nesting
+    too big for its parser) without a word, and the client waits for ever. Here every such line
+    gets an error response (``-32700``, or ``-32600`` for JSON that is not a JSON-RPC message)
+    under the request's id when one can be read, else ``null``."""
+
+    def __init__(self, source: AsyncIterable[str]) -> None:
+        import anyio
+
+        self.source = source
+        self._ready = anyio.Event()
+        self._write: Any = None
+
+    def answer_on(self, write_stream: Any) -> None:
+        self._write = write_stream
+        self._ready.set()
+
+    def __aiter__(self) -> AsyncIterator[str]:
+        return self._lines()
+
+    async def _lines(self) -> AsyncIterator[str]:
+        from mcp.shared.message import SessionMessage
+
+        async for line in self.source:
+            if not line.strip():
+                continue
+            error = malformed(line)
+            if error is None:
+                yield line
+                continue
+            await self._ready.wait()
+            await self._write.send(SessionMessage(error))
+
+
+_ID = re.compile(r'"id"\s*:\s*(-?\d{1,15}(?![\d.eE])|"(?:[^"\\]|\\.){0,200}")')
+
+
+def malformed(line: str) -> Any:
+    """The JSON-RPC error answering ``line``, or ``None`` if the SDK can read it."""
+    import json
+
+    import mcp_types as types
+
+    try:
+        types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+        return None
+    except ValueError as error:
+        problem = " ".join(str(error).split())[:300]
+    code, what = (-32700, "Parse error") if "Invalid JSON" in problem else (-32600, "Invalid request")
+    found = _ID.search(line[:100_000])
+    request_id: int | str | None = None
+    if found is not None:
+        try:
+            request_id = json.loads(found[1])
+        except ValueError:
+            request_id = None
+    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=f"{what}: {problem}"))
 
 
 def serve(driver: Driver) -> None:
@@ -191,7 +254,7 @@ def serve(driver: Driver) -> None:
     import anyio
     import structlog
 
-    from kernel.logs import configure
+    from campus.kernel.logs import configure
 
     if not structlog.is_configured():  # the command line configures them (--log-json, -v) before this
         configure()

@@ -1,7 +1,22 @@
 """The event vocabulary, its canonical encoding and its hashing."""
 
-from events import model
-from events.codec import (
+from campus.events import model
+from campus.events.changes import (
+    AdvisorAvailability,
+    CalendarEntry,
+    CalendarTime,
+    CompareAndSet,
+    Popularity,
+    RoomHours,
+    RoomStatus,
+    SeatAvailability,
+    SeatFeatures,
+    Span,
+    WalkwayStatus,
+    WorldChange,
+    walkway_key,
+)
+from campus.events.codec import (
     canonical,
     chain_hash,
     content_hash,
@@ -10,11 +25,24 @@ from events.codec import (
     genesis_hash,
     to_plain,
 )
-from events.model import *  # noqa: F401,F403
-from events.model import SCHEMA_VERSION
+from campus.events.model import *  # noqa: F401,F403
+from campus.events.model import SCHEMA_VERSION
 
 __all__ = [name for name in dir(model) if not name.startswith("_") and name[0].isupper()] + [
+    "AdvisorAvailability",
+    "CalendarEntry",
+    "CalendarTime",
+    "CompareAndSet",
+    "RoomHours",
+    "RoomStatus",
+    "SeatFeatures",
+    "WalkwayStatus",
+    "walkway_key",
+    "Popularity",
     "SCHEMA_VERSION",
+    "SeatAvailability",
+    "Span",
+    "WorldChange",
     "canonical",
     "chain_hash",
     "content_hash",

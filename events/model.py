@@ -11,7 +11,11 @@ from typing import Any, Union
 
 import msgspec
 
-SCHEMA_VERSION = 1
+from campus.events.changes import CalendarTime, WorldChange
+
+SCHEMA_VERSION = 2
+"""2: every time in a fact or world change is a number (``CalendarTime``, day indexes, minutes);
+schema 1 wrote labels (``events.upcast`` reads them)."""
 
 
 class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind", omit_defaults=False):
@@ -21,7 +25,7 @@ class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind", omit_de
 # ---------------------------------------------------------------- run lifecycle
 
 
-class RunStarted(Event, tag="run_started"):
+class RunStarted(Event, tag="run_started", frozen=True):
     world_hash: str
     term_hash: str
     seed: int
@@ -29,35 +33,49 @@ class RunStarted(Event, tag="run_started"):
     schema: int = SCHEMA_VERSION
 
 
-class RunEnded(Event, tag="run_ended"):
+class RunEnded(Event, tag="run_ended", frozen=True):
     reason: str
 
 
 # ---------------------------------------------------------------- clock
 
 
-class DayStarted(Event, tag="day_started"):
+class DayStarted(Event, tag="day_started", frozen=True):
     """A new simulated day: the date is announced and the student wakes up at home."""
 
     day: int
     home: str
 
 
-class TimeAnnounced(Event, tag="time_announced"):
+class TimeAnnounced(Event, tag="time_announced", frozen=True):
     label: str
 
 
-class WorldChanged(Event, tag="world_changed"):
-    """A scheduled change to the world (a trigger), applied at its time."""
+class WorldChanged(Event, tag="world_changed", frozen=True, omit_defaults=True):
+    """A change to the world: scheduled (``change_id`` names it) or fired by a trigger rule.
+
+    A fired change names its ``rule`` and the seq of the event that caused it (``cause``; 0
+    for a rule fired by the clock). Both are left out of the encoding when empty, so a
+    scheduled change is the same bytes as in logs written before rules existed."""
 
     change_id: str
-    change: dict[str, Any]
+    change: WorldChange
+    rule: str = ""
+    cause: int = 0
+
+
+class TriggerSkipped(Event, tag="trigger_skipped", frozen=True):
+    """A rule's activation held but a change's ``old`` value did not: nothing was changed."""
+
+    rule: str
+    cause: int
+    reason: str
 
 
 # ---------------------------------------------------------------- tasks
 
 
-class TaskReleased(Event, tag="task_released"):
+class TaskReleased(Event, tag="task_released", frozen=True):
     """A task begins. ``observation`` is exactly what the agent is shown; never ground truth."""
 
     task_id: str
@@ -67,19 +85,27 @@ class TaskReleased(Event, tag="task_released"):
     withheld: bool = False
 
 
-class InstructionRevealed(Event, tag="instruction_revealed"):
+class InstructionRevealed(Event, tag="instruction_revealed", frozen=True):
     """The student reached the task's required place, so its instruction is shown now."""
 
     task_id: str
     text: str
 
 
-class Answered(Event, tag="answered"):
+class InfeasibleReported(Event, tag="infeasible_reported", frozen=True):
+    """The agent reported that the task cannot be done, naming what blocks it."""
+
+    task_id: str
+    reason: str
+    blocked_by: list[str]
+
+
+class Answered(Event, tag="answered", frozen=True):
     task_id: str
     answer: str
 
 
-class TaskEnded(Event, tag="task_ended"):
+class TaskEnded(Event, tag="task_ended", frozen=True):
     task_id: str
     outcome: str
     reason: str
@@ -100,7 +126,7 @@ class StructuredCall(msgspec.Struct, frozen=True, kw_only=True):
     id: str | None = None
 
 
-class AgentReplied(Event, tag="agent_replied"):
+class AgentReplied(Event, tag="agent_replied", frozen=True):
     """The agent's reply, verbatim: the one non-deterministic input of a run."""
 
     task_id: str
@@ -108,7 +134,7 @@ class AgentReplied(Event, tag="agent_replied"):
     call: StructuredCall | None = None
 
 
-class ActionRejected(Event, tag="action_rejected"):
+class ActionRejected(Event, tag="action_rejected", frozen=True):
     task_id: str
     message: str
 
@@ -116,7 +142,7 @@ class ActionRejected(Event, tag="action_rejected"):
 # ---------------------------------------------------------------- commands
 
 
-class ToolCalled(Event, tag="tool_called"):
+class ToolCalled(Event, tag="tool_called", frozen=True):
     call_id: str
     task_id: str
     tool: str
@@ -124,7 +150,7 @@ class ToolCalled(Event, tag="tool_called"):
     positional: list[Any] = []
 
 
-class ToolResult(Event, tag="tool_result"):
+class ToolResult(Event, tag="tool_result", frozen=True):
     call_id: str
     status: str
     message: str
@@ -135,7 +161,7 @@ class ToolResult(Event, tag="tool_result"):
 # ---------------------------------------------------------------- domain facts: geography
 
 
-class Walked(Event, tag="walked"):
+class Walked(Event, tag="walked", frozen=True):
     path: list[str]
     depart: int
     arrive: int
@@ -144,22 +170,31 @@ class Walked(Event, tag="walked"):
 # ---------------------------------------------------------------- domain facts: calendar
 
 
-class CalendarEventAdded(Event, tag="calendar_event_added"):
+class CalendarEventAdded(Event, tag="calendar_event_added", frozen=True):
     calendar_id: str
     event_id: str
     title: str
     location: str
-    time: str
+    time: CalendarTime
     description: str = ""
 
 
-class CalendarEventUpdated(Event, tag="calendar_event_updated"):
+class EventChanges(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """The fields of a calendar event that an update changed; None (omitted) keeps the old value."""
+
+    title: str | None = None
+    location: str | None = None
+    time: CalendarTime | None = None
+    description: str | None = None
+
+
+class CalendarEventUpdated(Event, tag="calendar_event_updated", frozen=True):
     calendar_id: str
     event_id: str
-    changes: dict[str, str]
+    changes: EventChanges
 
 
-class CalendarEventRemoved(Event, tag="calendar_event_removed"):
+class CalendarEventRemoved(Event, tag="calendar_event_removed", frozen=True):
     calendar_id: str
     event_id: str
 
@@ -167,7 +202,7 @@ class CalendarEventRemoved(Event, tag="calendar_event_removed"):
 # ---------------------------------------------------------------- domain facts: email
 
 
-class EmailSent(Event, tag="email_sent"):
+class EmailSent(Event, tag="email_sent", frozen=True):
     email_id: str
     to: str
     subject: str
@@ -178,36 +213,38 @@ class EmailSent(Event, tag="email_sent"):
 # ---------------------------------------------------------------- domain facts: reservations
 
 
-class Booked(Event, tag="booked"):
-    """A library room or seat booked; ``task_id`` is the task that made the booking."""
+class Booked(Event, tag="booked", frozen=True):
+    """A library room or seat booked on ``day`` (absolute day index) from ``start`` to ``end``
+    (minutes since that day's midnight); ``task_id`` is the task that made the booking."""
 
     booking_id: str
     task_id: str
     location_id: str
     room_id: str
     item_name: str
-    date: str
-    time_slot: str
+    day: int
+    start: int
+    end: int
     seat_id: str = ""
 
 
 # ---------------------------------------------------------------- domain facts: courses
 
 
-class DraftAdded(Event, tag="draft_added"):
+class DraftAdded(Event, tag="draft_added", frozen=True):
     section_id: str
 
 
-class DraftRemoved(Event, tag="draft_removed"):
+class DraftRemoved(Event, tag="draft_removed", frozen=True):
     section_id: str
 
 
-class PassAssigned(Event, tag="pass_assigned"):
+class PassAssigned(Event, tag="pass_assigned", frozen=True):
     section_id: str
     pass_type: str
 
 
-class Registered(Event, tag="registered"):
+class Registered(Event, tag="registered", frozen=True):
     """The draft was submitted: one result per section (``success`` or why it failed)."""
 
     semester: int
@@ -220,6 +257,8 @@ AnyEvent = Union[
     DayStarted,
     TimeAnnounced,
     WorldChanged,
+    TriggerSkipped,
+    InfeasibleReported,
     TaskReleased,
     InstructionRevealed,
     Answered,
@@ -241,4 +280,4 @@ AnyEvent = Union[
 ]
 
 EVENT_TYPES: tuple[type[Event], ...] = AnyEvent.__args__  # type: ignore[attr-defined]
-KINDS: dict[str, type[Event]] = {cls.__struct_config__.tag: cls for cls in EVENT_TYPES}
+KINDS: dict[str, type[Event]] = {str(cls.__struct_config__.tag): cls for cls in EVENT_TYPES}

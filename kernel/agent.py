@@ -11,8 +11,8 @@ from typing import Any, Protocol, Union
 
 import msgspec
 
-from events import StructuredCall
-from kernel.tools import ToolDecl
+from campus.events import StructuredCall
+from campus.kernel.tools import ToolDecl
 
 Reply = Union[str, StructuredCall]
 
@@ -20,6 +20,8 @@ Reply = Union[str, StructuredCall]
 class Turn(msgspec.Struct, frozen=True):
     role: str
     content: str
+    call: StructuredCall | None = None
+    """The native function call an assistant turn made (``content`` is its text rendering)."""
 
 
 class AgentView(msgspec.Struct, frozen=True, kw_only=True):

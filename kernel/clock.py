@@ -17,6 +17,8 @@ import re
 import simpy
 from simpy.core import URGENT
 
+from campus.events import CalendarTime, Span
+
 MINUTES_PER_DAY = 24 * 60
 MINUTES_PER_WEEK = 7 * MINUTES_PER_DAY
 DAY_START = 6 * 60
@@ -60,6 +62,16 @@ def clock_label(t: int) -> str:
     return f"{minute // 60:02d}:{minute % 60:02d}"
 
 
+def time_label(when: CalendarTime) -> str:
+    """The label of a calendar event's time, e.g. ``Week 1-18, Monday, 14:00-16:50``."""
+    weeks = f"{when.first_week}" if when.first_week == when.last_week else f"{when.first_week}-{when.last_week}"
+    return f"Week {weeks}, {DAYS[when.weekday]}, {clock_label(when.start)}-{clock_label(when.end)}"
+
+
+def span_label(span: Span) -> str:
+    return f"{clock_label(span.start)}-{clock_label(span.end)}"
+
+
 def label(t: int) -> str:
     """``Week W, Day HH:MM``, the way the agent is told the time."""
     return f"{date_label(day_of(t))} {clock_label(t)}"
@@ -84,14 +96,6 @@ def parse_moment(text: str) -> int:
     if h > 23 or m > 59:
         raise TimeFormatError(f"{hours}:{minutes} is not a clock time (00:00 ... 23:59)")
     return int(week) * MINUTES_PER_WEEK + day * MINUTES_PER_DAY + h * 60 + m
-
-
-def parse_date(text: str) -> int:
-    """Parse ``Week 3, Tuesday`` to an absolute day index."""
-    match = _match(text)
-    if match is None or match.group(3) is not None:
-        raise TimeFormatError(f"cannot read {text[:60]!r} as a date; write it like 'Week 3, Tuesday'")
-    return day_of(parse_moment(text))
 
 
 def day_index(name: str) -> int:

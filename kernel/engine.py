@@ -9,10 +9,11 @@ from typing import Any
 import msgspec
 import structlog
 
-from kernel.clock import label
-from kernel.projection import Domain, Projection
-from kernel.session import CLOCK, SESSION
-from kernel.tools import Outcome, ToolDecl, bind_arguments, fail, prompt_section, with_examples
+from campus.kernel.clock import label
+from campus.kernel.projection import Domain, Projection
+from campus.kernel.session import CLOCK, SESSION
+from campus.kernel.tools import Outcome, ToolDecl, bind_arguments, fail, prompt_section, wire_name, with_examples
+from campus.kernel.triggers import RULES, guards_of
 
 log = structlog.get_logger("campus.kernel")
 
@@ -47,7 +48,8 @@ class Kernel:
         examples: Mapping[str, str] | None = None,
     ) -> None:
         self.world = world
-        self.domains = (CLOCK, SESSION, *domains)
+        self.domains = (CLOCK, SESSION, RULES, *domains)
+        self.guards = guards_of(self.domains)
         self.projection = Projection(self.domains, world)
         self.tools: dict[str, ToolDecl] = {}
         for domain in domains:
@@ -85,20 +87,24 @@ class Kernel:
         positional: Sequence[Any] = (),
         systems: Sequence[str],
         seed: int,
+        wire: bool = False,
     ) -> Outcome:
-        """Run one tool call against the state. Never raises; a failure carries no facts."""
+        """Run one tool call against the state. Never raises; a failure carries no facts.
+
+        ``wire``: the call was a native function call, so tools are named by their wire names
+        (``map__find_building_id``) in what the caller is told, the way it knows them."""
         tool = self.tools.get(name)
         if tool is None:
-            return fail(_unknown_tool(name, [t.name for t in self.tools_for(systems)]))
+            return fail(_unknown_tool(name, [t.shown(wire) for t in self.tools_for(systems)], wire))
         if tool.system not in systems:
-            names = ", ".join(t.name for t in self.tools_for(systems)) or "none"
-            return fail(f"{name} is not available in this task. Tools you can use now: {names}.")
-        bound = bind_arguments(tool, args, positional)
+            names = ", ".join(t.shown(wire) for t in self.tools_for(systems)) or "none"
+            return fail(f"{tool.shown(wire)} is not available in this task. Tools you can use now: {names}.")
+        bound = bind_arguments(tool, args, positional, wire=wire)
         if isinstance(bound, str):
             return fail(bound)
         view = ToolView(world=self.world, state=state, task_id=task_id, now=state.now, seed=seed)
         try:
-            outcome = tool.handler(view, bound)
+            outcome = tool.call(view, bound)
         except Exception as error:  # a handler bug must not take the run down with it
             log.error("tool handler raised", tool=name, seq=state.seq, time=label(state.now), error=repr(error))
             return fail(f"{name} failed unexpectedly ({type(error).__name__}). Nothing was changed.")
@@ -108,7 +114,8 @@ class Kernel:
         return Outcome(result=outcome.result, facts=outcome.facts, minutes=minutes)
 
 
-def _unknown_tool(name: str, available: list[str]) -> str:
+def _unknown_tool(name: str, available: list[str], wire: bool) -> str:
+    name = wire_name(name) if wire else name
     guess = difflib.get_close_matches(name, available, n=1)
     hint = f" Did you mean {guess[0]}?" if guess else ""
     listing = ", ".join(available) if available else "none"

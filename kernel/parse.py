@@ -47,8 +47,7 @@ from typing import Any
 
 import msgspec
 
-#: How deeply lists, tuples and dicts may nest inside one argument.
-MAX_DEPTH = 32
+from campus.kernel.admit import MAX_DEPTH, canonical_arguments
 
 _MAX_NUMBER_LENGTH = 100
 _ECHO = 20
@@ -487,7 +486,7 @@ class _CallParser:
 
 
 def _stored_call(name: str, args: dict[str, Any], positional: list[Any]) -> Call | Invalid:
-    """The call, or Invalid if its arguments cannot be written to the log as JSON."""
+    """The call with its arguments as the log stores them (canonical), or Invalid if JSON cannot hold them."""
     try:
         msgspec.json.encode([args, positional])
     except UnicodeEncodeError:
@@ -500,7 +499,10 @@ def _stored_call(name: str, args: dict[str, Any], positional: list[Any]) -> Call
             f"the arguments cannot be stored as JSON ({_escaped(str(error), 80)}); "
             f"use {_LITERALS}"
         )
-    return Call(name=name, args=args, positional=positional)
+    stored = canonical_arguments(args, positional)
+    if isinstance(stored, str):
+        return _call_error(f"{stored}; use {_LITERALS}")
+    return Call(name=name, args=stored[0], positional=stored[1])
 
 
 # ---------------------------------------------------------------- structured calls
@@ -511,7 +513,7 @@ def parse_structured(name: str, arguments: dict[str, Any] | str | None) -> Parse
     if _NAME.fullmatch(name) is None:
         return Invalid(
             message=f"Invalid action: '{_escaped(name, _ECHO_NAME)}' is not a valid tool name; "
-            "use a dotted name like calendar.add_event."
+            "use a function name like calendar__add_event."
         )
     if name.lower() == "finish":
         return Finish()

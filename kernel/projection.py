@@ -23,9 +23,12 @@ from typing import Any
 
 import msgspec
 
-from events import KINDS, Event, canonical
+from campus.events import KINDS, Event, canonical
+from campus.events.codec import event_decoder
 
 Reducer = Callable[[Any, Any], None]
+ChangeCheck = Callable[[Any, Any], "str | None"]
+"""``(change, world) -> why the domain would ignore that world change, or None``."""
 Reducers = tuple[tuple[str, Reducer], ...]
 """(domain name, reducer) pairs, in domain order."""
 
@@ -43,6 +46,11 @@ class Domain:
     initial: Callable[[Any], msgspec.Struct]
     reducers: dict[type[Event], Reducer] = field(default_factory=dict)
     tools: tuple[Any, ...] = ()
+    changes: dict[type, ChangeCheck] = field(default_factory=dict)
+    """The world-change kinds this domain applies (in its ``WorldChanged`` reducer), each with its check."""
+    guards: dict[type, Callable[[Any, Any, Any], str | None]] = field(default_factory=dict)
+    """Compare-and-set checks of the trigger changes this domain applies: ``(part, change, world)``
+    -> why the change's ``old`` value does not hold, or None (``kernel/triggers.py``)."""
 
 
 class Projection:
@@ -62,7 +70,7 @@ class Projection:
         self._decoder = msgspec.json.Decoder(self.state_type)
         self._table = self._dispatch_table()
         self._by_kind = {
-            tag: (msgspec.json.Decoder(cls).decode if self._reads(cls) else None, self._table[cls])
+            tag: (event_decoder(cls) if self._reads(cls) else None, self._table[cls])
             for tag, cls in KINDS.items()
             if cls in self._table
         }

@@ -14,9 +14,10 @@ chat. So the same branch always continues at the same reply, however it was reac
 
 from __future__ import annotations
 
-from events import AgentReplied, decode_events
-from kernel.agent import AgentUnavailable, AgentView, Reply, TaskMemory, Turn
-from kernel.store import EventStore
+from campus.events import AgentReplied
+from campus.kernel.agent import AgentUnavailable, AgentView, Reply, TaskMemory, Turn
+from campus.kernel.store import EventStore
+from campus.kernel.tasks import events_of
 
 
 class RecordingError(AgentUnavailable):
@@ -60,6 +61,4 @@ def _replies_in(turns: tuple[Turn, ...]) -> int:
 
 
 def replies_of(store: EventStore, branch_id: str) -> list[AgentReplied]:
-    head = store.head(branch_id)[0]
-    payloads = [payload for batch in store.scan(branch_id, 1, head, ("agent_replied",)) for _, payload in batch]
-    return decode_events(payloads)  # type: ignore[return-value]
+    return events_of(store, branch_id, AgentReplied)

@@ -23,7 +23,7 @@ import msgspec
 import simpy
 import structlog
 
-from events import (
+from campus.events import (
     ActionRejected,
     AgentReplied,
     Answered,
@@ -39,17 +39,19 @@ from events import (
     ToolCalled,
     WorldChanged,
 )
-from kernel.agent import Agent, AgentUnavailable, AgentView, Reply, TaskMemory, is_persistent, reply_meta
-from kernel.clock import DAY_START, UrgentTimeout, date_label, day_of, day_start, label
-from kernel.engine import Kernel
-from kernel.history import state_at
-from kernel.logs import configure_default
-from kernel.parse import Answer, Call, Finish, Invalid, parse_reply, parse_structured
-from kernel.prompt import PROTOCOL, system_prompt
-from kernel.schedule import Schedule, TaskCard
-from kernel.store import EventStore, Record
-from kernel.tools import Outcome, from_wire_name, result_event
-from kernel.transcript import Transcript, task_memories, task_so_far
+from campus.kernel.admit import admit
+from campus.kernel.agent import Agent, AgentUnavailable, AgentView, Reply, TaskMemory, is_persistent, reply_meta
+from campus.kernel.clock import DAY_START, UrgentTimeout, date_label, day_of, day_start, label
+from campus.kernel.engine import Kernel
+from campus.kernel.history import state_at
+from campus.kernel.logs import configure_default
+from campus.kernel.parse import Answer, Call, Finish, Invalid, parse_reply, parse_structured
+from campus.kernel.prompt import PROTOCOL, system_prompt
+from campus.kernel.schedule import Schedule, TaskCard
+from campus.kernel.store import EventStore, Record
+from campus.kernel.tools import Outcome, from_wire_name, result_event
+from campus.kernel.transcript import Transcript, task_memories, task_so_far
+from campus.kernel.triggers import AtTime, Rule, activated, armed, fire
 
 configure_default()
 log = structlog.get_logger("campus.runner")
@@ -62,6 +64,10 @@ COMMIT_DELAY = 0.005
 seconds apart. Each step is still atomic (a commit always falls between steps), and the log's
 content does not depend on where the commits fall; a crash loses at most this much work, which
 a resume plays again. An agent slower than this (any model) gets a commit before every reply."""
+
+
+class SessionError(RuntimeError):
+    """The session stopped on an error; every whole step before it is committed and the run can be resumed."""
 
 
 def run_config(round_limit: int) -> dict[str, Any]:
@@ -87,6 +93,7 @@ class Session:
         self.kernel = kernel
         self.store = store
         self.branch = store.branch(branch_id)
+        store.lease(branch_id)
         self.schedule = schedule
         self.agent = agent
         self.on_task_end = on_task_end
@@ -96,15 +103,23 @@ class Session:
         self._agent_slow = True
         self.cards: list[TaskCard] = list(schedule.cards())
         self.triggers = list(schedule.triggers())
+        rules = getattr(schedule, "trigger_rules", None)
+        self.rules: list[Rule] = list(rules()) if rules is not None and self.branch.config.get("triggers", True) else []
+        """Trigger rules in play; none when the branch was made with triggers disabled (a static twin)."""
         self.state = state_at(kernel, store, branch_id)
         self.env = simpy.Environment(initial_time=self.state.now)
         self.buffer: list[Record] = []
+        self._committed = self.state.seq
+        self._whole = 0
+        """How many buffered records make whole steps (all of them once the session waits on a decision)."""
+        self._failure: SessionError | None = None
         self.task_events, self._released_at = self._open_task()
         self.pending: simpy.Event | None = None
         self._prompts: dict[tuple[str, ...], str] = {}
         self._last_snapshot = self.state.seq
         self._student_process: simpy.Process | None = None
         self._transcript = Transcript()
+        self._played: list[Event] | None = None
         self._recall()
 
     # ------------------------------------------------------------ driving
@@ -123,22 +138,36 @@ class Session:
             return self._run(max_steps)
 
     def _run(self, max_steps: int | None) -> Any:
+        if self._failure is not None:
+            raise self._failure
         if self.finished:
             return self.state
-        student = self._start()
-        steps = 0
-        while not student.triggered:
-            if self.pending is not None and not self.pending.triggered:
-                if max_steps is not None and steps >= max_steps:
-                    break
-                try:
+        try:
+            student = self._start()
+            steps = 0
+            while not student.triggered:
+                if self.pending is not None and not self.pending.triggered:
+                    if max_steps is not None and steps >= max_steps:
+                        break
                     self.pending.succeed(self._ask_agent())
-                except AgentUnavailable:
-                    self._commit()  # the session waits on a decision: every buffered step is whole
-                    raise
-                steps += 1
-            self.env.step()
-        self._commit()
+                    steps += 1
+                self.env.step()
+            if student.triggered and not student.ok:
+                student.defused = True
+                failure = student.value
+                assert isinstance(failure, BaseException)
+                raise failure
+            self._commit()
+        except AgentUnavailable:
+            self._commit()  # the session waits on a decision: every buffered step is whole
+            raise
+        except Exception as error:
+            if self._failure is None and self._whole:
+                self._commit(self._whole)
+            detail = " ".join(f"{type(error).__name__}: {error}".split())
+            self._failure = SessionError(f"run {self.branch.id} stopped after seq {self._committed} "
+                                         f"(every step up to it is committed; resume to go on): {detail}")
+            raise self._failure from error
         return self.state
 
     def _start(self) -> simpy.Process:
@@ -152,6 +181,8 @@ class Session:
                 ))
             self._student_process = self.env.process(self._student())
             self.env.process(self._world_clock())
+            if self.rules:
+                self.env.process(self._rule_clock())
             log.info("session started", seq=self.state.seq, time=label(self.state.now),
                      resumed=self.state.seq > 1, tasks_done=self.state.session.next_task, tasks=len(self.cards))
         return self._student_process
@@ -194,30 +225,52 @@ class Session:
 
     # ------------------------------------------------------------ events and commits
 
+    def play(self, max_steps: int) -> list[Event]:
+        """``run`` for at most ``max_steps`` replies, returning the events it played (all committed)."""
+        self._played = []
+        try:
+            self.run(max_steps)
+            return self._played
+        finally:
+            self._played = None
+
     def _emit(self, event: Event, meta: str | None = None) -> None:
         t = int(self.env.now)
         self.kernel.projection.apply(self.state, self.state.seq + 1, t, event)
         self.buffer.append((t, event, meta))
+        if self._played is not None:
+            self._played.append(event)
         if isinstance(event, TaskReleased):
             self.task_events = [event]
         elif self.task_events:
             self.task_events.append(event)
 
-    def _commit(self) -> None:
+    def _commit(self, upto: int | None = None) -> None:
+        """Append the buffer (or its first ``upto`` records) right after the last commit.
+
+        If the append fails the session is dead: it never tries again, since its events
+        would then land on whatever the log holds by then.
+        """
         self._last_commit = time.perf_counter()
-        if not self.buffer:
+        records = self.buffer if upto is None else self.buffer[:upto]
+        if not records:
             return
-        seq, _ = self.store.append(self.branch.id, self.buffer)
-        self.buffer = []
-        if seq != self.state.seq:
-            raise RuntimeError(f"log head {seq} and projected state {self.state.seq} disagree")
-        if seq - self._last_snapshot >= self.snapshot_every:
+        try:
+            seq, _ = self.store.append(self.branch.id, records, expect=self._committed)
+        except BaseException:
+            self._failure = SessionError(f"run {self.branch.id}: the log refused the steps after seq {self._committed}")
+            raise
+        self._committed = seq
+        self.buffer = self.buffer[len(records):]
+        self._whole = 0
+        if seq == self.state.seq and seq - self._last_snapshot >= self.snapshot_every:
             self.store.put_snapshot(self.branch.id, seq, *self.kernel.projection.snapshot(self.state))
             self._last_snapshot = seq
 
     def _decide(self) -> Generator[simpy.Event, Any, tuple[Reply | None, str | None]]:
         if self._agent_slow or time.perf_counter() - self._last_commit >= self.commit_delay:
             self._commit()
+        self._whole = len(self.buffer)
         self.pending = self.env.event()
         answer = yield self.pending
         self.pending = None
@@ -243,6 +296,29 @@ class Session:
             items.append((trigger.t, 1, index, WorldChanged(change_id=trigger.id, change=trigger.change)))
         items.sort(key=lambda item: item[:3])
         return [(t, event) for t, _, _, event in items]
+
+    # ------------------------------------------------------------ trigger rules
+
+    def _rule_clock(self) -> Generator[simpy.Event, Any, None]:
+        """Rules that fire at a time: only those not yet behind (earlier ones were decided before a resume;
+        one due this very minute is fired unless the log already shows it, as ``armed`` tells)."""
+        timed = sorted((r for r in self.rules if isinstance(r.activation, AtTime) and r.activation.t >= self.env.now),
+                       key=lambda r: (r.activation.t, r.id))  # type: ignore[union-attr]
+        for rule in timed:
+            t = rule.activation.t  # type: ignore[union-attr]
+            if t > self.env.now:
+                yield UrgentTimeout(self.env, t - int(self.env.now))
+            self._fire_matching(None, cause=0, only=rule)
+
+    def _fire_matching(self, event: Event | None, *, cause: int, read: bool = False, only: Rule | None = None,
+                       task_id: str | None = None) -> None:
+        """Fire every armed rule the event (a call about to run if ``read``; None: the clock) activates;
+        ``task_id`` is the open task's unless given (the task just ended)."""
+        task_id = self.state.session.task_id if task_id is None else task_id
+        for rule in (only,) if only is not None else self.rules:
+            if armed(rule, self.state.rules, self.task_events, task_id) and activated(rule, task_id, event, read=read):
+                for fired in fire(rule, self.state, self.kernel.world, self.kernel.guards, cause):
+                    self._emit(fired)
 
     # ------------------------------------------------------------ the student
 
@@ -291,7 +367,7 @@ class Session:
             if isinstance(action, Invalid):
                 self._emit(ActionRejected(task_id=card.id, message=action.message))
             else:
-                call_id, outcome = self._call(card, action)
+                call_id, outcome = self._call(card, action, wire=isinstance(reply, StructuredCall))
                 if outcome.minutes:
                     yield self.env.timeout(outcome.minutes)
                 self._emit(result_event(call_id, outcome))
@@ -301,27 +377,41 @@ class Session:
                 return
 
     def _record_reply(self, card: TaskCard, reply: Reply | None, meta: str | None) -> Call | Answer | Finish | Invalid:
+        admitted = admit(reply)
+        reply = admitted.reply
+        if admitted.problem is not None:
+            meta = _with_meta(meta, error=admitted.problem)
+        elif admitted.length is not None:
+            meta = _with_meta(meta, reply_chars=admitted.length)
         if isinstance(reply, StructuredCall):
-            self._emit(AgentReplied(task_id=card.id, call=reply), meta)
-            return parse_structured(from_wire_name(reply.name), reply.arguments)
-        self._emit(AgentReplied(task_id=card.id, text=reply), meta)
-        if reply is None:
-            return Invalid(message="Your reply could not be read. Reply with one action, for example <action>Action: finish()</action>.")
-        return parse_reply(reply)
+            replied = AgentReplied(task_id=card.id, call=msgspec.structs.replace(reply, name=from_wire_name(reply.name)))
+        else:
+            replied = AgentReplied(task_id=card.id, text=reply)
+        self._emit(replied, meta)
+        return action_of(replied)
 
-    def _call(self, card: TaskCard, call: Call) -> tuple[str, Outcome]:
-        """Record the call and its facts; the result follows once the call's minutes have passed."""
+    def _call(self, card: TaskCard, call: Call, wire: bool) -> tuple[str, Outcome]:
+        """Record the call and its facts; the result follows once the call's minutes have passed.
+
+        ``wire``: a native function call, answered with tools named the way its caller knows them."""
         state = self.state
         call_id = f"call-{state.session.calls + 1}"
-        self._emit(ToolCalled(
+        called = ToolCalled(
             call_id=call_id, task_id=card.id, tool=call.name, args=dict(call.args), positional=list(call.positional),
-        ))
+        )
+        self._emit(called)
+        if self.rules:
+            cause = self.state.seq
+            self._fire_matching(called, cause=cause, read=True)
+            self._fire_matching(called, cause=cause)
         outcome = self.kernel.dispatch(
             state, task_id=card.id, name=call.name, args=call.args, positional=call.positional,
-            systems=card.systems, seed=self.branch.seed,
+            systems=card.systems, seed=self.branch.seed, wire=wire,
         )
         for fact in outcome.facts:
             self._emit(fact)
+            if self.rules:
+                self._fire_matching(fact, cause=self.state.seq)
         return call_id, outcome
 
     def _maybe_reveal(self, card: TaskCard) -> None:
@@ -336,6 +426,8 @@ class Session:
         ended = TaskEnded(task_id=card.id, outcome=outcome, reason=reason, turns=self.state.session.turns,
                           detail=detail, marks=marks)
         self._emit(ended)
+        if self.rules:
+            self._fire_matching(ended, cause=self.state.seq, task_id=card.id)
         log.debug("task ended", seq=self.state.seq, time=label(self.state.now), task=card.id, outcome=outcome,
                   reason=reason, turns=ended.turns)
         if is_persistent(self.agent):
@@ -354,3 +446,27 @@ class Session:
         if not task_id:
             return [], 0
         return task_so_far(self.store, self.branch.id, task_id, self.state.seq)
+
+
+UNREADABLE = Invalid(message="Your reply could not be read. Reply with one action, for example <action>Action: finish()</action>.")
+
+
+def action_of(replied: AgentReplied) -> Call | Answer | Finish | Invalid:
+    """The one action a recorded reply stands for (``verify`` reads every reply with it too)."""
+    if replied.call is not None:
+        return parse_structured(replied.call.name, replied.call.arguments)
+    if replied.text is None:
+        return UNREADABLE
+    return parse_reply(replied.text)
+
+
+def _with_meta(meta: str | None, **fields: Any) -> str:
+    """``meta`` (an agent's JSON object, if any) with ``fields`` added."""
+    merged: dict[str, Any] = {}
+    if meta:
+        try:
+            decoded = msgspec.json.decode(meta)
+        except msgspec.DecodeError:
+            decoded = {"agent_meta": meta}
+        merged = decoded if isinstance(decoded, dict) else {"agent_meta": decoded}
+    return msgspec.json.encode(merged | fields).decode()

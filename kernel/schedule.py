@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 import msgspec
 
-from events import Event
+from campus.events import Event, WorldChange
 
 
 class TaskCard(msgspec.Struct, frozen=True, kw_only=True):
@@ -29,7 +29,7 @@ class TaskCard(msgspec.Struct, frozen=True, kw_only=True):
 class Trigger(msgspec.Struct, frozen=True, kw_only=True):
     id: str
     t: int
-    change: dict[str, Any]
+    change: WorldChange
 
 
 class Schedule(Protocol):
@@ -39,6 +39,10 @@ class Schedule(Protocol):
     def cards(self) -> Sequence[TaskCard]: ...
 
     def triggers(self) -> Sequence[Trigger]: ...
+
+    def trigger_rules(self) -> Sequence[Any]:
+        """Trigger rules (``kernel.triggers.Rule``); a term without disruptions has none."""
+        ...
 
     def evaluate(self, task_id: str, state: Any, events: Sequence[Event]) -> tuple[str, str, dict[str, int]]:
         """``(outcome, detail, marks)`` for a scored task: outcome is ``success`` or ``failure``."""

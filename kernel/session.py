@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from events import (
+from campus.events import (
     AgentReplied,
     DayStarted,
     InstructionRevealed,
@@ -23,7 +23,7 @@ from events import (
     ToolCalled,
     WorldChanged,
 )
-from kernel.projection import Domain, occurrence
+from campus.kernel.projection import Domain, occurrence
 
 
 class ClockState(msgspec.Struct, kw_only=True):
@@ -80,9 +80,9 @@ def _ended(part: SessionState, event: TaskEnded) -> None:
     part.next_task += 1
 
 
-@occurrence
 def _changed(part: SessionState, event: WorldChanged) -> None:
-    part.triggers_done += 1
+    if not event.rule:  # a rule's firing is not one of the term's scheduled changes
+        part.triggers_done += 1
 
 
 @occurrence

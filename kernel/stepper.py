@@ -14,9 +14,10 @@ from typing import Any
 
 import msgspec
 
-from events import TaskEnded
-from kernel.agent import Agent, AgentView, Reply
-from kernel.runner import Session
+from campus.events import Event, StructuredCall, TaskEnded
+from campus.kernel.admit import admit
+from campus.kernel.agent import Agent, AgentView, Reply
+from campus.kernel.runner import Session
 
 OnTaskEnd = Callable[[Any, TaskEnded], None]
 
@@ -26,6 +27,11 @@ class StepResult(msgspec.Struct, frozen=True, kw_only=True):
     """What the session waits on now; ``None`` once the term is over."""
     ended: tuple[TaskEnded, ...]
     """The tasks that ended during this step (usually none or one)."""
+    events: tuple[Event, ...] = ()
+    """Every event the step played, in log order (the reply first)."""
+    refused: str | None = None
+    """Why the reply was refused before anything was played or recorded (a structured call
+    whose arguments the log cannot hold: not a JSON object, NaN or infinite numbers, ...)."""
 
 
 class _Slot:
@@ -64,9 +70,14 @@ class Stepper:
         """Give the waiting task ``reply`` and play on to the next decision."""
         if self.finished:
             raise RuntimeError("the term is over; there is nothing to reply to")
-        if not isinstance(reply, (str, msgspec.Struct)):
+        if not isinstance(reply, (str, StructuredCall)):
             raise TypeError(f"a reply is text or a StructuredCall, not {type(reply).__name__}")
+        if isinstance(reply, StructuredCall):
+            problem = admit(reply).problem
+            if problem is not None:
+                return StepResult(view=self.view(), ended=(),
+                                  refused=f"Invalid action: {problem}. Nothing was done and no reply was used.")
         self._slot.reply = reply
-        self.session.run(max_steps=1)
+        events = self.session.play(max_steps=1)
         ended, self._ended = tuple(self._ended), []
-        return StepResult(view=self.view(), ended=ended)
+        return StepResult(view=self.view(), ended=ended, events=tuple(events))

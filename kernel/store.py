@@ -8,21 +8,28 @@ shares it — which is what makes the first divergence of two branches a binary 
 Two stores share one contract (``tests/test_store_conformance.py`` runs against both):
 ``SQLiteStore`` (a plain SQLite file: WAL journal, append-only enforced by triggers, one
 transaction per ``append`` call) and ``MemoryStore``.
+
+One writer per branch: an append names the head it continues from and is refused unless
+that is still the stored head (checked in the append's own transaction), and a session
+first takes the branch's lease, so a second writer is told who holds the run instead of
+chaining stale events onto it.
 """
 
 from __future__ import annotations
 
+import os
+import socket
 import sqlite3
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from itertools import chain
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
 import msgspec
-import sqlite_utils
 
-from events import KINDS, SCHEMA_VERSION, Event, canonical, chain_hash
-from kernel.sql_views import VIEWS
+from campus.events import KINDS, SCHEMA_VERSION, Event, canonical, chain_hash
+from campus.kernel.sql_views import VIEWS
 
 _KIND_OF = {cls: tag for tag, cls in KINDS.items()}
 
@@ -60,17 +67,30 @@ class Snapshot(NamedTuple):
     state_hash: str
 
 
-Record = tuple[int, Event, str | None]
+class Verbatim(NamedTuple):
+    """An event appended as the exact payload it was recorded with: an imported log keeps the
+    bytes (and so the hashes) of the schema it was written under."""
+
+    kind: str
+    payload: bytes
+
+
+Record = tuple[int, Event | Verbatim, str | None]
 """What a caller appends: (simulated minute, event, metadata kept outside the hash)."""
 
 
 class EventStore(Protocol):
-    def create_branch(self, info: BranchInfo) -> BranchInfo: ...
-    def fork(self, parent: str, at_seq: int, new_id: str, agent: str, label: str = "", term_hash: str | None = None) -> BranchInfo: ...
+    def create_branch(self, info: BranchInfo, records: Sequence[Record] = ()) -> BranchInfo: ...
+    def fork(
+        self, parent: str, at_seq: int, new_id: str, agent: str, label: str = "", term_hash: str | None = None,
+        *, deferred: bool = False,
+    ) -> BranchInfo: ...
     def branch(self, branch_id: str) -> BranchInfo: ...
     def branches(self) -> list[BranchInfo]: ...
     def head(self, branch_id: str) -> tuple[int, str]: ...
-    def append(self, branch_id: str, records: Sequence[Record]) -> tuple[int, str]: ...
+    def append(self, branch_id: str, records: Sequence[Record], *, expect: int | None = None) -> tuple[int, str]: ...
+    def lease(self, branch_id: str) -> None: ...
+    def release(self, branch_id: str) -> None: ...
     def rows(self, branch_id: str, start: int = 1, stop: int | None = None) -> list[Row]: ...
     def scan(
         self, branch_id: str, start: int, stop: int, kinds: Sequence[str], *, counted: Sequence[str] = ()
@@ -89,10 +109,13 @@ def encode_records(records: Sequence[Record], branch_id: str, seq: int, prev: st
     """Turn records into chained rows, starting after ``(seq, prev)``."""
     rows = []
     for t, event, meta in records:
-        payload = canonical(event)
+        if isinstance(event, Verbatim):
+            kind, payload = event.kind, event.payload
+        else:
+            kind, payload = _KIND_OF[type(event)], canonical(event)
         seq += 1
         prev = chain_hash(prev, t, payload)
-        rows.append((branch_id, seq, t, _KIND_OF[type(event)], payload.decode("utf-8"), prev, meta))
+        rows.append((branch_id, seq, t, kind, payload.decode("utf-8"), prev, meta))
     return rows
 
 
@@ -148,17 +171,22 @@ class MemoryStore(_Lineage):
     def _exists(self, branch_id: str) -> bool:
         return branch_id in self._branches
 
-    def create_branch(self, info: BranchInfo) -> BranchInfo:
+    def create_branch(self, info: BranchInfo, records: Sequence[Record] = ()) -> BranchInfo:
         if info.parent is not None:
             raise StoreError("create_branch makes root branches; use fork() for a child")
         if self._exists(info.id):
             raise StoreError(f"a branch named {info.id!r} already exists")
+        rows = [Row(*row[1:]) for row in encode_records(records, info.id, 0, info.genesis)]
         self._branches[info.id] = info
-        self._rows[info.id] = []
-        self._heads[info.id] = (0, info.genesis)
+        self._rows[info.id] = rows
+        self._heads[info.id] = (rows[-1].seq, rows[-1].hash) if rows else (0, info.genesis)
         return info
 
-    def fork(self, parent: str, at_seq: int, new_id: str, agent: str, label: str = "", term_hash: str | None = None) -> BranchInfo:
+    def fork(
+        self, parent: str, at_seq: int, new_id: str, agent: str, label: str = "", term_hash: str | None = None,
+        *, deferred: bool = False,
+    ) -> BranchInfo:
+        """``deferred`` matters only to a durable store; here nothing outlives the process anyway."""
         base = self._check_fork(parent, at_seq, new_id)
         info = msgspec.structs.replace(base, id=new_id, parent=parent, fork_seq=at_seq, agent=agent, label=label,
                                        term_hash=term_hash or base.term_hash)
@@ -180,8 +208,9 @@ class MemoryStore(_Lineage):
         self.branch(branch_id)
         return self._heads[branch_id]
 
-    def append(self, branch_id: str, records: Sequence[Record]) -> tuple[int, str]:
+    def append(self, branch_id: str, records: Sequence[Record], *, expect: int | None = None) -> tuple[int, str]:
         seq, prev = self.head(branch_id)
+        _check_expected(branch_id, expect, seq)
         rows = encode_records(records, branch_id, seq, prev)
         self._rows[branch_id].extend(Row(*row[1:]) for row in rows)
         if rows:
@@ -248,6 +277,12 @@ class MemoryStore(_Lineage):
         except KeyError:
             raise StoreError(f"no stored world or term with hash {digest[:12]}") from None
 
+    def lease(self, branch_id: str) -> None:
+        """Nothing to take: no other process can see this store."""
+
+    def release(self, branch_id: str) -> None:
+        pass
+
     def close(self) -> None:
         pass
 
@@ -289,6 +324,12 @@ CREATE TABLE IF NOT EXISTS blobs (
     kind TEXT NOT NULL,
     data BLOB NOT NULL
 );
+CREATE TABLE IF NOT EXISTS leases (
+    branch TEXT PRIMARY KEY,
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    token TEXT NOT NULL
+);
 CREATE TRIGGER IF NOT EXISTS events_append_only_update BEFORE UPDATE ON events
 BEGIN SELECT RAISE(ABORT, 'the event log is append-only: events cannot be changed'); END;
 CREATE TRIGGER IF NOT EXISTS events_append_only_delete BEFORE DELETE ON events
@@ -310,6 +351,9 @@ _MMAP_BYTES = 2**31 - 2**16
 _ROWS_PER_INSERT = 32
 _INSERT_MANY = _INSERT + ", (?, ?, ?, ?, ?, ?, ?)" * (_ROWS_PER_INSERT - 1)
 """Rows go in 32 to a statement: one statement step per row cost a quarter of the append."""
+APPLICATION_ID = 0x43414D50
+"""``PRAGMA application_id`` of a campus database ("CAMP"): set when the store creates a file."""
+_HOST = socket.gethostname()
 _BRANCH_FIELDS = ("id", "parent", "fork_seq", "genesis", "agent", "label", "world_hash", "term_hash", "seed", "config", "schema")
 
 
@@ -325,22 +369,49 @@ class SQLiteStore(_Lineage):
     sweep``). WAL lets readers go on while one writer commits; writers take turns, each waiting
     up to ``BUSY_TIMEOUT`` seconds for the write lock (``BEGIN IMMEDIATE``, so a transaction never
     has to upgrade a read lock and cannot deadlock) instead of failing with "database is locked".
+    One branch has one writer: the holder of its row in ``leases`` (pid, host and this store's
+    token), taken by ``lease`` and given back by ``close``; a lease whose process is gone from
+    this host is taken over.
+
+    Opening: a file is used only if it is new, empty, or a campus database (its
+    ``application_id``, or — for files made before it was set — exactly campus's tables and
+    columns); anything else is refused with ``StoreError`` before a byte is written.
     """
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
-        self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT)
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA synchronous=NORMAL")
-        self.conn.execute(f"PRAGMA mmap_size={_MMAP_BYTES}")
-        self.conn.execute("PRAGMA foreign_keys=ON")
-        self.db = sqlite_utils.Database(self.conn)
-        self.conn.executescript(_SCHEMA)
-        self.conn.executescript(VIEWS)
+        if Path(self.path).is_dir():
+            raise StoreError(f"{self.path} is a directory, not a campus database")
+        try:
+            self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT)
+        except sqlite3.Error as error:
+            raise StoreError(f"cannot open {self.path}: {error}") from None
+        try:
+            stamp = _recognise(self.conn, self.path)
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=NORMAL")
+            self.conn.execute(f"PRAGMA mmap_size={_MMAP_BYTES}")
+            self.conn.execute("PRAGMA foreign_keys=ON")
+            self.conn.executescript(_SCHEMA)
+            self.conn.executescript(VIEWS)
+            if stamp:
+                self.conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
+        except sqlite3.DatabaseError as error:
+            self.conn.close()
+            raise StoreError(f"{self.path} is not a usable campus database ({error})") from None
+        except StoreError:
+            self.conn.close()
+            raise
         self._branch_cache: dict[str, BranchInfo] = {}
         self._heads: dict[str, tuple[int, str]] = {}
+        self._pending: dict[str, BranchInfo] = {}
+        self._token = os.urandom(8).hex()
+        self._leases: set[str] = set()
 
     def _exists(self, branch_id: str) -> bool:
+        return branch_id in self._pending or self._stored(branch_id)
+
+    def _stored(self, branch_id: str) -> bool:
         return self.conn.execute("SELECT 1 FROM branches WHERE id = ?", (branch_id,)).fetchone() is not None
 
     def _insert_branch(self, info: BranchInfo) -> None:
@@ -350,19 +421,45 @@ class SQLiteStore(_Lineage):
             self.conn.execute(f"INSERT INTO branches ({', '.join(_BRANCH_FIELDS)}) VALUES ({', '.join('?' * len(values))})", values)
         except sqlite3.IntegrityError:
             raise StoreError(f"a branch named {info.id!r} already exists") from None
-        self._branch_cache[info.id] = info
 
-    def create_branch(self, info: BranchInfo) -> BranchInfo:
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    def create_branch(self, info: BranchInfo, records: Sequence[Record] = ()) -> BranchInfo:
+        """A root branch and its first ``records``, in one transaction: all of it or nothing."""
         if info.parent is not None:
             raise StoreError("create_branch makes root branches; use fork() for a child")
-        self._insert_branch(info)
+        rows = encode_records(records, info.id, 0, info.genesis)
+        with self._transaction():
+            self._insert_branch(info)
+            _insert_rows(self.conn, rows)
+        self._branch_cache[info.id] = info
+        if rows:
+            self._heads[info.id] = (rows[-1][1], rows[-1][5])
         return info
 
-    def fork(self, parent: str, at_seq: int, new_id: str, agent: str, label: str = "", term_hash: str | None = None) -> BranchInfo:
+    def fork(
+        self, parent: str, at_seq: int, new_id: str, agent: str, label: str = "", term_hash: str | None = None,
+        *, deferred: bool = False,
+    ) -> BranchInfo:
+        """``deferred``: the branch row is written with the branch's first events, in their
+        transaction, so a process killed before that leaves no fork rather than an empty one
+        (a fork whose first reply is injected must not outlive that reply)."""
         base = self._check_fork(parent, at_seq, new_id)
         info = msgspec.structs.replace(base, id=new_id, parent=parent, fork_seq=at_seq, agent=agent, label=label,
                                        term_hash=term_hash or base.term_hash)
-        self._insert_branch(info)
+        if deferred:
+            self._pending[new_id] = info
+        else:
+            self._insert_branch(info)
+        self._branch_cache[new_id] = info
         return info
 
     def branch(self, branch_id: str) -> BranchInfo:
@@ -399,23 +496,66 @@ class SQLiteStore(_Lineage):
         self._heads[branch_id] = head
         return head
 
-    def append(self, branch_id: str, records: Sequence[Record]) -> tuple[int, str]:
+    def _stored_head(self, branch_id: str) -> tuple[int, str]:
+        info = self.branch(branch_id)
+        row = self.conn.execute(
+            "SELECT seq, hash FROM events WHERE branch = ? ORDER BY seq DESC LIMIT 1", (branch_id,)
+        ).fetchone()
+        if row is not None:
+            return row[0], row[1]
+        if info.fork_seq:
+            return info.fork_seq, self.hash_at(info.parent, info.fork_seq)  # type: ignore[arg-type]
+        return 0, info.genesis
+
+    def append(self, branch_id: str, records: Sequence[Record], *, expect: int | None = None) -> tuple[int, str]:
+        """Append after ``expect`` (default: the head this store last saw), or write nothing.
+
+        A failed append leaves that head in place, so trying again fails again rather than
+        chaining the same events onto whatever another writer committed meanwhile.
+        """
         seq, prev = self.head(branch_id)
+        _check_expected(branch_id, expect, seq)
         rows = encode_records(records, branch_id, seq, prev)
         if not rows:
             return seq, prev
-        conn = self.conn
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            _insert_rows(conn, rows)
-        except BaseException:
-            conn.execute("ROLLBACK")
-            self._heads.pop(branch_id, None)
-            raise
-        conn.execute("COMMIT")
+        with self._transaction():
+            holder = self.conn.execute("SELECT pid, host, token FROM leases WHERE branch = ?", (branch_id,)).fetchone()
+            if holder is not None and holder[2] != self._token:
+                raise StoreError(_held(branch_id, holder[0], holder[1]))
+            stored = self._stored_head(branch_id)
+            if stored != (seq, prev):
+                raise StoreError(f"run {branch_id!r} was written by another writer: its head is seq {stored[0]}, "
+                                 f"not {seq}; nothing was appended")
+            pending = self._pending.get(branch_id)
+            if pending is not None:
+                self._insert_branch(pending)
+            _insert_rows(self.conn, rows)
+        self._pending.pop(branch_id, None)
         head = (rows[-1][1], rows[-1][5])
         self._heads[branch_id] = head
         return head
+
+    def lease(self, branch_id: str) -> None:
+        """Become the one writer of ``branch_id`` until ``release`` or ``close``.
+
+        Refused with ``StoreError`` naming the holder while another store holds it, unless the
+        holder's process is gone from this host (a killed run), whose lease is taken over.
+        """
+        if branch_id in self._leases:
+            return
+        with self._transaction():
+            holder = self.conn.execute("SELECT pid, host, token FROM leases WHERE branch = ?", (branch_id,)).fetchone()
+            if holder is not None and holder[2] != self._token and (holder[1] != _HOST or _alive(holder[0])):
+                raise StoreError(_held(branch_id, holder[0], holder[1]))
+            self.conn.execute("INSERT OR REPLACE INTO leases (branch, pid, host, token) VALUES (?, ?, ?, ?)",
+                              (branch_id, os.getpid(), _HOST, self._token))
+        self._leases.add(branch_id)
+        self._heads.pop(branch_id, None)  # a writer starts from the stored head, never from one it saw before
+
+    def release(self, branch_id: str) -> None:
+        if branch_id in self._leases:
+            self.conn.execute("DELETE FROM leases WHERE branch = ? AND token = ?", (branch_id, self._token))
+            self._leases.discard(branch_id)
 
     def rows(self, branch_id: str, start: int = 1, stop: int | None = None) -> list[Row]:
         out: list[Row] = []
@@ -516,7 +656,70 @@ class SQLiteStore(_Lineage):
         return bytes(row[0])
 
     def close(self) -> None:
-        self.conn.close()
+        try:
+            for branch_id in list(self._leases):
+                self.release(branch_id)
+        finally:
+            self.conn.close()
+
+
+def _check_expected(branch_id: str, expect: int | None, seq: int) -> None:
+    if expect is not None and expect != seq:
+        raise StoreError(f"cannot append to {branch_id!r} after seq {expect}: its head is seq {seq}; nothing was appended")
+
+
+def _held(branch_id: str, pid: int, host: str) -> str:
+    return f"run {branch_id} is being written by pid {pid} on {host}"
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs on this host; a zombie (killed, not yet reaped) does not."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    try:
+        return b"State:\tZ" not in Path(f"/proc/{pid}/status").read_bytes()
+    except FileNotFoundError:
+        return not Path("/proc/self").exists()  # gone since the signal, or no /proc at all
+    except OSError:
+        return True
+
+
+def _campus_tables() -> dict[str, list[str]]:
+    """Campus's tables and their columns, as its schema creates them."""
+    probe = sqlite3.connect(":memory:")
+    probe.executescript(_SCHEMA)
+    names = [r[0] for r in probe.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    tables = {name: [c[1] for c in probe.execute(f"PRAGMA table_info({name})")] for name in names}
+    probe.close()
+    return tables
+
+
+_TABLES = _campus_tables()
+
+
+def _recognise(conn: sqlite3.Connection, path: str) -> bool:
+    """Whether the file may be used, read without writing; ``True`` if it should be stamped as campus's.
+
+    A file made before ``APPLICATION_ID`` existed is recognised by its tables (a subset of
+    campus's, with campus's columns); opening it adds the ``leases`` table and the stamp, which
+    no other reader of the file notices.
+    """
+    application_id = conn.execute("PRAGMA application_id").fetchone()[0]
+    if application_id == APPLICATION_ID:
+        return False
+    tables = {name: [c[1] for c in conn.execute(f"PRAGMA table_info({name})")]
+              for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")}
+    if application_id == 0:
+        if not tables and conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
+            return True
+        if all(_TABLES.get(name) == columns for name, columns in tables.items()) and "events" in tables:
+            return True
+    shown = ", ".join(sorted(tables)[:5]) or "none"
+    raise StoreError(f"{path} is not a campus database (application id {application_id}, tables: {shown}); it was left untouched")
 
 
 def _insert_rows(conn: sqlite3.Connection, rows: list[tuple]) -> None:

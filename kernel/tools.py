@@ -18,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-from events import Event, ToolResult
+from campus.events import Event, ToolResult
 
 JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
@@ -69,6 +69,16 @@ class Outcome(msgspec.Struct, frozen=True, kw_only=True):
 Handler = Callable[[Any, dict[str, Any]], Outcome]
 
 
+class Refuse(Exception):
+    """A handler refusing the call: ``message`` is what the agent is told, and nothing changes.
+
+    Raised anywhere under a handler, it becomes the same failed result ``fail(message)`` gives."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
 class ToolDecl(msgspec.Struct, frozen=True, kw_only=True):
     name: str
     system: str
@@ -80,6 +90,13 @@ class ToolDecl(msgspec.Struct, frozen=True, kw_only=True):
     minutes: int = 1
     """Simulated minutes a successful call takes, unless its outcome says otherwise."""
 
+    def call(self, view: Any, args: dict[str, Any]) -> Outcome:
+        """The handler's outcome, with a ``Refuse`` raised under it turned into a failed call."""
+        try:
+            return self.handler(view, args)
+        except Refuse as refusal:
+            return fail(refusal.message)
+
     def json_schema(self) -> dict[str, Any]:
         return {
             "type": "object",
@@ -88,9 +105,13 @@ class ToolDecl(msgspec.Struct, frozen=True, kw_only=True):
             "additionalProperties": False,
         }
 
-    def signature(self) -> str:
+    def signature(self, wire: bool = False) -> str:
         parts = [f"{p.name}: {_PY_TYPES[p.type]}" + ("" if p.required else " = None") for p in self.params]
-        return f"{self.name}({', '.join(parts)})"
+        return f"{self.shown(wire)}({', '.join(parts)})"
+
+    def shown(self, wire: bool) -> str:
+        """The name as the caller knows it: the wire name for a native function call, else the dotted one."""
+        return wire_name(self.name) if wire else self.name
 
 
 _PY_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "object": "dict", "array": "list"}
@@ -133,13 +154,13 @@ def fail(message: str) -> Outcome:
 
 def openai_tools(tools: Sequence[ToolDecl]) -> list[dict[str, Any]]:
     return [
-        {"type": "function", "function": {"name": _wire_name(t.name), "description": t.description, "parameters": t.json_schema()}}
+        {"type": "function", "function": {"name": wire_name(t.name), "description": t.description, "parameters": t.json_schema()}}
         for t in tools
     ]
 
 
 def anthropic_tools(tools: Sequence[ToolDecl]) -> list[dict[str, Any]]:
-    return [{"name": _wire_name(t.name), "description": t.description, "input_schema": t.json_schema()} for t in tools]
+    return [{"name": wire_name(t.name), "description": t.description, "input_schema": t.json_schema()} for t in tools]
 
 
 def mcp_tools(tools: Sequence[ToolDecl]) -> list[dict[str, Any]]:
@@ -160,7 +181,7 @@ def mcp_tools(tools: Sequence[ToolDecl]) -> list[dict[str, Any]]:
     ]
 
 
-def _wire_name(name: str) -> str:
+def wire_name(name: str) -> str:
     """OpenAI and Anthropic names may not contain dots: ``map.find_building_id`` → ``map__find_building_id``."""
     return name.replace(".", "__")
 
@@ -191,31 +212,35 @@ def prompt_section(tools: Sequence[ToolDecl], system_titles: Mapping[str, str]) 
 # ------------------------------------------------------------------ validation
 
 
-def bind_arguments(tool: ToolDecl, args: Mapping[str, Any], positional: Sequence[Any] = ()) -> dict[str, Any] | str:
+def bind_arguments(
+    tool: ToolDecl, args: Mapping[str, Any], positional: Sequence[Any] = (), *, wire: bool = False
+) -> dict[str, Any] | str:
     """Map positional arguments onto parameters and check names and types.
 
-    Returns the bound arguments, or an error message that says how to call the tool.
+    Returns the bound arguments, or an error message that says how to call the tool, naming it
+    by its wire name if ``wire`` (the caller made a native function call).
     """
     names = [p.name for p in tool.params]
+    name, signature = tool.shown(wire), tool.signature(wire)
     if len(positional) > len(names):
-        return f"{tool.name} takes at most {len(names)} argument(s) but got {len(positional)}. Call it as {tool.signature()}."
+        return f"{name} takes at most {len(names)} argument(s) but got {len(positional)}. Call it as {signature}."
     bound: dict[str, Any] = dict(zip(names, positional))
     for key, value in args.items():
         if key in bound:
-            return f"argument '{key}' was given twice. Call it as {tool.signature()}."
+            return f"argument '{key}' was given twice. Call it as {signature}."
         bound[key] = value
     unknown = [k for k in bound if k not in names]
     if unknown:
-        return f"{tool.name} has no parameter '{min(unknown)}'. Call it as {tool.signature()}."
+        return f"{name} has no parameter '{min(unknown)}'. Call it as {signature}."
     for param in tool.params:
         if param.name not in bound or bound[param.name] is None:
             if param.required:
-                return f"{tool.name} needs '{param.name}' ({param.description}). Call it as {tool.signature()}."
+                return f"{name} needs '{param.name}' ({param.description}). Call it as {signature}."
             bound.pop(param.name, None)
             continue
         problem = _check_value(param, bound[param.name])
         if problem:
-            return f"argument '{param.name}' {problem}. Call it as {tool.signature()}."
+            return f"argument '{param.name}' {problem}. Call it as {signature}."
     return bound
 
 
@@ -225,7 +250,7 @@ def _check_value(param: Param, value: Any) -> str | None:
         return f"must be {_article(param.type)}, not true/false"
     if not isinstance(value, expected):
         return f"must be {_article(param.type)}, not {_json_kind(value)}"
-    if param.type == "string":
+    if isinstance(value, str):
         if len(value) > param.max_length:
             return f"is too long ({len(value)} characters; at most {param.max_length})"
         if not value.isascii():

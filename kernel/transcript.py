@@ -10,19 +10,20 @@ from collections.abc import Iterator
 
 import msgspec
 
-from events import (
+from campus.events import (
     ActionRejected,
     AgentReplied,
     Event,
     InstructionRevealed,
     StructuredCall,
-    TaskEnded,
     TaskReleased,
     ToolResult,
     decode_events,
 )
-from kernel.agent import TaskMemory, Turn
-from kernel.store import EventStore
+from campus.kernel.agent import TaskMemory, Turn
+from campus.kernel.store import EventStore
+from campus.kernel.tasks import iter_tasks
+from campus.kernel.tools import wire_name
 
 CONVERSATION_KINDS = frozenset({
     "task_released", "agent_replied", "tool_result", "action_rejected", "instruction_revealed", "task_ended",
@@ -34,14 +35,14 @@ def add_turn(turns: list[Turn], event: Event) -> None:
     if isinstance(event, TaskReleased):
         turn = Turn("user", event.observation)
     elif isinstance(event, AgentReplied):
-        turn = Turn("assistant", event.text if event.text is not None else render_call(event.call))
+        turn = Turn("assistant", event.text if event.text is not None else render_call(event.call), event.call)
     elif isinstance(event, (ToolResult, ActionRejected)):
         turn = Turn("user", event.message)
     elif isinstance(event, InstructionRevealed):
         turn = Turn("user", event.text)
     else:
         return
-    if turns and turns[-1].role == turn.role:
+    if turns and turns[-1].role == turn.role and turns[-1].call is None and turn.call is None:
         turns[-1] = Turn(turn.role, turns[-1].content + "\n\n" + turn.content)
     else:
         turns.append(turn)
@@ -67,12 +68,13 @@ class Transcript:
 _SORTED = msgspec.json.Encoder(order="sorted")
 
 
-def render_call(call: StructuredCall | None) -> str:
+def render_call(call: StructuredCall | None, wire: bool = False) -> str:
     """A structured call as text, with its arguments in sorted order: the order the log keeps,
-    so a resumed or forked conversation reads exactly like the live one."""
+    so a resumed or forked conversation reads exactly like the live one. ``wire`` names the
+    function by its wire name, the way a caller of native functions knows it."""
     if call is None:
         return ""
-    return f"{call.name}({_SORTED.encode(call.arguments).decode()})"
+    return f"{wire_name(call.name) if wire else call.name}({_SORTED.encode(call.arguments).decode()})"
 
 
 def task_so_far(store: EventStore, branch_id: str, task_id: str, upto: int) -> tuple[list[Event], int]:
@@ -94,21 +96,13 @@ def task_so_far(store: EventStore, branch_id: str, task_id: str, upto: int) -> t
         window *= 4
 
 
-def task_memories(store: EventStore, branch_id: str, stop: int, batch: int = 20_000) -> Iterator[TaskMemory]:
+def task_memories(store: EventStore, branch_id: str, stop: int) -> Iterator[TaskMemory]:
     """Every task that ended at or before ``stop``, in order, as its agent saw it."""
-    turns: list[Turn] | None = None
-    opened: TaskReleased | None = None
-    released = 0
-    for first in range(1, stop + 1, batch):
-        rows = [r for r in store.rows(branch_id, first, min(stop, first + batch - 1)) if r.kind in CONVERSATION_KINDS]
-        for row, event in zip(rows, decode_events([r.payload for r in rows])):
-            if isinstance(event, TaskReleased):
-                opened, released, turns = event, row.t, []
-                add_turn(turns, event)
-            elif isinstance(event, TaskEnded):
-                if opened is not None and turns is not None:
-                    yield TaskMemory(task_id=opened.task_id, scenario=opened.scenario, released=released,
-                                     messages=tuple(turns))
-                opened, turns = None, None
-            elif turns is not None:
-                add_turn(turns, event)
+    for task in iter_tasks(store, branch_id, stop, kinds=CONVERSATION_KINDS):
+        if task.ended is None:
+            continue
+        turns: list[Turn] = []
+        for _, _, event in task.events:
+            add_turn(turns, event)
+        yield TaskMemory(task_id=task.task_id, scenario=task.released.scenario, released=task.events[0][1],
+                         messages=tuple(turns))

@@ -1,1 +1,1 @@
-"""Time travel over the log: seek, fork, verify, diff, export and import, benchmarks."""
+"""Time travel over the log: seek, fork, verify, diff, export and import, and re-judging by replay."""

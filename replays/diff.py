@@ -12,18 +12,29 @@ With repeated runs or seeds, ``campus sweep`` gives confidence intervals instead
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-import msgspec
-
-from events import decode_events, to_plain
-from kernel.clock import date_label, day_of, label
-from kernel.history import state_at
-from kernel.store import EventStore
-from kernel.transcript import add_turn, task_so_far
-from scenarios.play import Run
-from replays.stats import mcnemar_exact
-from scenarios.scorecard import scorecard
+from campus.events import (
+    AdvisorAvailability,
+    Booked,
+    CalendarEntry,
+    CalendarEventAdded,
+    CalendarEventUpdated,
+    Event,
+    SeatAvailability,
+    Walked,
+    WorldChanged,
+    decode_events,
+    to_plain,
+)
+from campus.kernel.clock import clock_label, date_label, day_of, label, span_label, time_label
+from campus.kernel.history import state_at
+from campus.kernel.store import EventStore
+from campus.kernel.tasks import events_of
+from campus.kernel.transcript import add_turn, task_so_far
+from campus.scenarios.play import Run
+from campus.scenarios.scorecard import scorecard
 
 NOISE_LEVEL = 0.05
 """Two-sided significance level below which a difference is reported as exceeding the noise."""
@@ -54,8 +65,32 @@ def first_divergence(store: EventStore, a: str, b: str) -> int | None:
 
 def _events_from(run: Run, seq: int, count: int) -> list[dict[str, Any]]:
     rows = run.store.rows(run.branch.id, seq, seq + count - 1)
-    return [{"seq": row.seq, "kind": row.kind, "t": row.t, "time": label(row.t), "event": msgspec.json.decode(row.payload)}
-            for row in rows]
+    shown = []
+    for row, event in zip(rows, decode_events([row.payload for row in rows])):
+        record = {"seq": row.seq, "kind": row.kind, "t": row.t, "time": label(row.t), "event": to_plain(event)}
+        labels = time_labels(event)
+        if labels:
+            record["labels"] = labels
+        shown.append(record)
+    return shown
+
+
+def time_labels(event: Event) -> dict[str, str]:
+    """The times a fact holds as numbers, as the agent was shown them (``Week 4, Saturday``, ``14:00-16:00``)."""
+    match event:
+        case Booked():
+            return {"date": date_label(event.day), "time_slot": f"{clock_label(event.start)}-{clock_label(event.end)}"}
+        case CalendarEventAdded():
+            return {"time": time_label(event.time)}
+        case CalendarEventUpdated() if event.changes.time is not None:
+            return {"time": time_label(event.changes.time)}
+        case WorldChanged(change=SeatAvailability() as change):
+            return {"date": date_label(change.day)}
+        case WorldChanged(change=AdvisorAvailability() as change):
+            return {"date": date_label(change.day), "slots": ", ".join(span_label(slot) for slot in change.slots)}
+        case WorldChanged(change=CalendarEntry() as change):
+            return {"time": time_label(change.time)}
+    return {}
 
 
 def last_seen(run: Run, seq: int) -> dict[str, Any] | None:
@@ -124,12 +159,10 @@ def walks_diff(a: Run, b: Run) -> dict[str, Any]:
 
 
 def _days_walked(run: Run) -> dict[int, list[str]]:
-    head = run.store.head(run.branch.id)[0]
-    payloads = [payload for batch in run.store.scan(run.branch.id, 1, head, ("walked",)) for _, payload in batch]
     days: dict[int, list[str]] = {}
-    for walk in decode_events(payloads):
-        trail = days.setdefault(day_of(walk.depart), [])  # type: ignore[attr-defined]
-        trail.extend(walk.path[1:] if trail and trail[-1] == walk.path[0] else walk.path)  # type: ignore[attr-defined]
+    for walk in events_of(run.store, run.branch.id, Walked):
+        trail = days.setdefault(day_of(walk.depart), [])
+        trail.extend(walk.path[1:] if trail and trail[-1] == walk.path[0] else walk.path)
     return days
 
 
@@ -149,6 +182,16 @@ def metric_deltas(card_a: dict[str, Any], card_b: dict[str, Any]) -> dict[str, A
         "by_scenario": {name: row(card_a["by_scenario"].get(name, {}).get("success_rate"),
                                   card_b["by_scenario"].get(name, {}).get("success_rate")) for name in scenarios},
     }
+
+
+def mcnemar_exact(only_a: int, only_b: int) -> float:
+    """Two-sided exact McNemar p-value: the binomial test of ``only_a`` vs ``only_b`` at p = 1/2."""
+    n = only_a + only_b
+    if n == 0:
+        return 1.0
+    k = min(only_a, only_b)
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
+    return min(1.0, 2 * tail)
 
 
 def noise_check(a: Run, b: Run) -> dict[str, Any]:

@@ -1,11 +1,16 @@
 """Export and import a run as JSON Lines, hash-checked.
 
 Line 1 is a header with the branch, and the world and term it ran on (so the file alone
-replays anywhere); every further line is one event with its seq, time, payload and hash.
-An exported fork is flattened: the file holds the whole lineage as one branch.
+replays anywhere); every further line is one event with its seq, time, payload and hash; the
+last line is a trailer with the number of events and the final hash, so a file cut short —
+even at a line boundary — is told from a shorter run. An exported fork is flattened: the
+file holds the whole lineage as one branch.
 
-Import rebuilds every hash from the payloads before writing anything; a file whose hashes
-do not check out is refused whole, naming the first bad line.
+Import reads and checks the whole file before writing anything — every field, every hash
+rebuilt from the payloads, the trailer — and refuses it whole, naming the first bad line; then
+it writes the run in one transaction, so an import that is killed leaves no run behind.
+Files of format ``campus-log/1`` (written before the trailer) are still read: their hash chain
+is checked, but whether they are complete cannot be.
 """
 
 from __future__ import annotations
@@ -15,13 +20,15 @@ from typing import IO, Any
 
 import msgspec
 
-from events import canonical, chain_hash, decode_event, genesis_hash
-from kernel.store import BranchInfo, EventStore
-from scenarios.play import Run, open_run, term_bytes, unique_branch_id
-from scenarios.task import decode_term
-from world.model import decode_world
+from campus.events import canonical, chain_hash, decode_event, genesis_hash
+from campus.kernel.store import BranchInfo, EventStore, Record, Verbatim
+from campus.scenarios.play import Run, open_run, unique_branch_id
+from campus.scenarios.task import decode_term
+from campus.world.model import decode_world
 
-FORMAT = "campus-log/1"
+FORMAT = "campus-log/2"
+UNTRAILED = "campus-log/1"
+"""The format before the trailer line: read, but its completeness cannot be checked."""
 
 
 class ExportFormatError(ValueError):
@@ -33,16 +40,20 @@ def export_lines(run: Run) -> Iterator[str]:
     header = {
         "format": FORMAT,
         "branch": {"id": info.id, "agent": info.agent, "seed": info.seed, "config": info.config,
-                   "genesis": info.genesis, "world_hash": info.world_hash, "term_hash": info.term_hash},
+                   "genesis": info.genesis, "world_hash": info.world_hash, "term_hash": info.term_hash,
+                   "schema": info.schema},
         "world": msgspec.json.decode(run.store.get_blob(info.world_hash)),
         "term": msgspec.json.decode(run.store.get_blob(info.term_hash)),
     }
     yield msgspec.json.encode(header).decode()
+    count, head = 0, info.genesis
     for row in run.store.rows(info.id):
         line: dict[str, Any] = {"seq": row.seq, "t": row.t, "kind": row.kind, "event": msgspec.Raw(row.payload.encode()), "hash": row.hash}
         if row.meta is not None:
             line["meta"] = row.meta
         yield msgspec.json.encode(line).decode()
+        count, head = row.seq, row.hash
+    yield msgspec.json.encode({"end": {"events": count, "head": head}}).decode()
 
 
 def write_export(run: Run, out: IO[str]) -> int:
@@ -50,56 +61,136 @@ def write_export(run: Run, out: IO[str]) -> int:
     for line in export_lines(run):
         out.write(line + "\n")
         count += 1
-    return count - 1
+    return count - 2
+
+
+class _BranchHeader(msgspec.Struct):
+    id: str
+    agent: str
+    seed: int
+    config: dict[str, Any]
+    genesis: str
+    world_hash: str
+    term_hash: str
+    schema: int = 1
+    """Exports written before the header named the schema are all of schema 1."""
+
+
+class _Header(msgspec.Struct):
+    format: str
+    branch: _BranchHeader
+    world: dict[str, Any]
+    term: dict[str, Any]
+
+
+class _Line(msgspec.Struct):
+    seq: int
+    t: int
+    kind: str
+    event: dict[str, Any]
+    hash: str
+    meta: str | None = None
+
+
+class _End(msgspec.Struct):
+    events: int
+    head: str
+
+
+class _Trailer(msgspec.Struct):
+    end: _End
 
 
 def import_lines(store: EventStore, lines: Iterable[str], *, branch_id: str | None = None) -> Run:
-    iterator = iter(lines)
+    """Check the whole export, then write it as one new run in one transaction."""
+    numbered = _numbered(lines)
+    first = next(numbered, None)
+    if first is None:
+        raise ExportFormatError("the file is empty: line 1 should be a campus export header")
+    header = _header(first[1])
+    meta = header.branch
     try:
-        header = msgspec.json.decode(next(iterator))
-    except (StopIteration, msgspec.DecodeError) as error:
-        raise ExportFormatError(f"line 1 is not a campus export header ({error})") from None
-    if not isinstance(header, dict) or header.get("format") != FORMAT:
-        raise ExportFormatError(f"line 1 is not a {FORMAT} header")
-    meta = header["branch"]
-    world_bytes = msgspec.json.encode(header["world"])
-    world, term = decode_world(world_bytes), decode_term(msgspec.json.encode(header["term"]))
-    if world.hash != meta["world_hash"] or term.hash != meta["term_hash"]:
-        raise ExportFormatError("the world or term in the header does not match its recorded hash")
-    genesis = genesis_hash(world.hash, term.hash, meta["seed"], meta["config"])
-    if genesis != meta["genesis"]:
-        raise ExportFormatError("the header's genesis hash does not match its world, term, seed and config")
-    records, metas = _checked_records(iterator, genesis)
+        stored_term = canonical(header.term)
+        world, term = decode_world(msgspec.json.encode(header.world)), decode_term(stored_term, meta.schema)
+    except (msgspec.DecodeError, msgspec.ValidationError) as error:
+        raise ExportFormatError(f"line 1: the world or term is not valid ({error})") from None
+    if world.hash != meta.world_hash or term.hash != meta.term_hash:
+        raise ExportFormatError("line 1: the world or term in the header does not match its recorded hash")
+    genesis = genesis_hash(world.hash, term.hash, meta.seed, meta.config)
+    if genesis != meta.genesis:
+        raise ExportFormatError("line 1: the header's genesis hash does not match its world, term, seed and config")
+    records = _checked_records(numbered, genesis, trailed=header.format == FORMAT)
     info = BranchInfo(
-        id=branch_id or unique_branch_id(store, meta["id"]), parent=None, fork_seq=0, genesis=genesis,
-        agent=meta["agent"], label=f"imported from {meta['id']}", world_hash=world.hash, term_hash=term.hash,
-        seed=meta["seed"], config=meta["config"],
+        id=branch_id or unique_branch_id(store, meta.id), parent=None, fork_seq=0, genesis=genesis,
+        agent=meta.agent, label=f"imported from {meta.id}", world_hash=world.hash, term_hash=term.hash,
+        seed=meta.seed, config=meta.config, schema=meta.schema,
     )
     store.put_blob("world", world.hash, world.encode())
-    store.put_blob("term", term.hash, term_bytes(term))
-    store.create_branch(info)
-    store.append(info.id, [(t, event, m) for (t, event), m in zip(records, metas)])
+    store.put_blob("term", term.hash, stored_term)
+    store.create_branch(info, records)
     return open_run(store, info.id)
 
 
-def _checked_records(lines: Iterator[str], genesis: str) -> tuple[list[tuple[int, Any]], list[str | None]]:
-    prev = genesis
-    records: list[tuple[int, Any]] = []
-    metas: list[str | None] = []
-    for number, raw in enumerate(lines, start=2):
-        if not raw.strip():
-            continue
+def _numbered(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
+    """Non-blank lines with their line numbers; text that is not UTF-8 is refused with its line."""
+    iterator = iter(lines)
+    number = 0
+    while True:
+        number += 1
         try:
-            line = msgspec.json.decode(raw)
-            payload = msgspec.json.encode(line["event"])
-            event = decode_event(payload)
-        except (msgspec.DecodeError, msgspec.ValidationError, KeyError, TypeError) as error:
+            raw = next(iterator)
+        except StopIteration:
+            return
+        except UnicodeDecodeError:
+            raise ExportFormatError(f"line {number} is not UTF-8 text") from None
+        if raw.strip():
+            yield number, raw
+
+
+def _header(raw: str) -> _Header:
+    try:
+        loose = msgspec.json.decode(raw)
+    except msgspec.DecodeError as error:
+        raise ExportFormatError(f"line 1 is not a campus export header ({error})") from None
+    if not isinstance(loose, dict) or loose.get("format") not in (FORMAT, UNTRAILED):
+        raise ExportFormatError(f"line 1 is not a {FORMAT} header")
+    try:
+        return msgspec.convert(loose, _Header)
+    except msgspec.ValidationError as error:
+        raise ExportFormatError(f"line 1: the header is incomplete ({error})") from None
+
+
+def _checked_records(lines: Iterator[tuple[int, str]], genesis: str, *, trailed: bool) -> list[Record]:
+    prev = genesis
+    records: list[Record] = []
+    trailer: tuple[int, _Trailer] | None = None
+    last = 1
+    for number, raw in lines:
+        last = number
+        if trailer is not None:
+            raise ExportFormatError(f"line {number} follows the end of the export (line {trailer[0]})")
+        try:
+            loose = msgspec.json.decode(raw)
+            if trailed and isinstance(loose, dict) and "end" in loose:
+                trailer = number, msgspec.convert(loose, _Trailer)
+                continue
+            line = msgspec.convert(loose, _Line)
+            event = decode_event(msgspec.json.encode(line.event))
+        except (msgspec.DecodeError, msgspec.ValidationError) as error:
             raise ExportFormatError(f"line {number} is not a valid event ({error})") from None
-        payload = canonical(event)
-        digest = chain_hash(prev, int(line["t"]), payload)
-        if digest != line.get("hash") or line.get("seq") != len(records) + 1:
-            raise ExportFormatError(f"line {number} (seq {line.get('seq')}) fails the hash check: expected {digest}")
+        payload = canonical(line.event)  # the bytes as recorded: an older schema's payload keeps its hash
+        digest = chain_hash(prev, line.t, payload)
+        if digest != line.hash or line.seq != len(records) + 1:
+            raise ExportFormatError(f"line {number} (seq {line.seq}) fails the hash check: expected seq {len(records) + 1}, hash {digest}")
         prev = digest
-        records.append((int(line["t"]), event))
-        metas.append(line.get("meta"))
-    return records, metas
+        records.append((line.t, Verbatim(str(event.__struct_config__.tag), payload), line.meta))
+    if not records:
+        raise ExportFormatError(f"the file has no events after its header (line {last} is its last line)")
+    if trailed:
+        if trailer is None:
+            raise ExportFormatError(f"the file ends at line {last} without its end line: it was cut short")
+        number, end = trailer
+        if end.end.events != len(records) or end.end.head != prev:
+            raise ExportFormatError(f"line {number}: the end line promises {end.end.events} events ending in "
+                                    f"{end.end.head[:12]}, the file holds {len(records)} ending in {prev[:12]}")
+    return records

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kernel.agent import Agent, AgentView, Reply, is_persistent
-from scenarios.play import Run, open_run, unique_branch_id
+from campus.kernel.agent import Agent, AgentView, Reply, is_persistent
+from campus.scenarios.play import Run, open_run, unique_branch_id
 
 
 @dataclass(frozen=True)
@@ -38,11 +38,19 @@ def step_boundary(run: Run, seq: int) -> int:
         window *= 4
 
 
-def fork_run(run: Run, seq: int, *, agent_name: str, new_id: str | None = None) -> tuple[Run, ForkPoint]:
-    """Create the branch (nothing is played yet); the caller continues it with a session."""
+def fork_run(
+    run: Run, seq: int, *, agent_name: str, new_id: str | None = None, deferred: bool = False
+) -> tuple[Run, ForkPoint]:
+    """Create the branch (nothing is played yet); the caller continues it with a session.
+
+    ``deferred``: the branch is written with its first committed step, not before (see
+    ``EventStore.fork``) — for a fork whose first reply is injected, which a resume could not
+    give again.
+    """
     point = ForkPoint(requested=seq, seq=step_boundary(run, seq))
     branch_id = new_id or unique_branch_id(run.store, f"{run.branch.id}@{point.seq}")
-    run.store.fork(run.branch.id, point.seq, branch_id, agent=agent_name, label=f"fork of {run.branch.id} at {point.seq}")
+    run.store.fork(run.branch.id, point.seq, branch_id, agent=agent_name, label=f"fork of {run.branch.id} at {point.seq}",
+                   deferred=deferred)
     return open_run(run.store, branch_id), point
 
 

@@ -12,10 +12,10 @@ from typing import Any
 
 import msgspec
 
-from events import Event, TaskEnded, TaskReleased, decode_events
-from replays.verify import OnTask, batches
-from scenarios.play import Run
-from scenarios.scorecard import scorecard
+from campus.events import Event, TaskEnded, TaskReleased, decode_events
+from campus.replays.verify import OnTask, batches
+from campus.scenarios.play import Run
+from campus.scenarios.scorecard import scorecard
 
 
 class ScoreReport(msgspec.Struct, kw_only=True):

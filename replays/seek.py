@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from events import to_plain
-from kernel.clock import label, parse_moment
-from kernel.history import state_at
-from scenarios.play import Run
+from campus.events import to_plain
+from campus.kernel.clock import label, parse_moment
+from campus.kernel.history import state_at
+from campus.scenarios.play import Run
 
 
 class SeekError(ValueError):

@@ -46,19 +46,20 @@ import random
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from kernel.clock import MINUTES_PER_DAY, date_label
-from kernel.schedule import Trigger
-from scenarios.clubs import (
+from campus.events import AdvisorAvailability, Span
+from campus.kernel.clock import MINUTES_PER_DAY, date_label
+from campus.kernel.schedule import Trigger
+from campus.scenarios.clubs import (
     FIRST_DAY, LAST_DAY, TASK_MINUTES, Booking, Draft, Mail, RoomPool, calls_of, delivery, finalize, note_call,
     parts_of, room_label, span, starts, steps_text, when_text,
 )
-from scenarios.context import TermContext
-from scenarios.timeline import Overlap
-from scenarios.task import Flags, Task
-from subsystems.calendar import DEFAULT_SLOTS, world_change_problem
-from subsystems.information import MAX_LISTED, fold, plain
-from world.index import WorldIndex
-from world.model import Advisor
+from campus.scenarios.context import TermContext
+from campus.scenarios.timeline import Overlap
+from campus.scenarios.task import Flags, Task
+from campus.subsystems.calendar import DEFAULT_SLOTS, advisor_availability_problem
+from campus.subsystems.information import MAX_LISTED, fold, plain
+from campus.world.index import WorldIndex
+from campus.world.model import Advisor
 
 SCENARIO = "academic_activity"
 SYSTEMS = ("data_system", "email", "calendar", "reservation", "map", "geography")
@@ -70,7 +71,7 @@ LEAD = 45
 """A meeting's execution task is released this many minutes before the chat (a walk is at most ~35)."""
 MEETING_MINUTES = 90
 CONTEXTS = (
-    "methodology discussion", "literature review", "experiment preparation", "paper review",
+    "methodology discussion", "literature review", "lab experiment", "paper review",
     "data analysis session", "project proposal meeting",
 )
 ROLES = ("lab", "coauthor", "assistant", "office")
@@ -151,8 +152,8 @@ def _select_draft(key: str, release: int, text: str, advisor: Advisor, tag: str,
                  truth=parts_of([mail], False), flags=_flags(), solution=plan)
 
 
-def _selection_drafts(ctx: TermContext, rng: random.Random, choice: Selection, number: int) -> tuple[list[Draft], str]:
-    """The selection task (and the second selection after a refusal); the key the branch depends on."""
+def _selection_drafts(ctx: TermContext, rng: random.Random, choice: Selection, number: int) -> tuple[list[Draft], Draft]:
+    """The selection task (and the second selection after a refusal); the one that secures the advisor last."""
     when = ctx.timeline.place(rng, starts(FIRST_DAY, FIRST_DAY + 13), TASK_MINUTES, f"advisor selection {number}")
     subject = f"Application for research supervision: {choice.tag}"
     body = (f"I am a first-year student hoping to work on {choice.tag} in {choice.field}. I would be grateful for "
@@ -164,7 +165,7 @@ def _selection_drafts(ctx: TermContext, rng: random.Random, choice: Selection, n
     first = _select_draft(f"select-{number}", when, text, choice.first, choice.tag,
                           Mail(to=plain(choice.first.email), subject=subject, body=body))
     if choice.second is None:
-        return [first], first.key
+        return [first], first
     later = ctx.timeline.place(rng, starts(when // MINUTES_PER_DAY + 1, when // MINUTES_PER_DAY + 6), TASK_MINUTES,
                                f"advisor selection {number} (second)")
     body2 = (f"I am a first-year student hoping to work on {choice.tag} in {choice.field}, and I read that you value "
@@ -175,7 +176,7 @@ def _selection_drafts(ctx: TermContext, rng: random.Random, choice: Selection, n
              f"email with the subject \"{subject}\" and the body \"{body2}\"")
     second = _select_draft(f"reselect-{number}", later, text2, choice.second, choice.tag,
                            Mail(to=plain(choice.second.email), subject=subject, body=body2))
-    return [first, second], second.key
+    return [first, second], second
 
 
 # ------------------------------------------------------------------ assisting an advisor
@@ -186,6 +187,8 @@ class Branch:
     advisor: Advisor
     key: str
     """The draft key of the selection that secured the advisor."""
+    since: int
+    """When that selection ends at the latest: the advisor asks for nothing before the student has applied."""
 
     @property
     def name(self) -> str:
@@ -216,9 +219,8 @@ def _mails(rng: random.Random, branch: Branch, context: str) -> tuple[Mail, Mail
 
 def _availability(advisor: Advisor, day: int, start: int, number: int, at: int) -> Trigger:
     """A world change: on ``day`` the advisor is free exactly in the hour from ``start``."""
-    change = {"type": "advisor_availability", "advisor_id": advisor.id, "date": date_label(day),
-              "slots": [span(start, start + 60)]}
-    problem = world_change_problem(change)
+    change = AdvisorAvailability(advisor_id=advisor.id, day=day, slots=(Span(start=start, end=start + 60),))
+    problem = advisor_availability_problem(change)
     if problem:
         raise ValueError(f"advisor availability change: {problem}")
     return Trigger(id=f"advisor-availability-{number:03d}", t=at, change=change)
@@ -250,7 +252,8 @@ class _Builder:
 
     def immediate(self, branch: Branch, number: int) -> None:
         rng = self.rng
-        when = self.ctx.timeline.place(rng, starts(FIRST_DAY + 14, LAST_DAY), TASK_MINUTES, f"advisor task {number}")
+        when = self.ctx.timeline.place(rng, starts(FIRST_DAY + 14, LAST_DAY, after=branch.since), TASK_MINUTES,
+                                       f"advisor task {number}")
         context = rng.choice(CONTEXTS)
         start = rng.randrange(9 * 60, 18 * 60 + 1, 30)
         day = when // MINUTES_PER_DAY + rng.randint(1, 7)
@@ -267,7 +270,8 @@ class _Builder:
     def scheduled(self, branch: Branch, number: int, *, changed: bool) -> None:
         """A delivery and its execution; ``changed``: the free slot moves in between (stale plan)."""
         ctx, rng, advisor = self.ctx, self.rng, branch.advisor
-        told = ctx.timeline.place(rng, starts(FIRST_DAY + 14, LAST_DAY - 7), TASK_MINUTES, f"advisor job {number}")
+        told = ctx.timeline.place(rng, starts(FIRST_DAY + 14, LAST_DAY - 7, after=branch.since), TASK_MINUTES,
+                                  f"advisor job {number}")
         told_day = told // MINUTES_PER_DAY
         at = ctx.timeline.place(rng, starts(told_day + int(changed), told_day + 7, after=told + 120), TASK_MINUTES,
                                 f"advisor job {number} (execution)")
@@ -298,16 +302,19 @@ class _Builder:
             stale=calls_of((opening, old, closing)) if changed else None, needs=(branch.key,),
         ))
 
-    def _meeting_slots(self, branch: Branch, moved: bool) -> tuple[int, list[int]]:
-        """A free booking time whose following week still has a free slot to meet in (and those slots)."""
+    def _meeting_slots(self, branch: Branch, moved: bool, hours: int) -> tuple[int, list[int]]:
+        """A free booking time whose following week still has a free slot to meet in (and those slots); for a
+        meeting that will move, only slots with a free earlier time to move from (``_superseded``)."""
         timeline, rng = self.ctx.timeline, self.rng
-        bookable = [t for t in starts(FIRST_DAY + 14, LAST_DAY - 7) if timeline.is_free(t, TASK_MINUTES)]
+        bookable = [t for t in starts(FIRST_DAY + 14, LAST_DAY - 7, after=branch.since) if timeline.is_free(t, TASK_MINUTES)]
         rng.shuffle(bookable)
         for when in bookable:
             today = when // MINUTES_PER_DAY
             days = range(today + 1 + int(moved), min(today + 7, LAST_DAY) + 1)
             candidates = [d * MINUTES_PER_DAY + s - LEAD for d in days if (branch.advisor.id, d) not in self.days
                           for s in SLOT_STARTS]
+            if moved:
+                candidates = [c for c in candidates if self._superseded(c + LEAD, hours)]
             if any(timeline.is_free(c, MEETING_MINUTES) for c in candidates):
                 return when, candidates
         raise Overlap(f"no free time to book and hold a meeting with {branch.advisor.id}")
@@ -316,13 +323,15 @@ class _Builder:
         """Book a room for a chat at the advisor's free slot, then be there; ``moved``: the slot
         changes after the booking and the advisor asks for a new one (stale plans)."""
         ctx, rng, advisor = self.ctx, self.rng, branch.advisor
-        when, candidates = self._meeting_slots(branch, moved)
+        hours = rng.choice((2, 3))
+        when, candidates = self._meeting_slots(branch, moved, hours)
         ctx.timeline.reserve(when, TASK_MINUTES, f"advisor meeting {number}")
         leave = ctx.timeline.place(rng, candidates, MEETING_MINUTES, f"advisor meeting {number} (attendance)")
         day, final = (leave + LEAD) // MINUTES_PER_DAY, (leave + LEAD) % MINUTES_PER_DAY
         self.days.add((advisor.id, day))
-        hours = rng.choice((2, 3))
-        first = rng.choice([s for s in SLOT_STARTS if abs(s - final) >= hours * 60]) if moved else final
+        first = rng.choice(self._superseded(leave + LEAD, hours)) if moved else final
+        if moved:
+            ctx.timeline.hold(day * MINUTES_PER_DAY + first - LEAD, MEETING_MINUTES, f"advisor meeting {number} (first time)")
         room = self.pool.take(rng, day, first, first + hours * 60)
         context = rng.choice(CONTEXTS)
         opening, closing = _mails(rng, branch, context)
@@ -343,7 +352,7 @@ class _Builder:
                       note_call(minute + first, room.building, chat, text)),
             needs=(branch.key,),
         ))
-        needs = (branch.key, f"{key}-book")
+        needs: tuple[str, ...] = (branch.key, f"{key}-book")
         if moved:
             needs += (self._rebook(branch, key, when, leave, room, final),)
         self.drafts.append(Draft(
@@ -351,6 +360,13 @@ class _Builder:
             flags=_flags(execution=True), solution=(f"goto:{room.building}",), stale=() if moved else None,
             needs=needs, required_place=room.building, starts=minute + final,
         ))
+
+    def _superseded(self, chat: int, hours: int) -> list[int]:
+        """Starts (minute of the day) the chat at ``chat`` may be moved from: a room block away from the final one,
+        at a time the student could have kept (nothing reserved around it), so the first plan collides with nothing."""
+        day, final = divmod(chat, MINUTES_PER_DAY)
+        return [s for s in SLOT_STARTS if abs(s - final) >= hours * 60
+                and self.ctx.timeline.is_free(day * MINUTES_PER_DAY + s - LEAD, MEETING_MINUTES)]
 
     def _rebook(self, branch: Branch, key: str, booked: int, leave: int, room: Booking, final: int) -> str:
         """The advisor's request for a new booking after the free slot moved to ``final``; its key."""
@@ -389,9 +405,9 @@ def generate(ctx: TermContext) -> tuple[list[Task], list[Trigger]]:
     builder = _Builder(ctx, rng)
     branches = []
     for number, choice in enumerate(choices):
-        drafts, key = _selection_drafts(ctx, rng, choice, number)
+        drafts, securing = _selection_drafts(ctx, rng, choice, number)
         builder.drafts += drafts
-        branches.append(Branch(advisor=choice.advisor, key=key))
+        branches.append(Branch(advisor=choice.advisor, key=securing.key, since=securing.release + TASK_MINUTES))
     jobs = ["immediate"] * ctx.count(21) + ["scheduled"] * ctx.count(11) + ["meeting"] * ctx.count(11)
     rng.shuffle(jobs)
     seen: Counter[str] = Counter()

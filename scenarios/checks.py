@@ -5,22 +5,30 @@ A ground truth ``{"parts": [...], "ordered": bool}`` lists checks, each a dict w
 of the task and the task's own events, and says where in those events it was satisfied, so
 ``ordered`` can demand that the parts happened in the order listed (walking included).
 
-Checks, and how they compare (``norm`` collapses runs of whitespace and ignores case):
+Checks, and how they compare (``norm`` collapses runs of whitespace and ignores case; ``loose``
+also treats punctuation as a space, for text the task quoted: a subject with or without its
+final period, a body without its last full stop, "Room (204)" written "Room 204", a title
+without its colon all match, while a changed word still does not):
 
 - ``answer`` ``{letter}``: the task ended with ``Answer: <letter>``.
 - ``attended``: the student reached the required place by release + ``ARRIVAL_GRACE``.
 - ``email`` ``{to, subject, body}``: an email sent in this task to ``to`` (case ignored)
-  whose ``norm(subject)`` equals and whose ``norm(body)`` contains ``norm(body)`` — so a
+  whose ``loose(subject)`` equals and whose ``loose(body)`` contains ``loose(body)`` — so a
   greeting around a prescribed text is fine, a changed word is not.
 - ``calendar`` ``{calendar_id, title, location, time}``: an event added or changed in this
-  task and still in that calendar, with ``norm`` title and location equal and the same
-  parsed time (weeks, day, start and end).
-- ``booking`` ``{location_id, date, time_slot, room_id?, seat_ids?}``: a booking made in this
-  task in that library on that date and slot (and room, and one of those seats).
-- ``draft`` ``{sections: {section id: pass}}``: the whole draft equals this.
+  task and still in that calendar, with ``loose`` title and location equal and the same time
+  (``time`` holds the fields of a ``CalendarTime``: weeks, weekday, start and end).
+- ``booking`` ``{location_id, day, start, end, room_id?, seat_ids?}``: a booking made in this
+  task in that library on that absolute day from ``start`` to ``end`` (minutes since
+  midnight), and in that room, and of one of those seats.
+- ``draft`` ``{sections: {section id: pass}, scope?: [section id], removed?: [section id]}``: the
+  whole draft equals ``sections``, or, given ``scope``, the draft's entries for those sections do
+  (a section of the scope missing from ``sections`` must be absent); each of ``removed`` must have
+  been removed in this task (a student who never had it did not drop it).
 - ``registered`` ``{sections: [...]}``: each section's last registration succeeded.
 - ``location`` ``{building}``: the student is there when the task ends.
-- ``walk`` ``{route}``: the buildings walked in this task end with exactly this route.
+- ``walk`` ``{route, routes?}``: the buildings walked in this task end with this route or with
+  one of ``routes`` (the equally cheap alternatives, when the task names no path).
 
 A ground truth may also name ``use``: the library a booking made in this task is for, right
 now. A student who books and is not there when the task ends gets the ``unused_bookings``
@@ -29,20 +37,24 @@ mark (a Personal Responsibility deduction), whatever the outcome.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from events import (
+from campus.events import (
     Answered,
     Booked,
     CalendarEventAdded,
     CalendarEventUpdated,
+    CalendarTime,
+    DraftRemoved,
     EmailSent,
     Event,
     Walked,
 )
-from scenarios.task import Task, Verdict, attended, evaluator
-from subsystems.calendar import parse_time
+from campus.scenarios.task import Task, Verdict, attended, evaluator
+from campus.kernel.clock import clock_label, date_label
+from campus.subsystems.calendar import time_label
 
 Found = tuple[bool, str, int]
 """``(holds, detail, index of the event that satisfied it)``; state checks use ``len(events)``."""
@@ -62,6 +74,14 @@ def check(name: str) -> Callable[[Check], Check]:
 
 def norm(text: str) -> str:
     return " ".join(str(text).split()).casefold()
+
+
+_PUNCTUATION = re.compile(r"[^\w\s@]")
+
+
+def loose(text: str) -> str:
+    """``norm`` with every punctuation mark read as a space (``@`` kept)."""
+    return norm(_PUNCTUATION.sub(" ", str(text)))
 
 
 @evaluator("parts")
@@ -109,10 +129,10 @@ def _attended(task: Task, state: Any, events: Sequence[Event], part: dict[str, A
 
 @check("email")
 def _email(task: Task, state: Any, events: Sequence[Event], part: dict[str, Any]) -> Found:
-    to, subject, body = part["to"].strip().casefold(), norm(part["subject"]), norm(part["body"])
+    to, subject, body = part["to"].strip().casefold(), loose(part["subject"]), loose(part["body"])
     sent = [(i, e) for i, e in enumerate(events) if isinstance(e, EmailSent)]
     for index, mail in sent:
-        if mail.to.strip().casefold() == to and norm(mail.subject) == subject and body in norm(mail.body):
+        if mail.to.strip().casefold() == to and loose(mail.subject) == subject and body in loose(mail.body):
             return True, f"email to {part['to']}", index
     if not sent:
         return False, "no email sent", len(events)
@@ -122,7 +142,7 @@ def _email(task: Task, state: Any, events: Sequence[Event], part: dict[str, Any]
 @check("calendar")
 def _calendar(task: Task, state: Any, events: Sequence[Event], part: dict[str, Any]) -> Found:
     calendar_id = part.get("calendar_id", "self")
-    wanted = parse_time(part["time"])
+    wanted = CalendarTime(**part["time"])
     touched: dict[str, int] = {}
     for index, event in enumerate(events):
         if isinstance(event, (CalendarEventAdded, CalendarEventUpdated)) and event.calendar_id == calendar_id:
@@ -132,13 +152,9 @@ def _calendar(task: Task, state: Any, events: Sequence[Event], part: dict[str, A
         entry = entries.get(event_id)
         if entry is None:
             continue
-        same_time = not isinstance(wanted, str) and (
-            (entry.first_week, entry.last_week, entry.day, entry.start, entry.end)
-            == (wanted.first_week, wanted.last_week, wanted.day, wanted.start, wanted.end)
-        )
-        if same_time and norm(entry.title) == norm(part["title"]) and norm(entry.location) == norm(part["location"]):
+        if entry.when == wanted and loose(entry.title) == loose(part["title"]) and loose(entry.location) == loose(part["location"]):
             return True, f"event {event_id} in {calendar_id}", index
-    return False, f"no event '{part['title']}' at {part['time']} added to {calendar_id} in this task", len(events)
+    return False, f"no event '{part['title']}' at {time_label(wanted)} added to {calendar_id} in this task", len(events)
 
 
 @check("booking")
@@ -148,23 +164,31 @@ def _booking(task: Task, state: Any, events: Sequence[Event], part: dict[str, An
     for index, booked in made:
         if (
             booked.location_id == part["location_id"]
-            and norm(booked.date) == norm(part["date"])
-            and booked.time_slot.replace(" ", "") == part["time_slot"]
+            and (booked.day, booked.start, booked.end) == (part["day"], part["start"], part["end"])
             and ("room_id" not in part or booked.room_id == part["room_id"])
             and (seats is None or booked.seat_id in seats)
         ):
             return True, f"booking {booked.booking_id}", index
     if not made:
         return False, "no booking made", len(events)
-    return False, f"no booking in {part['location_id']} on {part['date']} {part['time_slot']} that fits", len(events)
+    slot = f"{clock_label(part['start'])}-{clock_label(part['end'])}"
+    return False, f"no booking in {part['location_id']} on {date_label(part['day'])} {slot} that fits", len(events)
 
 
 @check("draft")
 def _draft(task: Task, state: Any, events: Sequence[Event], part: dict[str, Any]) -> Found:
     draft: dict[str, str] = dict(state.courses.draft)
     wanted: dict[str, str] = part["sections"]
+    scope = part.get("scope")
+    if scope is not None:
+        draft = {code: pass_type for code, pass_type in draft.items() if code in scope}
+    dropped = {e.section_id for e in events if isinstance(e, DraftRemoved)}
+    kept = sorted(set(part.get("removed", ())) - dropped)
+    if draft == wanted and not kept:
+        where = f"draft of {len(draft)} sections" if scope is None else f"{len(scope)} section(s) this step changes"
+        return True, f"{where} as expected", len(events)
     if draft == wanted:
-        return True, f"draft of {len(draft)} sections as expected", len(events)
+        return False, f"not removed in this task: {kept}", len(events)
     missing = sorted(set(wanted) - set(draft))
     extra = sorted(set(draft) - set(wanted))
     wrong = sorted(code for code in set(wanted) & set(draft) if wanted[code] != draft[code])
@@ -190,6 +214,7 @@ def _location(task: Task, state: Any, events: Sequence[Event], part: dict[str, A
 @check("walk")
 def _walk(task: Task, state: Any, events: Sequence[Event], part: dict[str, Any]) -> Found:
     expected: list[str] = part["route"]
+    accepted: list[list[str]] = part.get("routes") or [expected]
     trail: list[str] = []
     last = len(events)
     for index, event in enumerate(events):
@@ -198,6 +223,9 @@ def _walk(task: Task, state: Any, events: Sequence[Event], part: dict[str, Any])
             last = index
     if not trail:
         return False, "did not walk", len(events)
-    if trail[-len(expected):] == expected:
-        return True, f"walked the route ({len(expected) - 1} walkways)", last
+    walked = next((route for route in accepted if trail[-len(route):] == route), None)
+    if walked == expected:
+        return True, f"walked the route ({len(walked) - 1} walkways)", last
+    if walked is not None:
+        return True, f"walked an equally cheap route ({len(walked) - 1} walkways)", last
     return False, f"walked {' -> '.join(trail[-12:])}; expected {' -> '.join(expected)}", last

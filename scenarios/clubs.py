@@ -41,15 +41,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kernel.clock import MINUTES_PER_DAY, clock_label, date_label
-from kernel.schedule import Trigger
-from scenarios.context import TermContext
-from scenarios.task import Flags, Task
-from subsystems.calendar import classify_calendar
-from subsystems.information import fold, plain
-from subsystems.reservation import STUDY
-from world.index import WorldIndex
-from world.model import Club, Room
+import msgspec
+
+from campus.events import CalendarTime
+from campus.kernel.clock import MINUTES_PER_DAY, clock_label, date_label
+from campus.kernel.schedule import Trigger
+from campus.scenarios.context import TermContext
+from campus.scenarios.task import Flags, Task
+from campus.subsystems.calendar import classify_calendar, time_label
+from campus.subsystems.information import fold, plain
+from campus.subsystems.reservation import STUDY
+from campus.world.index import WorldIndex
+from campus.world.model import Club, Room
 
 SCENARIO = "club_activity"
 PHASE = "daily_campus"
@@ -101,8 +104,8 @@ class Booking:
         return f"{room_label(self.room)}, {self.library}"
 
     def part(self) -> dict[str, Any]:
-        return {"check": "booking", "location_id": self.building, "date": self.date, "time_slot": self.slot,
-                "room_id": self.room.id}
+        return {"check": "booking", "location_id": self.building, "day": self.day, "start": self.start,
+                "end": self.end, "room_id": self.room.id}
 
     def call(self) -> str:
         return (f"call:reservation.make_booking(location_id={json.dumps(self.building)}, "
@@ -139,11 +142,15 @@ class Event:
     calendar_id: str
     title: str
     location: str
-    time: str
+    when: CalendarTime
+
+    @property
+    def time(self) -> str:
+        return time_label(self.when)
 
     def part(self) -> dict[str, Any]:
         return {"check": "calendar", "calendar_id": self.calendar_id, "title": self.title,
-                "location": self.location, "time": self.time}
+                "location": self.location, "time": msgspec.structs.asdict(self.when)}
 
     def call(self) -> str:
         return (f"call:calendar.add_event(calendar_id={json.dumps(self.calendar_id)}, "
@@ -420,8 +427,10 @@ class Errand:
 
     def components(self) -> tuple[Component, ...]:
         rooms = iter(self.rooms)
-        event = Event(calendar_id=self.calendar, title=self.title, location=self.venue.where,
-                      time=f"{self.venue.date}, {self.venue.slot}")
+        venue = self.venue
+        week, weekday = divmod(venue.day, 7)
+        when = CalendarTime(first_week=week, last_week=week, weekday=weekday, start=venue.start, end=venue.end)
+        event = Event(calendar_id=self.calendar, title=self.title, location=venue.where, when=when)
         return tuple(next(rooms) if kind == "book" else self.mail if kind == "mail" else event for kind in self.kinds)
 
     def moved(self, start: int) -> Errand:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from scenarios.rng import stream
-from scenarios.timeline import Timeline
-from world.index import WorldIndex
-from world.model import CourseSection
+from campus.scenarios.rng import stream
+from campus.scenarios.timeline import Timeline
+from campus.world.index import WorldIndex
+from campus.world.model import CourseSection
 
 
 @dataclass
@@ -19,10 +19,13 @@ class TermContext:
     timeline: Timeline = field(default_factory=Timeline)
     timetable: list[CourseSection] = field(default_factory=list)
     """The semester-1 sections the student ends up taking (set by course selection, read by lectures and exams)."""
+    attempt: int = 0
+    """Which placement attempt this is: a seed whose first draw does not fit is drawn again from streams
+    salted with the attempt (``generate_term``), so every seed gives one term, the same in any process."""
 
     def count(self, paper: int) -> int:
         """The paper's count for something, scaled (at least 1)."""
         return max(1, round(paper * self.scale))
 
     def rng(self, purpose: str) -> random.Random:
-        return stream(self.seed, purpose)
+        return stream(self.seed, purpose if self.attempt == 0 else f"{purpose}|attempt {self.attempt}")

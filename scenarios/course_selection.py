@@ -43,13 +43,19 @@ Counts and flags: semester 1 has ``ctx.count(150)`` scored steps (at least 12) p
 delivery, semester 2 ``ctx.count(50)`` (at least 10). Long-term steps are those that need
 something told in an earlier task (a recommendation, a dropped elective's section, the
 section before a switch), kept near the paper's share of a third in semester 1, and every
-semester-2 step (they build on semester 1 and on rules told weeks before). Steps reserve one
-minute per allowed turn on ``ctx.timeline`` between 07:00 and 22:00, spread over their weeks.
+semester-2 step (they build on semester 1 and on rules told weeks before). Steps reserve a
+minute per oracle call plus the timeline's slack on ``ctx.timeline`` between 07:00 and 22:00,
+spread over their weeks.
 
 Ground truth and judging
 ------------------------
-Every step is judged on the whole draft after it (``{"check": "draft", "sections": ...}``,
-both semesters together); the submitting step also needs the 8 sections registered.
+A step is judged on what it asked to change (``{"check": "draft", "sections": ..., "scope": [...]}``):
+among the sections it added, removed or re-passed and the one whose popularity its news moved, the
+draft must hold exactly the expected passes. So one wrong section fails its own step and the later
+steps that touch that course or that the wrong section blocks (a clash, a pass quota), not the whole
+chain. The submitting step is judged on the whole draft and needs the 8 sections registered; the
+programme step on the whole semester-2 schedule it names. ``ground_truth["draft"]`` keeps the whole
+expected draft after every step.
 
 Oracle and stale plans
 ----------------------
@@ -73,14 +79,16 @@ import json
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
-from kernel.schedule import Trigger
-from scenarios.context import TermContext
-from scenarios.task import Flags, Task
-from scenarios.timeline import at
-from subsystems.courses import RULES, Catalogue, catalogue, world_change_problem
-from world.index import WorldIndex
-from world.model import CourseSection
+from campus.events import Popularity
+from campus.kernel.schedule import Trigger
+from campus.scenarios.context import TermContext
+from campus.scenarios.task import Flags, Task
+from campus.scenarios.timeline import SLACK, at
+from campus.subsystems.courses import RULES, Catalogue, catalogue, popularity_problem
+from campus.world.index import WorldIndex
+from campus.world.model import CourseSection
 
 SELECTION = "course_selection"
 PLANNING = "preliminary_planning"
@@ -221,15 +229,19 @@ class _Ops:
     def __init__(self, state: _State) -> None:
         self.state = state
         self.calls: list[str] = []
+        self.touched: list[str] = []
+        """Sections this step added, removed or gave another pass, in order."""
 
     def add(self, code: str) -> None:
         if not self.state.fits(self.state.cat.sections[code]):
             raise _Refused(code)
         self.state.passes[code] = ""
+        self.touched.append(code)
         self.calls.append(_call("draft.add_course", section_id=code))
 
     def remove(self, code: str) -> None:
         del self.state.passes[code]
+        self.touched.append(code)
         self.calls.append(_call("draft.remove_course", section_id=code))
 
     def give(self, code: str, pass_type: str) -> None:
@@ -238,6 +250,7 @@ class _Ops:
         if not self.state.allows(self.state.cat.sections[code], pass_type):
             raise _Refused(code)
         self.state.passes[code] = pass_type
+        self.touched.append(code)
         self.calls.append(_give_call(code, pass_type))
 
 
@@ -255,8 +268,14 @@ class Step:
     changes: tuple[tuple[str, int], ...]
     """Popularity changes applied at the step's release: (section id, value)."""
     draft: dict[str, str]
+    """The whole draft after the step."""
     long_term: bool
     registered: tuple[str, ...] = ()
+    scope: tuple[str, ...] | None = None
+    """The sections the step is judged on (the draft must hold exactly ``draft``'s passes among them), or
+    ``None`` for the whole draft."""
+    removed: tuple[str, ...] = ()
+    """The sections the step takes out of the draft."""
 
 
 # ------------------------------------------------------------------ wording
@@ -297,10 +316,11 @@ REMINDER = "As always, keep every drafted course on the weakest pass that secure
 
 
 def _news_sentence(name: str, old: int, new: int, form: str) -> str:
-    """Popularity news without the number: about the course being advised (``subject``), or another one."""
+    """Popularity news without the number: about the course being advised (``subject``), or another one. The
+    course is always named: a step may mention several courses, so "it" would not say which."""
     moved = "shot up" if new > old else "dropped"
     if form == "subject":
-        return f"Word is that demand for it has {moved} since this morning, so check its popularity first."
+        return f"Word is that demand for {name} has {moved} since this morning, so check its popularity first."
     lead = "Also, demand" if form == "also" else "Demand"
     return f"{lead} for your {name} section has {moved}; check where it stands now."
 
@@ -341,6 +361,11 @@ def _planning_text(first: str) -> str:
 
 
 # ------------------------------------------------------------------ chains
+
+Judged = Literal["changes", "draft", "semester"]
+"""What a step's check covers: the sections the step changed (an add, a removal, a pass, the section whose
+popularity moved), the whole draft (the submission), or every section of the chain's semester (the programme
+step, which names the whole semester-2 schedule)."""
 
 
 def _weighted_order(rng: random.Random, weights: dict[str, float]) -> list[str]:
@@ -435,12 +460,13 @@ class _Chain:
         lead: str = "also",
         tail: Sequence[str] = (),
         registered: tuple[str, ...] = (),
+        judged: Judged = "changes",
     ) -> Step:
         """Finish a step: passes for ``focus`` (sections added now), maybe one popularity change, then ``tail``.
 
         ``news``: ``maybe`` (usually), ``always`` or ``never``; ``lead`` words news about a section
         outside ``focus`` (see ``_news_sentence``). A focus section whose current band the quotas
-        do not allow gets a change into one they allow.
+        do not allow gets a change into one they allow. ``judged`` says what the step's check covers.
         """
         forced = [code for code in focus if not self.state.allows(self.cat.sections[code], pass_for(self.state.pop(code)))]
         if len(forced) > 1 or (forced and news == "never"):
@@ -477,9 +503,18 @@ class _Chain:
         step = Step(
             kind=kind, text=f"{text}{sentence} {REMINDER}", calls=calls, stale_calls=stale, fixes=fixes,
             changes=changes, draft=dict(self.state.passes), long_term=long_term, registered=registered,
+            scope=self._scope(judged, [*focus, *ops.touched, *(code for code, _ in changes)]),
+            removed=tuple(dict.fromkeys(code for code in ops.touched if code not in self.state.passes)),
         )
         self.fixes = fixes
         return step
+
+    def _scope(self, judged: Judged, touched: Sequence[str]) -> tuple[str, ...] | None:
+        if judged == "draft":
+            return None
+        if judged == "semester":
+            return tuple(code for code, s in self.cat.sections.items() if s.semester == self.semester)
+        return tuple(dict.fromkeys(touched))
 
     def _pick_news(self, focus: Sequence[str], news: str) -> str | None:
         if news == "never" or (news == "maybe" and self.rng.random() > NEWS_CHANCE):
@@ -512,7 +547,9 @@ class _Chain:
         text = f"{self._persona()} Have you looked at the course system today?"
         return self._step("news", text, _Ops(self.state), [], long_term=self.semester == 2, news="always", lead="plain")
 
-    def _final(self, kind: str, text: str, moves: Callable[[_Ops], list[str]], registered: tuple[str, ...] = ()) -> Step:
+    def _final(
+        self, kind: str, text: str, moves: Callable[[_Ops], list[str]], judged: Judged, registered: tuple[str, ...] = (),
+    ) -> Step:
         """The closing step: ``moves`` makes its draft changes, then news always comes (retried until it fits)."""
         tail = (_call("registration.submit_draft"),) if registered else ()
         for _ in range(20):
@@ -522,6 +559,7 @@ class _Chain:
                 focus = moves(ops)
                 return self._step(
                     kind, text, ops, focus, long_term=self.semester == 2, news="always", tail=tail, registered=registered,
+                    judged=judged,
                 )
             except _Refused:
                 self.state, self.fixes = saved, fixes
@@ -557,7 +595,7 @@ class _SemesterOne(_Chain):
             f"{self._persona()} Registration is open! Last check before you submit: make sure your draft holds your "
             "8 courses on the right passes, then submit it (registration.submit_draft)."
         )
-        return self._final("submit", text, lambda ops: [], registered=tuple(self.targets.values()))
+        return self._final("submit", text, lambda ops: [], "draft", registered=tuple(self.targets.values()))
 
     def add_target(self) -> Step | None:
         courses = [name for name in self.targets if self.state.holding(name, 1) is None]
@@ -755,7 +793,7 @@ class _SemesterTwo(_Chain):
             f"fixed sections in semester 2: {listed}. Make your semester-2 draft exactly these sections, keep your "
             "semester-1 courses as they are, and check every pass."
         )
-        return self._final("programme", text, self._converge)
+        return self._final("programme", text, self._converge, "semester")
 
     def _converge(self, ops: _Ops) -> list[str]:
         """Move the semester-2 course not in its programme section, if any (the budget leaves at most one)."""
@@ -939,12 +977,18 @@ def _tasks(prefix: str, scenario: str, steps: Sequence[Step], times: Sequence[in
     triggers: list[Trigger] = []
     for number, (step, when) in enumerate(zip(steps, times), start=1):
         task_id = f"{prefix}-{number:03d}"
-        parts: list[dict[str, object]] = [{"check": "draft", "sections": step.draft}]
+        judged = step.draft if step.scope is None else {c: step.draft[c] for c in step.scope if c in step.draft}
+        draft_part: dict[str, object] = {"check": "draft", "sections": judged}
+        if step.scope is not None:
+            draft_part["scope"] = list(step.scope)
+        if step.removed:
+            draft_part["removed"] = list(step.removed)
+        parts: list[dict[str, object]] = [draft_part]
         if step.registered:
             parts.append({"check": "registered", "sections": list(step.registered)})
         tasks.append(Task(
             id=task_id, scenario=scenario, phase=PHASE, release=when, instruction=step.text, systems=STEP_SYSTEMS,
-            evaluator="parts", ground_truth={"parts": parts, "kind": step.kind},
+            evaluator="parts", ground_truth={"parts": parts, "kind": step.kind, "draft": step.draft},
             flags=Flags(long_term=step.long_term), round_limit=_rounds(step),
             solution=step.calls, stale=step.stale_calls,
         ))
@@ -954,8 +998,8 @@ def _tasks(prefix: str, scenario: str, steps: Sequence[Step], times: Sequence[in
 
 
 def _trigger(trigger_id: str, when: int, code: str, value: int) -> Trigger:
-    change = {"type": "popularity", "code": code, "value": value}
-    problem = world_change_problem(change)
+    change = Popularity(code=code, value=value)
+    problem = popularity_problem(change)
     if problem:
         raise ValueError(f"{trigger_id}: {problem}")
     return Trigger(id=trigger_id, t=when, change=change)
@@ -983,6 +1027,11 @@ def timetable_calls(cat: Catalogue, sections: Sequence[CourseSection]) -> tuple[
     return tuple(calls)
 
 
+def _busy(calls: int) -> int:
+    """Minutes a step keeps free: a minute per call of the oracle and its answer, and the timeline's ``SLACK``."""
+    return calls + 1 + SLACK
+
+
 def _timetable_rounds(calls: Sequence[str]) -> int:
     return len(calls) + 2 * SPARE_ROUNDS
 
@@ -1006,7 +1055,7 @@ def generate(ctx: TermContext) -> tuple[list[Task], list[Trigger]]:
     """Semester 1 in Week 0: the selection steps, the submission and the timetable delivery; sets ``ctx.timetable``."""
     plan = _plan(ctx)
     calls = timetable_calls(catalogue(ctx.world), plan.timetable)
-    durations = [_rounds(step) for step in plan.selection] + [_timetable_rounds(calls)]
+    durations = [_busy(len(step.calls)) for step in plan.selection] + [_busy(len(calls))]
     times = _place(ctx, durations, SELECTION_WEEKS, SELECTION)
     tasks, triggers = _tasks("selection", SELECTION, plan.selection, times)
     tasks.append(_timetable_task(f"selection-{len(tasks) + 1:03d}", times[-1], calls))
@@ -1017,5 +1066,5 @@ def generate(ctx: TermContext) -> tuple[list[Task], list[Trigger]]:
 def generate_planning(ctx: TermContext) -> tuple[list[Task], list[Trigger]]:
     """Semester 2 in Weeks 20-21: the planning steps, ending with the Excellent Student Programme."""
     plan = _plan(ctx)
-    times = _place(ctx, [_rounds(step) for step in plan.planning], PLANNING_WEEKS, PLANNING)
+    times = _place(ctx, [_busy(len(step.calls)) for step in plan.planning], PLANNING_WEEKS, PLANNING)
     return _tasks("planning", PLANNING, plan.planning, times)

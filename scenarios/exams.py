@@ -2,9 +2,9 @@
 
 **Midterms** (``midterm_exams``): in the midterm week (Week 10; see ``lectures.midterm_week``),
 at the course's first class meeting of that week, in its room. Ten questions per course at
-scale 1. The first is released 45 minutes before the class and withheld until the student is
-in the building (ground truth ``attended`` + ``answer``); the rest follow during the class with
-no place of their own (``answer``). Questions draw on the protocols introduced before the
+scale 1. The first is released 45 minutes before the class, the rest follow during the class;
+every one is handed out in the room only (withheld until the student is in the building) and
+judged ``attended`` + ``answer``, so a student who is not there earns nothing for any of them. Questions draw on the protocols introduced before the
 midterm, as they stand on the exam day.
 
 **Finals** (``final_exams``): online (no place) in Week 19 between 08:00 and 12:00, one block of
@@ -13,9 +13,9 @@ ten questions per course, on the protocols introduced after the midterm as they 
 
 **A question**: four statements "applying <protocol> to <article> gives <value>", each built
 from a different (protocol, article) item as in the paper's composite questions. One states
-the computed value; the other three state a typical mistake of their own item (the rule
-forgotten, the wrong article, the wrong operation or parameter), never the value under a
-replaced parameter, so they are false for a student who missed a revision too. When the true
+the computed value; each of the other three states, for its own article, what another taught
+protocol (or a fitting family with another parameter) gives (``protocols.alternatives``), never
+the value under a replaced parameter, so they are false for a student who missed a revision too. When the true
 item's protocol was revised before the exam, one wrong statement is that item under the old
 parameter, and the task's ``stale`` plan picks it.
 
@@ -30,13 +30,13 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from kernel.clock import MINUTES_PER_DAY, clock_label, date_label
-from kernel.schedule import Trigger
-from scenarios.context import TermContext
-from scenarios.lectures import Meeting, Syllabus, book_times, class_meetings, class_span, midterm_week, numbered
-from scenarios.protocols import Choice, Cited, Rule, Shelf, lay_out
-from scenarios.task import Flags, Task
-from scenarios.timeline import WEEK, slots
+from campus.kernel.clock import MINUTES_PER_DAY, clock_label, date_label
+from campus.kernel.schedule import Trigger
+from campus.scenarios.context import TermContext
+from campus.scenarios.lectures import Meeting, Syllabus, book_times, class_meetings, class_span, midterm_week, numbered
+from campus.scenarios.protocols import Choice, Cited, Rule, Shelf, alternatives, lay_out
+from campus.scenarios.task import Flags, Task
+from campus.scenarios.timeline import WEEK, slots
 
 MIDTERMS = "midterm_exams"
 FINALS = "final_exams"
@@ -79,7 +79,11 @@ def compose(rng: random.Random, shelf: Shelf, pool: Sequence[Rule], true_rule: R
         other = shelf.articles[rng.choice(shelf.eligible[rule.family])]
         if (rule.name, other.id) == (true_rule.name, article.id):
             continue
-        mistakes = [m for m in rule.mistakes(other, shelf) if m != rule.stale_value(other)][:4]
+        old = rule.stale_value(other)
+        excluded = [rule.value(other)] + ([] if old is None else [old])
+        mistakes = alternatives(rng, other, shelf, [r for r in pool if r.name != rule.name], excluded)[:4]
+        if not mistakes:
+            continue
         candidate = statement(rule, other, rng.choice(mistakes))
         if candidate != right and candidate not in wrong:
             wrong.append(candidate)
@@ -107,7 +111,7 @@ def _question_text(title: str, number: int, count: int, choice: Choice) -> str:
 
 def _exam_task(scenario: str, release: int, text: str, choice: Choice, article: Cited, rule: Rule, *,
                place: str | None = None, starts: int | None = None) -> Task:
-    plan = (f"goto:{place}",) if place is not None else ()
+    plan: tuple[str, ...] = (f"goto:{place}",) if place is not None else ()
     plan += (article.lookup(),)
     parts = ([{"check": "attended"}] if place is not None else []) + [{"check": "answer", "letter": choice.letter}]
     item = {"protocol": rule.name, "family": rule.family, "k": rule.k, "old_k": rule.old_k,
@@ -148,11 +152,10 @@ def _midterms(ctx: TermContext, syllabi: Sequence[Syllabus], count: int) -> list
         for number, (release, rule) in enumerate(zip(session.releases, _true_rules(rng, pool, count)), start=1):
             choice, article = compose(rng, syllabus.shelf, pool, rule)
             text = _question_text(title, number, count, choice)
+            starts = meeting.start if number == 1 else None
             if number == 1:
                 text = f"{meeting.header}\n{text}"
-                task = _exam_task(MIDTERMS, release, text, choice, article, rule, place=meeting.building, starts=meeting.start)
-            else:
-                task = _exam_task(MIDTERMS, release, text, choice, article, rule)
+            task = _exam_task(MIDTERMS, release, text, choice, article, rule, place=meeting.building, starts=starts)
             drafts.append((release, len(drafts), task))
     return drafts
 

@@ -17,24 +17,30 @@ A quarter of the scheduled challenges are changed by a later message (the target
 their execution is judged on the new route, and their ``stale`` plan walks the old one.
 
 Success is judged on the path actually walked during the task: the buildings the student
-walked through must end with exactly the expected route. Walking to the source first is
-fine; a different route between the stops is not.
+walked through must end with one of the task's optimal routes — every walk from the source
+through the waypoints in order to the target whose penalised cost under the constraints is
+the least (``routes``; the task names stops and conditions, never the path, so an equally
+cheap route is as good). Walking to the source first is fine; a dearer route is not.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from collections.abc import Sequence
 from typing import Any
 
 import msgspec
+import networkx as nx
 
-from kernel.clock import MINUTES_PER_DAY, clock_label, date_label
-from kernel.schedule import Trigger
-from scenarios.context import TermContext
-from scenarios.task import Flags, Task
-from world.index import WorldIndex
+from campus.kernel.clock import MINUTES_PER_DAY, clock_label, date_label
+from campus.kernel.schedule import Trigger
+from campus.scenarios.context import TermContext
+from campus.scenarios.task import Flags, Task
+from campus.scenarios.timeline import SLACK
+from campus.world.index import WorldIndex
+from campus.world.routes import edge_cost
 
 SCENARIO = "campus_exploration"
 PHASE = "daily_campus"
@@ -53,7 +59,7 @@ def generate(ctx: TermContext, *, immediate: int | None = None, scheduled: int |
     """Exploration tasks: ``immediate`` single tasks and ``scheduled`` delivery/execution pairs
     (by default the paper's 26 and 25, scaled); exploration changes nothing in the world.
 
-    They are placed in the free hours of weeks 0-2 (90 minutes each); an execution comes one
+    They are placed in the free hours of weeks 0-3 (each keeping its walk free); an execution comes one
     to seven days after its delivery. Ids follow release order (``exploration-001`` first).
     """
     world, rng = ctx.world, ctx.rng("exploration")
@@ -64,14 +70,16 @@ def generate(ctx: TermContext, *, immediate: int | None = None, scheduled: int |
     drafts: list[tuple[int, str, str, dict[str, Any], int | None]] = []
     executions: dict[int, int] = {}
     for number, job in enumerate(jobs):
-        when = ctx.timeline.place(rng, _candidates(0, 20), TASK_MINUTES, f"exploration {number}")
         stops, constraints = _pick_route(world, rng)
+        busy = walking_minutes(world, stops, constraints)
+        first_minutes = busy if job == "immediate" else DELIVERY_MINUTES
+        when = ctx.timeline.place(rng, _candidates(0, LAST_DAY), first_minutes, f"exploration {number}")
         truth = _truth(world, stops, constraints)
         if job == "immediate":
             drafts.append((when, "immediate", _immediate_text(world, stops, constraints), truth, None))
             continue
         first = when // MINUTES_PER_DAY + 1
-        at = ctx.timeline.place(rng, _candidates(first, first + 6), TASK_MINUTES, f"exploration {number} (execution)")
+        at = ctx.timeline.place(rng, _candidates(first, first + 6), busy, f"exploration {number} (execution)")
         slot = f"{date_label(at // MINUTES_PER_DAY)}, {clock_label(at)}-{clock_label(at + 60)}"
         drafts.append((when, "delivery", _delivery_text(world, stops, constraints, at), truth | {"time": slot}, number))
         executions[number] = len(drafts)
@@ -79,7 +87,9 @@ def generate(ctx: TermContext, *, immediate: int | None = None, scheduled: int |
     stale = _amend(ctx, rng, drafts, executions)
     drafts.sort(key=lambda draft: draft[0])
     ids = [f"exploration-{rank:03d}" for rank in range(1, len(drafts) + 1)]
-    partner = {(kind, pair): ids[i] for i, (_, kind, _, _, pair) in enumerate(drafts) if pair is not None}
+    partner: dict[tuple[str, int | None], str] = {
+        (kind, pair): ids[i] for i, (_, kind, _, _, pair) in enumerate(drafts) if pair is not None
+    }
     tasks = []
     for task_id, (when, kind, text, truth, pair) in zip(ids, drafts):
         if kind == "delivery":
@@ -99,7 +109,7 @@ def _amend(ctx: TermContext, rng: random.Random, drafts: list, executions: dict[
         if rng.random() >= AMENDED_SHARE:
             continue
         delivered = next(d[0] for d in drafts if d[1] == "delivery" and d[4] == number)
-        change = _amendment_slot(ctx, rng, delivered + TASK_MINUTES, at, number)
+        change = _amendment_slot(ctx, rng, delivered + DELIVERY_MINUTES, at, number)
         if change is None:
             continue
         target = rng.choice([b for b in sorted(world.buildings) if b not in old["stops"]])
@@ -116,7 +126,29 @@ AMENDED_SHARE = 0.25
 
 
 def _truth(world: WorldIndex, stops: list[str], constraints: dict[str, str]) -> dict[str, Any]:
-    return {"route": world.route_through(stops, constraints).path, "stops": stops, "constraints": constraints}
+    return {"route": world.route_through(stops, constraints).path, "routes": optimal_routes(world, stops, constraints),
+            "stops": stops, "constraints": constraints}
+
+
+MAX_ROUTES = 64
+"""At most this many equally cheap routes are listed for one walk (the planned one always first)."""
+
+
+def optimal_routes(world: WorldIndex, stops: Sequence[str], constraints: dict[str, str]) -> list[list[str]]:
+    """Every least-cost walk through ``stops`` in order (each leg any of its least-cost paths), the planned one first."""
+    def cost(a: str, b: str, data: dict[str, Any]) -> int:
+        return edge_cost(data, constraints)
+
+    legs = [sorted(nx.all_shortest_paths(world.graph, a, b, weight=cost)) for a, b in zip(stops, stops[1:])]
+    planned = world.route_through(stops, constraints).path
+    routes = [planned]
+    for combination in itertools.product(*legs):
+        route = [*combination[0], *(node for leg in combination[1:] for node in leg[1:])]
+        if route != planned:
+            routes.append(route)
+        if len(routes) >= MAX_ROUTES:
+            break
+    return routes
 
 
 def _amendment_slot(ctx: TermContext, rng: random.Random, after: int, before: int, number: int) -> int | None:
@@ -131,8 +163,20 @@ def _amendment_slot(ctx: TermContext, rng: random.Random, after: int, before: in
 AMENDMENT_MINUTES = 30
 
 
-TASK_MINUTES = 90
-HOURS = (7.5, 9, 11, 12.5, 14, 16, 17.5, 19, 20.5)
+LAST_DAY = 27
+"""Challenges are handed out in Weeks 0-3."""
+DELIVERY_MINUTES = 20
+"""Minutes a delivery (noting the challenge in the calendar, a few minutes for the oracle) keeps free."""
+CALL_MINUTES = 10
+"""Minutes a walk task keeps free for its tool calls, beyond the walking."""
+HOURS = tuple(7.5 + h / 2 for h in range(27))
+
+
+def walking_minutes(world: WorldIndex, stops: list[str], constraints: dict[str, str]) -> int:
+    """What a walk task keeps free: the oracle reaching the first stop from the farthest building, the route and
+    the calls, and ``SLACK``."""
+    reach = max(world.route(stops[0], building).minutes for building in world.buildings)
+    return reach + world.route_through(stops, constraints).minutes + CALL_MINUTES + SLACK
 
 
 def _candidates(first_day: int, last_day: int) -> list[int]:
@@ -153,7 +197,8 @@ def _pick_route(world: WorldIndex, rng: random.Random) -> tuple[list[str], dict[
 def _walk(world: WorldIndex, task_id: str, release: int, text: str, truth: dict[str, Any], *, execution: bool) -> Task:
     return Task(
         id=task_id, scenario=SCENARIO, phase=PHASE, release=release, instruction=text, systems=SYSTEMS,
-        evaluator="parts", ground_truth={"parts": [{"check": "walk", "route": truth["route"]}], "stops": truth["stops"]},
+        evaluator="parts",
+        ground_truth={"parts": [{"check": "walk", "route": truth["route"], "routes": truth["routes"]}], "stops": truth["stops"]},
         flags=Flags(long_term=execution, self_motivated=execution, commitment=execution),
         solution=_walk_plan(world, truth["stops"], truth["constraints"]),
     )

@@ -4,12 +4,17 @@
 (delivered, not scored) asks the student to put its study sessions in its own calendar:
 "Student Handbook Study" at 10:00 and 16:00 every day of Week 0, "Academic Norms Study" at
 19:00 every day of Week 0 and at 16:00 and 19:00 every day of Week 19, 50 minutes each, in the
-common room of the student's dormitory (the location is the building id). The oracle adds one event per session (the
+building nearest the student's dormitory (never the dormitory itself; the location is the building id). The oracle adds one event per session (the
 calendar repeats an event weekly only, so 35 calls). Each session holds two tasks: the
 session's lecture with a question (withheld until the student is in the building) and a
 second question right after it. Handbook sessions read the Student Handbook, norms sessions the
 Academic Integrity Guidelines (any handbook when a world lacks those titles; a world without
 handbook articles has no regulations tasks).
+Before the first session a roll call is held there (scored, self-motivated: it shows only the
+time unless the student is in the building, and needs only presence); fifteen minutes before it a
+delivery sends the student over ("head over now"). It is the one self-motivated task a student
+without notes reaches by doing what it is told, so a memoryless student earns a little initiative
+credit, and one that keeps notes and reads them earns more.
 
 **Core Course Instruction** (``course_instruction``). Every class meeting of each timetabled
 section (its days, its weeks, never the midterm week) is a session in the section's building;
@@ -60,15 +65,16 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import networkx as nx
 from msgspec.structs import replace
 
-from kernel.clock import DAYS, MINUTES_PER_DAY, clock_label, date_label
-from kernel.schedule import Trigger
-from scenarios.context import TermContext
-from scenarios.protocols import FAMILIES, Cited, Choice, Rule, Shelf, invent_name, new_parameter, revised, value_question
-from scenarios.task import Flags, Task
-from scenarios.timeline import WEEK, Overlap, Timeline, at
-from world.model import CourseSection
+from campus.kernel.clock import DAYS, MINUTES_PER_DAY, clock_label, date_label
+from campus.kernel.schedule import Trigger
+from campus.scenarios.context import TermContext
+from campus.scenarios.protocols import FAMILIES, Cited, Choice, Rule, Shelf, invent_name, new_parameter, revised, value_question
+from campus.scenarios.task import Flags, Task
+from campus.scenarios.timeline import SLACK, WEEK, Overlap, Timeline, at
+from campus.world.model import CourseSection
 
 REGULATIONS = "regulations_learning"
 COURSES = "course_instruction"
@@ -83,6 +89,8 @@ SESSION_MINUTES = 50
 WELCOME_AT = at(0, 0, 7)
 WELCOME_MINUTES = 60
 WELCOME_ROUNDS = 60
+ROLL_CALL_MINUTES = 15
+"""The orientation roll call's slot, just before the first study session's release; the nudge comes one slot earlier."""
 
 REGULATION_TASKS, REGULATION_REVIEWS = 70, 23
 COURSE_TASKS, COURSE_REVIEW_SHARE = 52, 129 / 416
@@ -155,6 +163,8 @@ def book_times(timeline: Timeline, meetings: Sequence[Meeting], counts: Sequence
         if release >= meeting.start:
             raise Overlap(f"{name} clashes with {timeline.owner_at(meeting.start - LEAD, LEAD)}")
         timeline.reserve(release, end - release, name)
+        if count > 1:
+            timeline.hold(end, (count - 1) * SLACK, f"{name} (backlog)")
         step = (end - meeting.start) // max(1, count)
         releases = (release, *(meeting.start + j * step for j in range(1, count))) if count else ()
         booked[i] = Session(meeting, releases)
@@ -348,7 +358,7 @@ def _used(plan: _Plan, shelf: Shelf) -> set[str]:
 
 def _lesson(plan: _Plan, session: Session, j: int, kind: str, rule: Rule, article: Cited) -> Lesson:
     plan.used.add((article.book, article.id))
-    choice = value_question(plan.rng, rule, article, plan.shelves[session.meeting.book])
+    choice = value_question(plan.rng, rule, article, plan.shelves[session.meeting.book], list(plan.rules.values()))
     return Lesson(kind=kind, rule=rule, article=article, choice=choice, release=session.releases[j],
                   meeting=session.meeting, first=j == 0)
 
@@ -445,11 +455,15 @@ def regulation_books(ctx: TermContext) -> dict[str, Shelf]:
 
 
 def study_building(ctx: TermContext) -> str:
-    """The student's own dormitory: orientation study happens in its common room.
+    """Where orientation study is held: the building nearest the student's dormitory, outside it.
 
-    So a student that stays home on a study day is present without looking anything up,
-    and one that went out must come back in time."""
-    return ctx.world.home
+    Never the dormitory (nor a building joined to it), where every day starts: a student must go
+    to each session, so one that never moves earns no attendance."""
+    world = ctx.world
+    joined = set(world.complex_of[world.home].members) if world.home in world.complex_of else {world.home}
+    minutes = nx.single_source_dijkstra_path_length(world.graph, world.home, weight="minutes")
+    away = sorted((m, b) for b, m in minutes.items() if b not in joined and b in world.buildings)
+    return away[0][1] if away else world.home
 
 
 def study_meetings(ctx: TermContext, building: str, shelves: dict[str, Shelf]) -> list[Meeting]:
@@ -478,6 +492,19 @@ def welcome_text(ctx: TermContext, building: str) -> str:
         "The calendar repeats an event only from week to week, so add one event for each day and time. At every "
         "session a short lecture and its questions are handed out in the room only; nobody will remind you, so be "
         "there on time."
+    )
+
+
+ROLL_CALL_TEXT = ("Orientation roll call: you are signed in for the study sessions, which start in this building "
+                  "shortly. Nothing else is needed now.")
+
+
+def go_now_text(ctx: TermContext, building: str, start: int) -> str:
+    """The orientation team's nudge before the roll call: the one time the student is sent to the study building."""
+    where = ctx.world.describe(building)
+    return (
+        f"Orientation team here: the roll call for your study sessions is at {clock_label(start)} at {where}. "
+        f"Head over to {where} now to be signed in; after today nobody will send you."
     )
 
 
@@ -514,14 +541,31 @@ def generate_regulations(ctx: TermContext) -> tuple[list[Task], list[Trigger]]:
         (lesson.release, n, lesson_task(REGULATIONS, lesson, lesson_text(lesson, "in these study sessions", exams=False)))
         for n, lesson in enumerate(lessons, start=1)
     ]
+    opening = min((b for b in booked if b.releases), key=lambda b: b.releases[0])
+    roll_call = opening.releases[0] - ROLL_CALL_MINUTES
+    nudge = roll_call - ROLL_CALL_MINUTES
+    ctx.timeline.reserve(nudge, 2 * ROLL_CALL_MINUTES, "regulations: roll call")
+    go_now = Task(
+        id="", scenario=REGULATIONS, phase=PHASE, release=nudge, instruction=go_now_text(ctx, building, roll_call),
+        systems=("map", "geography"), evaluator="parts", ground_truth={"parts": []},
+        flags=Flags(delivery_only=True), solution=(f"goto:{building}",),
+    )
+    signed_in = Task(
+        id="", scenario=REGULATIONS, phase=PHASE, release=roll_call, instruction=ROLL_CALL_TEXT,
+        systems=("map", "geography"), evaluator="parts", ground_truth={"parts": [{"check": "attended"}]},
+        required_place=building, starts=roll_call, flags=Flags(self_motivated=True, counts_toward="class"),
+        solution=(f"goto:{building}",),
+    )
     welcome = Task(
         id="", scenario=REGULATIONS, phase=PHASE, release=WELCOME_AT, instruction=welcome_text(ctx, building),
         systems=("calendar", "map"), evaluator="parts", ground_truth={"parts": []},
         flags=Flags(delivery_only=True), round_limit=WELCOME_ROUNDS,
         solution=_welcome_solution(meetings, building, ctx.world.describe(building)),
     )
-    tasks = numbered("regulations", [(WELCOME_AT, 0, welcome), *drafts])
-    tasks[0] = replace(tasks[0], follow_up=tuple(t.id for t in tasks[1:]))
+    tasks = numbered("regulations", [(WELCOME_AT, 0, welcome), (nudge, 0, go_now), (roll_call, 0, signed_in), *drafts])
+    sessions = tuple(t.id for t in tasks if not t.flags.delivery_only)
+    tasks = [replace(t, follow_up=sessions if t.release == WELCOME_AT else sessions[:1]) if t.flags.delivery_only else t
+             for t in tasks]
     return tasks, []
 
 

@@ -46,15 +46,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kernel.clock import MINUTES_PER_DAY, clock_label, date_label
-from kernel.schedule import Trigger
-from scenarios.context import TermContext
-from scenarios.task import Flags, Task
-from scenarios.timeline import Overlap, Timeline
-from subsystems.information import fold, plain
-from subsystems.reservation import CLOSE, GRID, STUDY, world_change_problem
-from world.index import WorldIndex
-from world.model import SEAT_FEATURES, Library, Room, Seat
+from campus.events import SeatAvailability
+from campus.kernel.clock import MINUTES_PER_DAY, clock_label, date_label
+from campus.kernel.schedule import Trigger
+from campus.scenarios.context import TermContext
+from campus.scenarios.task import Flags, Task
+from campus.scenarios.timeline import Overlap, Timeline
+from campus.subsystems.information import fold, plain
+from campus.subsystems.reservation import CLOSE, GRID, STUDY, seat_availability_problem
+from campus.world.index import WorldIndex
+from campus.world.model import SEAT_FEATURES, Library, Room, Seat
 
 SCENARIO = "library_study"
 PHASE = "daily_campus"
@@ -119,7 +120,7 @@ FEATURE_WORDS: dict[str, str] = {
 REASONS = (
     "A report on it is due next week.",
     "The seminar discusses it on Friday.",
-    "It ties in with the data structures course.",
+    "It ties in with one of your courses this term.",
     "It is for a side project that has been waiting for weeks.",
     "The midterm will lean on it.",
     "A group presentation depends on it.",
@@ -206,12 +207,12 @@ class Stock:
         self.taken.add((topic.library, day))
         return topic
 
-    def changes(self, building: str, day: int, shaping: dict[str, list[str]]) -> list[dict[str, Any]]:
-        """One validated ``seat_availability`` change per shaped room."""
+    def changes(self, building: str, day: int, shaping: dict[str, list[str]]) -> list[SeatAvailability]:
+        """One validated change per shaped room."""
         changes = []
         for room_id, seats in shaping.items():
-            change = {"type": "seat_availability", "building_id": building, "room_id": room_id, "date": date_label(day), "open_seats": seats}
-            problem = world_change_problem(change, self.world)
+            change = SeatAvailability(building_id=building, room_id=room_id, day=day, open_seats=tuple(seats))
+            problem = seat_availability_problem(change, self.world)
             if problem:
                 raise ValueError(problem)
             changes.append(change)
@@ -286,7 +287,7 @@ class Draft:
     slot: tuple[int, int]
     """Session start and end, minutes since midnight."""
     seating: Seating
-    changes: tuple[tuple[int, dict[str, Any]], ...] = ()
+    changes: tuple[tuple[int, SeatAvailability], ...] = ()
     """World changes this booking task relies on: (minute, change)."""
     act: int = 0
     """For a delivery: when the execution task comes (minutes since Week 0)."""
@@ -415,10 +416,10 @@ def _task(world: WorldIndex, task_id: str, draft: Draft, executed_by: str) -> Ta
     seating = draft.seating
     room, seat = (seating.moved[0], seating.moved[1]) if seating.moved else (seating.room, seating.seat)
     use = draft.kind != "later"
-    date = date_label(draft.day)
-    slot = f"{clock_label(draft.slot[0])}-{clock_label(draft.slot[1])}"
+    start, end = draft.slot
     parts: list[dict[str, Any]] = [
-        {"check": "booking", "location_id": draft.topic.library, "date": date, "time_slot": slot, "room_id": room.id, "seat_ids": [seat.id]}
+        {"check": "booking", "location_id": draft.topic.library, "day": draft.day, "start": start, "end": end,
+         "room_id": room.id, "seat_ids": [seat.id]}
     ]
     truth: dict[str, Any] = {"parts": parts, "features": list(seating.features), "topic": draft.topic.kind}
     if use:

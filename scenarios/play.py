@@ -1,8 +1,9 @@
 """Putting a run together: a world, the subsystems, a term, a log and an agent.
 
-Worlds and terms are stored in the log's database by content hash, so a branch carries
-everything needed to replay it anywhere: ``open_run`` rebuilds the kernel and the term from
-the database alone.
+``start_run`` builds a new run from a ``RunSpec`` (world source, seed, scale, agent name,
+round limit, run id); ``open_run`` reopens a stored one. Worlds and terms are stored in the
+log's database by content hash, so a branch carries everything needed to replay it anywhere:
+``open_run`` rebuilds the kernel and the term from the database alone.
 """
 
 from __future__ import annotations
@@ -12,20 +13,26 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from events import TaskEnded, canonical, decode_events, genesis_hash
-from kernel.agent import Agent
-from kernel.engine import Kernel
-from kernel.runner import Session, run_config
-from kernel.stepper import Stepper
-from kernel.store import BranchInfo, EventStore
-from scenarios.task import Term, decode_term
-from subsystems import DOMAINS, SYSTEM_TITLES
-from subsystems.examples import example_values
-from subsystems.geography import locate
-from world.index import WorldIndex
-from world.model import decode_world
+from campus.events import TaskEnded, canonical, genesis_hash
+from campus.kernel.agent import Agent
+from campus.kernel.engine import Kernel
+from campus.kernel.runner import Session, run_config
+from campus.kernel.stepper import Stepper
+from campus.kernel.store import BranchInfo, EventStore
+from campus.kernel.tasks import events_of
+from campus.scenarios.task import Term, decode_term
+from campus.scenarios.term import generate_term
+from campus.subsystems import DOMAINS, SYSTEM_TITLES
+from campus.subsystems.examples import example_values
+from campus.subsystems.geography import locate
+from campus.world.generate import generate_world
+from campus.world.index import WorldIndex
+from campus.world.model import decode_world
+from campus.world.stulife import load_stulife
 
 DEFAULT_ROUND_LIMIT = 20
+ROUNDS_HELP = ("Agent turns allowed per task. A task that carries its own round limit (as many of the "
+               "published StuLife tasks do) keeps it: the task's limit wins, this one applies to every other task.")
 
 _WORLDS: dict[str, WorldIndex] = {}
 
@@ -54,9 +61,7 @@ class Run:
         return Stepper(lambda agent, hook: self.session(agent, on_task_end=hook, **options), self.branch.agent)
 
     def ended_tasks(self) -> list[TaskEnded]:
-        head = self.store.head(self.branch.id)[0]
-        batches = self.store.scan(self.branch.id, 1, head, ("task_ended",))
-        return decode_events([payload for batch in batches for _, payload in batch])  # type: ignore[return-value]
+        return events_of(self.store, self.branch.id, TaskEnded)
 
 
 def store_inputs(store: EventStore, world: WorldIndex, term: Term) -> None:
@@ -68,6 +73,50 @@ def term_bytes(term: Term) -> bytes:
     return canonical(term)
 
 
+@dataclass(frozen=True)
+class RunSpec:
+    """What a new run is made of; the same spec gives the same genesis."""
+
+    world: str = "generated"
+    """``generated`` (from ``seed``), ``generated:SEED`` or ``stulife:DIR``."""
+    seed: int = 0
+    scale: float = 1.0
+    agent: str = "oracle"
+    """The agent name the run records."""
+    round_limit: int = DEFAULT_ROUND_LIMIT
+    branch_id: str | None = None
+    """The run's id; by default ``LABEL-sSEED``, made unique."""
+    label: str | None = None
+    """What the default id is made from (default: ``agent``)."""
+    disruptions: bool = False
+    """Add the mid-task disruption tasks (trigger rules) to the term."""
+
+
+def load_world(source: str, seed: int) -> WorldIndex:
+    """The world named by ``source``; raises ``ValueError`` (``StuLifeDataError`` for bad StuLife data)."""
+    kind, _, argument = source.partition(":")
+    if kind == "generated":
+        if argument and not argument.isdigit():
+            raise ValueError(f"bad world {source!r}: the seed after 'generated:' must be a whole number")
+        return WorldIndex(generate_world(int(argument) if argument else seed))
+    if kind == "stulife" and argument:
+        return WorldIndex(load_stulife(argument)[0])
+    raise ValueError(f"unknown world {source!r}; use --world generated or --world stulife:DIR")
+
+
+def load_inputs(spec: RunSpec) -> tuple[WorldIndex, Term]:
+    world = load_world(spec.world, spec.seed)
+    return world, generate_term(world, spec.seed, spec.scale, disruptions=spec.disruptions)
+
+
+def start_run(store: EventStore, spec: RunSpec, inputs: tuple[WorldIndex, Term] | None = None) -> Run:
+    """A new run of ``spec`` (nothing played yet); ``inputs`` reuses a world and term already at hand."""
+    world, term = inputs or load_inputs(spec)
+    branch_id = spec.branch_id or unique_branch_id(store, f"{slug(spec.label or spec.agent)}-s{spec.seed}")
+    return new_run(store, world, term, agent_name=spec.agent, seed=spec.seed, round_limit=spec.round_limit,
+                   branch_id=branch_id)
+
+
 def new_run(
     store: EventStore,
     world: WorldIndex,
@@ -77,10 +126,14 @@ def new_run(
     seed: int,
     round_limit: int = DEFAULT_ROUND_LIMIT,
     branch_id: str | None = None,
+    triggers: bool = True,
 ) -> Run:
-    """Create a root branch for ``term`` on ``world``; nothing is played yet."""
+    """Create a root branch for ``term`` on ``world``; nothing is played yet. ``triggers=False`` makes the
+    static twin: the term's trigger rules never fire on it (recorded in its config, so in its genesis)."""
     store_inputs(store, world, term)
     config = run_config(round_limit)
+    if not triggers:
+        config["triggers"] = False
     info = BranchInfo(
         id=branch_id or unique_branch_id(store, f"{slug(agent_name)}-s{seed}"),
         parent=None,
@@ -102,7 +155,7 @@ def open_run(store: EventStore, branch_id: str) -> Run:
     world = _WORLDS.get(info.world_hash)
     if world is None:
         world = _WORLDS[info.world_hash] = WorldIndex(decode_world(store.get_blob(info.world_hash)))
-    term = decode_term(store.get_blob(info.term_hash))
+    term = decode_term(store.get_blob(info.term_hash), info.schema)
     return Run(store, info, world, term, build_kernel(world))
 
 

@@ -4,38 +4,41 @@ A lecture teaches a protocol that exists nowhere else (the "Kelunar Protocol") a
 article by book, chapter, section and id; the question asks for the protocol's value of that
 article, so the student needs both the lecture and the article (``bibliography.view_article``).
 
-Every protocol belongs to a *family*: what it reads from the article (the words of its title,
-the letters of the title's first word, the alphabet position of the title's first letter, the
-first or the last number written in digits in its body) and how it combines that reading with
-the protocol's parameter ``k`` (add or multiply). An article is *eligible* for a family when
-the reading is unambiguous (a body whose first token with a digit is ``3.5`` or ``3x^2`` has no
-clean first number); a family is used for a book only when enough of the book's articles are
-eligible. Title families fit nearly every article, so every book with articles can be taught;
-the published StuLife texts state few numbers (6 of 152 Academic Integrity Guidelines articles
-have a clean first number), so there number families are rare and absent from some books.
+Every protocol belongs to a *family*: which quantity stated in the article's body it reads (the
+first number written in digits, the last one, the largest one, or the first year named) and how
+it combines that reading with the protocol's parameter ``k`` (add or multiply). Nothing is read
+from the title: the student has to read what the article says. An article is *eligible* for a
+family when the reading is unambiguous (a body whose first token with a digit is ``3.5`` or
+``3x^2`` has no clean first number); a family is used for a book only when enough of the book's
+articles are eligible. The published StuLife texts state few numbers (6 of 152 Academic
+Integrity Guidelines articles have a clean first number), so some books teach no protocol.
 
 A protocol may be *revised* once ("from today add 5, not 3"): a ``Rule`` is one version of a
 protocol, and a revised rule remembers the parameter it replaced (``old_k``), which is the
 answer of a student who missed the revision.
 
-Distractors encode typical mistakes, in this order of preference: the old parameter (the
-revision missed), the rule forgotten (the reading itself), the right rule on a neighbouring
-article, the wrong operation, a parameter off by one; small offsets fill up when these
-coincide, so the four options are always distinct.
+**Options** (``choose``): every option is what some taught protocol gives for the cited article.
+The wrong ones are the replaced parameter of a revised rule (so the stale student has its
+answer among them), then the other protocols in force applied to the same article, in a seeded
+order, then, when those coincide or run short, a family that fits the article with a parameter
+drawn from that family's range. No option is singled out by its relation to the article or to
+the other options: a student who reads the article but forgot the protocol sees four equally
+protocol-like numbers, and one who sees only the options sees four draws of one distribution.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from subsystems.information import fold, plain
-from world.model import Text
+from campus.subsystems.information import fold, plain
+from campus.world.model import Text
 
 LETTERS = "ABCD"
-MIN_ELIGIBLE = 6
+MIN_ELIGIBLE = 12
 """A family is used for a book only when at least this many of its articles are eligible."""
 _PUNCTUATION = ",.;:()[]\"'!?"
 
@@ -72,24 +75,17 @@ def _clean_int(token: str) -> int | None:
     return None
 
 
-def _number_tokens(body: str) -> list[str]:
-    return [token for token in body.split() if any(char.isdigit() for char in token)]
+@functools.lru_cache(maxsize=16384)
+def _number_tokens(body: str) -> tuple[str, ...]:
+    """The body's whitespace-separated tokens that hold a digit (cached: every option of every question reads them)."""
+    return tuple(token for token in body.split() if any(char.isdigit() for char in token))
 
 
-def title_words(article: Cited) -> int | None:
-    words = article.title.split()
-    return len(words) if words and all(any(char.isalnum() for char in word) for word in words) else None
-
-
-def first_word_letters(article: Cited) -> int | None:
-    words = article.title.split()
-    word = words[0].rstrip(_PUNCTUATION) if words else ""
-    return len(word) if word.isalpha() and word.isascii() else None
-
-
-def initial_position(article: Cited) -> int | None:
-    first = article.title[:1]
-    return ord(first.upper()) - ord("A") + 1 if first.isascii() and first.isalpha() else None
+def _clean_numbers(article: Cited) -> list[int] | None:
+    """Every number the body writes in digits, or ``None`` when one of them is not a clean integer."""
+    tokens = _number_tokens(article.body)
+    numbers = [_clean_int(token) for token in tokens]
+    return None if any(n is None for n in numbers) else [n for n in numbers if n is not None]
 
 
 def first_number(article: Cited) -> int | None:
@@ -100,6 +96,19 @@ def first_number(article: Cited) -> int | None:
 def last_number(article: Cited) -> int | None:
     tokens = _number_tokens(article.body)
     return _clean_int(tokens[-1]) if tokens else None
+
+
+def largest_number(article: Cited) -> int | None:
+    numbers = _clean_numbers(article)
+    return max(numbers) if numbers else None
+
+
+def first_year(article: Cited) -> int | None:
+    for token in _number_tokens(article.body):
+        value = _clean_int(token)
+        if value is not None and 1000 <= value <= 2099 and len(token.strip(_PUNCTUATION)) == 4:
+            return value
+    return None
 
 
 @dataclass(frozen=True)
@@ -128,16 +137,14 @@ class Family:
 FAMILIES: dict[str, Family] = {
     family.key: family
     for family in (
-        Family("title_words", "the number of words in the article's title (a word is whatever stands between two spaces)",
-               title_words, True, (2, 3, 4, 5, 6, 7)),
-        Family("first_word_letters", "the number of letters in the first word of the article's title (punctuation does not count)",
-               first_word_letters, False, (3, 4, 5, 6, 7, 8, 9, 11)),
-        Family("initial_position", "the first letter of the article's title, as its place in the alphabet (A is 1, B is 2, ... Z is 26)",
-               initial_position, False, (2, 3, 4, 5, 6, 7, 8, 9)),
-        Family("first_number", "the first number written in digits in the article's body text (not its title or id)",
+        Family("first_number", "the first number the article's body text writes in digits (not its title or id)",
                first_number, False, (3, 4, 5, 6, 7, 8, 9, 12)),
-        Family("last_number", "the last number written in digits in the article's body text (not its title or id)",
+        Family("last_number", "the last number the article's body text writes in digits (not its title or id)",
                last_number, True, (2, 3, 4, 5)),
+        Family("largest_number", "the largest of the numbers the article's body text writes in digits",
+               largest_number, False, (2, 3, 4, 5, 6, 7, 8, 9, 11)),
+        Family("first_year", "the first year the article's body text names (a number written with four digits, "
+               "from 1000 to 2099)", first_year, False, (2, 3, 4, 5, 6, 7, 8, 9)),
     )
 }
 
@@ -202,14 +209,6 @@ class Shelf:
         ))
         return self.articles[ranked[0]]
 
-    def neighbour(self, family: str, article: Cited) -> Cited | None:
-        """The closest other eligible article, the next one first: the "wrong article" mistake."""
-        ranked = sorted(
-            (p for p in self.eligible[family] if p != article.position),
-            key=lambda p: (abs(p - article.position), p < article.position),
-        )
-        return self.articles[ranked[0]] if ranked else None
-
 
 @dataclass(frozen=True)
 class Rule:
@@ -240,28 +239,37 @@ class Rule:
             raise ValueError(f"{self.name}: {article.short()} has nothing for {self.family}")
         return FAMILIES[self.family].apply(base, k)
 
-    def mistakes(self, article: Cited, shelf: Shelf) -> list[int]:
-        """Wrong values, most telling first, distinct and never the right one."""
-        family = FAMILIES[self.family]
+
+_ATTEMPTS = 400
+
+
+def alternatives(rng: random.Random, article: Cited, shelf: Shelf, taught: Sequence[Rule], exclude: Iterable[int]) -> list[int]:
+    """Values some taught protocol gives for ``article``, distinct and not in ``exclude``, in a seeded order.
+
+    The protocols in ``taught`` that fit the article come first (shuffled); then draws of a fitting
+    family of the book with a parameter from that family's range, so the list is as long as the
+    article allows (at least three for any eligible article)."""
+    seen = set(exclude)
+    out: list[int] = []
+
+    def add(value: int) -> None:
+        if value > 0 and value not in seen:
+            seen.add(value)
+            out.append(value)
+
+    fitting = [r for r in taught if shelf.fits(r.family, article)]
+    rng.shuffle(fitting)
+    for rule in fitting:
+        add(rule.value(article))
+    families = [key for key in shelf.families() if shelf.fits(key, article)] or [k for k in FAMILIES if shelf.fits(k, article)]
+    for _ in range(_ATTEMPTS):
+        if len(out) >= len(LETTERS) + 2:
+            break
+        family = FAMILIES[rng.choice(families)]
         base = family.measure(article)
         assert base is not None
-        right = self.value(article)
-        stale = self.stale_value(article)
-        other = shelf.neighbour(self.family, article)
-        wanted = [
-            stale,
-            base,
-            self.value(other) if other is not None else None,
-            family.apply(base, self.k, multiply=not family.multiply),
-            family.apply(base, self.k + 1),
-            family.apply(base, max(1, self.k - 1)),
-        ]
-        wanted += [right + step for step in (1, -1, 2, -2, 3, 4, 5, 6)]
-        out: list[int] = []
-        for value in wanted:
-            if value is not None and value > 0 and value != right and value not in out:
-                out.append(value)
-        return out
+        add(family.apply(base, rng.choice(family.params)))
+    return out
 
 
 def revised(rule: Rule, k: int, when: int) -> Rule:
@@ -295,11 +303,17 @@ def lay_out(rng: random.Random, right: str, wrong: Sequence[str], stale: str | N
     return Choice(options=tuple(options), letter=letter, stale_letter=stale_letter)
 
 
-def value_question(rng: random.Random, rule: Rule, article: Cited, shelf: Shelf) -> Choice:
-    """Options for "what is the value of this article": the stale value first among the mistakes."""
-    mistakes = rule.mistakes(article, shelf)[:3]
+def value_question(rng: random.Random, rule: Rule, article: Cited, shelf: Shelf, taught: Sequence[Rule]) -> Choice:
+    """Options for "what is the value of this article": the stale value (if any) and what other taught
+    protocols, or other parameters of a fitting family, give for the same article."""
+    right = rule.value(article)
     stale = rule.stale_value(article)
-    return lay_out(rng, str(rule.value(article)), [str(m) for m in mistakes], None if stale is None else str(stale))
+    wrong = [] if stale is None or stale == right else [stale]
+    others = [r for r in taught if r.name != rule.name]
+    wrong += alternatives(rng, article, shelf, others, (right, *wrong))
+    if len(wrong) < len(LETTERS) - 1:
+        raise ValueError(f"{rule.name}: {article.short()} allows fewer than three wrong values")
+    return lay_out(rng, str(right), [str(m) for m in wrong[:3]], None if stale is None or stale == right else str(stale))
 
 
 _ONSETS = ("b", "d", "f", "g", "k", "l", "m", "n", "p", "r", "s", "t", "v", "z", "br", "dr", "gr", "kl", "pr", "st", "tr", "th")

@@ -14,16 +14,21 @@ stopped early is scored on what it did. The paper's metrics (stulife.md §10.1):
   agent that keeps none of its commitments lose the whole component.
 - **LTRR**: success on long-term-memory tasks; **PIS**: success on self-motivated tasks.
 - success per scenario, per phase and in total; **AvgTurns** over successful tasks.
+- **DRS** (disruption resilience score): success over disruption tasks, and **stt**: Pass@1
+  per sub-type x level cell with its count and a 95 % Wilson interval (STT-Arena's table).
+  Both appear only for a term with disruption tasks, so older scorecards are unchanged.
 A component with no tasks in the term scores 0 and is reported as ``null``.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import Any
 
-from events import TaskEnded
-from scenarios.task import Task, Term
+from campus.events import TaskEnded
+from campus.scenarios.disruptions import SCENARIO as DISRUPTIONS
+from campus.scenarios.task import Task, Term
 
 RESPONSIBILITY = 6.0
 UNUSED_BOOKING = 0.5
@@ -42,7 +47,9 @@ def scorecard(term: Term, ended: Iterable[TaskEnded]) -> dict[str, Any]:
 
     succeeded = [task for task in scored if success(task)]
     turns = [outcomes[task.id].turns for task in succeeded]
-    return {
+    disrupted = [task for task in scored if task.scenario == DISRUPTIONS]
+    extra = {"drs": _rate_of(disrupted, success), "stt": stt_cells(disrupted, success)} if disrupted else {}
+    return extra | {
         "stugpa": stugpa(scored, outcomes),
         "ltrr": _rate_of([t for t in scored if t.flags.long_term], success),
         "pis": _rate_of([t for t in scored if t.flags.self_motivated], success),
@@ -95,6 +102,25 @@ def _grouped(scored: list[Task], success: Any, outcomes: dict[str, TaskEnded], k
     for row in groups.values():
         row["success_rate"] = _rate(row["succeeded"], row["tasks"])
     return groups
+
+
+def stt_cells(tasks: list[Task], success: Any) -> dict[str, dict[str, Any]]:
+    """``"<sub_type>/<level>"`` -> tasks, succeeded, Pass@1 and its 95 % Wilson interval."""
+    cells: dict[str, list[bool]] = {}
+    for task in tasks:
+        cells.setdefault(f"{task.ground_truth['sub_type']}/{task.ground_truth['level']}", []).append(success(task))
+    return {key: {"tasks": len(hits), "succeeded": sum(hits), "pass_at_1": _rate(sum(hits), len(hits)),
+                  "interval": wilson(sum(hits), len(hits))} for key, hits in sorted(cells.items())}
+
+
+def wilson(hits: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a success rate (95 % by default)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = hits / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (round(max(0.0, centre - half), 6), round(min(1.0, centre + half), 6))
 
 
 def _rate_of(tasks: list[Task], success: Any) -> float | None:

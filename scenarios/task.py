@@ -13,8 +13,10 @@ from typing import Any
 
 import msgspec
 
-from events import Event, TaskReleased, Walked, content_hash
-from kernel.schedule import TaskCard, Trigger
+from campus.events import SCHEMA_VERSION, Event, TaskReleased, Walked, content_hash
+from campus.events.upcast import upcast_change, v1_day, v1_slot, v1_time
+from campus.kernel.schedule import TaskCard, Trigger
+from campus.kernel.triggers import Rule
 
 class Verdict(msgspec.Struct, frozen=True):
     """An evaluator's judgement: success, why, and marks the metrics read (see ``TaskEnded.marks``)."""
@@ -91,7 +93,7 @@ class Task(msgspec.Struct, frozen=True, kw_only=True):
         )
 
 
-class Term(msgspec.Struct, frozen=True, kw_only=True, dict=True):
+class Term(msgspec.Struct, frozen=True, kw_only=True, dict=True, omit_defaults=True):
     """A whole term: tasks in release order and the world changes scheduled between them."""
 
     name: str
@@ -99,6 +101,8 @@ class Term(msgspec.Struct, frozen=True, kw_only=True, dict=True):
     world_hash: str
     tasks: tuple[Task, ...]
     world_changes: tuple[Trigger, ...] = ()
+    rules: tuple[Rule, ...] = ()
+    """Trigger rules (disruptions); left out of the encoding when empty, so older terms keep their hash."""
 
     @cached_property
     def hash(self) -> str:
@@ -113,6 +117,9 @@ class Term(msgspec.Struct, frozen=True, kw_only=True, dict=True):
 
     def triggers(self) -> list[Trigger]:
         return list(self.world_changes)
+
+    def trigger_rules(self) -> list[Rule]:
+        return list(self.rules)
 
     def evaluate(self, task_id: str, state: Any, events: Sequence[Event]) -> tuple[str, str, dict[str, int]]:
         """``(outcome, detail, marks)``; a task whose prerequisite failed fails without being judged."""
@@ -148,8 +155,48 @@ def attended(task: Task, state: Any, events: Sequence[Event]) -> bool:
 _TERM = msgspec.json.Decoder(Term)
 
 
-def decode_term(data: bytes | str) -> Term:
-    return _TERM.decode(data)
+def decode_term(data: bytes | str, schema: int = SCHEMA_VERSION) -> Term:
+    """A stored term; one written under an older ``schema`` is upcast and keeps the hash it was
+    stored under (the hash its runs' genesis binds).
+
+    A term that the current schema refuses is read as one of schema 1 (whose upcasting
+    changes only what has the old shape), so a fork recorded as current still reads the
+    term of the run it was forked from.
+    """
+    if schema >= SCHEMA_VERSION:
+        try:
+            return _TERM.decode(data)
+        except msgspec.ValidationError:
+            schema = 1
+    raw = msgspec.json.decode(data)
+    term = msgspec.convert(upcast_term(raw, schema), Term)
+    term.__dict__["hash"] = content_hash(raw)
+    return term
 
 
-from scenarios import checks  # noqa: E402,F401  (registers the "parts" evaluator; it imports this module)
+def upcast_term(raw: dict[str, Any], schema: int) -> dict[str, Any]:
+    """A decoded term of ``schema`` as one of the current schema: its world changes and the parts of its ground truths."""
+    triggers = [trigger | {"change": upcast_change(trigger["change"], schema)} for trigger in raw.get("world_changes", [])]
+    tasks = [task | {"ground_truth": _upcast_truth(task.get("ground_truth"), schema)} for task in raw.get("tasks", [])]
+    return raw | {"world_changes": triggers, "tasks": tasks}
+
+
+def _upcast_truth(truth: Any, schema: int) -> Any:
+    if schema >= 2 or not isinstance(truth, dict) or not isinstance(truth.get("parts"), list):
+        return truth
+    return truth | {"parts": [_part_v1(part) for part in truth["parts"]]}
+
+
+def _part_v1(part: Any) -> Any:
+    """Schema 1 parts held labels: a booking's ``date`` and ``time_slot``, a calendar event's ``time``."""
+    if not isinstance(part, dict):
+        return part
+    if part.get("check") == "booking" and isinstance(part.get("date"), str) and isinstance(part.get("time_slot"), str):
+        rest = {k: v for k, v in part.items() if k not in ("date", "time_slot")}
+        return rest | {"day": v1_day(part["date"])} | v1_slot(part["time_slot"])
+    if part.get("check") == "calendar" and isinstance(part.get("time"), str):
+        return part | {"time": v1_time(part["time"])}
+    return part
+
+
+from campus.scenarios import checks  # noqa: E402,F401  (registers the "parts" evaluator; it imports this module)

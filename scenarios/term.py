@@ -8,16 +8,20 @@ library study in the hours left free.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from kernel.clock import label
-from kernel.schedule import Trigger
-from scenarios import advisors, clubs, course_selection, exams, exploration, lectures, library
-from scenarios.context import TermContext
-from scenarios.task import Task, Term
-from scenarios.timeline import Overlap
-from subsystems import calendar, courses, reservation
-from world.index import WorldIndex
+from campus.events import WorldChange
+from campus.kernel.clock import label
+from campus.kernel.schedule import Trigger
+from campus.kernel.triggers import Rule, guards_of, rule_problem
+from campus.scenarios import advisors, clubs, course_selection, exams, exploration, lectures, library
+from campus.scenarios.context import TermContext
+from campus.scenarios.disruptions import generate as generate_disruptions
+from campus.scenarios.task import Task, Term
+from campus.scenarios.timeline import Overlap
+from campus.subsystems import DOMAINS
+from campus.world.index import WorldIndex
 
 PAPER_COUNTS = {
     "regulations_learning": 70, "course_instruction": 416, "campus_exploration": 76, "course_selection": 150,
@@ -27,10 +31,15 @@ PAPER_COUNTS = {
 """Tasks per scenario in the StuLife paper (Table 1, 1,284 in all); a default term has at least these."""
 
 
-def generate_term(world: WorldIndex, seed: int = 0, scale: float = 1.0) -> Term:
+ATTEMPTS = 12
+"""Draws of a seed's placements before a term is declared not to fit (random placement can paint itself into
+a corner; a fresh draw from the same seed almost always fits)."""
+
+
+def generate_term(world: WorldIndex, seed: int = 0, scale: float = 1.0, disruptions: bool = False) -> Term:
+    """The term; ``disruptions=False`` gives the term without trigger rules."""
     if scale <= 0:
         raise ValueError(f"scale must be positive, got {scale}")
-    ctx = TermContext(world=world, seed=seed, scale=scale)
     tasks: list[Task] = []
     triggers: list[Trigger] = []
 
@@ -38,15 +47,31 @@ def generate_term(world: WorldIndex, seed: int = 0, scale: float = 1.0) -> Term:
         tasks.extend(made[0])
         triggers.extend(made[1])
 
-    try:
-        _generate_all(ctx, add)
-    except Overlap as error:
-        raise ValueError(f"a term at scale {scale:g} does not fit in the semester's calendar ({error}); "
-                         "use a smaller scale") from error
+    rules: list[Any] = []
+    problem = Overlap("no draw made")
+    for attempt in range(ATTEMPTS):
+        tasks.clear()
+        triggers.clear()
+        rules.clear()
+        ctx = TermContext(world=world, seed=seed, scale=scale, attempt=attempt)
+        try:
+            _generate_all(ctx, add)
+            if disruptions:
+                made = generate_disruptions(ctx, tasks, triggers)
+                add(made[:2])
+                rules.extend(made[2])
+            break
+        except Overlap as error:
+            problem = error
+    else:
+        raise ValueError(f"a term at scale {scale:g} does not fit in the semester's calendar after {ATTEMPTS} "
+                         f"draws ({problem}); use a smaller scale") from problem
     tasks.sort(key=lambda task: (task.release, task.id))
     triggers.sort(key=lambda trigger: (trigger.t, trigger.id))
     check_world_changes(world, triggers)
-    return Term(name=term_name(seed, scale), seed=seed, world_hash=world.hash, tasks=tuple(tasks), world_changes=tuple(triggers))
+    check_rules(world, rules)
+    return Term(name=term_name(seed, scale), seed=seed, world_hash=world.hash, tasks=tuple(tasks), world_changes=tuple(triggers),
+                rules=tuple(rules))
 
 
 def term_name(seed: int, scale: float) -> str:
@@ -65,22 +90,31 @@ def _generate_all(ctx: TermContext, add: Any) -> None:
         add(generate(ctx))
 
 
-KNOWN_CHANGES = ("advisor_availability", "calendar_event", "popularity", "seat_availability")
-
-
 def check_world_changes(world: WorldIndex, triggers: list[Trigger]) -> None:
     """Every scheduled world change must be one its subsystem applies; a generator bug fails loudly here."""
     for trigger in triggers:
-        kind = trigger.change.get("type")
-        problem = (
-            calendar.world_change_problem(trigger.change)
-            or courses.world_change_problem(trigger.change, world)
-            or reservation.world_change_problem(trigger.change, world)
-        )
-        if kind not in KNOWN_CHANGES:
-            problem = f"unknown type {kind!r}"
+        problem = world_change_problem(trigger.change, world)
         if problem is not None:
             raise ValueError(f"world change {trigger.id} would be ignored: {problem}")
+
+
+def check_rules(world: WorldIndex, rules: Sequence[Rule]) -> None:
+    """Every trigger rule must be able to fire: each mutation is one a domain guards and applies."""
+    guards = guards_of(DOMAINS)
+    for rule in rules:
+        problem = rule_problem(rule, guards) or next(
+            (found for change in rule.mutations if (found := world_change_problem(change, world)) is not None), None)
+        if problem is not None:
+            raise ValueError(f"trigger rule {rule.id} could never fire: {problem}")
+
+
+def world_change_problem(change: WorldChange, world: WorldIndex) -> str | None:
+    """Why the subsystem that owns this kind of change would ignore it, or None."""
+    for domain in DOMAINS:
+        check = domain.changes.get(type(change))
+        if check is not None:
+            return check(change, world)
+    return f"no subsystem applies a {type(change).__name__}"
 
 
 def term_report(term: Term) -> dict[str, Any]:

@@ -5,6 +5,15 @@ need (release to the latest time the oracle could still be busy with them), so t
 different scenarios never overlap and a diligent student can do everything on time.
 Fixed appointments (study sessions, classes, exams) are reserved first, then the flexible
 work is placed in the gaps.
+
+**Slack.** A student is not the oracle: it reads, hesitates and checks. Every flexible
+placement therefore keeps at least ``SLACK`` minutes beyond what the oracle needs for its task
+(the generators size their reservations so: exploration from the walk, course selection from
+the calls, the others with fixed sizes well above the oracle's time), and a fixed session of
+several tasks holds ``SLACK`` minutes per further task after its end (``hold``) for the backlog
+a slow student builds up there. Flexible work is never placed in a hold, while fixed
+appointments may be (a class does not move for anyone), so an agent spending up to ``SLACK``
+extra minutes on every task still finds each flexible task released on time.
 """
 
 from __future__ import annotations
@@ -13,9 +22,11 @@ import bisect
 import random
 from collections.abc import Iterable
 
-from kernel.clock import MINUTES_PER_DAY
+from campus.kernel.clock import MINUTES_PER_DAY
 
 WEEK = 7 * MINUTES_PER_DAY
+SLACK = 15
+"""Extra minutes per task a student may spend beyond the oracle without being late for the next one."""
 
 
 def at(week: int, weekday: int, hour: int, minute: int = 0) -> int:
@@ -33,33 +44,80 @@ class Timeline:
     def __init__(self) -> None:
         self._starts: list[int] = []
         self._spans: list[tuple[int, int, str]] = []
+        self._held_starts: list[int] = []
+        self._held: list[tuple[int, int, str]] = []
+        self._blocked: tuple[list[int], list[int]] | None = None
+        """Starts and ends of the union of reservations and holds, merged (rebuilt after a change)."""
 
     def is_free(self, start: int, minutes: int) -> bool:
-        end = start + minutes
-        i = bisect.bisect_right(self._starts, start)
-        if i and self._spans[i - 1][1] > start:
-            return False
-        return i >= len(self._spans) or self._spans[i][0] >= end
+        """Nothing reserved and nothing held in ``[start, start + minutes)``: room for flexible work."""
+        starts, ends = self._union()
+        i = bisect.bisect_right(starts, start)
+        return (not i or ends[i - 1] <= start) and (i == len(starts) or starts[i] >= start + minutes)
+
+    def _union(self) -> tuple[list[int], list[int]]:
+        if self._blocked is None:
+            starts: list[int] = []
+            ends: list[int] = []
+            for s, e, _ in sorted([*self._spans, *self._held]):
+                if ends and s <= ends[-1]:
+                    ends[-1] = max(ends[-1], e)
+                else:
+                    starts.append(s)
+                    ends.append(e)
+            self._blocked = (starts, ends)
+        return self._blocked
 
     def reserve(self, start: int, minutes: int, owner: str) -> int:
+        """Reserve ``[start, start + minutes)``; a hold there gives way, a reservation raises ``Overlap``."""
         if minutes <= 0:
             raise ValueError(f"{owner}: a reservation needs a positive length, got {minutes}")
-        if not self.is_free(start, minutes):
+        if not _clear(self._starts, self._spans, start, minutes):
             raise Overlap(f"{owner}: {start}+{minutes} overlaps {self.owner_at(start, minutes)}")
         i = bisect.bisect_right(self._starts, start)
         self._starts.insert(i, start)
         self._spans.insert(i, (start, start + minutes, owner))
+        self._blocked = None
         return start
 
+    def hold(self, start: int, minutes: int, owner: str) -> None:
+        """Keep flexible work out of ``[start, start + minutes)`` (merged with any hold it touches)."""
+        end = start + minutes
+        i = bisect.bisect_right(self._held_starts, start)
+        if i and self._held[i - 1][1] >= start:
+            i -= 1
+        j = i
+        while j < len(self._held) and self._held[j][0] <= end:
+            j += 1
+        merged = self._held[i:j]
+        if merged:
+            start, end = min(start, merged[0][0]), max(end, merged[-1][1])
+        self._held[i:j] = [(start, end, owner)]
+        self._held_starts[i:j] = [start]
+        self._blocked = None
+
     def owner_at(self, start: int, minutes: int) -> str:
-        return ", ".join(owner for s, e, owner in self._spans if s < start + minutes and e > start) or "nothing"
+        spans = [*self._spans, *self._held]
+        return ", ".join(owner for s, e, owner in spans if s < start + minutes and e > start) or "nothing"
 
     def place(self, rng: random.Random, candidates: Iterable[int], minutes: int, owner: str) -> int:
         """Reserve one free start among ``candidates`` (chosen by ``rng``) and return it."""
-        free = [start for start in candidates if self.is_free(start, minutes)]
+        free = self._free(candidates, minutes)
         if not free:
             raise Overlap(f"{owner}: no free {minutes}-minute slot among the candidates")
         return self.reserve(rng.choice(free), minutes, owner)
+
+    def _free(self, candidates: Iterable[int], minutes: int) -> list[int]:
+        """The candidates ``is_free`` accepts, in the order given (one pass with the union bound locally)."""
+        starts, ends = self._union()
+        n = len(starts)
+        search = bisect.bisect_right
+        free = []
+        for start in candidates:
+            i = search(starts, start)
+            if (not i or ends[i - 1] <= start) and (i == n or starts[i] >= start + minutes):
+                free.append(start)
+        return free
 
     def first_free(self, candidates: Iterable[int], minutes: int, owner: str) -> int:
         """Reserve the earliest free start among ``candidates`` (in the order given)."""
@@ -70,6 +128,14 @@ class Timeline:
 
     def spans(self) -> list[tuple[int, int, str]]:
         return list(self._spans)
+
+
+def _clear(starts: list[int], spans: list[tuple[int, int, str]], start: int, minutes: int) -> bool:
+    """No span of the sorted, disjoint ``spans`` meets ``[start, start + minutes)``."""
+    i = bisect.bisect_right(starts, start)
+    if i and spans[i - 1][1] > start:
+        return False
+    return i >= len(spans) or spans[i][0] >= start + minutes
 
 
 def slots(weeks: Iterable[int], weekdays: Iterable[int], hours: Iterable[float]) -> list[int]:

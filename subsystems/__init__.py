@@ -1,13 +1,14 @@
 """The world's domains: each with its state, reducers and tool declarations."""
 
-from subsystems.calendar import CALENDAR
-from subsystems.courses import COURSES
-from subsystems.email import EMAIL
-from subsystems.geography import GEOGRAPHY
-from subsystems.information import INFORMATION
-from subsystems.reservation import RESERVATION
+from campus.subsystems.calendar import CALENDAR
+from campus.subsystems.courses import COURSES
+from campus.subsystems.email import EMAIL
+from campus.subsystems.geography import GEOGRAPHY
+from campus.subsystems.information import INFORMATION
+from campus.subsystems.reservation import RESERVATION
+from campus.subsystems.tasks import TASKS
 
-DOMAINS = (GEOGRAPHY, CALENDAR, EMAIL, RESERVATION, INFORMATION, COURSES)
+DOMAINS = (GEOGRAPHY, CALENDAR, EMAIL, RESERVATION, INFORMATION, COURSES, TASKS)
 
 SYSTEM_TITLES = {
     "map": "Campus map (read-only)",
@@ -20,4 +21,5 @@ SYSTEM_TITLES = {
     "course_selection": "Course selection",
     "draft": "Draft schedule",
     "registration": "Registration",
+    "task": "The task itself",
 }

@@ -3,7 +3,7 @@
 State: ``calendars`` maps a calendar id to its entries (event id -> ``Entry``),
 ``next_event`` numbers new events (``evt_1``, ``evt_2``, ... across all calendars), and
 ``availability`` holds advisor free slots that the world set explicitly, keyed
-``"<advisor id>|<date label>"``.
+``"<advisor id>|<absolute day>"``.
 
 Calendar ids and what the agent may do with them:
 
@@ -11,7 +11,7 @@ Calendar ids and what the agent may do with them:
 - ``club_<id>`` (the id is letters and digits; stored lower-case): a club's shared
   calendar: add and view only. Shared calendars are append-only.
 - ``advisor_<id>``: an advisor's busy times. They enter the world through
-  ``WorldChanged`` (``type == "calendar_event"``); the agent sees them only as free/busy
+  ``WorldChanged`` (a ``CalendarEntry`` change); the agent sees them only as free/busy
   through ``calendar.query_advisor_availability``.
 - anything else is not a calendar.
 
@@ -19,8 +19,9 @@ A calendar exists once something was added to it; a valid id nobody wrote to has
 
 Times are written ``Week 3, Monday, 15:00-16:00`` (one occurrence) or
 ``Week 1-18, Monday, 14:00-16:50`` (every week in the range); ``Week 1 to 18``, day
-abbreviations, any letter case and missing commas are accepted, and the canonical form is
-what is stored. An event occurs on a date when the date's weekday is the event's day and
+abbreviations, any letter case and missing commas are accepted. Facts and state hold the
+time as numbers (``CalendarTime``); the canonical label is rendered for the agent's
+messages (``time_label``). An event occurs on a date when the date's weekday is the event's day and
 the date's week is within the event's weeks.
 
 Advisor availability on a date is the world's explicit list for that (advisor, date) if
@@ -36,10 +37,21 @@ from typing import Any
 
 import msgspec
 
-from events import CalendarEventAdded, CalendarEventRemoved, CalendarEventUpdated, WorldChanged
-from kernel.clock import DAYS, TimeFormatError, date_label, day_index
-from kernel.projection import Domain
-from kernel.tools import Outcome, Param, ToolDecl, fail, ok
+from campus.events import (
+    AdvisorAvailability,
+    CalendarEntry,
+    CalendarEventAdded,
+    CalendarEventRemoved,
+    CalendarEventUpdated,
+    CalendarTime,
+    EventChanges,
+    Span,
+    WorldChanged,
+)
+from campus.kernel.clock import MINUTES_PER_DAY
+from campus.kernel.clock import TimeFormatError, date_label, day_index, span_label, time_label
+from campus.kernel.projection import Domain
+from campus.kernel.tools import Outcome, Param, Refuse, ToolDecl, ok
 
 MAX_TITLE = 200
 MAX_LOCATION = 200
@@ -61,7 +73,7 @@ DETAIL_KEYS: tuple[str, ...] = ("event_title", "location", "time", "description"
 """The keys ``calendar.update_event`` accepts in ``new_details``, in the order they are applied."""
 
 _FACT_KEYS = {"event_title": "title", "location": "location", "time": "time", "description": "description"}
-"""``new_details`` key -> key in ``CalendarEventUpdated.changes`` (the ``Entry`` field name)."""
+"""``new_details`` key -> field of ``EventChanges``."""
 
 TIME_FORMAT = (
     "Write it as 'Week X, Day, HH:MM-HH:MM' (e.g. 'Week 3, Monday, 15:00-16:00'), "
@@ -89,40 +101,30 @@ _EVENT_ID = re.compile(r"evt_(\d{1,9})", re.IGNORECASE | re.ASCII)
 
 
 class Entry(msgspec.Struct, kw_only=True):
-    """One calendar event. ``time`` is canonical; the other time fields are parsed from it."""
+    """One calendar event."""
 
     event_id: str
     title: str
     location: str
-    time: str
+    when: CalendarTime
     description: str = ""
-    first_week: int
-    last_week: int
-    day: int
-    """0 = Monday ... 6 = Sunday."""
-    start: int
-    """Minutes since midnight."""
-    end: int
 
 
 class CalendarState(msgspec.Struct, kw_only=True):
     calendars: dict[str, dict[str, Entry]] = {}
     next_event: int = 1
-    availability: dict[str, list[str]] = {}
+    availability: dict[str, list[Span]] = {}
 
 
-class When(msgspec.Struct, frozen=True, kw_only=True):
-    """A parsed event time: a day of the week, a clock range, and the weeks it recurs in."""
-
-    first_week: int
-    last_week: int
-    day: int
-    start: int
-    end: int
-
-    def label(self) -> str:
-        weeks = f"{self.first_week}" if self.first_week == self.last_week else f"{self.first_week}-{self.last_week}"
-        return f"Week {weeks}, {DAYS[self.day]}, {_clock(self.start)}-{_clock(self.end)}"
+def time_problem(when: CalendarTime) -> str | None:
+    """Why a time in a fact or world change is not one a handler could have written, or None."""
+    if not 0 <= when.weekday <= 6:
+        return f"weekday {when.weekday} is not 0 (Monday) ... 6 (Sunday)"
+    if not 0 <= when.first_week <= when.last_week:
+        return f"weeks {when.first_week}-{when.last_week} are not a range of weeks"
+    if not 0 <= when.start < when.end <= MINUTES_PER_DAY:
+        return f"minutes {when.start}-{when.end} are not a clock range within one day"
+    return None
 
 
 # ------------------------------------------------------------------ parsing
@@ -130,12 +132,12 @@ class When(msgspec.Struct, frozen=True, kw_only=True):
 
 _PARSED = 4096
 """How many distinct texts each parser remembers. Parsing is a pure function of the text and
-its results are immutable, so the same class time or date read again (in a handler, a
-reducer or a fold) costs a dict lookup instead of a regular expression."""
+its results are immutable, so the same class time or date an agent writes again costs a
+dict lookup instead of a regular expression. (Only handlers parse: facts hold numbers.)"""
 
 
 @lru_cache(maxsize=_PARSED)
-def parse_time(text: str) -> When | str:
+def parse_time(text: str) -> CalendarTime | str:
     """Parse an event time such as ``Week 1-18, Mon, 14:00-16:50``; a str result is the error."""
     shown = _show(text)
     match = _TIME.fullmatch(text)
@@ -154,7 +156,7 @@ def parse_time(text: str) -> When | str:
         return f"The time '{shown}' ends at {_clock(end)}, which is not after its start {_clock(start)}. {TIME_FORMAT}"
     if last_week < first_week:
         return f"The time '{shown}' has the week range {first_week}-{last_week}, which ends before it starts. {TIME_FORMAT}"
-    return When(first_week=first_week, last_week=last_week, day=day, start=start, end=end)
+    return CalendarTime(first_week=first_week, last_week=last_week, weekday=day, start=start, end=end)
 
 
 @lru_cache(maxsize=_PARSED)
@@ -168,6 +170,22 @@ def parse_day(text: str) -> int | str:
     if day is None:
         return f"'{day_name}' is not a day of the week (Monday ... Sunday). {DATE_FORMAT}"
     return int(week) * 7 + day
+
+
+def read_time(text: str) -> CalendarTime:
+    """``parse_time`` for a handler: a time it cannot read refuses the call."""
+    when = parse_time(text)
+    if isinstance(when, str):
+        raise Refuse(when)
+    return when
+
+
+def read_day(text: str) -> int:
+    """``parse_day`` for a handler: a date it cannot read refuses the call."""
+    day = parse_day(text)
+    if isinstance(day, str):
+        raise Refuse(day)
+    return day
 
 
 @lru_cache(maxsize=_PARSED)
@@ -198,7 +216,8 @@ def classify_calendar(calendar_id: str) -> tuple[str, str]:
 
 def occurs_on(entry: Entry, day: int) -> bool:
     """Whether the entry takes place on the absolute day ``day`` (``view_schedule`` inlines it)."""
-    return entry.day == day % 7 and entry.first_week <= day // 7 <= entry.last_week
+    when = entry.when
+    return when.weekday == day % 7 and when.first_week <= day // 7 <= when.last_week
 
 
 def _day(name: str) -> int | None:
@@ -243,25 +262,25 @@ _CLUB_VERBS = {"update": "updated", "remove": "removed"}
 _ADVISOR_VERBS = {"add": "add events to", "update": "change events in", "remove": "remove events from", "view": "view"}
 
 
-def _permit(action: str, calendar_id: str) -> tuple[str, str | None]:
-    """The canonical calendar id, and an error message if ``action`` is not allowed on it."""
+def _permit(action: str, calendar_id: str) -> str:
+    """The canonical calendar id, if ``action`` is allowed on it."""
     kind, cid = classify_calendar(calendar_id)
     if kind == "self":
-        return cid, None
+        return cid
     if kind == "club":
         if action in ("add", "view"):
-            return cid, None
-        return cid, (
+            return cid
+        raise Refuse(
             f"Club calendars are append-only: events in '{cid}' cannot be {_CLUB_VERBS[action]}. "
             "You can add a new event to it with calendar.add_event, or change events in your own calendar 'self'."
         )
     if kind == "advisor":
         advisor = cid[len("advisor_"):]
-        return cid, (
+        raise Refuse(
             f"'{cid}' is an advisor's calendar; you cannot {_ADVISOR_VERBS[action]} it. To see when the advisor "
             f"is free, use calendar.query_advisor_availability(advisor_id=\"{advisor}\", date=\"Week X, Day\")."
         )
-    return cid, (
+    raise Refuse(
         f"Unknown calendar '{_show(calendar_id)}'. Use 'self' for your own calendar or 'club_<club id>' for a "
         "club's shared calendar."
     )
@@ -270,85 +289,69 @@ def _permit(action: str, calendar_id: str) -> tuple[str, str | None]:
 # ------------------------------------------------------------------ field checks
 
 
-def _check_title(value: str) -> str | None:
-    return _check_line("event_title", value, MAX_TITLE)
+def _check_title(value: str) -> None:
+    _check_line("event_title", value, MAX_TITLE)
 
 
-def _check_location(value: str) -> str | None:
-    return _check_line("location", value, MAX_LOCATION)
+def _check_location(value: str) -> None:
+    _check_line("location", value, MAX_LOCATION)
 
 
-def _check_line(name: str, value: str, limit: int) -> str | None:
+def _check_line(name: str, value: str, limit: int) -> None:
     if not value:
-        return f"'{name}' is empty; give a short text."
+        raise Refuse(f"'{name}' is empty; give a short text.")
     if len(value) > limit:
-        return f"'{name}' is too long ({len(value)} characters; at most {limit}). Shorten it."
+        raise Refuse(f"'{name}' is too long ({len(value)} characters; at most {limit}). Shorten it.")
     if not _single_line(value):
-        return f"'{name}' must be a single line of text without line breaks or tabs."
-    return None
+        raise Refuse(f"'{name}' must be a single line of text without line breaks or tabs.")
 
 
-def _check_description(value: str) -> str | None:
+def _check_description(value: str) -> None:
     if len(value) > MAX_DESCRIPTION:
-        return f"'description' is too long ({len(value)} characters; at most {MAX_DESCRIPTION}). Shorten it."
-    return None
+        raise Refuse(f"'description' is too long ({len(value)} characters; at most {MAX_DESCRIPTION}). Shorten it.")
 
 
 def _summary(entry: Entry) -> str:
     place = f" at {entry.location}" if entry.location else ""
-    return f"{entry.time}{place}"
+    return f"{time_label(entry.when)}{place}"
 
 
 # ------------------------------------------------------------------ handlers
 
 
 def add_event(view: Any, args: dict[str, Any]) -> Outcome:
-    cid, denied = _permit("add", args["calendar_id"])
-    if denied:
-        return fail(denied)
+    cid = _permit("add", args["calendar_id"])
     title = args["event_title"].strip()
     location = args["location"].strip()
     description = args.get("description", "").strip()
-    problem = _check_title(title) or _check_location(location) or _check_description(description)
-    if problem:
-        return fail(problem)
-    when = parse_time(args["time"])
-    if isinstance(when, str):
-        return fail(when)
+    _check_title(title)
+    _check_location(location)
+    _check_description(description)
+    when = read_time(args["time"])
     part: CalendarState = view.state.calendar
     event_id = f"evt_{part.next_event}"
     fact = CalendarEventAdded(
-        calendar_id=cid, event_id=event_id, title=title, location=location, time=when.label(), description=description
+        calendar_id=cid, event_id=event_id, title=title, location=location, time=when, description=description
     )
-    message = f"Added '{title}' to calendar '{cid}' as event {event_id} ({when.label()} at {location})."
+    message = f"Added '{title}' to calendar '{cid}' as event {event_id} ({time_label(when)} at {location})."
     return ok(message, [fact], {"event_id": event_id, "calendar_id": cid})
 
 
 def remove_event(view: Any, args: dict[str, Any]) -> Outcome:
-    cid, denied = _permit("remove", args["calendar_id"])
-    if denied:
-        return fail(denied)
-    entry, missing = _find(view.state.calendar, cid, args["event_id"])
-    if entry is None:
-        return fail(missing)
+    cid = _permit("remove", args["calendar_id"])
+    entry = _find(view.state.calendar, cid, args["event_id"])
     fact = CalendarEventRemoved(calendar_id=cid, event_id=entry.event_id)
     message = f"Removed event {entry.event_id} ('{entry.title}', {_summary(entry)}) from calendar '{cid}'."
     return ok(message, [fact], {"event_id": entry.event_id, "calendar_id": cid})
 
 
 def update_event(view: Any, args: dict[str, Any]) -> Outcome:
-    cid, denied = _permit("update", args["calendar_id"])
-    if denied:
-        return fail(denied)
-    entry, missing = _find(view.state.calendar, cid, args["event_id"])
-    if entry is None:
-        return fail(missing)
+    cid = _permit("update", args["calendar_id"])
+    entry = _find(view.state.calendar, cid, args["event_id"])
     changes = _validate_details(args["new_details"])
-    if isinstance(changes, str):
-        return fail(changes)
     fact = CalendarEventUpdated(calendar_id=cid, event_id=entry.event_id, changes=changes)
-    after = msgspec.structs.replace(entry, **changes)
-    changed = [key for key in DETAIL_KEYS if _FACT_KEYS[key] in changes]
+    after = _changed(entry, changes)
+    changed = [key for key in DETAIL_KEYS if getattr(changes, _FACT_KEYS[key]) is not None]
     message = (
         f"Updated event {entry.event_id} in calendar '{cid}' (changed: {', '.join(changed)}). "
         f"It is now '{after.title}', {_summary(after)}."
@@ -357,27 +360,26 @@ def update_event(view: Any, args: dict[str, Any]) -> Outcome:
 
 
 def view_schedule(view: Any, args: dict[str, Any]) -> Outcome:
-    cid, denied = _permit("view", args["calendar_id"])
-    if denied:
-        return fail(denied)
-    day = parse_day(args["date"])
-    if isinstance(day, str):
-        return fail(day)
+    cid = _permit("view", args["calendar_id"])
+    day = read_day(args["date"])
     label = date_label(day)
     part: CalendarState = view.state.calendar
     week, weekday = divmod(day, 7)
-    on_day = [e for e in part.calendars.get(cid, {}).values() if e.day == weekday and e.first_week <= week <= e.last_week]
-    entries = sorted(on_day, key=lambda e: (e.start, _event_number(e.event_id), e.event_id))
+    on_day = [
+        e for e in part.calendars.get(cid, {}).values()
+        if e.when.weekday == weekday and e.when.first_week <= week <= e.when.last_week
+    ]
+    entries = sorted(on_day, key=lambda e: (e.when.start, _event_number(e.event_id), e.event_id))
     if not entries:
         return ok(f"No events on {label} in calendar '{cid}'.", data={"events": []})
     lines = [f"Found {len(entries)} event(s) on {label} in calendar '{cid}':"]
     for e in entries:
         place = f" at {e.location}" if e.location else ""
-        lines.append(f"- [{e.event_id}] {_clock(e.start)}-{_clock(e.end)} {e.title}{place} ({e.time})")
+        lines.append(f"- [{e.event_id}] {_clock(e.when.start)}-{_clock(e.when.end)} {e.title}{place} ({time_label(e.when)})")
         if e.description:
             lines.append("  Description: " + e.description.replace("\n", "\n    "))
     events = [
-        {"event_id": e.event_id, "title": e.title, "location": e.location, "time": e.time, "description": e.description}
+        {"event_id": e.event_id, "title": e.title, "location": e.location, "time": time_label(e.when), "description": e.description}
         for e in entries
     ]
     return ok("\n".join(lines), data={"events": events})
@@ -386,13 +388,11 @@ def view_schedule(view: Any, args: dict[str, Any]) -> Outcome:
 def query_advisor_availability(view: Any, args: dict[str, Any]) -> Outcome:
     advisor = args["advisor_id"].strip()
     if _ADVISOR_ID.fullmatch(advisor) is None:
-        return fail(
+        raise Refuse(
             f"'{_show(advisor)}' is not an advisor id. Advisor ids are letters, digits and underscores "
             "(at most 40), e.g. 'T0001'."
         )
-    day = parse_day(args["date"])
-    if isinstance(day, str):
-        return fail(day)
+    day = read_day(args["date"])
     label = date_label(day)
     slots = free_slots(view.state.calendar, advisor, day)
     data = {"advisor_id": advisor, "date": label, "free_slots": slots}
@@ -405,8 +405,8 @@ def free_slots(part: CalendarState, advisor_id: str, day: int) -> list[str]:
     """The advisor's free slots on an absolute day (see the module docstring)."""
     override = part.availability.get(_availability_key(advisor_id, day))
     if override is not None:
-        return list(override)
-    busy = [(e.start, e.end) for e in part.calendars.get(f"advisor_{advisor_id}", {}).values() if occurs_on(e, day)]
+        return [span_label(span) for span in override]
+    busy = [(e.when.start, e.when.end) for e in part.calendars.get(f"advisor_{advisor_id}", {}).values() if occurs_on(e, day)]
     return [
         slot
         for slot, (start, end) in zip(DEFAULT_SLOTS, _DEFAULT_BOUNDS)
@@ -420,66 +420,53 @@ _DEFAULT_BOUNDS: tuple[tuple[int, int], ...] = tuple(
 
 
 def _availability_key(advisor_id: str, day: int) -> str:
-    return f"{advisor_id}|{date_label(day)}"
+    return f"{advisor_id}|{day}"
 
 
-def _find(part: CalendarState, cid: str, event_id: str) -> tuple[Entry | None, str]:
+def _find(part: CalendarState, cid: str, event_id: str) -> Entry:
     key = event_id.strip().lower()
     entry = part.calendars.get(cid, {}).get(key)
     if entry is not None:
-        return entry, ""
-    return None, (
+        return entry
+    raise Refuse(
         f"There is no event '{_show(event_id)}' in calendar '{cid}'. Event ids look like 'evt_3'; "
         f"use calendar.view_schedule(calendar_id=\"{cid}\", date=\"Week X, Day\") to find the ids of a day's events."
     )
 
 
-def _validate_details(details: dict[str, Any]) -> dict[str, str] | str:
-    """The validated changes, keyed by ``Entry`` field names, or an error message."""
+def _validate_details(details: dict[str, Any]) -> EventChanges:
     valid = ", ".join(DETAIL_KEYS)
     if not details:
-        return f"'new_details' is empty. Give at least one of: {valid}, e.g. {{\"location\": \"Library Room 305\"}}."
+        raise Refuse(f"'new_details' is empty. Give at least one of: {valid}, e.g. {{\"location\": \"Library Room 305\"}}.")
     unknown = sorted(str(k) for k in details if k not in DETAIL_KEYS)
     if unknown:
-        return f"'new_details' has unknown key(s) {', '.join(repr(_show(k, 30)) for k in unknown)}. Valid keys are: {valid}."
-    changes: dict[str, str] = {}
+        raise Refuse(f"'new_details' has unknown key(s) {', '.join(repr(_show(k, 30)) for k in unknown)}. Valid keys are: {valid}.")
+    changes: dict[str, Any] = {}
     for key in DETAIL_KEYS:
         if key not in details:
             continue
         value = details[key]
         if not isinstance(value, str):
-            return f"new_details['{key}'] must be a string."
+            raise Refuse(f"new_details['{key}'] must be a string.")
         if key == "time":
-            when = parse_time(value)
-            if isinstance(when, str):
-                return when
-            changes["time"] = when.label()
+            changes["time"] = read_time(value)
             continue
         value = value.strip()
         check = {"event_title": _check_title, "location": _check_location, "description": _check_description}[key]
-        problem = check(value)
-        if problem:
-            return problem
+        check(value)
         changes[_FACT_KEYS[key]] = value
-    return changes
+    return EventChanges(**changes)
 
 
 # ------------------------------------------------------------------ reducers
 
 
-def _entry(event_id: str, title: str, location: str, when: When, description: str) -> Entry:
-    return Entry(
-        event_id=event_id,
-        title=title,
-        location=location,
-        time=when.label(),
-        description=description,
-        first_week=when.first_week,
-        last_week=when.last_week,
-        day=when.day,
-        start=when.start,
-        end=when.end,
-    )
+def _changed(entry: Entry, changes: EventChanges) -> Entry:
+    """The entry with the changed fields replaced (a time that is no real time is skipped: a log must fold)."""
+    fields = {name: value for name in ("title", "location", "description") if (value := getattr(changes, name)) is not None}
+    if changes.time is not None and time_problem(changes.time) is None:
+        fields["when"] = changes.time
+    return msgspec.structs.replace(entry, **fields)
 
 
 def _insert(part: CalendarState, calendar_id: str, entry: Entry) -> None:
@@ -489,26 +476,17 @@ def _insert(part: CalendarState, calendar_id: str, entry: Entry) -> None:
 
 
 def _added(part: CalendarState, event: CalendarEventAdded) -> None:
-    when = parse_time(event.time)
-    if isinstance(when, str):  # never written by the handler; a log must still fold
+    if time_problem(event.time) is not None:  # never written by the handler; a log must still fold
         return
-    _insert(part, event.calendar_id, _entry(event.event_id, event.title, event.location, when, event.description))
+    entry = Entry(event_id=event.event_id, title=event.title, location=event.location, when=event.time, description=event.description)
+    _insert(part, event.calendar_id, entry)
 
 
 def _updated(part: CalendarState, event: CalendarEventUpdated) -> None:
-    entry = part.calendars.get(event.calendar_id, {}).get(event.event_id)
-    if entry is None:
-        return
-    for key, value in event.changes.items():
-        if key == "time":
-            when = parse_time(value)
-            if isinstance(when, str):
-                continue
-            entry.time = when.label()
-            entry.first_week, entry.last_week, entry.day = when.first_week, when.last_week, when.day
-            entry.start, entry.end = when.start, when.end
-        elif key in ("title", "location", "description"):
-            setattr(entry, key, value)
+    calendar = part.calendars.get(event.calendar_id, {})
+    entry = calendar.get(event.event_id)
+    if entry is not None:
+        calendar[event.event_id] = _changed(entry, event.changes)
 
 
 def _removed(part: CalendarState, event: CalendarEventRemoved) -> None:
@@ -518,69 +496,56 @@ def _removed(part: CalendarState, event: CalendarEventRemoved) -> None:
 
 
 def _world_changed(part: CalendarState, event: WorldChanged) -> None:
-    change = event.change
-    kind = change.get("type")
-    if kind == "advisor_availability":
-        parsed = _read_availability(change)
-        if not isinstance(parsed, str):
-            key, slots = parsed
-            part.availability[key] = slots
-    elif kind == "calendar_event":
-        read = _read_calendar_event(change)
-        if not isinstance(read, str):
-            cid, title, location, when, description = read
-            _insert(part, cid, _entry(f"evt_{part.next_event}", title, location, when, description))
+    match event.change:
+        case AdvisorAvailability() as change:
+            parsed = _read_availability(change)
+            if not isinstance(parsed, str):
+                key, slots = parsed
+                part.availability[key] = slots
+        case CalendarEntry() as change:
+            read = _read_calendar_entry(change)
+            if not isinstance(read, str):
+                cid, title, location, when, description = read
+                entry = Entry(event_id=f"evt_{part.next_event}", title=title, location=location, when=when, description=description)
+                _insert(part, cid, entry)
 
 
-def world_change_problem(change: dict[str, Any]) -> str | None:
-    """Why a scheduled calendar change would be ignored, or None (also for other change types).
+def advisor_availability_problem(change: AdvisorAvailability, world: object = None) -> str | None:
+    """Why an advisor availability change would be ignored, or None.
 
-    Scenario loaders can call this to reject a bad trigger before a run starts; the reducer
+    Scenario loaders call this to reject a bad trigger before a run starts; the reducer
     itself skips such a change, because a log must always fold.
     """
-    kind = change.get("type")
-    if kind == "advisor_availability":
-        parsed = _read_availability(change)
-    elif kind == "calendar_event":
-        parsed = _read_calendar_event(change)
-    else:
-        return None
+    parsed = _read_availability(change)
     return parsed if isinstance(parsed, str) else None
 
 
-def _read_availability(change: dict[str, Any]) -> tuple[str, list[str]] | str:
-    advisor, date, slots = change.get("advisor_id"), change.get("date"), change.get("slots")
-    if not isinstance(advisor, str) or _ADVISOR_ID.fullmatch(advisor) is None:
+def calendar_entry_problem(change: CalendarEntry, world: object = None) -> str | None:
+    """Why a calendar entry change would be ignored, or None (see ``advisor_availability_problem``)."""
+    read = _read_calendar_entry(change)
+    return read if isinstance(read, str) else None
+
+
+def _read_availability(change: AdvisorAvailability) -> tuple[str, list[Span]] | str:
+    if _ADVISOR_ID.fullmatch(change.advisor_id) is None:
         return "advisor_availability needs 'advisor_id' (letters, digits, underscores)"
-    if not isinstance(date, str):
-        return "advisor_availability needs 'date' like 'Week 3, Monday'"
-    day = parse_day(date)
-    if isinstance(day, str):
-        return day
-    if not isinstance(slots, list) or not all(isinstance(s, str) for s in slots):
-        return "advisor_availability needs 'slots', a list of 'HH:MM-HH:MM' strings"
-    parsed: set[tuple[int, int]] = set()
-    for slot in slots:
-        bounds = parse_slot(slot)
-        if bounds is None:
-            return f"advisor_availability slot {slot[:30]!r} is not 'HH:MM-HH:MM' with the end after the start"
-        parsed.add(bounds)
-    return _availability_key(advisor, day), [f"{_clock(s)}-{_clock(e)}" for s, e in sorted(parsed)]
+    if change.day < 0:
+        return f"advisor_availability day {change.day} is before the term"
+    for slot in change.slots:
+        if not 0 <= slot.start < slot.end <= MINUTES_PER_DAY:
+            return f"advisor_availability slot {slot.start}-{slot.end} is not a range of minutes within one day"
+    spans = sorted(set(change.slots), key=lambda span: (span.start, span.end))
+    return _availability_key(change.advisor_id, change.day), spans
 
 
-def _read_calendar_event(change: dict[str, Any]) -> tuple[str, str, str, When, str] | str:
-    fields = {key: change.get(key) for key in ("calendar_id", "title", "location", "time")}
-    fields["description"] = change.get("description", "")
-    text = {key: value for key, value in fields.items() if isinstance(value, str)}
-    if len(text) != len(fields):
-        return "calendar_event needs string 'calendar_id', 'title', 'location', 'time' (and optional 'description')"
-    kind, cid = classify_calendar(text["calendar_id"])
-    if kind == "unknown" or not text["title"].strip():
+def _read_calendar_entry(change: CalendarEntry) -> tuple[str, str, str, CalendarTime, str] | str:
+    kind, cid = classify_calendar(change.calendar_id)
+    if kind == "unknown" or not change.title.strip():
         return "calendar_event needs a known calendar id (self, club_<id>, advisor_<id>) and a non-empty title"
-    when = parse_time(text["time"])
-    if isinstance(when, str):
-        return when
-    return cid, text["title"].strip(), text["location"].strip(), when, text["description"].strip()
+    problem = time_problem(change.time)
+    if problem is not None:
+        return f"calendar_event time: {problem}"
+    return cid, change.title.strip(), change.location.strip(), change.time, change.description.strip()
 
 
 # ------------------------------------------------------------------ declarations
@@ -703,7 +668,28 @@ QUERY_ADVISOR_AVAILABILITY = ToolDecl(
     example='calendar.query_advisor_availability(advisor_id="T0001", date="Week 3, Monday")',
 )
 
-CALENDAR_TOOLS: tuple[ToolDecl, ...] = (ADD_EVENT, REMOVE_EVENT, UPDATE_EVENT, VIEW_SCHEDULE, QUERY_ADVISOR_AVAILABILITY)
+MAX_WAIT = 240
+"""The longest a single ``calendar.wait`` lets pass (minutes)."""
+
+
+def wait(view: Any, args: dict[str, Any]) -> Outcome:
+    """Let simulated time pass where the student is: the one way to spend time without doing anything."""
+    minutes = args["minutes"]
+    if not isinstance(minutes, int) or isinstance(minutes, bool) or not 1 <= minutes <= MAX_WAIT:
+        raise Refuse(f"minutes must be between 1 and {MAX_WAIT}, got {minutes}.")
+    return ok(f"You waited {minutes} min.", data={"minutes": minutes}, minutes=minutes)
+
+
+WAIT = ToolDecl(
+    name="calendar.wait",
+    system="calendar",
+    description=f"Do nothing for a while where you are: the given minutes (1-{MAX_WAIT}) pass.",
+    params=(Param(name="minutes", type="integer", description="How many minutes to let pass."),),
+    handler=wait,
+    example="calendar.wait(minutes=15)",
+)
+
+CALENDAR_TOOLS: tuple[ToolDecl, ...] = (ADD_EVENT, REMOVE_EVENT, UPDATE_EVENT, VIEW_SCHEDULE, QUERY_ADVISOR_AVAILABILITY, WAIT)
 
 
 def _new_calendar(world: Any) -> CalendarState:
@@ -721,4 +707,5 @@ CALENDAR = Domain(
         WorldChanged: _world_changed,
     },
     tools=CALENDAR_TOOLS,
+    changes={AdvisorAvailability: advisor_availability_problem, CalendarEntry: calendar_entry_problem},
 )

@@ -34,9 +34,9 @@ Rules (StuLife's prompt, which the reference never enforced; here every one is):
   succeeds, an A-Pass if p < 95, a B-Pass if p < 85, and a section without a pass fails.
   The draft is kept; submitting again registers it again.
 
-World changes: ``{"type": "popularity", "code": <section id>, "value": <0-99>}`` sets a
-section's popularity; any other shape of that type is ignored (``world_change_problem``
-says why, for scenario loaders).
+World changes: a ``Popularity`` change sets a section's popularity (0-99); one outside
+that range or naming no section is ignored (``popularity_problem`` says why, for scenario
+loaders).
 """
 
 from __future__ import annotations
@@ -50,10 +50,11 @@ from typing import Any
 
 import msgspec
 
-from events import DraftAdded, DraftRemoved, PassAssigned, Registered, WorldChanged
-from kernel.projection import Domain
-from kernel.tools import Outcome, Param, ToolDecl, fail, ok
-from world.model import CourseSection
+from campus.events import DraftAdded, DraftRemoved, PassAssigned, Popularity, Registered, WorldChanged
+from campus.kernel.projection import Domain
+from campus.kernel.tools import Outcome, Param, Refuse, ToolDecl, fail, ok
+from campus.world.index import WorldIndex
+from campus.world.model import CourseSection
 
 PASSES: tuple[str, ...] = ("S-Pass", "A-Pass", "B-Pass")
 FILTER_KEYS: tuple[str, ...] = ("course_code", "course_name", "credits", "semester", "type")
@@ -219,13 +220,13 @@ def _plural(count: int, word: str) -> str:
 # ------------------------------------------------------------------ lookups
 
 
-def _resolve(cat: Catalogue, section_id: str) -> CourseSection | str:
-    """The section named by an id (exact, else ignoring case), or an error with suggestions."""
+def _resolve(cat: Catalogue, section_id: str) -> CourseSection:
+    """The section named by an id (exact, else ignoring case); refused with suggestions if there is none."""
     wanted = section_id.strip()
     code = wanted if wanted in cat.sections else cat.folded.get(wanted.casefold())
     if code is not None:
         return cat.sections[code]
-    return f"There is no course section '{_show(wanted)}'. {_suggest(cat, wanted)}"
+    raise Refuse(f"There is no course section '{_show(wanted)}'. {_suggest(cat, wanted)}")
 
 
 def _suggest(cat: Catalogue, wanted: str) -> str:
@@ -282,14 +283,13 @@ def _prerequisite_problem(section: CourseSection, missing: list[str]) -> str:
 # ------------------------------------------------------------------ browse
 
 
-def _filter_problem(filters: dict[str, Any]) -> str | None:
+def _check_filter_keys(filters: dict[str, Any]) -> None:
     unknown = sorted(str(k) for k in filters if k not in FILTER_KEYS)
     if unknown:
-        return (
+        raise Refuse(
             f"Unknown filter key(s) {', '.join(repr(_show(k, 30)) for k in unknown)}. Valid keys are: "
             f"{', '.join(FILTER_KEYS)}, e.g. filters={{\"course_name\": \"algebra\", \"semester\": 1}}."
         )
-    return None
 
 
 # Matched against stripped text, so no two whitespace runs meet and a failing match is linear.
@@ -315,63 +315,54 @@ def _whole(value: Any) -> int | None:
     return None
 
 
-def _credits_test(value: Any) -> Callable[[int], bool] | str:
+def _credits_test(value: Any) -> Callable[[int], bool]:
     number = _whole(value)
     if number is not None:
         return lambda c: c == number
     match = _CREDITS.fullmatch(value.strip()) if isinstance(value, str) else None
     if match is None:
-        return "filter 'credits' must be a whole number (3) or a comparison in a string: \"<=3\", \">=2\", \"==4\", \"<3\", \">2\"."
+        raise Refuse("filter 'credits' must be a whole number (3) or a comparison in a string: \"<=3\", \">=2\", \"==4\", \"<3\", \">2\".")
     op, bound = match.group(1) or "==", int(match.group(2))
     compare = _COMPARE["==" if op == "=" else op]
     return lambda c: compare(c, bound)
 
 
-def _semester_value(value: Any) -> int | str:
+def _semester_value(value: Any) -> int:
     number = _whole(value)
     if number is None and isinstance(value, str):
         match = _SEMESTER.fullmatch(value.strip())
         number = int(match.group(1)) if match else None
     if number not in RULES:
-        return "filter 'semester' must be 1 or 2."
+        raise Refuse("filter 'semester' must be 1 or 2.")
     return number
 
 
-def _text_filter(key: str, value: Any) -> str | None:
-    return None if isinstance(value, str) else f"filter '{key}' must be text, e.g. \"{'COMS' if key == 'course_code' else 'algebra'}\"."
-
-
-def _matcher(filters: dict[str, Any]) -> Predicate | str:
-    """A predicate over sections from validated filters, or an error message."""
-    problem = _filter_problem(filters)
-    if problem:
-        return problem
+def _matcher(filters: dict[str, Any]) -> Predicate:
+    """A predicate over sections from validated filters."""
+    _check_filter_keys(filters)
     tests: list[Predicate] = []
     for key in ("course_code", "course_name"):
         if key in filters:
-            bad = _text_filter(key, filters[key])
-            if bad:
-                return bad
-            needle = filters[key].strip().casefold()
-            field = "code" if key == "course_code" else "name"
-            tests.append(lambda s, n=needle, f=field: n in getattr(s, f).casefold())
+            if not isinstance(filters[key], str):
+                raise Refuse(f"filter '{key}' must be text, e.g. \"{'COMS' if key == 'course_code' else 'algebra'}\".")
+            tests.append(_contains("code" if key == "course_code" else "name", filters[key].strip().casefold()))
     if "credits" in filters:
         credit = _credits_test(filters["credits"])
-        if isinstance(credit, str):
-            return credit
-        tests.append(lambda s, t=credit: t(s.credits))
+        tests.append(lambda s: credit(s.credits))
     if "semester" in filters:
         semester = _semester_value(filters["semester"])
-        if isinstance(semester, str):
-            return semester
-        tests.append(lambda s, n=semester: s.semester == n)
+        tests.append(lambda s: s.semester == semester)
     if "type" in filters:
         kind = filters["type"]
         if not isinstance(kind, str) or kind.strip().casefold() not in ("compulsory", "elective"):
-            return "filter 'type' must be \"Compulsory\" or \"Elective\"."
+            raise Refuse("filter 'type' must be \"Compulsory\" or \"Elective\".")
         wanted = kind.strip().casefold() == "compulsory"
-        tests.append(lambda s, w=wanted: s.compulsory == w)
+        tests.append(lambda s: s.compulsory == wanted)
     return lambda s: all(test(s) for test in tests)
+
+
+def _contains(field: str, needle: str) -> Predicate:
+    return lambda section: needle in getattr(section, field).casefold()
 
 
 def _course_lines(cat: Catalogue, part: CourseState, section: CourseSection) -> list[str]:
@@ -407,8 +398,6 @@ def browse_courses(view: Any, args: dict[str, Any]) -> Outcome:
     cat = catalogue(view.world)
     part: CourseState = view.state.courses
     match = _matcher(args.get("filters", {}))
-    if isinstance(match, str):
-        return fail(match)
     found = [s for s in cat.sections.values() if match(s)]
     if not found:
         hint = "" if not args.get("filters") else " Loosen the filters (e.g. a shorter part of the name)."
@@ -430,8 +419,6 @@ def add_course(view: Any, args: dict[str, Any]) -> Outcome:
     cat = catalogue(view.world)
     part: CourseState = view.state.courses
     section = _resolve(cat, args["section_id"])
-    if isinstance(section, str):
-        return fail(section)
     others = cat.same_code[section.code]
     note = f" Note: {_names(others)} {'is' if len(others) == 1 else 'are'} the same code in another semester." if others else ""
     problem = _add_problem(cat, part, section)
@@ -477,8 +464,6 @@ def remove_course(view: Any, args: dict[str, Any]) -> Outcome:
     cat = catalogue(view.world)
     part: CourseState = view.state.courses
     section = _drafted_section(cat, part, args["section_id"])
-    if isinstance(section, str):
-        return fail(section)
     held = part.draft[section.code]
     released = f" Its {held} is free again." if held else ""
     message = f"Removed {_title(section)} from your draft.{released}"
@@ -492,24 +477,23 @@ def remove_course(view: Any, args: dict[str, Any]) -> Outcome:
     return ok(message, [DraftRemoved(section_id=section.code)], {"section_id": section.code})
 
 
-def _drafted_section(cat: Catalogue, part: CourseState, section_id: str) -> CourseSection | str:
-    """The drafted section meant by ``section_id``, or why there is none."""
-    section = _resolve(cat, section_id)
-    if isinstance(section, str):
-        return section
+def _drafted_section(cat: Catalogue, part: CourseState, section_id: str, advice: str = "") -> CourseSection:
+    """The drafted section meant by ``section_id``; if there is none, the refusal ends with ``advice``."""
+    try:
+        section = _resolve(cat, section_id)
+    except Refuse as refusal:
+        raise Refuse(refusal.message + advice) from None
     if section.code in part.draft:
         return section
     drafted = [s.code for s in _drafted(cat, part)]
     holds = f"Your draft holds: {_names(drafted, 20)}." if drafted else "Your draft is empty."
-    return f"{_title(section)} is not in your draft. {holds}"
+    raise Refuse(f"{_title(section)} is not in your draft. {holds}{advice}")
 
 
 def assign_pass(view: Any, args: dict[str, Any]) -> Outcome:
     cat = catalogue(view.world)
     part: CourseState = view.state.courses
-    section = _drafted_section(cat, part, args["section_id"])
-    if isinstance(section, str):
-        return fail(section + " Add a section with draft.add_course before giving it a pass.")
+    section = _drafted_section(cat, part, args["section_id"], " Add a section with draft.add_course before giving it a pass.")
     code, pass_type = section.code, args["pass_type"]
     old = part.draft[code]
     if old == pass_type:
@@ -694,35 +678,23 @@ def _registered(part: CourseState, event: Registered) -> None:
 
 
 def _world_changed(part: CourseState, event: WorldChanged) -> None:
-    read = _read_popularity(event.change)
-    if read is not None and not isinstance(read, str):
-        code, value = read
-        part.popularity[code] = value
+    change = event.change
+    if isinstance(change, Popularity) and popularity_problem(change) is None:
+        part.popularity[change.code] = change.value
 
 
-def _read_popularity(change: dict[str, Any]) -> tuple[str, int] | str | None:
-    """(section id, popularity) from a popularity change, an error, or None for other changes."""
-    if change.get("type") != "popularity":
-        return None
-    code, value = change.get("code"), _whole(change.get("value"))
-    if not isinstance(code, str) or not code:
-        return "popularity needs 'code', the section id"
-    if value is None or not 0 <= value <= 99:
-        return "popularity needs 'value', a whole number from 0 to 99"
-    return code, value
-
-
-def world_change_problem(change: dict[str, Any], world: Any = None) -> str | None:
-    """Why a scheduled popularity change would be ignored, or None (also for other change types).
+def popularity_problem(change: Popularity, world: WorldIndex | None = None) -> str | None:
+    """Why a popularity change would be ignored, or None.
 
     With a ``WorldIndex`` it also checks that the section exists. The reducer skips a bad
     change, because a log must always fold.
     """
-    read = _read_popularity(change)
-    if isinstance(read, str):
-        return read
-    if read is not None and world is not None and read[0] not in catalogue(world).sections:
-        return f"popularity names the section '{_show(read[0])}', which is not in the catalogue"
+    if not change.code:
+        return "popularity needs 'code', the section id"
+    if not 0 <= change.value <= 99:
+        return "popularity needs 'value', a whole number from 0 to 99"
+    if world is not None and change.code not in catalogue(world).sections:
+        return f"popularity names the section '{_show(change.code)}', which is not in the catalogue"
     return None
 
 
@@ -842,4 +814,5 @@ COURSES = Domain(
         WorldChanged: _world_changed,
     },
     tools=COURSE_TOOLS,
+    changes={Popularity: popularity_problem},
 )

@@ -17,9 +17,9 @@ from typing import Any
 
 import msgspec
 
-from events import EmailSent
-from kernel.projection import Domain
-from kernel.tools import Outcome, Param, ToolDecl, fail, ok
+from campus.events import EmailSent
+from campus.kernel.projection import Domain
+from campus.kernel.tools import Outcome, Param, Refuse, ToolDecl, ok
 
 MAX_SUBJECT = 200
 MAX_ADDRESS = 254
@@ -75,39 +75,36 @@ def _show(text: str, limit: int = 60) -> str:
     return flat if len(flat) <= limit else flat[:limit] + "..."
 
 
-def _check_to(raw: str) -> str | None:
+def _check_to(raw: str) -> None:
     if "," in raw or ";" in raw:
-        return "'to' takes exactly one address; put further recipients in 'cc', separated by commas."
+        raise Refuse("'to' takes exactly one address; put further recipients in 'cc', separated by commas.")
     problem = address_problem(raw)
     if problem:
-        return f"The address in 'to' ('{_show(raw)}') {problem}. Give one address like 'advisor@university.edu'."
-    return None
+        raise Refuse(f"The address in 'to' ('{_show(raw)}') {problem}. Give one address like 'advisor@university.edu'.")
 
 
-def _read_cc(raw: str) -> list[str] | str:
-    """The cc addresses, or an error message."""
+def _read_cc(raw: str) -> list[str]:
     if ";" in raw:
-        return "Separate the addresses in 'cc' with commas, not semicolons."
+        raise Refuse("Separate the addresses in 'cc' with commas, not semicolons.")
     addresses = [a.strip() for a in raw.split(",")]
     for address in addresses:
         problem = address_problem(address)
         if problem:
             shown = f" ('{_show(address)}')" if address else ""
-            return (
+            raise Refuse(
                 f"An address in 'cc'{shown} {problem}. Give one or more addresses separated by commas, "
                 "like 'a@university.edu, b@university.edu'."
             )
     return addresses
 
 
-def _check_subject(subject: str) -> str | None:
+def _check_subject(subject: str) -> None:
     if not subject:
-        return "The subject is empty; give a short subject line."
+        raise Refuse("The subject is empty; give a short subject line.")
     if len(subject) > MAX_SUBJECT:
-        return f"The subject is too long ({len(subject)} characters; at most {MAX_SUBJECT}). Shorten it."
+        raise Refuse(f"The subject is too long ({len(subject)} characters; at most {MAX_SUBJECT}). Shorten it.")
     if _CONTROL.search(subject) is not None:
-        return "The subject must be a single line of text without line breaks or tabs."
-    return None
+        raise Refuse("The subject must be a single line of text without line breaks or tabs.")
 
 
 # ------------------------------------------------------------------ handler
@@ -117,18 +114,12 @@ def send_email(view: Any, args: dict[str, Any]) -> Outcome:
     to = args["to"].strip()
     subject = args["subject"].strip()
     body = args["body"].strip()
-    problem = _check_to(to) or _check_subject(subject)
-    if problem:
-        return fail(problem)
+    _check_to(to)
+    _check_subject(subject)
     if not body:
-        return fail("The body is empty; write the message text in 'body'.")
+        raise Refuse("The body is empty; write the message text in 'body'.")
     cc_raw = args.get("cc", "").strip()
-    cc = ""
-    if cc_raw:
-        addresses = _read_cc(cc_raw)
-        if isinstance(addresses, str):
-            return fail(addresses)
-        cc = ", ".join(addresses)
+    cc = ", ".join(_read_cc(cc_raw)) if cc_raw else ""
     part: EmailState = view.state.email
     email_id = f"mail_{part.next_email}"
     fact = EmailSent(email_id=email_id, to=to, subject=subject, body=body, cc=cc)

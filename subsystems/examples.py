@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from world.index import WorldIndex
+from campus.world.index import WorldIndex
 
 _NUMBERING = re.compile(r"^(chapter\s+\d+[.:]?|\d+(\.\d+)*\.?)\s*", re.IGNORECASE)
 

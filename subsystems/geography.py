@@ -14,14 +14,14 @@ from typing import Any
 
 import msgspec
 
-from events import DayStarted, Walked
-from kernel.clock import label
-from kernel.engine import ToolView
-from kernel.projection import Domain
-from kernel.tools import Outcome, Param, ToolDecl, fail, ok
-from world.index import WorldIndex
-from world.model import PATH_PROPERTIES
-from world.routes import RouteError, check_constraints, unmet, walk_minutes
+from campus.events import DayStarted, Walked, WalkwayStatus, WorldChanged, walkway_key
+from campus.kernel.clock import label
+from campus.kernel.engine import ToolView
+from campus.kernel.projection import Domain
+from campus.kernel.tools import Outcome, Param, Refuse, ToolDecl, fail, ok
+from campus.world.index import WorldIndex
+from campus.world.model import PATH_PROPERTIES
+from campus.world.routes import RouteError, check_constraints, unmet, walk_minutes
 
 MAX_LISTED = 25
 
@@ -30,6 +30,68 @@ class GeographyState(msgspec.Struct, kw_only=True):
     location: str
     trail: list[str]
     """Every building passed through today, in order (reset when the day starts)."""
+    walkways: dict[str, str] = {}
+    """Walkway key (``walkway_key``) -> ``congested`` or ``closed``, where a trigger changed it."""
+
+
+CONGESTION = 3
+"""A congested walkway takes this many times its minutes."""
+
+
+def _world_changed(part: GeographyState, event: WorldChanged) -> None:
+    change = event.change
+    if isinstance(change, WalkwayStatus):
+        key = walkway_key(change.a, change.b)
+        if change.new == "open":
+            part.walkways.pop(key, None)
+        else:
+            part.walkways[key] = change.new
+
+
+def walkway_now(part: GeographyState, a: str, b: str) -> str:
+    return part.walkways.get(walkway_key(a, b), "open")
+
+
+def walkway_holds(part: GeographyState, change: WalkwayStatus, world: WorldIndex) -> str | None:
+    """Compare-and-set: why the walkway is not ``change.old`` now (None when it is)."""
+    now = walkway_now(part, change.a, change.b)
+    return None if now == change.old else f"walkway {change.a}-{change.b} is {now}, not {change.old}"
+
+
+def walkway_problem(change: WalkwayStatus, world: WorldIndex) -> str | None:
+    if not world.graph.has_edge(change.a, change.b) or world.graph[change.a][change.b]["inside"]:
+        return f"there is no outdoor walkway {change.a}-{change.b}"
+    return None
+
+
+def _overlay_route(world: WorldIndex, part: GeographyState, source: str, target: str) -> tuple[list[str], int]:
+    """The fastest route with closed walkways left out and congested ones slower (no constraints)."""
+    import networkx as nx
+
+    def weight(a: str, b: str, data: dict[str, Any]) -> float | None:
+        state = walkway_now(part, a, b)
+        if state == "closed":
+            return None
+        return data["minutes"] * (CONGESTION if state == "congested" else 1)
+
+    try:
+        path = nx.shortest_path(world.graph, source, target, weight=weight)
+    except nx.NetworkXNoPath:
+        raise RouteError(f"every route from {source} to {target} uses a closed walkway") from None
+    return path, overlay_minutes(world, part, path)
+
+
+def overlay_minutes(world: WorldIndex, part: GeographyState, path: list[str]) -> int:
+    total = 0
+    for a, b in zip(path, path[1:]):
+        data = world.graph.get_edge_data(a, b)
+        if data is None:
+            raise RouteError(f"there is no walkway from {a} to {b}")
+        state = walkway_now(part, a, b)
+        if state == "closed":
+            raise RouteError(f"the walkway from {a} to {b} is closed")
+        total += int(data["minutes"]) * (CONGESTION if state == "congested" else 1)
+    return total
 
 
 def _new_state(world: WorldIndex) -> GeographyState:
@@ -152,6 +214,20 @@ def find_optimal_path(view: ToolView, args: dict[str, Any]) -> Outcome:
     for building_id in (source, target):
         if building_id not in world.buildings:
             return _unknown_building(world, building_id)
+    part: GeographyState = view.state.geography
+    if part.walkways and not args.get("constraints"):
+        try:
+            path, minutes = _overlay_route(world, part, source, target)
+        except RouteError as error:
+            return fail(f"No path: {error}.")
+        changed = [f"{a}-{b} {walkway_now(part, a, b)}" for a, b in zip(path, path[1:]) if walkway_now(part, a, b) != "open"]
+        note = f" Congested on the way: {', '.join(changed)}." if changed else ""
+        path_literal = "[" + ", ".join(f'"{b}"' for b in path) + "]"
+        message = (
+            f"Optimal path ({minutes} min, {len(path) - 1} walkway(s)): {' -> '.join(world.describe(b) for b in path)}.{note}\n"
+            f'Walk it with geography.walk_to(path_info={{"path": {path_literal}}}).'
+        )
+        return ok(message, data={"path": path, "path_names": [world.name_of(b) for b in path], "minutes": minutes})
     try:
         constraints = check_constraints(args.get("constraints"))
         route = world.route(source, target, constraints)
@@ -218,9 +294,11 @@ def walk_to(view: ToolView, args: dict[str, Any]) -> Outcome:
         return _unknown_building(world, unknown)
     if path[0] != here:
         return fail(f"The path starts at {path[0]} but you are at {world.describe(here)}. {usage}.")
-    minutes = walk_minutes(world.graph, path)
-    if isinstance(minutes, str):
-        return fail(f"You cannot walk that path: {minutes}. {usage}.")
+    try:
+        part: GeographyState = view.state.geography
+        minutes = overlay_minutes(world, part, path) if part.walkways else walk_minutes(world.graph, path)
+    except RouteError as error:
+        raise Refuse(f"You cannot walk that path: {error}. {usage}.") from None
     arrive = view.now + minutes
     fact = Walked(path=list(path), depart=view.now, arrive=arrive)
     message = (
@@ -315,6 +393,8 @@ GEOGRAPHY = Domain(
     name="geography",
     state_type=GeographyState,
     initial=_new_state,
-    reducers={DayStarted: _day_started, Walked: _walked},
+    reducers={DayStarted: _day_started, Walked: _walked, WorldChanged: _world_changed},
     tools=MAP_TOOLS + GEOGRAPHY_TOOLS,
+    guards={WalkwayStatus: walkway_holds},
+    changes={WalkwayStatus: walkway_problem},
 )

@@ -45,11 +45,11 @@ from typing import Any, Protocol, TypeVar
 
 import msgspec
 
-from kernel.engine import ToolView
-from kernel.projection import Domain
-from kernel.tools import Outcome, Param, ToolDecl, fail, ok
-from world.index import WorldIndex
-from world.model import Advisor, Article, Book, Club, Text
+from campus.kernel.engine import ToolView
+from campus.kernel.projection import Domain
+from campus.kernel.tools import Outcome, Param, Refuse, ToolDecl, fail, ok
+from campus.world.index import WorldIndex
+from campus.world.model import Advisor, Article, Book, Club, Text
 
 MAX_LISTED = 25
 """Listings longer than this show the first ``MAX_LISTED`` and how many more there are."""
@@ -261,44 +261,44 @@ def _bounded(lines: list[str], limit: int, narrow: str) -> list[str]:
 # ------------------------------------------------------------------ bibliography
 
 
-def _unknown_book(index: _Index, title: str) -> Outcome:
+def _unknown_book(index: _Index, title: str) -> Refuse:
     if not index.books:
-        return fail("This campus has no handbooks or textbooks.")
+        return Refuse("This campus has no handbooks or textbooks.")
     titles = "; ".join(f"'{b.title}'" for b in index.books)
-    return fail(f"There is no handbook or textbook titled '{_quote(title)}'. Available titles: {titles}.")
+    return Refuse(f"There is no handbook or textbook titled '{_quote(title)}'. Available titles: {titles}.")
 
 
 def _titles(nodes: Iterable[Any]) -> str:
     return "; ".join(f"'{n.title}'" for n in nodes)
 
 
-def _resolve_book(index: _Index, args: dict[str, Any]) -> _Book | Outcome:
+def _resolve_book(index: _Index, args: dict[str, Any]) -> _Book:
     book = index.book(args["book_title"])
-    return _unknown_book(index, args["book_title"]) if book is None else book
+    if book is None:
+        raise _unknown_book(index, args["book_title"])
+    return book
 
 
-def _resolve_chapter(book: _Book, query: str) -> _Chapter | Outcome:
+def _resolve_chapter(book: _Book, query: str) -> _Chapter:
     found = _pick(book.chapters, query)
     if found is None:
-        return fail(f"'{book.title}' has no chapter '{_quote(query)}'. Its chapters: {_titles(book.chapters)}.")
+        raise Refuse(f"'{book.title}' has no chapter '{_quote(query)}'. Its chapters: {_titles(book.chapters)}.")
     if isinstance(found, list):
-        return fail(f"'{_quote(query)}' fits several chapters of '{book.title}': {_titles(found)}. Give the full chapter title.")
+        raise Refuse(f"'{_quote(query)}' fits several chapters of '{book.title}': {_titles(found)}. Give the full chapter title.")
     return found
 
 
-def _resolve_section(book: _Book, chapter: _Chapter, query: str) -> _Section | Outcome:
+def _resolve_section(book: _Book, chapter: _Chapter, query: str) -> _Section:
     found = _pick(chapter.sections, query)
     if found is None:
-        return fail(f"'{chapter.title}' of '{book.title}' has no section '{_quote(query)}'. Its sections: {_titles(chapter.sections)}.")
+        raise Refuse(f"'{chapter.title}' of '{book.title}' has no section '{_quote(query)}'. Its sections: {_titles(chapter.sections)}.")
     if isinstance(found, list):
-        return fail(f"'{_quote(query)}' fits several sections of '{chapter.title}': {_titles(found)}. Give the full section title.")
+        raise Refuse(f"'{_quote(query)}' fits several sections of '{chapter.title}': {_titles(found)}. Give the full section title.")
     return found
 
 
 def list_chapters(view: ToolView, args: dict[str, Any]) -> Outcome:
     book = _resolve_book(_index(view), args)
-    if isinstance(book, Outcome):
-        return book
     course = f", the textbook of {book.course}" if book.course else ""
     lines = [f"Book '{book.title}' ({plain(book.kind)}{course}) contains the following chapters:"]
     lines += [f"- {c.title}" for c in book.chapters]
@@ -307,11 +307,7 @@ def list_chapters(view: ToolView, args: dict[str, Any]) -> Outcome:
 
 def list_sections(view: ToolView, args: dict[str, Any]) -> Outcome:
     book = _resolve_book(_index(view), args)
-    if isinstance(book, Outcome):
-        return book
     chapter = _resolve_chapter(book, args["chapter_title"])
-    if isinstance(chapter, Outcome):
-        return chapter
     lines = [f"Chapter '{chapter.title}' of '{book.title}' contains the following sections:"]
     lines += [f"- {s.title}" for s in chapter.sections]
     return ok("\n".join(lines), data={"book": book.title, "chapter": chapter.title, "sections": [s.title for s in chapter.sections]})
@@ -319,14 +315,8 @@ def list_sections(view: ToolView, args: dict[str, Any]) -> Outcome:
 
 def list_articles(view: ToolView, args: dict[str, Any]) -> Outcome:
     book = _resolve_book(_index(view), args)
-    if isinstance(book, Outcome):
-        return book
     chapter = _resolve_chapter(book, args["chapter_title"])
-    if isinstance(chapter, Outcome):
-        return chapter
     section = _resolve_section(book, chapter, args["section_title"])
-    if isinstance(section, Outcome):
-        return section
     lines = [f"Section '{section.title}' of '{book.title}' > '{chapter.title}' contains the following articles:"]
     copies = _group(section.articles, lambda a: f"{plain(a.title)} (id {plain(a.id)})")
     lines += [f"- {entry}" + (f" ({len(same)} versions)" if len(same) > 1 else "") for entry, same in copies.items()]
@@ -377,7 +367,7 @@ def view_article(view: ToolView, args: dict[str, Any]) -> Outcome:
     if "book_title" in args:
         book = index.book(args["book_title"])
         if book is None:
-            return _unknown_book(index, args["book_title"])
+            raise _unknown_book(index, args["book_title"])
     table = index.by_article_id if by == "id" else index.by_article_title
     found = [p for p in table.get(fold(identifier), []) if book is None or p.book is book]
     if not found:

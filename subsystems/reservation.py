@@ -25,8 +25,8 @@ Rules:
   * a seat is open with probability 0.6: the first 8 bytes of
     ``sha256("reservation.seat|<seed>|<date label>|<seat id>")``, read as a big-endian
     integer, are below ``0.6 * 2**64``;
-  * a ``WorldChanged`` whose change has ``type == "seat_availability"``, ``building_id``,
-    ``room_id``, ``date`` and ``open_seats`` (full seat ids) replaces that draw for one
+  * a ``WorldChanged`` whose change is a ``SeatAvailability`` (``building_id``,
+    ``room_id``, ``day`` and ``open_seats``, full seat ids) replaces that draw for one
     room on one date: exactly the listed seats are open. This is how a scenario makes only
     the intended seat meet every requirement, through a recorded event; nothing here reads
     a task's ground truth. The latest such change for a room and date wins;
@@ -41,8 +41,9 @@ Rules:
 - Booking ids are ``bk_1``, ``bk_2``, ... in the order bookings were made.
 
 State: ``bookings`` (every booking, in order), ``next_booking``, and ``shaped``:
-``"<building id>|<room id>|<date label>"`` -> the seats a world change made open (dropped
-once its date is past, when the next day starts).
+``"<building id>|<room id>|<absolute day>"`` -> the seats a world change made open (dropped
+once its date is past, when the next day starts). Facts and state hold days and minutes;
+``Week 4, Saturday`` and ``14:00-16:00`` are rendered for the agent's messages only.
 """
 
 from __future__ import annotations
@@ -51,20 +52,18 @@ import hashlib
 import re
 import weakref
 from collections.abc import Sequence
-from functools import lru_cache
-from itertools import repeat
 from typing import Any
 
 import msgspec
 
-from events import Booked, DayStarted, WorldChanged
-from kernel.clock import MINUTES_PER_DAY, clock_label, date_label, day_of, label, parse_date
-from kernel.engine import ToolView
-from kernel.projection import Domain
-from kernel.tools import Outcome, Param, ToolDecl, fail, ok
-from subsystems.calendar import parse_day, parse_slot
-from world.index import WorldIndex
-from world.model import SEAT_FEATURES, Room, Seat
+from campus.events import Booked, DayStarted, RoomHours, RoomStatus, SeatAvailability, SeatFeatures, Span, WorldChanged
+from campus.kernel.clock import MINUTES_PER_DAY, clock_label, date_label, day_of, label
+from campus.kernel.engine import ToolView
+from campus.kernel.projection import Domain
+from campus.kernel.tools import Outcome, Param, Refuse, ToolDecl, fail, ok
+from campus.subsystems.calendar import parse_slot, read_day
+from campus.world.index import WorldIndex
+from campus.world.model import SEAT_FEATURES, Room, Seat
 
 OPEN = 8 * 60
 CLOSE = 22 * 60
@@ -90,7 +89,7 @@ SLOT_FORMAT = "Write it as 'HH:MM-HH:MM' with the end after the start, e.g. '14:
 
 
 class Booking(msgspec.Struct, kw_only=True):
-    """One booking; ``date`` and ``time_slot`` are canonical, ``day``/``start``/``end`` parsed from them."""
+    """One booking, on an absolute ``day``."""
 
     booking_id: str
     task_id: str
@@ -98,8 +97,6 @@ class Booking(msgspec.Struct, kw_only=True):
     room_id: str
     item_name: str
     seat_id: str = ""
-    date: str
-    time_slot: str
     day: int
     start: int
     """Minutes since midnight."""
@@ -110,6 +107,12 @@ class ReservationState(msgspec.Struct, kw_only=True):
     bookings: list[Booking] = []
     next_booking: int = 1
     shaped: dict[str, list[str]] = {}
+    closed: list[str] = []
+    """Shape keys (``building|room|day``) of rooms a trigger closed."""
+    hours: dict[str, Span] = {}
+    """Shape key -> the room's bookable hours that date, where a trigger changed them."""
+    features: dict[str, list[str]] = {}
+    """Seat id -> its features, where a trigger changed them."""
 
 
 # ------------------------------------------------------------------ the libraries of a world
@@ -165,15 +168,15 @@ def seat_drawn_open(seed: int, date: str, seat_id: str) -> bool:
     return int.from_bytes(digest[:8], "big") < _THRESHOLD
 
 
-def shape_key(building_id: str, room_id: str, date: str) -> str:
-    return f"{building_id}|{room_id}|{date}"
+def shape_key(building_id: str, room_id: str, day: int) -> str:
+    return f"{building_id}|{room_id}|{day}"
 
 
 def open_seats(view: ToolView, place: Place, room: Room, day: int) -> list[Seat]:
     """The room's seats that are open on the day, in the room's order (bookings aside)."""
     date = date_label(day)
     part: ReservationState = view.state.reservation
-    shaped = part.shaped.get(shape_key(place.building_id, room.id, date))
+    shaped = part.shaped.get(shape_key(place.building_id, room.id, day))
     seats = _distinct(room.seats)
     if shaped is not None:
         chosen = set(shaped)
@@ -251,8 +254,8 @@ def _bounded(items: Sequence[str], what: str) -> str:
     return shown + more
 
 
-def _find_library(view: ToolView, location_id: str) -> Place | str:
-    """The library with this building id, or a message naming the buildings that have bookable spaces."""
+def _find_library(view: ToolView, location_id: str) -> Place:
+    """The library with this building id; a refusal names the buildings that have bookable spaces."""
     world: WorldIndex = view.world
     known = libraries(world)
     place = known.by_id.get(location_id.strip().casefold())
@@ -262,33 +265,31 @@ def _find_library(view: ToolView, location_id: str) -> Place | str:
     spaces = f"Buildings with bookable spaces: {listing}." if listing else "No building on this campus has bookable spaces."
     building = world.buildings.get(location_id.strip())
     if building is None:
-        return f"There is no building with id '{_show(location_id, 40)}'. {spaces} Use map.find_building_id to look up an id."
-    return f"{world.describe(building.id)} is not a library and has no seats or rooms to book. {spaces}"
+        raise Refuse(f"There is no building with id '{_show(location_id, 40)}'. {spaces} Use map.find_building_id to look up an id.")
+    raise Refuse(f"{world.describe(building.id)} is not a library and has no seats or rooms to book. {spaces}")
 
 
-def _bookable_day(view: ToolView, text: str) -> int | str:
-    day = parse_day(text)
-    if isinstance(day, str):
-        return day
+def _bookable_day(view: ToolView, text: str) -> int:
+    day = read_day(text)
     if day < day_of(view.now):
-        return f"{date_label(day)} is in the past: it is now {label(view.now)}. Choose today or a later date."
+        raise Refuse(f"{date_label(day)} is in the past: it is now {label(view.now)}. Choose today or a later date.")
     return day
 
 
-def _read_slot(view: ToolView, text: str, day: int) -> tuple[int, int] | str:
+def _read_slot(view: ToolView, text: str, day: int) -> tuple[int, int]:
     bounds = parse_slot(text)
     if bounds is None:
-        return f"Cannot read the time slot '{_show(text)}'. {SLOT_FORMAT}"
+        raise Refuse(f"Cannot read the time slot '{_show(text)}'. {SLOT_FORMAT}")
     start, end = bounds
     slot = _span(start, end)
     if start % GRID or end % GRID:
-        return f"The time slot {slot} is not on the quarter-hour grid: start and end at minute 00, 15, 30 or 45."
+        raise Refuse(f"The time slot {slot} is not on the quarter-hour grid: start and end at minute 00, 15, 30 or 45.")
     if start < OPEN or end > CLOSE:
-        return f"The time slot {slot} is outside the library's opening hours, {HOURS}."
+        raise Refuse(f"The time slot {slot} is outside the library's opening hours, {HOURS}.")
     if day == day_of(view.now) and _earliest(view, day) >= CLOSE:
-        return f"The library is closed for the rest of today ({date_label(day)}); choose a later date."
+        raise Refuse(f"The library is closed for the rest of today ({date_label(day)}); choose a later date.")
     if day == day_of(view.now) and start < view.now % MINUTES_PER_DAY:
-        return (
+        raise Refuse(
             f"It is already {clock_label(view.now)} on {date_label(day)}, so a booking for today must start at "
             f"{clock_label(_earliest(view, day))} or later."
         )
@@ -348,16 +349,16 @@ def _no_room(place: Place, text: str) -> str:
     )
 
 
-def _read_features(raw: Any) -> list[str] | str:
-    """Requested seat features, normalised (``Power Outlet`` -> ``power_outlet``), or an error."""
+def _read_features(raw: Any) -> list[str]:
+    """Requested seat features, normalised (``Power Outlet`` -> ``power_outlet``)."""
     if not isinstance(raw, list):
-        return "features must be a list of seat features, e.g. [\"power_outlet\", \"quiet_zone\"]."
+        raise Refuse("features must be a list of seat features, e.g. [\"power_outlet\", \"quiet_zone\"].")
     wanted: list[str] = []
     for item in raw:
         name = "_".join(item.replace("-", " ").split()).casefold() if isinstance(item, str) else None
         if name not in SEAT_FEATURES:
             shown = _show(item, 40) if isinstance(item, str) else "a non-text value"
-            return f"'{shown}' is not a seat feature. Seat features: {', '.join(SEAT_FEATURES)}."
+            raise Refuse(f"'{shown}' is not a seat feature. Seat features: {', '.join(SEAT_FEATURES)}.")
         if name not in wanted:
             wanted.append(name)
     return wanted
@@ -372,18 +373,26 @@ def _study_listing(
     booked = room_bookings(view.state.reservation, place.building_id, room.id, day)
     earliest = _earliest(view, day)
     offered: list[tuple[Seat, list[tuple[int, int]], list[Booking]]] = []
+    part: ReservationState = view.state.reservation
+    key = shape_key(place.building_id, room.id, day)
+    if key in part.closed:
+        return [f"{_room_label(room)}, {room.floor}, study area: closed on {date_label(day)}."], {
+            "room_id": room.id, "name": room.name, "floor": room.floor, "kind": room.kind, "closed": True, "seats": []}
+    low, high = room_hours(part, key)
     for seat in open_seats(view, place, room, day):
+        seat = seat_now(part, seat)
         if not all(f in seat.features for f in features):
             continue
         busy = booked.get(seat.id, [])
-        windows = free_windows(busy, earliest)
+        windows = [(max(s, low), min(e, high)) for s, e in free_windows(busy, earliest) if min(e, high) > max(s, low)]
         if windows:
             offered.append((seat, windows, busy))
     if features:
         count = f"{len(offered)} open seat(s) have {', '.join(features)}"
     else:
         count = f"{len(offered)} of {len(_distinct(room.seats))} seats open"
-    lines = [f"{_room_label(room)}, {room.floor}, study area (book one seat): {count}."]
+    note = f" (open only {_span(low, high)} that day)" if (low, high) != (OPEN, CLOSE) else ""
+    lines = [f"{_room_label(room)}, {room.floor}, study area (book one seat){note}: {count}."]
     seats_data = []
     for seat, windows, busy in offered[:limit]:
         lines.append(f"  - {seat.id} [{', '.join(seat.features)}]: free {', '.join(_spans(windows))}{_booked_note(busy)}")
@@ -412,19 +421,13 @@ def _public_listing(view: ToolView, place: Place, room: Room, day: int) -> tuple
 
 def query_availability(view: ToolView, args: dict[str, Any]) -> Outcome:
     place = _find_library(view, args["location_id"])
-    if isinstance(place, str):
-        return fail(place)
     day = _bookable_day(view, args["date"])
-    if isinstance(day, str):
-        return fail(day)
     rooms = list(place.rooms)
     if "room" in args:
         rooms = match_rooms(place, args["room"])
         if not rooms:
             return fail(_no_room(place, args["room"]))
     features = _read_features(args.get("features", []))
-    if isinstance(features, str):
-        return fail(features)
     if features:
         rooms = [r for r in rooms if r.kind == STUDY]
         if not rooms:
@@ -450,17 +453,17 @@ def query_availability(view: ToolView, args: dict[str, Any]) -> Outcome:
 # ------------------------------------------------------------------ make_booking
 
 
-def _pick_room(place: Place, item_name: str, seat_text: str) -> tuple[Room, Seat | None] | str:
-    """The room (and seat, if one was named) the agent means, or why it cannot be told."""
+def _pick_room(place: Place, item_name: str, seat_text: str) -> tuple[Room, Seat | None]:
+    """The room (and seat, if one was named) the agent means; refused if it cannot be told."""
     rooms = match_rooms(place, item_name)
     if not rooms:
-        return _no_room(place, item_name)
+        raise Refuse(_no_room(place, item_name))
     if len(rooms) > 1:
         exact = place.seat_rooms.get(seat_text.casefold(), [])
         holding = [r for r in rooms if r in exact] or [r for r in rooms if find_seat(r, seat_text) is not None]
         if len(holding) != 1:
             why = f"none of them has a seat '{_show(seat_text, 40)}'" if seat_text and not holding else "say which one"
-            return (
+            raise Refuse(
                 f"{len(rooms)} rooms of {place.describe()} match '{_show(item_name)}' ({why}): {_rooms_list(place, rooms)}. "
                 "Give item_name as 'name (id)', e.g. '" + _room_label(rooms[0]) + "'."
             )
@@ -473,25 +476,16 @@ def _pick_room(place: Place, item_name: str, seat_text: str) -> tuple[Room, Seat
         elsewhere = place.seat_rooms.get(seat_text.strip().casefold())
         where = f" It is in {_room_label(elsewhere[0])}." if elsewhere else ""
         example = f" Seat ids there look like '{room.seats[0].id}'." if room.seats else ""
-        return f"{_room_label(room)} has no seat '{_show(seat_text, 40)}'.{where}{example}"
+        raise Refuse(f"{_room_label(room)} has no seat '{_show(seat_text, 40)}'.{where}{example}")
     return room, seat
 
 
 def make_booking(view: ToolView, args: dict[str, Any]) -> Outcome:
     place = _find_library(view, args["location_id"])
-    if isinstance(place, str):
-        return fail(place)
     day = _bookable_day(view, args["date"])
-    if isinstance(day, str):
-        return fail(day)
-    slot = _read_slot(view, args["time_slot"], day)
-    if isinstance(slot, str):
-        return fail(slot)
+    start, end = _read_slot(view, args["time_slot"], day)
     seat_text = args.get("seat_id", "").strip()
-    picked = _pick_room(place, args["item_name"], seat_text)
-    if isinstance(picked, str):
-        return fail(picked)
-    room, seat = picked
+    room, seat = _pick_room(place, args["item_name"], seat_text)
     date = date_label(day)
     look = f'reservation.query_availability(location_id="{place.building_id}", date="{date}", room="{_room_label(room)}")'
     if room.kind != STUDY and seat_text:
@@ -501,8 +495,13 @@ def make_booking(view: ToolView, args: dict[str, Any]) -> Outcome:
     if seat is not None and seat not in open_seats(view, place, room, day):
         return fail(f"Seat {seat.id} is not open for booking on {date}. {look} lists the seats that are.")
     part: ReservationState = view.state.reservation
+    key = shape_key(place.building_id, room.id, day)
+    if key in part.closed:
+        return fail(f"{_room_label(room)} is closed on {date}. {look} shows what is open.")
+    low, high = room_hours(part, key)
+    if start < low or end > high:
+        return fail(f"{_room_label(room)} can be booked only {_span(low, high)} on {date}. {look} shows its free times.")
     busy = room_bookings(part, place.building_id, room.id, day).get(seat.id if seat else "", [])
-    start, end = slot
     clash = next((b for b in busy if b.start < end and start < b.end), None)
     if clash is not None:
         what = f"Seat {seat.id}" if seat else _room_label(room)
@@ -518,23 +517,23 @@ def make_booking(view: ToolView, args: dict[str, Any]) -> Outcome:
         location_id=place.building_id,
         room_id=room.id,
         item_name=room.name,
-        date=date,
-        time_slot=_span(start, end),
+        day=day,
+        start=start,
+        end=end,
         seat_id=seat.id if seat else "",
     )
     what = f"seat {seat.id} in {_room_label(room)}" if seat else _room_label(room)
-    message = f"Booked {what}, {place.describe()}, {date} {fact.time_slot} (booking {booking_id})."
-    data = {k: getattr(fact, k) for k in ("booking_id", "location_id", "room_id", "item_name", "seat_id", "date", "time_slot")}
-    return ok(message, [fact], data)
+    slot = _span(start, end)
+    message = f"Booked {what}, {place.describe()}, {date} {slot} (booking {booking_id})."
+    data = {k: getattr(fact, k) for k in ("booking_id", "location_id", "room_id", "item_name", "seat_id")}
+    return ok(message, [fact], data | {"date": date, "time_slot": slot})
 
 
 # ------------------------------------------------------------------ reducers and world changes
 
 
 def _booked(part: ReservationState, event: Booked) -> None:
-    day = parse_day(event.date)
-    bounds = parse_slot(event.time_slot)
-    if isinstance(day, str) or bounds is None:  # never written by the handler; a log must still fold
+    if event.day < 0 or not 0 <= event.start < event.end <= MINUTES_PER_DAY:  # never written by the handler; a log must still fold
         return
     part.bookings.append(
         Booking(
@@ -544,11 +543,9 @@ def _booked(part: ReservationState, event: Booked) -> None:
             room_id=event.room_id,
             item_name=event.item_name,
             seat_id=event.seat_id,
-            date=date_label(day),
-            time_slot=_span(*bounds),
-            day=day,
-            start=bounds[0],
-            end=bounds[1],
+            day=event.day,
+            start=event.start,
+            end=event.end,
         )
     )
     number = _BOOKING_ID.fullmatch(event.booking_id)
@@ -556,12 +553,85 @@ def _booked(part: ReservationState, event: Booked) -> None:
 
 
 def _world_changed(part: ReservationState, event: WorldChanged) -> None:
-    if event.change.get("type") != "seat_availability":
-        return
-    read = _read_shaping(event.change)
-    if not isinstance(read, str):
-        key, seats = read
-        part.shaped[key] = seats
+    change = event.change
+    if isinstance(change, (RoomStatus, RoomHours, SeatFeatures)):
+        _apply_rule_change(part, change)
+    elif isinstance(change, SeatAvailability):
+        read = _read_shaping(change)
+        if not isinstance(read, str):
+            key, seats = read
+            part.shaped[key] = seats
+
+
+def room_hours(part: ReservationState, key: str) -> tuple[int, int]:
+    """A room's bookable hours on a date (shape key): the library's, unless a trigger changed them."""
+    changed = part.hours.get(key)
+    return (changed.start, changed.end) if changed is not None else (OPEN, CLOSE)
+
+
+def seat_now(part: ReservationState, seat: Seat) -> Seat:
+    """The seat with the features it has now (a trigger may have changed them)."""
+    changed = part.features.get(seat.id)
+    return seat if changed is None else Seat(id=seat.id, features=list(changed))
+
+
+def _apply_rule_change(part: ReservationState, change: RoomStatus | RoomHours | SeatFeatures) -> None:
+    match change:
+        case RoomStatus():
+            key = shape_key(change.building_id, change.room_id, change.day)
+            if change.new == "closed" and key not in part.closed:
+                part.closed.append(key)
+            elif change.new == "open" and key in part.closed:
+                part.closed.remove(key)
+        case RoomHours():
+            part.hours[shape_key(change.building_id, change.room_id, change.day)] = change.new
+        case SeatFeatures():
+            part.features[change.seat_id] = list(change.new)
+
+
+def rule_change_holds(part: ReservationState, change: RoomStatus | RoomHours | SeatFeatures, world: WorldIndex) -> str | None:
+    """Compare-and-set: why ``change.old`` is not the current value (None when it is)."""
+    match change:
+        case RoomStatus():
+            key = shape_key(change.building_id, change.room_id, change.day)
+            now = "closed" if key in part.closed else "open"
+            return None if now == change.old else f"room {change.room_id} of {change.building_id} is {now}, not {change.old}"
+        case RoomHours():
+            low, high = room_hours(part, shape_key(change.building_id, change.room_id, change.day))
+            hours = Span(start=low, end=high)
+            return None if hours == change.old else (
+                f"room {change.room_id} of {change.building_id} has hours {_span(low, high)}, not {_span(change.old.start, change.old.end)}")
+        case SeatFeatures():
+            seat = _world_seat(world, change)
+            if seat is None:
+                return f"there is no seat {change.seat_id}"
+            features = tuple(seat_now(part, seat).features)
+            return None if features == tuple(change.old) else f"seat {change.seat_id} has {list(features)}, not {list(change.old)}"
+
+
+def _world_seat(world: WorldIndex, change: SeatFeatures) -> Seat | None:
+    place = libraries(world).by_id.get(change.building_id.casefold())
+    room = next((r for r in place.rooms if r.id == change.room_id), None) if place else None
+    return next((s for s in room.seats if s.id == change.seat_id), None) if room else None
+
+
+def rule_change_problem(change: RoomStatus | RoomHours | SeatFeatures, world: WorldIndex) -> str | None:
+    """Why a trigger's reservation change names nothing real (checked when a term is built)."""
+    place = libraries(world).by_id.get(change.building_id.casefold())
+    if place is None:
+        return f"{change.building_id} is not a library"
+    if not any(r.id == change.room_id for r in place.rooms):
+        return f"{change.building_id} has no room {change.room_id}"
+    if isinstance(change, SeatFeatures):
+        if _world_seat(world, change) is None:
+            return f"no seat {change.seat_id}"
+        stray = [f for f in change.new if f not in SEAT_FEATURES]
+        return f"unknown feature {stray[0]}" if stray else None
+    if change.day < 0:
+        return f"day {change.day} is before the term"
+    if isinstance(change, RoomHours) and not all(OPEN <= s.start < s.end <= CLOSE for s in (change.old, change.new)):
+        return f"bad hours {_span(change.old.start, change.old.end)} -> {_span(change.new.start, change.new.end)}"
+    return None
 
 
 def _day_started(part: ReservationState, event: DayStarted) -> None:
@@ -570,45 +640,38 @@ def _day_started(part: ReservationState, event: DayStarted) -> None:
         part.shaped = {key: seats for key, seats in part.shaped.items() if _shaped_day(key) >= event.day}
 
 
-@lru_cache(maxsize=4096)
 def _shaped_day(key: str) -> int:
-    """The day a shaping key (``building|room|date``) is for; keys repeat every day until their date."""
-    return parse_date(key.rsplit("|", 1)[1])
+    """The day a shaping key (``building|room|day``) is for."""
+    return int(key.rsplit("|", 1)[1])
 
 
-def _read_shaping(change: dict[str, Any]) -> tuple[str, list[str]] | str:
-    building, room, date, seats = (change.get(k) for k in ("building_id", "room_id", "date", "open_seats"))
-    for name, value in (("building_id", building), ("room_id", room)):
-        if not isinstance(value, str) or not value or "|" in value or len(value) > MAX_ID:
+def _read_shaping(change: SeatAvailability) -> tuple[str, list[str]] | str:
+    for name, value in (("building_id", change.building_id), ("room_id", change.room_id)):
+        if not value or "|" in value or len(value) > MAX_ID:
             return f"seat_availability needs '{name}', a non-empty id without '|'"
-    if not isinstance(date, str):
-        return "seat_availability needs 'date' like 'Week 4, Saturday'"
-    day = parse_day(date)
-    if isinstance(day, str):
-        return day
-    if not isinstance(seats, list) or not all(map(isinstance, seats, repeat(str))) or "" in seats:
+    if change.day < 0:
+        return f"seat_availability day {change.day} is before the term"
+    if "" in change.open_seats:
         return "seat_availability needs 'open_seats', a list of full seat ids"
-    return shape_key(building, room, date_label(day)), sorted(set(seats))
+    return shape_key(change.building_id, change.room_id, change.day), sorted(set(change.open_seats))
 
 
-def world_change_problem(change: dict[str, Any], world: WorldIndex | None = None) -> str | None:
-    """Why a scheduled reservation change would be ignored or miss, or None (also for other change types).
+def seat_availability_problem(change: SeatAvailability, world: WorldIndex | None = None) -> str | None:
+    """Why a seat availability change would be ignored or miss, or None.
 
-    Without ``world`` only the shape is checked (what the reducer checks: a log must always
-    fold). With it, scenario loaders also learn whether the library, the study area and
-    every seat exist; ids must be exact.
+    Without ``world`` only what the reducer checks is checked (a log must always fold).
+    With it, scenario loaders also learn whether the library, the study area and every
+    seat exist; ids must be exact.
     """
-    if change.get("type") != "seat_availability":
-        return None
     read = _read_shaping(change)
     if isinstance(read, str) or world is None:
         return read if isinstance(read, str) else None
-    place = libraries(world).by_id.get(change["building_id"].casefold())
-    if place is None or place.building_id != change["building_id"]:
-        return f"seat_availability: '{change['building_id']}' is not the id of a library"
-    room = next((r for r in place.rooms if r.id == change["room_id"]), None)
+    place = libraries(world).by_id.get(change.building_id.casefold())
+    if place is None or place.building_id != change.building_id:
+        return f"seat_availability: '{change.building_id}' is not the id of a library"
+    room = next((r for r in place.rooms if r.id == change.room_id), None)
     if room is None or room.kind != STUDY:
-        return f"seat_availability: {place.building_id} has no study area with id '{change['room_id']}'"
+        return f"seat_availability: {place.building_id} has no study area with id '{change.room_id}'"
     ids = {s.id for s in room.seats}
     stray = [s for s in read[1] if s not in ids]
     if stray:
@@ -675,4 +738,7 @@ RESERVATION = Domain(
     initial=_new_state,
     reducers={Booked: _booked, WorldChanged: _world_changed, DayStarted: _day_started},
     tools=RESERVATION_TOOLS,
+    guards={RoomStatus: rule_change_holds, RoomHours: rule_change_holds, SeatFeatures: rule_change_holds},
+    changes={SeatAvailability: seat_availability_problem, RoomStatus: rule_change_problem, RoomHours: rule_change_problem,
+             SeatFeatures: rule_change_problem},
 )

@@ -14,13 +14,13 @@ settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")  # the same examples on every CI run; local runs keep exploring
 
-from agents import make_agent
-from kernel.store import EventStore, MemoryStore, SQLiteStore
-from scenarios.play import Run, new_run
-from scenarios.task import Term
-from scenarios.term import generate_term
-from world.generate import generate_world
-from world.index import WorldIndex
+from campus.agents import make_agent
+from campus.kernel.store import EventStore, MemoryStore, SQLiteStore
+from campus.scenarios.play import Run, new_run
+from campus.scenarios.task import Term
+from campus.scenarios.term import generate_term
+from campus.world.generate import generate_world
+from campus.world.index import WorldIndex
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 

@@ -7,9 +7,9 @@ from typing import Any
 
 import msgspec
 
-from kernel.engine import ToolView
-from kernel.projection import Domain
-from kernel.tools import Outcome, bind_arguments
+from campus.kernel.engine import ToolView
+from campus.kernel.projection import Domain
+from campus.kernel.tools import Outcome, bind_arguments
 
 
 def encoded(part: Any) -> bytes:
@@ -39,7 +39,7 @@ class DomainHarness:
         bound = bind_arguments(tool, args)
         assert not isinstance(bound, str), bound
         before = encoded(self.part)
-        outcome = tool.handler(self.view(), bound)
+        outcome = tool.call(self.view(), bound)
         assert encoded(self.part) == before, "a handler mutated the state it reads"
         assert outcome.result.message.isascii()
         if not outcome.result.ok or not tool.mutates:
@@ -58,3 +58,17 @@ class DomainHarness:
         assert not outcome.result.ok, outcome.result.message
         assert outcome.facts == () and encoded(self.part) == before
         return outcome.result.message
+
+
+def acting_step(run: Any, near: int) -> int:
+    """The first step boundary at or after seq ``near`` whose next reply is an action, not ``finish()``:
+    a no-op agent forked there diverges at once (a fork where the run itself finished would not)."""
+    from campus.events import AgentReplied, decode_event
+
+    head = run.store.head(run.branch.id)[0]
+    for row in run.store.rows(run.branch.id, near + 1, head):
+        if row.kind == "agent_replied":
+            reply = decode_event(row.payload)
+            if isinstance(reply, AgentReplied) and reply.text and "finish()" not in reply.text:
+                return row.seq - 1
+    raise AssertionError(f"no acting reply after seq {near}")

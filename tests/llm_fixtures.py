@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from agents import make_agent
-from kernel.store import MemoryStore
-from scenarios.play import Run, new_run
-from scenarios.task import Term
-from scenarios.term import generate_term
-from kernel.recorded import replies_of
+from campus.agents import make_agent
+from campus.kernel.store import MemoryStore
+from campus.scenarios.play import Run, new_run
+from campus.scenarios.task import Term
+from campus.scenarios.term import generate_term
+from campus.kernel.recorded import replies_of
 from tests.llm_support import SCALE
-from world.index import WorldIndex
+from campus.world.index import WorldIndex
 
 
 @pytest.fixture(scope="session")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.chat import ChatClient
-from agents.llm import LLMAgent, LLMConfig
-from kernel.parse import Answer as ParsedAnswer, Call, Finish, parse_reply
+from campus.agents.chat import ChatClient
+from campus.agents.llm import LLMAgent, LLMConfig
+from campus.kernel.parse import Answer as ParsedAnswer, Call, Finish, parse_reply
 from tests.chat_server import Answer, ChatServer, text, tool_call
 
 SCALE = 0.05

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agents import make_agent
-from events import TaskEnded, decode_events
-from kernel.schedule import Trigger
-from kernel.store import MemoryStore
-from scenarios.play import new_run
-from scenarios.task import Task, Term
-from world.index import WorldIndex
+from campus.agents import make_agent
+from campus.events import TaskEnded, decode_events
+from campus.kernel.schedule import Trigger
+from campus.kernel.store import MemoryStore
+from campus.scenarios.play import new_run
+from campus.scenarios.task import Task, Term
+from campus.world.index import WorldIndex
 
 
 def scored(tasks: Sequence[Task]) -> list[Task]:

@@ -7,14 +7,16 @@ import random
 import msgspec
 import pytest
 
-from kernel.schedule import Trigger
-from scenarios import advisors
-from scenarios.context import TermContext
-from scenarios.task import ARRIVAL_GRACE, Task
-from subsystems.calendar import parse_slot, world_change_problem
-from subsystems.information import fold
+from campus.events import AdvisorAvailability
+from campus.kernel.clock import clock_label
+from campus.kernel.schedule import Trigger
+from campus.scenarios import advisors
+from campus.scenarios.context import TermContext
+from campus.scenarios.task import ARRIVAL_GRACE, Task
+from campus.subsystems.calendar import advisor_availability_problem
+from campus.subsystems.information import fold
 from tests.scenario_play import play_tasks, scored
-from world.index import WorldIndex
+from campus.world.index import WorldIndex
 
 SELECT_SYSTEMS = ("data_system", "email")
 Generated = tuple[list[Task], list[Trigger]]
@@ -54,9 +56,9 @@ def test_counts_at_scale_one_match_the_paper(generated: Generated) -> None:
 def test_every_trigger_is_a_valid_availability_change(generated: Generated) -> None:
     triggers = generated[1]
     assert len(triggers) == 11 + 11 + 4 + 4  # one per scheduled job and meeting, plus the changes
-    assert all(world_change_problem(trigger.change) is None for trigger in triggers)
-    assert all(trigger.change["type"] == "advisor_availability" and len(trigger.change["slots"]) == 1
-               for trigger in triggers)
+    changes = [trigger.change for trigger in triggers]
+    assert all(isinstance(change, AdvisorAvailability) and advisor_availability_problem(change) is None
+               and len(change.slots) == 1 for change in changes)
     assert len({trigger.id for trigger in triggers}) == len(triggers)
 
 
@@ -138,11 +140,10 @@ def test_bookings_start_at_the_one_free_slot(generated: Generated) -> None:
     for task in needing:
         booking = booking_of(task)
         advisor = task.solution[0].split('advisor_id="')[1].split('"')[0]
-        latest = [t for t in triggers if t.t <= task.release and t.change["advisor_id"] == advisor
-                  and t.change["date"] == booking["date"]][-1]
-        start, _ = parse_slot(booking["time_slot"])
-        assert parse_slot(latest.change["slots"][0])[0] == start
-        assert booking["time_slot"] not in task.instruction
+        latest = [t.change for t in triggers if t.t <= task.release and isinstance(t.change, AdvisorAvailability)
+                  and t.change.advisor_id == advisor and t.change.day == booking["day"]][-1]
+        assert latest.slots[0].start == booking["start"]
+        assert f"{clock_label(booking['start'])}-{clock_label(booking['end'])}" not in task.instruction
 
 
 def test_meetings_are_at_the_booked_room_and_start(generated: Generated) -> None:
@@ -153,8 +154,7 @@ def test_meetings_are_at_the_booked_room_and_start(generated: Generated) -> None
         assert meeting.flags.commitment and meeting.flags.long_term and meeting.flags.self_motivated
         last_booking = booking_of(by_id[meeting.depends_on[-1]])
         assert last_booking["location_id"] == meeting.required_place
-        start, _ = parse_slot(last_booking["time_slot"])
-        assert meeting.starts is not None and meeting.starts % (24 * 60) == start
+        assert meeting.starts is not None and meeting.starts % (24 * 60) == last_booking["start"]
         assert meeting.release == meeting.starts - advisors.LEAD
 
 

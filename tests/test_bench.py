@@ -1,4 +1,4 @@
-"""Smoke tests for replays.bench: the workload is valid and every measurement runs (no timing asserted)."""
+"""Smoke tests for lab.bench: the workload is valid and every measurement runs (no timing asserted)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,13 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from events import Walked
-from kernel.history import full_fold, state_at
-from kernel.runner import SNAPSHOT_EVERY
-from kernel.store import MemoryStore, SQLiteStore
-from replays import bench
-from scenarios.play import new_run
-from world.index import WorldIndex
+from campus.events import Walked
+from campus.kernel.history import full_fold, state_at
+from campus.kernel.runner import SNAPSHOT_EVERY
+from campus.kernel.store import MemoryStore, SQLiteStore
+from campus.lab import bench
+from campus.scenarios.play import new_run
+from campus.world.index import WorldIndex
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,6 @@ no facts on failure or from read-only tools).
 from __future__ import annotations
 
 import ast
-import time as wallclock
 from typing import Any
 
 import msgspec
@@ -17,27 +16,60 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from events import CalendarEventAdded, CalendarEventUpdated, WorldChanged
-from kernel.clock import DAYS
-from kernel.engine import ToolView
-from kernel.projection import Projection
-from kernel.tools import ToolDecl, bind_arguments
+from campus.events import (
+    AdvisorAvailability,
+    CalendarEntry,
+    CalendarEventAdded,
+    CalendarEventUpdated,
+    CalendarTime,
+    EventChanges,
+    Popularity,
+    Span,
+    WorldChange,
+    WorldChanged,
+    canonical,
+    decode_event,
+)
+from campus.kernel.clock import DAYS
+from campus.kernel.engine import ToolView
+from campus.kernel.projection import Projection
+from campus.kernel.tools import ToolDecl, bind_arguments
 from tests.harness import DomainHarness, encoded
-from subsystems.calendar import (
+from campus.subsystems.calendar import (
     CALENDAR,
     CALENDAR_TOOLS,
     DEFAULT_SLOTS,
     DETAIL_KEYS,
     CalendarState,
-    When,
+    advisor_availability_problem,
+    calendar_entry_problem,
     parse_day,
+    parse_slot,
     parse_time,
-    world_change_problem,
+    time_label,
 )
 
 TOOLS: dict[str, ToolDecl] = {t.name: t for t in CALENDAR_TOOLS}
 UNKNOWN = "Unknown calendar '{}'. Use 'self' for your own calendar or 'club_<club id>' for a club's shared calendar."
 FORMAT_HINT = "Week X, Day, HH:MM-HH:MM"
+
+
+def at(text: str) -> CalendarTime:
+    """An event time, written as the agent would write it."""
+    when = parse_time(text)
+    assert isinstance(when, CalendarTime), when
+    return when
+
+
+def on(text: str) -> int:
+    day = parse_day(text)
+    assert isinstance(day, int), day
+    return day
+
+
+def spans(*texts: str) -> tuple[Span, ...]:
+    bounds = [parse_slot(text) for text in texts]
+    return tuple(Span(start=b[0], end=b[1]) for b in bounds if b is not None)
 
 
 def make_view(part: CalendarState) -> ToolView:
@@ -58,7 +90,7 @@ class Harness(DomainHarness):
         outcome = self.ok("calendar.add_event", calendar_id=calendar_id, event_title=title, location=location, time=when, **extra)
         return outcome.result.data["event_id"]
 
-    def world(self, **change: Any) -> None:
+    def world(self, change: WorldChange) -> None:
         CALENDAR.reducers[WorldChanged](self.part, WorldChanged(change_id="c1", change=change))
 
     def day(self, calendar_id: str, date: str) -> list[str]:
@@ -84,11 +116,11 @@ def test_add_event_message_data_fact_and_state(h: Harness) -> None:
     assert outcome.result.message == "Added 'Study' to calendar 'self' as event evt_1 (Week 1, Monday, 10:00-11:00 at Library)."
     assert outcome.result.data == {"event_id": "evt_1", "calendar_id": "self"}
     assert outcome.facts == (
-        CalendarEventAdded(calendar_id="self", event_id="evt_1", title="Study", location="Library", time="Week 1, Monday, 10:00-11:00"),
+        CalendarEventAdded(calendar_id="self", event_id="evt_1", title="Study", location="Library", time=at("Week 1, Monday, 10:00-11:00")),
     )
     entry = h.part.calendars["self"]["evt_1"]
     assert (entry.title, entry.location, entry.description) == ("Study", "Library", "")
-    assert (entry.first_week, entry.last_week, entry.day, entry.start, entry.end) == (1, 1, 0, 600, 660)
+    assert entry.when == CalendarTime(first_week=1, last_week=1, weekday=0, start=600, end=660)
     assert h.part.next_event == 2
 
 
@@ -113,8 +145,8 @@ def test_add_event_stores_description(h: Harness) -> None:
 )
 def test_add_event_accepts_time_forms_and_stores_canonical(h: Harness, given: str, canonical: str) -> None:
     outcome = h.ok("calendar.add_event", calendar_id="self", event_title="T", location="L", time=given)
-    assert outcome.facts[0].time == canonical
-    assert h.part.calendars["self"]["evt_1"].time == canonical
+    assert time_label(outcome.facts[0].time) == canonical
+    assert h.part.calendars["self"]["evt_1"].when == at(canonical)
     assert canonical in outcome.result.message
 
 
@@ -169,7 +201,7 @@ def test_add_event_length_limits_in_declaration_and_handler(h: Harness) -> None:
     # The handler checks too (it may be reached by other paths than the dispatcher).
     for key, value, limit in (("event_title", "x" * 201, "200"), ("location", "y" * 201, "200"), ("description", "z" * 5001, "5000")):
         raw = {"calendar_id": "self", "event_title": "T", "location": "L", "time": "Week 1, Monday, 10:00-11:00", key: value}
-        outcome = tool.handler(make_view(h.part), raw)
+        outcome = tool.call(make_view(h.part), raw)
         assert not outcome.result.ok and outcome.facts == ()
         assert f"at most {limit}" in outcome.result.message
     assert h.add(title="x" * 200, location="y" * 200, description="z" * 5000) == "evt_1"
@@ -202,7 +234,7 @@ def test_unknown_calendars_fail_with_guidance(h: Harness, tool: str, calendar_id
 
 @pytest.mark.parametrize("tool", sorted(CALLS))
 def test_advisor_calendars_are_free_busy_only(h: Harness, tool: str) -> None:
-    h.world(type="calendar_event", calendar_id="advisor_T0001", title="Busy", location="Office", time="Week 1, Monday, 10:00-11:00")
+    h.world(CalendarEntry(calendar_id="advisor_T0001", title="Busy", location="Office", time=at("Week 1, Monday, 10:00-11:00")))
     message = h.fail(tool, calendar_id="advisor_T0001", **CALLS[tool])
     assert "advisor" in message
     assert 'calendar.query_advisor_availability(advisor_id="T0001"' in message
@@ -251,7 +283,7 @@ def test_ids_from_add_work_in_update_and_remove(h: Harness) -> None:
         CalendarEventUpdated(
             calendar_id="self",
             event_id=move,
-            changes={"title": "Moved", "location": "Lab 3", "time": "Week 2-4, Thursday, 13:00-14:30", "description": "New room"},
+            changes=EventChanges(title="Moved", location="Lab 3", time=at("Week 2-4, Thursday, 13:00-14:30"), description="New room"),
         ),
     )
     assert outcome.result.message == (
@@ -259,8 +291,8 @@ def test_ids_from_add_work_in_update_and_remove(h: Harness) -> None:
         "It is now 'Moved', Week 2-4, Thursday, 13:00-14:30 at Lab 3."
     )
     entry = h.part.calendars["self"][move]
-    assert (entry.title, entry.location, entry.description, entry.time) == ("Moved", "Lab 3", "New room", "Week 2-4, Thursday, 13:00-14:30")
-    assert (entry.first_week, entry.last_week, entry.day, entry.start, entry.end) == (2, 4, 3, 780, 870)
+    assert (entry.title, entry.location, entry.description) == ("Moved", "Lab 3", "New room")
+    assert entry.when == CalendarTime(first_week=2, last_week=4, weekday=3, start=780, end=870)
     assert h.day("self", "Week 2, Tuesday") == []
     assert h.day("self", "Week 3, Thursday") == [move]
 
@@ -274,10 +306,10 @@ def test_ids_from_add_work_in_update_and_remove(h: Harness) -> None:
 def test_partial_update_keeps_other_fields(h: Harness) -> None:
     event_id = h.add(description="Notes")
     outcome = h.ok("calendar.update_event", calendar_id="self", event_id=event_id, new_details={"location": "Cafe"})
-    assert outcome.facts[0].changes == {"location": "Cafe"}
+    assert outcome.facts[0].changes == EventChanges(location="Cafe")
     assert outcome.result.data == {"event_id": event_id, "calendar_id": "self", "changed": ["location"]}
     entry = h.part.calendars["self"][event_id]
-    assert (entry.title, entry.location, entry.time, entry.description) == ("Study", "Cafe", "Week 1, Monday, 10:00-11:00", "Notes")
+    assert (entry.title, entry.location, time_label(entry.when), entry.description) == ("Study", "Cafe", "Week 1, Monday, 10:00-11:00", "Notes")
     h.ok("calendar.update_event", calendar_id="self", event_id=event_id, new_details={"description": ""})
     assert h.part.calendars["self"][event_id].description == ""
 
@@ -384,8 +416,8 @@ def test_default_availability(h: Harness) -> None:
 
 
 def test_busy_events_from_world_changes_remove_overlapping_slots(h: Harness) -> None:
-    h.world(type="calendar_event", calendar_id="advisor_T0001", title="Seminar", location="Room 1", time="Week 3, Monday, 10:00-11:00")
-    h.world(type="calendar_event", calendar_id="advisor_T0001", title="Lab", location="Lab", time="Week 1-4, Monday, 14:30-15:10", description="weekly")
+    h.world(CalendarEntry(calendar_id="advisor_T0001", title="Seminar", location="Room 1", time=at("Week 3, Monday, 10:00-11:00")))
+    h.world(CalendarEntry(calendar_id="advisor_T0001", title="Lab", location="Lab", time=at("Week 1-4, Monday, 14:30-15:10"), description="weekly"))
     assert h.part.calendars["advisor_T0001"]["evt_2"].description == "weekly"
     assert h.free("T0001", "Week 3, Monday") == ["09:00-10:00", "11:00-12:00", "13:00-14:00", "16:00-17:00"]
     assert h.free("T0001", "Week 2, Monday") == ["09:00-10:00", "10:00-11:00", "11:00-12:00", "13:00-14:00", "16:00-17:00"]
@@ -395,8 +427,8 @@ def test_busy_events_from_world_changes_remove_overlapping_slots(h: Harness) -> 
 
 
 def test_world_calendar_event_consumes_an_event_id(h: Harness) -> None:
-    h.world(type="calendar_event", calendar_id="advisor_T0001", title="Busy", location="", time="Week 3, Monday, 09:00-17:00")
-    assert h.part.calendars["advisor_T0001"]["evt_1"].time == "Week 3, Monday, 09:00-17:00"
+    h.world(CalendarEntry(calendar_id="advisor_T0001", title="Busy", location="", time=at("Week 3, Monday, 09:00-17:00")))
+    assert h.part.calendars["advisor_T0001"]["evt_1"].when == at("Week 3, Monday, 09:00-17:00")
     assert h.add() == "evt_2"
     outcome = h.ok("calendar.query_advisor_availability", advisor_id="T0001", date="Week 3, Monday")
     assert outcome.result.message == "Advisor T0001 has no free slots on Week 3, Monday. Try another date."
@@ -404,52 +436,80 @@ def test_world_calendar_event_consumes_an_event_id(h: Harness) -> None:
 
 
 def test_world_calendar_event_can_fill_any_known_calendar(h: Harness) -> None:
-    h.world(type="calendar_event", calendar_id="Club_C5", title="Fair", location="Quad", time="Week 1, Friday, 12:00-13:00")
-    h.world(type="calendar_event", calendar_id="self", title="Orientation", location="Hall", time="Week 0, Monday, 09:00-10:00")
+    h.world(CalendarEntry(calendar_id="Club_C5", title="Fair", location="Quad", time=at("Week 1, Friday, 12:00-13:00")))
+    h.world(CalendarEntry(calendar_id="self", title="Orientation", location="Hall", time=at("Week 0, Monday, 09:00-10:00")))
     assert h.day("club_c5", "Week 1, Friday") == ["evt_1"]
     assert h.day("self", "Week 0, Monday") == ["evt_2"]
 
 
 def test_availability_override_replaces_the_list_for_that_date_only(h: Harness) -> None:
-    h.world(type="calendar_event", calendar_id="advisor_T0001", title="Busy", location="x", time="Week 3, Monday, 09:00-12:00")
-    h.world(type="advisor_availability", advisor_id="T0001", date="week 3 mon", slots=["15:00-16:00", "9:00-10:00", "15:00-16:00"])
-    assert h.part.availability == {"T0001|Week 3, Monday": ["09:00-10:00", "15:00-16:00"]}
+    h.world(CalendarEntry(calendar_id="advisor_T0001", title="Busy", location="x", time=at("Week 3, Monday, 09:00-12:00")))
+    h.world(AdvisorAvailability(advisor_id="T0001", day=on("week 3 mon"), slots=spans("15:00-16:00", "9:00-10:00", "15:00-16:00")))
+    assert h.part.availability == {f"T0001|{3 * 7}": [Span(start=540, end=600), Span(start=900, end=960)]}
     assert h.free("T0001", "Week 3, Monday") == ["09:00-10:00", "15:00-16:00"]
     assert h.free("T0001", "Week 3, Tuesday") == list(DEFAULT_SLOTS)
     assert h.free("T0002", "Week 3, Monday") == list(DEFAULT_SLOTS)
-    h.world(type="advisor_availability", advisor_id="T0001", date="Week 3, Monday", slots=[])
+    h.world(AdvisorAvailability(advisor_id="T0001", day=on("Week 3, Monday"), slots=spans()))
     assert h.free("T0001", "Week 3, Monday") == []
 
 
 @pytest.mark.parametrize(
     "change",
     [
-        {"type": "advisor_availability", "advisor_id": "T1", "date": "Week 3, Monday", "slots": ["10:00-09:00"]},
-        {"type": "advisor_availability", "advisor_id": "T1", "date": "someday", "slots": []},
-        {"type": "advisor_availability", "advisor_id": "T 1", "date": "Week 3, Monday", "slots": []},
-        {"type": "advisor_availability", "advisor_id": "T1", "date": "Week 3, Monday", "slots": "09:00-10:00"},
-        {"type": "advisor_availability", "advisor_id": "T1", "date": "Week 3, Monday"},
-        {"type": "calendar_event", "calendar_id": "advisor_T1", "title": "X", "location": "L", "time": "Week 3, Monday, 25:00-26:00"},
-        {"type": "calendar_event", "calendar_id": "someone@x.edu", "title": "X", "location": "L", "time": "Week 3, Monday, 09:00-10:00"},
-        {"type": "calendar_event", "calendar_id": "advisor_T1", "title": " ", "location": "L", "time": "Week 3, Monday, 09:00-10:00"},
-        {"type": "calendar_event", "calendar_id": "advisor_T1", "title": "X", "time": "Week 3, Monday, 09:00-10:00"},
-        {"type": "calendar_event", "calendar_id": "advisor_T1", "title": "X", "location": "L", "time": "Week 3, Monday, 09:00-10:00", "description": 3},
+        AdvisorAvailability(advisor_id="T1", day=21, slots=(Span(start=600, end=540),)),
+        AdvisorAvailability(advisor_id="T1", day=-1, slots=()),
+        AdvisorAvailability(advisor_id="T 1", day=21, slots=()),
+        AdvisorAvailability(advisor_id="T1", day=21, slots=(Span(start=540, end=600), Span(start=1400, end=1500))),
+        CalendarEntry(calendar_id="advisor_T1", title="X", location="L", time=CalendarTime(first_week=3, last_week=3, weekday=0, start=1500, end=1560)),
+        CalendarEntry(calendar_id="advisor_T1", title="X", location="L", time=CalendarTime(first_week=3, last_week=3, weekday=7, start=540, end=600)),
+        CalendarEntry(calendar_id="advisor_T1", title="X", location="L", time=CalendarTime(first_week=4, last_week=3, weekday=0, start=540, end=600)),
+        CalendarEntry(calendar_id="someone@x.edu", title="X", location="L", time=at("Week 3, Monday, 09:00-10:00")),
+        CalendarEntry(calendar_id="advisor_T1", title=" ", location="L", time=at("Week 3, Monday, 09:00-10:00")),
     ],
 )
-def test_invalid_world_changes_are_reported_and_ignored(h: Harness, change: dict[str, Any]) -> None:
+def test_invalid_world_changes_are_reported_and_ignored(h: Harness, change: AdvisorAvailability | CalendarEntry) -> None:
     before = encoded(h.part)
-    assert isinstance(world_change_problem(change), str)
-    h.world(**change)
+    problem = advisor_availability_problem(change) if isinstance(change, AdvisorAvailability) else calendar_entry_problem(change)
+    assert isinstance(problem, str)
+    h.world(change)
     assert encoded(h.part) == before
 
 
 def test_other_world_changes_are_ignored(h: Harness) -> None:
     before = encoded(h.part)
-    h.world(type="building_closed", building="B001")
-    h.world(kind="calendar_event")
+    h.world(Popularity(code="advisor_T1", value=3))
     assert encoded(h.part) == before
-    assert world_change_problem({"type": "building_closed"}) is None
-    assert world_change_problem({"type": "calendar_event", "calendar_id": "advisor_T1", "title": "X", "location": "L", "time": "Week 1, Monday, 09:00-10:00"}) is None
+    assert advisor_availability_problem(AdvisorAvailability(advisor_id="T1", day=on("Week 1, Monday"), slots=spans())) is None
+    assert calendar_entry_problem(CalendarEntry(calendar_id="advisor_T1", title="X", location="L", time=at("Week 1, Monday, 09:00-10:00"))) is None
+
+
+@pytest.mark.parametrize(
+    ("raw", "kind"),
+    [
+        ({"advisor_id": "T1", "date": "Week 3, Monday", "slots": "09:00-10:00"}, "advisor_availability"),
+        ({"advisor_id": "T1", "date": "Week 3, Monday"}, "advisor_availability"),
+        ({"calendar_id": "advisor_T1", "title": "X", "time": "Week 3, Monday, 09:00-10:00"}, "calendar_event"),
+        ({"calendar_id": "advisor_T1", "title": "X", "location": "L", "time": "Week 3, Monday, 09:00-10:00", "description": 3}, "calendar_event"),
+        ({"advisor_id": "T1", "date": "Week 3, Monday", "slots": []}, "building_closed"),
+        ({"advisor_id": "T1", "day": 21, "slots": ["09:00-10:00"]}, "advisor_availability"),
+        ({"advisor_id": "T1", "day": "21", "slots": []}, "advisor_availability"),
+        ({"calendar_id": "advisor_T1", "title": "X", "location": "L", "time": {"first_week": 3, "weekday": 0, "start": 1, "end": 2}},
+         "calendar_event"),
+    ],
+)
+def test_world_changes_of_the_wrong_shape_are_refused_by_the_codec(raw: dict[str, Any], kind: str) -> None:
+    payload = msgspec.json.encode({"kind": "world_changed", "change_id": "c1", "change": {"type": kind, **raw}})
+    with pytest.raises(msgspec.ValidationError):
+        decode_event(payload)
+
+
+def test_a_calendar_entry_round_trips_through_the_codec_without_an_empty_description() -> None:
+    plain = CalendarEntry(calendar_id="advisor_T1", title="X", location="L", time=at("Week 3, Monday, 09:00-10:00"))
+    described = msgspec.structs.replace(plain, description="weekly")
+    assert b"description" not in canonical(WorldChanged(change_id="c1", change=plain))
+    for change in (plain, described):
+        event = WorldChanged(change_id="c1", change=change)
+        assert decode_event(canonical(event)) == event
 
 
 @pytest.mark.parametrize(("advisor_id", "date", "fragment"), [
@@ -462,7 +522,7 @@ def test_other_world_changes_are_ignored(h: Harness) -> None:
 ])
 def test_query_advisor_availability_rejects_bad_input(h: Harness, advisor_id: str, date: str, fragment: str) -> None:
     tool = TOOLS["calendar.query_advisor_availability"]
-    outcome = tool.handler(make_view(h.part), {"advisor_id": advisor_id, "date": date})
+    outcome = tool.call(make_view(h.part), {"advisor_id": advisor_id, "date": date})
     assert not outcome.result.ok and outcome.facts == ()
     assert fragment in outcome.result.message
 
@@ -472,7 +532,7 @@ def test_query_advisor_availability_rejects_bad_input(h: Harness, advisor_id: st
 
 def script(h: Harness) -> list[str]:
     messages = []
-    h.world(type="calendar_event", calendar_id="advisor_T7", title="Busy", location="x", time="Week 2, Monday, 13:00-15:00")
+    h.world(CalendarEntry(calendar_id="advisor_T7", title="Busy", location="x", time=at("Week 2, Monday, 13:00-15:00")))
     for i in range(5):
         messages.append(h.ok("calendar.add_event", calendar_id="self" if i % 2 else "club_c1", event_title=f"E{i}", location="L", time=f"Week {i}-{i + 3}, Monday, 1{i}:00-1{i}:30").result.message)
     messages.append(h.ok("calendar.update_event", calendar_id="self", event_id="evt_3", new_details={"time": "Week 2, Monday, 08:00-09:00"}).result.message)
@@ -516,6 +576,7 @@ def test_declarations_are_complete() -> None:
         "calendar.update_event",
         "calendar.view_schedule",
         "calendar.query_advisor_availability",
+        "calendar.wait",
     ]
     assert CALENDAR.name == "calendar" and CALENDAR.tools == CALENDAR_TOOLS
     for tool in CALENDAR_TOOLS:
@@ -541,7 +602,7 @@ def test_examples_are_valid_calls(tool: ToolDecl) -> None:
 # ------------------------------------------------------------------ parsing properties and linear time
 
 WHENS = st.builds(
-    lambda first, span, day, start, length: When(first_week=first, last_week=first + span, day=day, start=start, end=min(start + length, 1439)),
+    lambda first, span, day, start, length: CalendarTime(first_week=first, last_week=first + span, weekday=day, start=start, end=min(start + length, 1439)),
     st.integers(0, 500),
     st.integers(0, 400),
     st.integers(0, 6),
@@ -551,9 +612,9 @@ WHENS = st.builds(
 
 
 @given(WHENS, st.data())
-def test_every_spelling_of_a_time_parses_to_the_same_value(when: When, data: st.DataObject) -> None:
-    assert parse_time(when.label()) == when
-    day = DAYS[when.day]
+def test_every_spelling_of_a_time_parses_to_the_same_value(when: CalendarTime, data: st.DataObject) -> None:
+    assert parse_time(time_label(when)) == when
+    day = DAYS[when.weekday]
     day_text = data.draw(st.sampled_from([day, day.lower(), day.upper(), day[:3], day[:3].lower()]))
     sep = data.draw(st.sampled_from([", ", ",", " ", "  ,  "]))
     weeks = f"{when.first_week}" if when.first_week == when.last_week else f"{when.first_week}{data.draw(st.sampled_from(['-', ' - ', ' to ', 'TO']))}{when.last_week}"
@@ -564,7 +625,7 @@ def test_every_spelling_of_a_time_parses_to_the_same_value(when: When, data: st.
 
 @given(st.text(max_size=80))
 def test_parsers_never_raise(text: str) -> None:
-    assert isinstance(parse_time(text), (When, str))
+    assert isinstance(parse_time(text), (CalendarTime, str))
     assert isinstance(parse_day(text), (int, str))
 
 
@@ -579,11 +640,9 @@ def test_parsers_never_raise(text: str) -> None:
         "week" + "1" * 20000,
     ],
 )
-def test_parsing_is_linear_time(text: str) -> None:
-    started = wallclock.perf_counter()
+def test_long_hostile_times_are_refused(text: str) -> None:
     assert isinstance(parse_time(text), str)
     assert isinstance(parse_day(text), str)
-    assert wallclock.perf_counter() - started < 0.5
 
 
 # ------------------------------------------------------------------ fuzzing every tool
@@ -643,7 +702,7 @@ def seeded() -> CalendarState:
     h.add(when="Week 1-18, Monday, 14:00-16:50")
     h.add(calendar_id="club_c027", when="Week 3, Monday, 15:00-16:00")
     h.add(when="Week 3, Monday, 15:00-16:00", description="d")
-    h.world(type="calendar_event", calendar_id="advisor_T0001", title="Busy", location="x", time="Week 3, Monday, 09:00-10:00")
+    h.world(CalendarEntry(calendar_id="advisor_T0001", title="Busy", location="x", time=at("Week 3, Monday, 09:00-10:00")))
     return h.part
 
 
@@ -657,7 +716,7 @@ def test_fuzz_tools_never_raise_and_failures_change_nothing(data: st.DataObject)
         return  # the dispatcher answers with this message; the handler is not called
     part = seeded()
     before = encoded(part)
-    outcome = tool.handler(make_view(part), bound)
+    outcome = tool.call(make_view(part), bound)
     assert encoded(part) == before
     assert outcome.result.message and outcome.result.message.isascii()
     if not outcome.result.ok or not tool.mutates:
@@ -680,13 +739,23 @@ def test_fuzz_handlers_directly_with_any_strings(data: st.DataObject) -> None:
     """Even text the dispatcher would refuse (non-ASCII, over-long) must not crash a handler."""
     tool = data.draw(st.sampled_from(CALENDAR_TOOLS))
     args = {p.name: data.draw(st.dictionaries(st.text(max_size=12), st.text(max_size=40), max_size=3) if p.type == "object" else TEXT) for p in tool.params if p.required}
-    outcome = tool.handler(make_view(seeded()), args)
+    outcome = tool.call(make_view(seeded()), args)
     assert outcome.result.ok or outcome.facts == ()
 
 
+MINUTES = st.integers(-5, 24 * 60 + 5)
+
+
 @settings(max_examples=200, deadline=None)
-@given(st.dictionaries(st.sampled_from(["type", "advisor_id", "date", "slots", "calendar_id", "title", "location", "time", "description"]), VALUES | st.sampled_from(["advisor_availability", "calendar_event"]), max_size=9))
-def test_fuzz_world_changes_never_break_a_fold(change: dict[str, Any]) -> None:
+@given(st.one_of(
+    st.builds(AdvisorAvailability, advisor_id=TEXT, day=st.integers(-3, 400),
+              slots=st.lists(st.builds(Span, start=MINUTES, end=MINUTES), max_size=3).map(tuple)),
+    st.builds(CalendarEntry, calendar_id=TEXT | st.just("advisor_T1"), title=TEXT, location=TEXT, description=TEXT,
+              time=st.builds(CalendarTime, first_week=st.integers(-2, 30), last_week=st.integers(-2, 30), weekday=st.integers(-1, 8),
+                             start=MINUTES, end=MINUTES)),
+))
+def test_fuzz_world_changes_never_break_a_fold(change: AdvisorAvailability | CalendarEntry) -> None:
     part = seeded()
     CALENDAR.reducers[WorldChanged](part, WorldChanged(change_id="c", change=change))
-    assert (world_change_problem(change) is None) or encoded(part) == encoded(seeded())
+    problem = advisor_availability_problem(change) if isinstance(change, AdvisorAvailability) else calendar_entry_problem(change)
+    assert (problem is None) or encoded(part) == encoded(seeded())

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from events import Booked, DraftAdded, PassAssigned, Registered, ToolCalled, ToolResult, decode_events
-from kernel.clock import parse_moment
-from kernel.store import MemoryStore
-from replays.verify import verify
-from scenarios.play import new_run
-from scenarios.task import Task, Term
-from subsystems.reservation import seat_drawn_open
+from campus.events import Booked, DraftAdded, PassAssigned, Registered, ToolCalled, ToolResult, decode_events
+from campus.kernel.clock import parse_moment
+from campus.kernel.store import MemoryStore
+from campus.replays.verify import verify
+from campus.scenarios.play import new_run
+from campus.scenarios.task import Task, Term
+from campus.subsystems.reservation import seat_drawn_open
 from tests.conftest import SHARED
 from tests.test_runner import Script
-from world.index import WorldIndex
+from campus.world.index import WorldIndex
 
 STULIFE = SHARED / "stulife"
 
@@ -22,7 +22,7 @@ STULIFE = SHARED / "stulife"
 def stulife_world() -> WorldIndex:
     if not (STULIFE / "campus_data.json").exists():
         pytest.skip(f"the StuLife data is not at {STULIFE}")
-    from world.stulife import load_stulife
+    from campus.world.stulife import load_stulife
 
     return WorldIndex(load_stulife(STULIFE)[0])
 
@@ -67,12 +67,14 @@ def test_a_run_using_every_subsystem_verifies(stulife_world: WorldIndex) -> None
         '<action>Action: map.find_optimal_path(source_building_id="B083", target_building_id="B001")</action>',
         "<action>Action: geography.walk_to(path_info={'path': ['B083', 'B142', 'B001']})</action>",
         "<action>Action: geography.get_current_location()</action>",
+        "<action>Action: calendar.wait(minutes=5)</action>",
+        '<action>Action: task.report_infeasible(reason="nothing blocks this; the call is tried", blocked_by=["B001"])</action>',
     ]
     task = Task(
         id="everything", scenario="test", phase="test", release=parse_moment("Week 1, Monday 09:00"),
         instruction="Use every system.", evaluator="parts", ground_truth={"parts": [{"check": "walk", "route": [world.home, "B142"]}]},
         systems=("map", "geography", "calendar", "email", "reservation", "bibliography", "data_system",
-                 "course_selection", "draft", "registration"),
+                 "course_selection", "draft", "registration", "task"),
     )
     term = Term(name="everything", seed=0, world_hash=world.hash, tasks=(task,))
     run = new_run(MemoryStore(), world, term, agent_name="script", seed=0, round_limit=60)

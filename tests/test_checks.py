@@ -6,8 +6,8 @@ plan that deviates from the ground truth in one detail must fail on exactly that
 
 from __future__ import annotations
 
-from scenarios.task import ARRIVAL_GRACE, Flags, Task
-from scenarios.timeline import at
+from campus.scenarios.task import ARRIVAL_GRACE, Flags, Task
+from campus.scenarios.timeline import at
 from tests.scenario_play import play_tasks
 
 SYSTEMS = ("map", "geography", "calendar", "email", "course_selection", "draft", "registration")
@@ -39,6 +39,22 @@ def test_email_recipient_case_subject_spacing_and_body_containment(world) -> Non
     assert result["subject"][0] == "failure" and result["body"][0] == "failure"
 
 
+def test_quoted_text_ignores_trailing_punctuation_but_not_words(world) -> None:
+    mail = {"check": "email", "to": "prof.lee@lau.edu", "subject": "Meeting request", "body": "Could we meet on Friday? Thanks."}
+    event = {"check": "calendar", "calendar_id": "self", "title": "Review: chapter 3", "location": "Room (204)",
+             "time": {"first_week": 1, "last_week": 1, "weekday": 0, "start": 540, "end": 600}}
+    loose_mail = one("mail", [mail], (send("prof.lee@lau.edu", "Meeting request.", "could we meet on Friday?  Thanks"),))
+    loose_event = one("event", [event], ('call:calendar.add_event(calendar_id="self", event_title="Review chapter 3", '
+                                         'location="Room 204", time="Week 1, Monday, 09:00-10:00")',), release=at(0, 0, 10))
+    other_word = one("word", [mail], (send("prof.lee@lau.edu", "Meeting request", "Could we meet on Monday? Thanks."),),
+                     release=at(0, 0, 11))
+    other_room = one("room", [event], ('call:calendar.add_event(calendar_id="self", event_title="Review: chapter 3", '
+                                       'location="Room 205", time="Week 1, Monday, 09:00-10:00")',), release=at(0, 0, 12))
+    result = outcome(world, loose_mail, loose_event, other_word, other_room)
+    assert result["mail"][0] == "success" and result["event"][0] == "success", result
+    assert result["word"][0] == "failure" and result["room"][0] == "failure"
+
+
 def test_an_email_sent_in_an_earlier_task_does_not_count(world) -> None:
     earlier = one("earlier", [MAIL], (send("prof.lee@lau.edu", "Meeting request", "Could we meet on Friday?"),))
     later = one("later", [MAIL], (), release=at(0, 0, 10))
@@ -48,7 +64,7 @@ def test_an_email_sent_in_an_earlier_task_does_not_count(world) -> None:
 
 def test_calendar_compares_parsed_times_and_needs_the_event_added_in_this_task(world) -> None:
     part = {"check": "calendar", "calendar_id": "self", "title": "Study group", "location": "B001",
-            "time": "Week 1, Monday, 09:00-10:00"}
+            "time": {"first_week": 1, "last_week": 1, "weekday": 0, "start": 540, "end": 600}}
     add = 'call:calendar.add_event(calendar_id="self", event_title="study  group", location="b001", time="week 1, monday, 9:00-10:00")'
     wrong_hour = 'call:calendar.add_event(calendar_id="self", event_title="Study group", location="B001", time="Week 1, Monday, 10:00-11:00")'
     first = one("first", [part], (add,))
@@ -112,3 +128,18 @@ def test_draft_must_match_exactly(world) -> None:
     result = outcome(world, one("exact", [exact], plan), one("extra", [exact], extra, release=at(0, 0, 10)))
     assert result["exact"][0] == "success"
     assert result["extra"][0] == "failure" and "extra ['COMS0014000003']" in result["extra"][1]
+
+
+def test_a_scoped_draft_check_sees_only_its_sections_and_needs_the_removal_in_this_task(world) -> None:
+    add = 'call:draft.add_course(section_id="{}")'
+    give = 'call:draft.assign_pass(section_id="{}", pass_type="B-Pass")'
+    first, other = "MATH0015000001", "COMS0014000003"
+    scoped = {"check": "draft", "sections": {first: "B-Pass"}, "scope": [first]}
+    dropped = {"check": "draft", "sections": {}, "scope": [other], "removed": [other]}
+    both = one("both", [scoped], (add.format(first), give.format(first), add.format(other)))
+    drop = one("drop", [dropped], ('call:draft.remove_course(section_id="COMS0014000003")',), release=at(0, 0, 10))
+    again = one("again", [dropped], (), release=at(0, 0, 11))
+    result = outcome(world, both, drop, again)
+    assert result["both"][0] == "success"  # the other section is outside this step's scope
+    assert result["drop"][0] == "success"
+    assert result["again"] == ("failure", "draft: not removed in this task: ['COMS0014000003']")

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def campus(*args: str, cwd: Path, check: bool = True) -> subprocess.CompletedProcess:
-    result = subprocess.run([sys.executable, "-m", "cli.main", *args], cwd=cwd, capture_output=True, text=True,
+    result = subprocess.run([sys.executable, "-m", "campus.cli.main", *args], cwd=cwd, capture_output=True, text=True,
                             env=os.environ | {"PYTHONPATH": str(ROOT)}, timeout=300)
     if check and result.returncode != 0:
         raise AssertionError(f"campus {' '.join(args)} exited {result.returncode}: {result.stderr}")
@@ -130,12 +130,12 @@ def test_errors_are_one_line_and_exit_2(workdir: Path, tmp_path: Path) -> None:
 
 SLOW_RUN = textwrap.dedent("""
     import sys, time
-    from agents.oracle import OracleAgent
-    from kernel.store import SQLiteStore
-    from scenarios.play import new_run
-    from scenarios.term import generate_term
-    from world.generate import generate_world
-    from world.index import WorldIndex
+    from campus.agents.oracle import OracleAgent
+    from campus.kernel.store import SQLiteStore
+    from campus.scenarios.play import new_run
+    from campus.scenarios.term import generate_term
+    from campus.world.generate import generate_world
+    from campus.world.index import WorldIndex
 
     class Slow(OracleAgent):
         def act(self, view):
@@ -216,3 +216,15 @@ def test_lifelong_probes_a_run_and_reports_the_matrix(tmp_path: Path) -> None:
     assert {p["branch"] for p in report["probes"]} <= {r["run"] for r in runs}
     unknown = campus("lifelong", "stateless-s3", "--agent", "nobody", cwd=tmp_path, check=False)
     assert unknown.returncode == 2 and "unknown agent" in unknown.stderr
+
+
+def test_disruptions_are_opt_in_scored_as_drs_and_stale_fails_them(tmp_path: Path) -> None:
+    plain = as_json(campus("run", "--scale", "0.05", "--json", cwd=tmp_path))
+    assert "drs" not in plain["scorecard"]
+    oracle = as_json(campus("run", "--scale", "0.05", "--disruptions", "--json", cwd=tmp_path))
+    stale = as_json(campus("run", "--scale", "0.05", "--disruptions", "--agent", "stale", "--json", cwd=tmp_path))
+    assert oracle["scorecard"]["drs"] == 1.0 and stale["scorecard"]["drs"] == 0.0
+    assert sum(cell["tasks"] for cell in oracle["scorecard"]["stt"].values()) > 0
+    assert campus("verify", stale["run"], cwd=tmp_path).returncode == 0
+    refused = campus("run", "--resume", stale["run"], "--disruptions", cwd=tmp_path, check=False)
+    assert refused.returncode == 2 and "--disruptions" in refused.stderr

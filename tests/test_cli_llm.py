@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from agents.variants import load_variant
-from cli.main import app
-from kernel.store import SQLiteStore
+from campus.agents.variants import load_variant
+from campus.cli.main import app
+from campus.kernel.store import SQLiteStore
 from tests.chat_server import ChatServer
 from tests.llm_support import SCALE, as_text_answers, as_tool_calls
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from kernel.clock import MINUTES_PER_DAY, clock_label, date_label
-from kernel.schedule import Trigger
-from scenarios import clubs
-from scenarios.context import TermContext
-from scenarios.task import Task
+from campus.kernel.clock import MINUTES_PER_DAY, clock_label, date_label
+from campus.kernel.schedule import Trigger
+from campus.scenarios import clubs
+from campus.scenarios.context import TermContext
+from campus.scenarios.task import Task
 from tests.scenario_play import play_tasks, scored
-from world.index import WorldIndex
+from campus.world.index import WorldIndex
 
 JOIN_SYSTEMS = ("data_system", "email")
 Generated = tuple[list[Task], list[Trigger]]
@@ -139,7 +139,7 @@ def test_deliveries_leave_a_calendar_note_at_the_execution_time(generated: Gener
 
 
 def test_bookings_never_share_a_room_on_a_date(generated: Generated) -> None:
-    booked = [(part["location_id"], part["room_id"], part["date"]) for task in scored(generated[0])
+    booked = [(part["location_id"], part["room_id"], part["day"]) for task in scored(generated[0])
               for part in task.ground_truth["parts"] if part["check"] == "booking"]
     assert len(booked) > 40
     assert len(booked) == len(set(booked))

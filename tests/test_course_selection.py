@@ -3,21 +3,23 @@
 from __future__ import annotations
 
 import itertools
+import msgspec
 from collections import Counter
 
 import pytest
 
-from kernel.clock import MINUTES_PER_DAY
-from kernel.schedule import Trigger
-from scenarios import course_selection as cs
-from scenarios.context import TermContext
-from scenarios.task import Task
-from scenarios.timeline import WEEK, at
-from subsystems.calendar import parse_time
-from subsystems.courses import PASSES, RULES, catalogue, registration_result, world_change_problem
+from campus.events import Popularity
+from campus.kernel.clock import MINUTES_PER_DAY
+from campus.kernel.schedule import Trigger
+from campus.scenarios import course_selection as cs
+from campus.scenarios.context import TermContext
+from campus.scenarios.task import Task
+from campus.scenarios.timeline import WEEK, at
+from campus.subsystems.calendar import parse_time
+from campus.subsystems.courses import PASSES, RULES, catalogue, popularity_problem, registration_result
 from tests.scenario_play import play_tasks
-from world.generate import generate_world
-from world.index import WorldIndex
+from campus.world.generate import generate_world
+from campus.world.index import WorldIndex
 
 Generated = tuple[TermContext, list[Task], list[Trigger], list[Task], list[Trigger]]
 Played = tuple[list[Task], list[Trigger]]
@@ -120,7 +122,7 @@ def test_timetable_is_one_clash_free_section_of_each_textbook_course(full: Gener
     assert sum(s.compulsory for s in sections) >= RULES[1].min_compulsory
     assert not any(cs.clash(cat, a, b) for a, b in itertools.combinations(sections, 2))
     submit = tasks[-2]
-    assert set(submit.ground_truth["parts"][0]["sections"]) == {s.code for s in sections}
+    assert set(submit.ground_truth["draft"]) == {s.code for s in sections}
     assert submit.ground_truth["parts"][1] == {"check": "registered", "sections": [s.code for s in sections]}
     assert "call:registration.submit_draft()" in submit.solution
 
@@ -139,7 +141,7 @@ def test_timetable_delivery_adds_every_class_at_its_building(full: Generated) ->
         building = step.split('location="')[1].split('"')[0]
         when = parse_time(step.split('time="')[1].split('"')[0])
         assert not isinstance(when, str)
-        day = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")[when.day]
+        day = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")[when.weekday]
         clock = f"{when.start // 60:02d}:{when.start % 60:02d}-{when.end // 60:02d}:{when.end % 60:02d}"
         made.add((title, building, day, when.first_week, when.last_week, clock))
     assert made == wanted
@@ -150,7 +152,8 @@ def _popularity_timeline(world: WorldIndex, triggers: list[Trigger]) -> dict[int
     current = {code: s.popularity for code, s in catalogue(world).sections.items()}
     seen: dict[int, dict[str, int]] = {}
     for trigger in sorted(triggers, key=lambda t: (t.t, t.id)):
-        current[trigger.change["code"]] = trigger.change["value"]
+        assert isinstance(trigger.change, Popularity)
+        current[trigger.change.code] = trigger.change.value
         seen[trigger.t] = dict(current)
     return seen
 
@@ -164,7 +167,7 @@ def test_every_expected_draft_is_the_unique_legal_one(everything: Played, world:
     previous: dict[str, str] = {}
     for task in _scored(tasks):
         popularity = at_time.get(task.release, popularity)
-        draft = task.ground_truth["parts"][0]["sections"]
+        draft = task.ground_truth["draft"]
         assert draft != previous, f"{task.id} asks for no change"
         previous = draft
         sections = [cat.sections[code] for code in draft]
@@ -181,7 +184,7 @@ def test_every_expected_draft_is_the_unique_legal_one(everything: Played, world:
                 assert all(held[p] <= n for p, n in quota.items()), task.id
         taken = {s.name for s in sections if s.semester == 1}
         assert all(set(s.prerequisites) <= taken for s in sections if s.semester == 2), task.id
-    final = [cat.sections[code] for code in tasks[-1].ground_truth["parts"][0]["sections"]]
+    final = [cat.sections[code] for code in tasks[-1].ground_truth["draft"]]
     second = [s for s in final if s.semester == 2]
     assert len(second) == RULES[2].courses and sum(s.compulsory for s in second) >= RULES[2].min_compulsory
     assert len([s for s in final if s.semester == 1]) == RULES[1].courses
@@ -201,12 +204,12 @@ def test_triggers_are_valid_band_changes_at_their_step(everything: Played, world
     current = {code: s.popularity for code, s in catalogue(world).sections.items()}
     assert len({t.id for t in triggers}) == len(triggers)
     for trigger in sorted(triggers, key=lambda t: (t.t, t.id)):
-        assert world_change_problem(trigger.change, world) is None
+        assert isinstance(trigger.change, Popularity) and popularity_problem(trigger.change, world) is None
         task = releases[trigger.t]
         assert trigger.id.startswith(task.id)
-        code, value = trigger.change["code"], trigger.change["value"]
+        code, value = trigger.change.code, trigger.change.value
         assert cs.pass_for(value) != cs.pass_for(current[code])
-        assert code in task.ground_truth["parts"][0]["sections"]  # the change matters to this step
+        assert code in task.ground_truth["parts"][0].get("scope", task.ground_truth["draft"])  # judged on the news
         current[code] = value
     with_news = {t.id.rsplit("-popularity", 1)[0] for t in triggers}
     assert with_news == {task.id for task in tasks if task.stale is not None}
@@ -273,3 +276,46 @@ def test_handles_name_exactly_one_section(world: WorldIndex) -> None:
             handles = [cs.handle(cat, s) for s in siblings]
             named = [h for h in handles if h is not None]
             assert len(set(named)) == len(named)
+
+
+def _wrong_section_at(tasks: list[Task], world: WorldIndex, task_id: str) -> tuple[list[Task], str, str]:
+    """The oracle's plans with the section added at ``task_id`` swapped for another section of the same course
+    that the tools accept there (the student followed the advice but picked the wrong section)."""
+    cat = catalogue(world)
+    step = next(t for t in tasks if t.id == task_id)
+    added = next(c for c in step.solution if c.startswith("call:draft.add_course"))
+    right = added.split('"')[1]
+    before = next(t for t in reversed(tasks) if t.release < step.release and not t.flags.delivery_only)
+    drafted = [cat.sections[c] for c in before.ground_truth["draft"]]
+    wrong = next(s.code for s in cs.sections_of(cat, cat.sections[right].name, 1)
+                 if s.code != right and not any(cs.clash(cat, s, other) for other in drafted))
+    swapped = msgspec.structs.replace(step, solution=tuple(call.replace(f'"{right}"', f'"{wrong}"') for call in step.solution))
+    return [swapped if t.id == task_id else t for t in tasks], right, wrong
+
+
+def test_one_wrong_section_fails_only_the_steps_that_depend_on_it(everything: Played, world: WorldIndex) -> None:
+    """Judged on the whole draft, this mistake failed 57 steps; now its own step, the steps about that course, and
+    the steps whose pass the quota refuses because the wrong section still holds one."""
+    tasks, triggers = everything
+    changed, right, _ = _wrong_section_at(tasks, world, "selection-003")
+    ended = play_tasks(world, changed, triggers, agent="oracle")
+    failed = {t.id: ended[t.id].detail for t in _scored(changed) if ended[t.id].outcome == "failure"}
+    cat = catalogue(world)
+    course = cat.sections[right].name
+    touching = {t.id for t in _scored(tasks)
+                if any(cat.sections[c].name == course for c in t.ground_truth["parts"][0].get("scope", t.ground_truth["draft"]))}
+    assert "selection-003" in failed and len(failed) <= 20, failed
+    quota = {task_id for task_id, detail in failed.items() if "missing [], extra [], wrong pass" in detail}
+    assert set(failed) <= touching | quota, failed
+    assert not any(task_id.startswith("planning") for task_id in failed)
+
+
+def test_news_names_the_course_whose_demand_moved(everything: Played, world: WorldIndex) -> None:
+    """A step may mention several courses ("plan X if ...; if not, plan Y"): news never says just "it"."""
+    tasks, triggers = everything
+    cat = catalogue(world)
+    moved = {t.id.rsplit("-popularity", 1)[0]: cat.sections[t.change.code].name for t in triggers}
+    for task in tasks:
+        assert "demand for it" not in task.instruction, task.id
+        if task.id in moved:
+            assert f"for {moved[task.id]} " in task.instruction or f"your {moved[task.id]} section" in task.instruction, task.id

@@ -9,7 +9,6 @@ when both its loader and the shared data are present.
 from __future__ import annotations
 
 import importlib
-import time
 from typing import Any
 
 import msgspec
@@ -17,22 +16,22 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from events import DraftAdded, DraftRemoved, PassAssigned, Registered, WorldChanged
-from events.codec import canonical
-from kernel.tools import bind_arguments
-from subsystems.courses import (
+from campus.events import CalendarEntry, CalendarTime, DraftAdded, DraftRemoved, PassAssigned, Popularity, Registered, WorldChanged
+from campus.events.codec import canonical, decode_event
+from campus.kernel.tools import bind_arguments
+from campus.subsystems.courses import (
     COURSE_TOOLS,
     COURSES,
     FILTER_KEYS,
     CourseState,
     catalogue,
+    popularity_problem,
     registration_result,
-    world_change_problem,
 )
 from tests.conftest import SHARED
 from tests.harness import DomainHarness, encoded
-from world.index import WorldIndex
-from world.model import Building, CourseSection, World
+from campus.world.index import WorldIndex
+from campus.world.model import Building, CourseSection, World
 
 
 def sec(
@@ -122,8 +121,8 @@ class Harness(DomainHarness):
     def give(self, code: str, pass_type: str) -> None:
         self.ok("draft.assign_pass", section_id=code, pass_type=pass_type)
 
-    def popularity(self, code: Any, value: Any, change_id: str = "c1") -> None:
-        COURSES.reducers[WorldChanged](self.part, WorldChanged(change_id=change_id, change={"type": "popularity", "code": code, "value": value}))
+    def popularity(self, code: str, value: int, change_id: str = "c1") -> None:
+        COURSES.reducers[WorldChanged](self.part, WorldChanged(change_id=change_id, change=Popularity(code=code, value=value)))
 
     def browse(self, **filters: Any) -> list[str]:
         outcome = self.ok("course_selection.browse_courses", filters=filters)
@@ -253,12 +252,10 @@ def test_browse_rejects_bad_filters(h: Harness, filters: dict[str, Any], fragmen
     assert fragment in h.fail("course_selection.browse_courses", filters=filters)
 
 
-def test_long_filter_texts_are_refused_quickly(h: Harness) -> None:
-    started = time.perf_counter()
+def test_long_filter_texts_are_refused(h: Harness) -> None:
     for key in ("credits", "semester"):
         assert f"filter '{key}'" in h.fail("course_selection.browse_courses", filters={key: " " * 19_990 + "x"})
     assert h.browse(course_name=" " * 19_990 + "q") == []
-    assert time.perf_counter() - started < 0.5
 
 
 def test_browse_shows_current_popularity(h: Harness) -> None:
@@ -414,7 +411,7 @@ def test_a_code_used_in_two_semesters_gets_the_later_semester_appended(h: Harnes
     assert h.ok("draft.add_course", section_id="SP101@S2").facts == (DraftAdded(section_id="SP101@S2"),)
     h.give("SP101@S2", "S-Pass")
     assert h.part.draft == {"MIL101": "", "SP101": "", "SP101@S2": "S-Pass"}
-    assert world_change_problem({"type": "popularity", "code": "SP101@S2", "value": 3}, WORLD) is None
+    assert popularity_problem(Popularity(code="SP101@S2", value=3), WORLD) is None
 
 
 # ------------------------------------------------------------------ remove_course
@@ -716,7 +713,7 @@ def test_popularity_changes_decide_registration(planned: Harness) -> None:
     for code in PLAN_1:
         planned.give(code, "B-Pass")
     planned.popularity("CS101", 84)
-    planned.popularity("HIS101", 85.0)  # the log writes 85.0 as 85: both must mean the same
+    planned.popularity("HIS101", 85)
     results = planned.submit().facts[0].results
     assert results["CS101"] == "success"
     assert results["HIS101"] == "failed: popularity 85: a B-Pass needs popularity below 85"
@@ -752,35 +749,37 @@ def test_popularity_world_changes_set_valid_values(h: Harness) -> None:
 @pytest.mark.parametrize(
     ("change", "problem"),
     [
-        ({"type": "popularity", "code": "LA101", "value": 100}, "popularity needs 'value', a whole number from 0 to 99"),
-        ({"type": "popularity", "code": "LA101", "value": -1}, "popularity needs 'value', a whole number from 0 to 99"),
-        ({"type": "popularity", "code": "LA101", "value": 50.5}, "popularity needs 'value', a whole number from 0 to 99"),
-        ({"type": "popularity", "code": "LA101", "value": True}, "popularity needs 'value', a whole number from 0 to 99"),
-        ({"type": "popularity", "code": "LA101", "value": "50"}, "popularity needs 'value', a whole number from 0 to 99"),
-        ({"type": "popularity", "code": "LA101"}, "popularity needs 'value', a whole number from 0 to 99"),
-        ({"type": "popularity", "code": "", "value": 50}, "popularity needs 'code', the section id"),
-        ({"type": "popularity", "code": 7, "value": 50}, "popularity needs 'code', the section id"),
-        ({"type": "popularity", "value": 50}, "popularity needs 'code', the section id"),
+        (Popularity(code="LA101", value=100), "popularity needs 'value', a whole number from 0 to 99"),
+        (Popularity(code="LA101", value=-1), "popularity needs 'value', a whole number from 0 to 99"),
+        (Popularity(code="", value=50), "popularity needs 'code', the section id"),
     ],
 )
-def test_invalid_popularity_changes_are_ignored_and_explained(h: Harness, change: dict[str, Any], problem: str) -> None:
+def test_invalid_popularity_changes_are_ignored_and_explained(h: Harness, change: Popularity, problem: str) -> None:
     before = encoded(h.part)
     COURSES.reducers[WorldChanged](h.part, WorldChanged(change_id="c1", change=change))
     assert encoded(h.part) == before
-    assert world_change_problem(change) == problem
+    assert popularity_problem(change) == problem
 
 
-def test_world_change_problem(h: Harness) -> None:
-    assert world_change_problem({"type": "popularity", "code": "LA101", "value": 97}) is None
-    assert world_change_problem({"type": "popularity", "code": "LA101", "value": 97.0}, WORLD) is None
-    assert world_change_problem({"type": "popularity", "code": "XX1", "value": 97}) is None
-    assert world_change_problem({"type": "popularity", "code": "XX1", "value": 97}, WORLD) == (
+def test_popularity_problem(h: Harness) -> None:
+    assert popularity_problem(Popularity(code="LA101", value=97)) is None
+    assert popularity_problem(Popularity(code="LA101", value=97), WORLD) is None
+    assert popularity_problem(Popularity(code="XX1", value=97)) is None
+    assert popularity_problem(Popularity(code="XX1", value=97), WORLD) == (
         "popularity names the section 'XX1', which is not in the catalogue"
     )
-    other = {"type": "calendar_event", "code": "LA101", "value": 300}
-    assert world_change_problem(other, WORLD) is None
+    monday_9 = CalendarTime(first_week=1, last_week=1, weekday=0, start=540, end=600)
+    other = CalendarEntry(calendar_id="advisor_T1", title="LA101", location="L", time=monday_9)
     COURSES.reducers[WorldChanged](h.part, WorldChanged(change_id="c1", change=other))
     assert h.part.popularity == {}
+
+
+def test_a_popularity_change_of_the_wrong_shape_is_refused_by_the_codec() -> None:
+    good = canonical(WorldChanged(change_id="c1", change=Popularity(code="LA101", value=97)))
+    assert decode_event(good) == WorldChanged(change_id="c1", change=Popularity(code="LA101", value=97))
+    for bad in (b'"value":"97"', b'"value":true', b'"value":97.5'):
+        with pytest.raises(msgspec.ValidationError):
+            decode_event(good.replace(b'"value":97', bad))
 
 
 def test_reducers_tolerate_events_out_of_place() -> None:
@@ -879,7 +878,7 @@ def test_plausible_sessions_keep_every_rule_and_replay(calls: list[tuple[str, di
     outcomes = _drive(h, calls)
     replay = CourseState()
     for code, value in changes:
-        COURSES.reducers[WorldChanged](replay, WorldChanged(change_id="c1", change={"type": "popularity", "code": code, "value": value}))
+        COURSES.reducers[WorldChanged](replay, WorldChanged(change_id="c1", change=Popularity(code=code, value=value)))
     for outcome in outcomes:
         for fact in outcome.facts:
             COURSES.reducers[type(fact)](replay, fact)
@@ -915,10 +914,10 @@ def test_registration_follows_pass_and_current_popularity(passes: list[tuple[str
 
 @pytest.fixture(scope="module")
 def published() -> WorldIndex:
-    stulife = importlib.import_module("world.stulife")
+    stulife = importlib.import_module("campus.world.stulife")
     loader = getattr(stulife, "load_stulife", None)
     if loader is None:
-        pytest.skip("world.stulife.load_stulife does not exist yet (the StuLife importer is another issue)")
+        pytest.skip("campus.world.stulife.load_stulife does not exist yet (the StuLife importer is another issue)")
     directory = SHARED / "stulife"
     if not (directory / "courses.json").is_file():
         pytest.skip(f"the published StuLife data is not present at {directory}")

@@ -4,12 +4,22 @@ from __future__ import annotations
 
 import pytest
 
-from agents import make_agent
-from kernel.store import MemoryStore
-from replays.diff import diff_runs
-from replays.stats import mcnemar_exact
-from replays.fork import fork_run
-from scenarios.scorecard import scorecard
+from campus.agents import make_agent
+from campus.events import (
+    AdvisorAvailability,
+    Booked,
+    CalendarEventUpdated,
+    CalendarTime,
+    EventChanges,
+    Span,
+    Walked,
+    WorldChanged,
+)
+from campus.kernel.store import MemoryStore
+from tests.harness import acting_step
+from campus.replays.diff import diff_runs, mcnemar_exact, time_labels
+from campus.replays.fork import fork_run
+from campus.scenarios.scorecard import scorecard
 from tests.conftest import play
 
 
@@ -38,7 +48,7 @@ def test_identical_runs(world, small_term) -> None:
 def test_a_fork_diverges_at_the_fork_and_says_what_was_seen(pair) -> None:
     oracle, _ = pair
     head = oracle.store.head(oracle.branch.id)[0]
-    child, point = fork_run(oracle, head // 2, agent_name="noop")
+    child, point = fork_run(oracle, acting_step(oracle, head // 2), agent_name="noop")
     child.session(make_agent("noop", child.term, child.world)).run()
     report = diff_runs(oracle, child)
     divergence = report["first_divergence"]
@@ -83,3 +93,15 @@ def test_two_agents_on_one_seed(pair) -> None:
 ])
 def test_mcnemar_by_hand(only_a: int, only_b: int, expected: float) -> None:
     assert mcnemar_exact(only_a, only_b) == pytest.approx(expected)
+
+
+def test_times_in_facts_are_labelled_for_people() -> None:
+    booked = Booked(booking_id="bk_1", task_id="t", location_id="B001", room_id="101", item_name="Hall", day=33, start=840, end=975)
+    assert time_labels(booked) == {"date": "Week 4, Saturday", "time_slot": "14:00-16:15"}
+    weekly = CalendarTime(first_week=1, last_week=18, weekday=0, start=840, end=1010)
+    moved = CalendarEventUpdated(calendar_id="self", event_id="evt_1", changes=EventChanges(time=weekly))
+    assert time_labels(moved) == {"time": "Week 1-18, Monday, 14:00-16:50"}
+    assert time_labels(CalendarEventUpdated(calendar_id="self", event_id="evt_1", changes=EventChanges(title="x"))) == {}
+    free = AdvisorAvailability(advisor_id="T1", day=1, slots=(Span(start=540, end=600), Span(start=900, end=960)))
+    assert time_labels(WorldChanged(change_id="c", change=free)) == {"date": "Week 0, Tuesday", "slots": "09:00-10:00, 15:00-16:00"}
+    assert time_labels(Walked(path=["B001"], depart=1, arrive=2)) == {}

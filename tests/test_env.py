@@ -12,16 +12,16 @@ import gymnasium
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from agents.noop import NoopAgent
-from agents.oracle import OracleAgent
-from env import GYM_ID, Env
-from kernel.store import MemoryStore, SQLiteStore
-from replays.verify import verify
-from scenarios.play import new_run, open_run
-from scenarios.task import Term
-from scenarios.term import generate_term
-from world.generate import generate_world
-from world.index import WorldIndex
+from campus.agents.noop import NoopAgent
+from campus.agents.oracle import OracleAgent
+from campus.env import GYM_ID, Env
+from campus.kernel.store import MemoryStore, SQLiteStore
+from campus.replays.verify import verify
+from campus.scenarios.play import new_run, open_run
+from campus.scenarios.task import Term
+from campus.scenarios.term import generate_term
+from campus.world.generate import generate_world
+from campus.world.index import WorldIndex
 
 ROOT = Path(__file__).resolve().parents[1]
 SCALE = 0.05
@@ -42,7 +42,7 @@ def play(env: Env, agent_of: type, seed: int | None = 0) -> dict:
         view = env.view()
         observation, reward, terminated, truncated, info = env.step(agent.act(view))
         assert not truncated
-        assert reward == sum(ended["outcome"] == "success" for ended in info["ended"])
+        assert reward == (sum(ended["outcome"] == "success" for ended in info["ended"]) if env.reward else 0.0)
         total += reward
         steps += 1
         observations.append(observation)
@@ -52,14 +52,14 @@ def play(env: Env, agent_of: type, seed: int | None = 0) -> dict:
 
 
 def test_the_oracle_plays_a_term_in_a_plain_loop(world: WorldIndex, short_term: Term) -> None:
-    env = Env(seed=0, scale=SCALE)
+    env = Env(seed=0, scale=SCALE, reward=True)
     played = play(env, OracleAgent)
     scored = [task for task in short_term.tasks if not task.flags.delivery_only]
     assert played["total"] == len(scored) > 0
     info = played["info"]
-    assert info["task_id"] is None and info["scorecard"]["stugpa"]["total"] == 100.0
+    assert info["task"] is None and info["scorecard"]["stugpa"]["total"] == 100.0
     assert env.scorecard() == info["scorecard"]
-    assert played["observations"][0].startswith(f"New task {short_term.tasks[0].id}:\nCurrent date: Week 0, Monday.")
+    assert played["observations"][0].startswith("New task (task 1):\nCurrent date: Week 0, Monday.")
     assert played["observations"][-1].endswith("The term is over: there are no more tasks.")
     assert all(obs in env.observation_space for obs in played["observations"])
     with pytest.raises(RuntimeError, match="episode is over"):
@@ -114,7 +114,7 @@ def test_max_steps_truncates_and_the_round_limit_ends_only_the_task(short_term: 
     _, _, terminated, truncated, info = env.step(looking)
     assert not (terminated or truncated) and not info["new_task"]
     observation, _, terminated, truncated, info = env.step(looking)
-    assert info["ended"] == [{"task_id": third.id, "outcome": "failure", "reason": "round limit", "turns": 2}]
+    assert info["ended"] == [{"reason": "round limit", "turns": 2}] and info["task"] == 4
     assert "the round limit was reached" in observation and info["new_task"] and not (terminated or truncated)
     _, _, terminated, truncated, info = env.step(looking)
     assert truncated and not terminated and info["step"] == 5
@@ -157,15 +157,23 @@ def test_a_given_world_is_used_for_every_seed(world: WorldIndex) -> None:
 def test_the_plain_class_works_without_gymnasium() -> None:
     script = (
         "import sys; sys.modules['gymnasium'] = None\n"
-        "from env import Env\n"
+        "from campus.env import Env\n"
         "env = Env(seed=0, scale=0.05)\n"
         "observation, info = env.reset()\n"
         "result = env.step('<action>Action: finish()</action>')\n"
         "assert not hasattr(env, 'observation_space') and type(env).__mro__[1] is object\n"
-        "print(info['task_id'], result[4]['ended'][0]['task_id'])\n"
+        "print(info['task'], result[4]['task'], result[4]['ended'][0]['reason'])\n"
     )
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60,
                           env=os.environ | {"PYTHONPATH": str(ROOT)})
     assert done.returncode == 0, done.stderr
-    first = generate_term(WorldIndex(generate_world(0)), 0, SCALE).tasks[0].id
-    assert done.stdout.splitlines()[-1].split() == [first, first]  # earlier lines: the session's operator log
+    assert done.stdout.splitlines()[-1].split() == ["1", "2", "finish"]  # earlier lines: the session's operator log
+
+
+def test_the_agent_sees_no_task_id_and_no_reward_unless_asked(short_term: Term) -> None:
+    env = Env(seed=0, scale=SCALE)
+    played = play(env, OracleAgent)
+    assert played["total"] == 0.0
+    shown = "\n".join(played["observations"])
+    assert "New task (task 2):" in shown
+    assert not any(task.id in shown for task in short_term.tasks)

@@ -7,13 +7,13 @@ from collections import Counter
 
 import pytest
 
-from kernel.clock import MINUTES_PER_DAY
-from scenarios import exams, lectures
-from scenarios.task import Task
-from scenarios.timeline import at
+from campus.kernel.clock import MINUTES_PER_DAY
+from campus.scenarios import exams, lectures
+from campus.scenarios.task import Task
+from campus.scenarios.timeline import at
 from tests.scenario_play import play_tasks
 from tests.test_lectures import class_calendar, context, timetable
-from world.index import WorldIndex
+from campus.world.index import WorldIndex
 
 WEEK = 7 * MINUTES_PER_DAY
 STATEMENT = re.compile(r"^([A-D])\) Applying the (\w+) Protocol to article (\S+) of '([^']+)' gives (\d+)\.$", re.MULTILINE)
@@ -45,17 +45,28 @@ def test_counts_flags_and_ids(term: tuple[lectures.Taught, list[Task]]) -> None:
 def test_midterms_are_in_class_in_week_10(term: tuple[lectures.Taught, list[Task]]) -> None:
     taught, tasks = term
     midterms = of(tasks, exams.MIDTERMS)
-    attended = [t for t in midterms if t.required_place]
-    assert len(attended) == 8
     for syllabus in taught.syllabi:
         section = syllabus.section
-        first = next(t for t in attended if t.ground_truth["item"]["book"] == syllabus.shelf.title)
+        mine = [t for t in midterms if t.ground_truth["item"]["book"] == syllabus.shelf.title]
+        first, rest = mine[0], mine[1:]
         assert first.required_place == section.building_id and first.starts // WEEK == 10
         assert first.starts % MINUTES_PER_DAY == lectures.class_span(section)[0]
-        assert first.ground_truth["parts"][0] == {"check": "attended"}
-        rest = [t for t in midterms if t.ground_truth["item"]["book"] == syllabus.shelf.title and t is not first]
-        assert all(first.release < t.release and t.required_place is None for t in rest)
+        assert all(t.required_place == section.building_id and t.starts is None for t in rest)
+        assert all(t.ground_truth["parts"][0] == {"check": "attended"} for t in mine)
+        assert all(first.release < t.release for t in rest)
         assert all(t.release // MINUTES_PER_DAY == first.starts // MINUTES_PER_DAY for t in rest)
+
+
+def test_an_absent_student_earns_nothing_at_a_midterm(world: WorldIndex, term: tuple[lectures.Taught, list[Task]]) -> None:
+    """Every midterm question is handed out and judged in the room: answering right from elsewhere earns nothing."""
+    taught, tasks = term
+    book = taught.syllabi[0].shelf.title
+    mine = [t for t in of(tasks, exams.MIDTERMS) if t.ground_truth["item"]["book"] == book]
+    absent = play_tasks(world, mine, agent="absent")
+    assert len(mine) == 10 and {absent[t.id].outcome for t in mine} == {"failure"}
+    assert {absent[t.id].marks["attended"] for t in mine} == {0}
+    oracle = play_tasks(world, mine, agent="oracle")
+    assert {oracle[t.id].outcome for t in mine} == {"success"}
 
 
 def test_finals_are_online_on_week_19_mornings(term: tuple[lectures.Taught, list[Task]]) -> None:
@@ -82,7 +93,7 @@ def test_exams_ask_about_their_half_of_the_course(term: tuple[lectures.Taught, l
     taught, tasks = term
     for syllabus in taught.syllabi:
         mine = [t for t in tasks if t.ground_truth["item"]["book"] == syllabus.shelf.title]
-        midterm = next(t.starts for t in mine if t.required_place)
+        midterm = next(t.starts for t in mine if t.starts is not None)
         introduced = {r.name: r.introduced for r in syllabus.rules}
         for task in mine:
             names = {name for _, name, _, _, _ in STATEMENT.findall(task.instruction)}

@@ -15,12 +15,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from events import KINDS, AgentReplied, ToolCalled, ToolResult, canonical
-from events.codec import _ENCODER, _NORMALISER
-from kernel.history import full_fold
-from kernel.store import EventStore, MemoryStore, SQLiteStore
-from scenarios.play import Run
-from subsystems.calendar import When, parse_day, parse_slot, parse_time
+from campus.events import KINDS, AgentReplied, CalendarTime, ToolCalled, ToolResult, canonical
+from campus.events.codec import _ENCODER, _NORMALISER
+from campus.kernel.history import full_fold
+from campus.kernel.store import EventStore, MemoryStore, SQLiteStore
+from campus.scenarios.play import Run
+from campus.subsystems.calendar import parse_day, parse_slot, parse_time
 from tests.test_store_conformance import root, walks
 
 
@@ -74,15 +74,15 @@ def test_multi_row_inserts_store_what_one_row_at_a_time_would(tmp_path, count: i
 def test_a_failed_multi_row_insert_writes_nothing(tmp_path) -> None:
     store = SQLiteStore(tmp_path / "log.db")
     root(store)
-    assert store.head("main")[0] == 0
-    other = SQLiteStore(tmp_path / "log.db")  # another process appends behind this one's back
-    other.append("main", walks(5))
+    store.append("main", walks(5))
+    store.conn.execute("CREATE TRIGGER refuse_38 BEFORE INSERT ON events WHEN NEW.seq = 38 "
+                       "BEGIN SELECT RAISE(ABORT, 'refused'); END")
+    head = store.head("main")
     with pytest.raises(sqlite3.IntegrityError):
-        store.append("main", walks(40))  # 32 rows in one statement, then 8: seq 1 collides
+        store.append("main", walks(40))  # rows 6-37 in one statement, then 38-45: the second fails
     assert [r.seq for r in store.rows("main")] == [1, 2, 3, 4, 5]
-    assert store.head("main") == other.head("main")
+    assert store.head("main") == head
     store.close()
-    other.close()
 
 
 def test_the_file_is_read_through_a_memory_map(tmp_path) -> None:
@@ -124,7 +124,7 @@ def test_remembered_parses_equal_fresh_ones() -> None:
     for text in ("Week 1-18, Mon, 14:00-16:50", "Week 3, Tuesday, 09:00-10:00", "Week 3, Funday, 09:00-10:00"):
         first, again = parse_time(text), parse_time.__wrapped__(text)
         assert first == again and parse_time(text) is first
-    assert isinstance(parse_time("Week 1, Monday, 10:00-11:00"), When)
+    assert isinstance(parse_time("Week 1, Monday, 10:00-11:00"), CalendarTime)
     assert isinstance(parse_time("no time at all"), str)
     assert parse_day("Week 2, Sunday") == parse_day.__wrapped__("Week 2, Sunday") == 20
     assert parse_slot("09:15-10:00") == (555, 600) and parse_slot("10:00-09:00") is None

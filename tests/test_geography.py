@@ -9,13 +9,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kernel.engine import ToolView
-from kernel.tools import bind_arguments
-from subsystems.geography import GEOGRAPHY, GEOGRAPHY_TOOLS, MAP_TOOLS
+from campus.kernel.engine import ToolView
+from campus.kernel.tools import bind_arguments
+from campus.subsystems.geography import GEOGRAPHY, GEOGRAPHY_TOOLS, MAP_TOOLS
 from tests.conftest import SHARED
-from world.index import WorldIndex
-from world.routes import RouteError, check_constraints, find_route
-from world.stulife import load_map
+from campus.world.index import WorldIndex
+from campus.world.routes import RouteError, check_constraints, find_route
+from campus.world.stulife import load_map
 
 TOOLS = {t.name: t for t in MAP_TOOLS + GEOGRAPHY_TOOLS}
 STULIFE = SHARED / "stulife"
@@ -28,7 +28,7 @@ def call(world: WorldIndex, name: str, location: str | None = None, now: int = 6
     state = types.SimpleNamespace(geography=part)
     bound = bind_arguments(TOOLS[name], args)
     assert not isinstance(bound, str), bound
-    return TOOLS[name].handler(ToolView(world=world, state=state, task_id="t", now=now, seed=0), bound)
+    return TOOLS[name].call(ToolView(world=world, state=state, task_id="t", now=now, seed=0), bound)
 
 
 def test_find_building_by_name_and_alias(world) -> None:
@@ -97,7 +97,7 @@ def test_route_cost_is_optimal_against_networkx(world) -> None:
     constraints = {"rain_exposure": "Covered", "congestion": "Low"}
 
     def weight(a, b, data):
-        from world.routes import edge_cost
+        from campus.world.routes import edge_cost
 
         return edge_cost(data, constraints)
 
@@ -140,7 +140,7 @@ def test_no_input_crashes_a_tool_and_failures_change_nothing(world, name, args) 
     if isinstance(bound, str):
         return
     part = GEOGRAPHY.initial(world)
-    outcome = TOOLS[name].handler(ToolView(world=world, state=types.SimpleNamespace(geography=part), task_id="t", now=0, seed=0), bound)
+    outcome = TOOLS[name].call(ToolView(world=world, state=types.SimpleNamespace(geography=part), task_id="t", now=0, seed=0), bound)
     assert outcome.result.message.isascii()
     if not outcome.result.ok:
         assert outcome.facts == ()

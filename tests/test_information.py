@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kernel.tools import ToolDecl, bind_arguments, prompt_section
-from subsystems.information import (
+from campus.kernel.tools import ToolDecl, bind_arguments, prompt_section
+from campus.subsystems.information import (
     INFORMATION,
     INFORMATION_TOOLS,
     MAX_LISTED,
@@ -24,8 +24,8 @@ from subsystems.information import (
 )
 from tests.conftest import SHARED
 from tests.harness import DomainHarness, encoded
-from world.index import WorldIndex
-from world.model import (
+from campus.world.index import WorldIndex
+from campus.world.model import (
     Advisor,
     Article,
     Book,
@@ -185,8 +185,8 @@ def test_prompt_shows_view_article_and_search_type() -> None:
 @pytest.mark.parametrize("tool", INFORMATION_TOOLS, ids=lambda t: t.name)
 def test_every_example_runs(h: DomainHarness, tool: ToolDecl) -> None:
     """Each example, filled with this world's names as the kernel fills it, works as written."""
-    from kernel.tools import with_examples
-    from subsystems.examples import example_values
+    from campus.kernel.tools import with_examples
+    from campus.subsystems.examples import example_values
 
     example = with_examples(tool, example_values(h.campus)).example
     call = ast.parse(example, mode="eval").body
@@ -554,7 +554,7 @@ def _args(tool: ToolDecl) -> st.SearchStrategy[dict[str, Any]]:
 
 def _check(tool: ToolDecl, args: dict[str, Any], harness: DomainHarness) -> None:
     before = encoded(harness.part)
-    outcome = tool.handler(harness.view(), args)
+    outcome = tool.call(harness.view(), args)
     assert outcome.facts == ()
     assert outcome.result.message and outcome.result.message.isascii()
     assert encoded(harness.part) == before
@@ -593,9 +593,9 @@ def test_fuzz_handler_with_any_strings(tool: ToolDecl) -> None:
 
 @pytest.fixture(scope="module")
 def stulife() -> DomainHarness:
-    loader = getattr(importlib.import_module("world.stulife"), "load_stulife", None)
+    loader = getattr(importlib.import_module("campus.world.stulife"), "load_stulife", None)
     if loader is None:
-        pytest.skip("world.stulife.load_stulife does not exist yet (the StuLife importer is written separately)")
+        pytest.skip("campus.world.stulife.load_stulife does not exist yet (the StuLife importer is written separately)")
     if not (STULIFE / "campus_data.json").exists():
         pytest.skip(f"the StuLife data is not at {STULIFE}")
     loaded = loader(STULIFE)

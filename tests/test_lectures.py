@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections import Counter
 
 import pytest
 
-from kernel.clock import DAYS, MINUTES_PER_DAY
-from scenarios import lectures
-from scenarios.context import TermContext
-from scenarios.lectures import LEAD, class_span
-from scenarios.task import Flags, Task
-from scenarios.timeline import Overlap, at
+from campus.kernel.clock import DAYS, MINUTES_PER_DAY
+from campus.scenarios import lectures
+from campus.scenarios.context import TermContext
+from campus.scenarios.lectures import LEAD, class_span
+from campus.scenarios.protocols import FAMILIES, Shelf
+from campus.scenarios.task import Flags, Task
+from campus.scenarios.timeline import Overlap, at
 from tests.conftest import SHARED
 from tests.scenario_play import play_tasks, scored
-from world.index import WorldIndex
-from world.model import CourseSection
+from campus.world.index import WorldIndex
+from campus.world.model import CourseSection
 
 WEEK = 7 * MINUTES_PER_DAY
 OPTION = re.compile(r"^([A-D])\) (\d+)$", re.MULTILINE)
@@ -76,6 +78,11 @@ def taught(world: WorldIndex) -> lectures.Taught:
 
 
 
+def questions(tasks: list[Task]) -> list[Task]:
+    """The study-session and class questions (not the welcome, the nudge or the roll call)."""
+    return [t for t in tasks if "item" in t.ground_truth]
+
+
 def early(world: WorldIndex, regulations: list[Task], taught: lectures.Taught) -> list[Task]:
     """A slice: the welcome, Week 0's first two days of study, two weeks of classes and their calendar."""
     return ([t for t in regulations if t.release < at(0, 2, 0)] + [t for t in taught.tasks if t.release < at(3, 0, 0)]
@@ -86,18 +93,29 @@ def early(world: WorldIndex, regulations: list[Task], taught: lectures.Taught) -
 
 
 def test_regulation_counts_match_the_paper(regulations: list[Task]) -> None:
-    welcome, *sessions = regulations
+    welcome = regulations[0]
+    sessions = questions(regulations)
     assert welcome.flags.delivery_only and welcome.release == at(0, 0, 7) and welcome.round_limit
     assert len(sessions) == 70
     assert sum(t.flags.long_term for t in sessions) == 23
-    assert all(t.flags.self_motivated for t in sessions)
-    assert [t.id for t in regulations] == [f"regulations-{n:03d}" for n in range(1, 72)]
+    assert all(t.flags.self_motivated for t in scored(regulations))
+    assert [t.id for t in regulations] == [f"regulations-{n:03d}" for n in range(1, 74)]
     assert {(t.scenario, t.phase) for t in regulations} == {("regulations_learning", "in_class")}
-    assert set(welcome.follow_up) == {t.id for t in sessions}
+    assert set(welcome.follow_up) == {t.id for t in scored(regulations)}
+
+
+def test_a_nudge_sends_the_student_to_the_roll_call_before_the_first_session(regulations: list[Task]) -> None:
+    nudge, roll_call = regulations[1], regulations[2]
+    first = questions(regulations)[0]
+    assert nudge.flags.delivery_only and nudge.follow_up == (roll_call.id,)
+    assert f"({first.required_place}) now" in nudge.instruction and roll_call.required_place == first.required_place
+    assert nudge.release + lectures.ROLL_CALL_MINUTES == roll_call.release == first.release - lectures.ROLL_CALL_MINUTES
+    assert roll_call.flags.self_motivated and not roll_call.flags.long_term
+    assert roll_call.ground_truth["parts"] == [{"check": "attended"}] and roll_call.starts == roll_call.release
 
 
 def test_the_welcome_schedules_all_35_sessions_in_one_building(regulations: list[Task]) -> None:
-    welcome, *sessions = regulations
+    welcome, sessions = regulations[0], questions(regulations)
     added = [step for step in welcome.solution if step.startswith("call:calendar.add_event(")]
     assert len(added) == 35
     times = Counter(re.search(r'time="(Week \d+), \w+, (\d\d:\d\d)', step).groups() for step in added)
@@ -150,7 +168,7 @@ def test_reviews_reach_back_at_least_a_week_and_only_name_the_protocol(taught: l
 
 
 def test_options_are_distinct_and_the_letter_varies(regulations: list[Task], taught: lectures.Taught) -> None:
-    tasks = scored(regulations) + taught.tasks
+    tasks = questions(regulations) + taught.tasks
     for task in tasks:
         values = [v for _, v in OPTION.findall(task.instruction)]
         assert len(values) == 4 and len(set(values)) == 4, task.id
@@ -161,16 +179,26 @@ def test_options_are_distinct_and_the_letter_varies(regulations: list[Task], tau
     assert set(letters) == set("ABCD") and letters["A"] < 0.4 * sum(letters.values())
 
 
-def test_an_answer_is_computed_from_the_article(world: WorldIndex, taught: lectures.Taught) -> None:
-    task = next(t for t in taught.tasks if "number of words in the article's title" in t.instruction
+def test_an_answer_is_computed_from_what_the_article_says(world: WorldIndex, taught: lectures.Taught) -> None:
+    task = next(t for t in taught.tasks if "the last number the article's body text writes in digits" in t.instruction
                 and t.ground_truth["item"]["kind"] == "teach")
     k = int(re.search(r"multiply it by (\d+)", task.instruction).group(1))
     article_id, book = re.search(r"article (\S+) of '([^']+)'\?", task.instruction).groups()
     text = next(t for t in world.world.texts if t.title == book)
     article = next(a for c in text.chapters for s in c.sections for a in s.articles if a.id == article_id)
-    expected = len(article.title.split()) * k
+    last = [token for token in article.body.split() if any(char.isdigit() for char in token)][-1]
+    expected = int(last.strip(",.;:()")) * k
     letter = dict((v, l) for l, v in OPTION.findall(task.instruction))[str(expected)]
     assert task.ground_truth["parts"][-1] == {"check": "answer", "letter": letter}
+
+
+def test_no_protocol_reads_the_title(world: WorldIndex, taught: lectures.Taught) -> None:
+    """Renaming every article leaves every answer unchanged: what is read is the body."""
+    for text in world.world.texts:
+        shelf = Shelf(text)
+        for article in shelf.articles:
+            renamed = dataclasses.replace(article, title="Zz " + article.title[::-1])
+            assert all(f.measure(renamed) == f.measure(article) for f in FAMILIES.values())
 
 
 def test_generation_is_deterministic(world: WorldIndex, regulations: list[Task], taught: lectures.Taught) -> None:
@@ -189,7 +217,7 @@ def test_a_timetable_clash_is_an_error(world: WorldIndex) -> None:
 
 def test_small_scales_shrink_every_course(world: WorldIndex) -> None:
     ctx = context(world, scale=0.1)
-    assert len(lectures.generate_regulations(ctx)[0]) == 1 + 7
+    assert len(lectures.generate_regulations(ctx)[0]) == 3 + 7
     assert len(lectures.generate_courses(ctx).tasks) == 8 * 5
 
 
@@ -205,16 +233,24 @@ def test_oracle_passes_and_noop_fails_the_first_weeks(world: WorldIndex, regulat
     assert {noop[t.id].outcome for t in scored(tasks)} == {"failure"}
 
 
-def test_stateless_attends_only_what_happens_where_it_already_is(world: WorldIndex, regulations: list[Task], taught: lectures.Taught) -> None:
+def test_no_session_is_held_where_the_day_starts(world: WorldIndex, regulations: list[Task], taught: lectures.Taught) -> None:
+    """Orientation study is outside the dormitory, so a student that never moves attends nothing."""
     tasks = early(world, regulations, taught)
+    placed = [t for t in tasks if t.required_place]
+    assert placed and all(t.required_place != world.home for t in regulations + taught.tasks if t.required_place)
+    ended = play_tasks(world, tasks, agent="noop")
+    assert {ended[t.id].marks["attended"] for t in placed} == {0}
+    assert {ended[t.id].outcome for t in scored(tasks)} == {"failure"}
+
+
+def test_a_student_without_notes_reaches_the_roll_call_by_doing_what_it_is_told(
+        world: WorldIndex, regulations: list[Task], taught: lectures.Taught) -> None:
+    tasks = early(world, regulations, taught)
+    roll_call = regulations[2]
     ended = play_tasks(world, tasks, agent="stateless")
-    away = [t for t in tasks if t.required_place and t.required_place != world.home]
-    assert away and {ended[t.id].marks["attended"] for t in away} == {0}
-    assert {ended[t.id].outcome for t in scored(tasks) if t.required_place != world.home} == {"failure"}
-    # orientation study is in the dormitory, where a student that stayed in is present without looking anything up
-    home = [t for t in scored(tasks) if t.required_place == world.home]
-    assert home and all(ended[t.id].marks["attended"] == 1 for t in home)
-    assert any(ended[t.id].outcome == "success" for t in home)
+    assert ended[roll_call.id].outcome == "success" and ended[roll_call.id].marks["attended"] == 1
+    later_days = [t for t in tasks if t.required_place and t.release >= at(0, 1, 0)]
+    assert later_days and {ended[t.id].marks["attended"] for t in later_days} == {0}  # nobody sends it again
 
 
 def test_diligent_attends_what_its_calendar_says(world: WorldIndex, regulations: list[Task]) -> None:
@@ -228,9 +264,9 @@ def test_diligent_attends_what_its_calendar_says(world: WorldIndex, regulations:
     courses = [t for t in lectures.generate_courses(ctx).tasks if t.release < at(3, 0, 0)]
     tasks = [t for t in regulations if t.release < at(0, 2, 0)] + courses + [class_calendar(spaced, at(0, 0, 8))]
     ended = play_tasks(world, tasks, agent="diligent")
-    assert {ended[t.id].marks["attended"] for t in tasks if t.required_place} == {1}
-    fresh = [t for t in scored(tasks) if not t.flags.long_term]
-    assert {ended[t.id].outcome for t in fresh} == {"success"}
+    # the welcome lists the study sessions; the timetable task only points at the catalogue, which a control cannot read
+    sessions = [t for t in tasks if t.required_place and t.scenario == "regulations_learning"]
+    assert sessions and {ended[t.id].marks["attended"] for t in sessions} == {1}
 
 
 def test_stale_fails_exactly_the_reviews_of_revised_protocols(world: WorldIndex, regulations: list[Task], taught: lectures.Taught) -> None:
@@ -251,13 +287,13 @@ def test_the_published_world_is_taught_too() -> None:
     directory = SHARED / "stulife"
     if not directory.is_dir():
         pytest.skip(f"the StuLife data is not at {directory}")
-    from world.stulife import load_stulife
+    from campus.world.stulife import load_stulife
 
     world = WorldIndex(load_stulife(directory)[0])
     ctx = context(world)
     regulations, _ = lectures.generate_regulations(ctx)
     taught = lectures.generate_courses(ctx)
-    assert len(scored(regulations)) == 70 and len(taught.tasks) == 8 * 52
+    assert len(questions(regulations)) == 70 and len(scored(regulations)) == 71 and len(taught.tasks) == 8 * 52
     tasks = [t for t in regulations + taught.tasks if t.release < at(1, 3, 0)] + [class_calendar(ctx.timetable, at(0, 0, 8))]
     ended = play_tasks(world, tasks, agent="oracle")
     assert {t.id: ended[t.id].detail for t in scored(tasks) if ended[t.id].outcome != "success"} == {}

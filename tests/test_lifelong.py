@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from agents.oracle import OracleAgent
-from kernel.agent import AgentView, Reply, TaskMemory
-from kernel.store import MemoryStore
-from replays.lifelong import LifelongReport, Probe, _report, blocks_of, lifelong, questions, revisions, still_true
-from replays.verify import verify
-from scenarios.play import Run, new_run, open_run
-from scenarios.task import Term
-from world.index import WorldIndex
+from campus.agents.oracle import OracleAgent
+from campus.kernel.agent import AgentView, Reply, TaskMemory
+from campus.kernel.store import MemoryStore
+from campus.lab.lifelong import LifelongReport, Probe, _report, blocks_of, lifelong, questions, revisions, still_true
+from campus.replays.verify import verify
+from campus.scenarios.play import Run, new_run, open_run
+from campus.scenarios.task import Term
+from campus.world.index import WorldIndex
 
 WRONG = {"A": "B", "B": "C", "C": "D", "D": "A"}
 

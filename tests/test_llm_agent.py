@@ -8,21 +8,21 @@ import msgspec
 import pytest
 from jsonschema import Draft202012Validator
 
-from agents.chat import ChatClient, ChatError
-from agents.llm import SESSION_FUNCTIONS, LLMConfig, call_as_text, call_messages, public_url
-from agents.variants import load_variant, variant_names
-from events import StructuredCall
-from kernel.agent import AgentView, Turn
-from kernel.parse import parse_reply, parse_structured
-from kernel.store import MemoryStore, SQLiteStore
-from kernel.tools import from_wire_name
-from scenarios.play import new_run, open_run
-from scenarios.scorecard import scorecard
-from scenarios.task import Term
+from campus.agents.chat import ChatClient, ChatError
+from campus.agents.llm import SESSION_FUNCTIONS, LLMConfig, call_as_text, call_messages, public_url
+from campus.agents.variants import load_variant, variant_names
+from campus.events import StructuredCall
+from campus.kernel.agent import AgentView, Turn
+from campus.kernel.parse import parse_reply, parse_structured
+from campus.kernel.store import MemoryStore, SQLiteStore
+from campus.kernel.tools import from_wire_name
+from campus.scenarios.play import new_run, open_run
+from campus.scenarios.scorecard import scorecard
+from campus.scenarios.task import Term
 from tests.chat_server import Answer, ChatServer, error, text, tool_call
-from kernel.recorded import replies_of
+from campus.kernel.recorded import replies_of
 from tests.llm_support import as_text_answers, as_tool_calls, llm_agent
-from world.index import WorldIndex
+from campus.world.index import WorldIndex
 
 pytest_plugins = ["tests.llm_fixtures"]  # the short term and the oracle's script
 
@@ -70,7 +70,7 @@ def test_tools_mode_offers_every_tool_and_turns_a_call_into_a_structured_call(wo
     with ChatServer([tool_call("calendar__add_event", arguments, "call_abc")]) as server:
         agent = llm_agent(server, mode="tools")
         reply = agent.act(view)
-    assert reply == StructuredCall(name="calendar__add_event", arguments=arguments, id="call_abc")
+    assert reply == StructuredCall(name="calendar.add_event", arguments=arguments, id="call_abc")
     offered = {f["function"]["name"] for f in server.requests[0]["tools"]}
     assert offered == {t.name.replace(".", "__") for t in view.tools} | {"answer", "finish"}
     assert len(offered) == len(view.tools) + 2
@@ -88,9 +88,10 @@ def test_tools_mode_reads_plain_text_as_a_text_reply_and_keeps_bad_arguments_ver
 
 
 def test_tools_mode_shows_earlier_calls_back_as_calls_with_their_results() -> None:
+    found = StructuredCall(name="map.find_building_id", arguments={"building_name": "Library"})
     turns = (
         Turn("user", "Current time: Week 0, Monday 09:00\nGo to the library."),
-        Turn("assistant", 'map__find_building_id({"building_name":"Library"})'),
+        Turn("assistant", "(shown to text-mode readers only)", found),
         Turn("user", "Library is B001."),
         Turn("assistant", "I will think first."),
         Turn("user", "Invalid action: no 'Action:' found."),
@@ -102,6 +103,8 @@ def test_tools_mode_shows_earlier_calls_back_as_calls_with_their_results() -> No
     assert messages[2] == {"role": "tool", "tool_call_id": call["id"], "content": "Library is B001."}
     unknown = call_messages(turns, frozenset({"finish"}))
     assert [m["role"] for m in unknown] == ["user", "assistant", "user", "assistant", "user"]
+    rendered_only = (turns[0], Turn("assistant", 'map__find_building_id({"building_name":"Library"})'), turns[2])
+    assert [m["role"] for m in call_messages(rendered_only, frozenset({"map__find_building_id"}))] == ["user", "assistant", "user"]
 
 
 def test_a_function_call_written_as_text_reads_back_as_the_same_action(oracle_replies: list[str]) -> None:

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _stderr_lines(*args: str, cwd: Path) -> tuple[list[str], str]:
-    result = subprocess.run([sys.executable, "-m", "cli.main", *args], cwd=cwd, capture_output=True, text=True,
+    result = subprocess.run([sys.executable, "-m", "campus.cli.main", *args], cwd=cwd, capture_output=True, text=True,
                             env=os.environ | {"PYTHONPATH": str(ROOT)}, timeout=300, check=True)
     return result.stderr.splitlines(), result.stdout
 

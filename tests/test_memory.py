@@ -4,21 +4,21 @@ from __future__ import annotations
 
 import pytest
 
-from agents.memory import (
+from campus.agents.memory import (
     HistoryMemory,
     RetrievalMemory,
     Scratchpad,
     estimate_tokens,
     make_memory,
 )
-from kernel.agent import AgentView, TaskMemory, Turn
-from kernel.parse import Answer, Call, Finish, parse_reply
-from kernel.store import MemoryStore
-from scenarios.play import new_run, open_run
-from scenarios.task import Term
+from campus.kernel.agent import AgentView, TaskMemory, Turn
+from campus.kernel.parse import Answer, Call, Finish, parse_reply
+from campus.kernel.store import MemoryStore
+from campus.scenarios.play import new_run, open_run
+from campus.scenarios.task import Term
 from tests.chat_server import ChatServer, text, tool_call
 from tests.llm_support import llm_agent
-from world.index import WorldIndex
+from campus.world.index import WorldIndex
 
 pytest_plugins = ["tests.llm_fixtures"]  # the short term and the oracle's script
 

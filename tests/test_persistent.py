@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from agents.oracle import OracleAgent
-from kernel.agent import AgentView, Reply, TaskMemory
-from kernel.store import EventStore
-from replays.fork import fork_run
-from scenarios.play import new_run, open_run
-from scenarios.task import Term
-from world.index import WorldIndex
+from campus.agents.oracle import OracleAgent
+from campus.kernel.agent import AgentView, Reply, TaskMemory
+from campus.kernel.store import EventStore
+from campus.replays.fork import fork_run
+from campus.scenarios.play import new_run, open_run
+from campus.scenarios.task import Term
+from campus.world.index import WorldIndex
 
 
 class Remembering(OracleAgent):

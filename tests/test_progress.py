@@ -17,7 +17,7 @@ ENV = os.environ | {"PYTHONPATH": str(ROOT), "TERM": "xterm", "COLUMNS": "160"}
 def _campus_on_a_terminal(*args: str, cwd: Path) -> tuple[int, str]:
     """Run campus with stderr on a pseudo-terminal; returns the exit code and what the terminal showed."""
     leader, follower = pty.openpty()
-    process = subprocess.Popen([sys.executable, "-m", "cli.main", *args], cwd=cwd, env=ENV,
+    process = subprocess.Popen([sys.executable, "-m", "campus.cli.main", *args], cwd=cwd, env=ENV,
                                stdout=subprocess.DEVNULL, stderr=follower)
     os.close(follower)
     shown = b""
@@ -36,7 +36,7 @@ def _campus_on_a_terminal(*args: str, cwd: Path) -> tuple[int, str]:
 @pytest.fixture(scope="module")
 def played(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("progress")
-    subprocess.run([sys.executable, "-m", "cli.main", "run", "--agent", "diligent", "--json"], cwd=path, env=ENV,
+    subprocess.run([sys.executable, "-m", "campus.cli.main", "run", "--agent", "diligent", "--json"], cwd=path, env=ENV,
                    check=True, capture_output=True, timeout=300)
     return path
 
@@ -51,7 +51,7 @@ def test_a_terminal_gets_a_bar(played: Path, command: tuple[str, ...], word: str
 
 
 def test_a_pipe_gets_no_bar(played: Path) -> None:
-    result = subprocess.run([sys.executable, "-m", "cli.main", "verify", "diligent-s0"], cwd=played, env=ENV,
+    result = subprocess.run([sys.executable, "-m", "campus.cli.main", "verify", "diligent-s0"], cwd=played, env=ENV,
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0 and result.stderr == ""
     assert result.stdout.startswith("verified diligent-s0")

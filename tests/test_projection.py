@@ -6,12 +6,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agents import make_agent
-from kernel.history import full_fold, state_at
-from kernel.runner import Session
-from kernel.projection import Domain, Projection
-from kernel.store import MemoryStore
-from scenarios.play import Run, new_run
+from campus.agents import make_agent
+from campus.kernel.history import full_fold, state_at
+from campus.kernel.runner import Session
+from campus.kernel.projection import Domain, Projection
+from campus.kernel.store import MemoryStore
+from campus.scenarios.play import Run, new_run
 from tests.conftest import play
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

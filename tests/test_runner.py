@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from events import (
+from campus.events import (
     ActionRejected,
     AgentReplied,
     DayStarted,
@@ -17,11 +17,11 @@ from events import (
     ToolResult,
     decode_events,
 )
-from kernel.agent import AgentView
-from kernel.clock import DAY_START, day_of, parse_moment
-from kernel.store import MemoryStore, SQLiteStore
-from scenarios.play import Run, new_run
-from scenarios.task import Task, Term
+from campus.kernel.agent import AgentView
+from campus.kernel.clock import DAY_START, day_of, parse_moment
+from campus.kernel.store import MemoryStore, SQLiteStore
+from campus.scenarios.play import Run, new_run
+from campus.scenarios.task import Task, Term
 from tests.conftest import play
 
 
@@ -112,12 +112,12 @@ def _commits(world, term, path, **options) -> tuple[Run, list[int]]:
     commits: list[int] = []
     original = store.append
 
-    def counting(branch_id, records):
+    def counting(branch_id, records, **options):
         commits.append(len(records))
-        return original(branch_id, records)
+        return original(branch_id, records, **options)
 
     store.append = counting  # type: ignore[method-assign]
-    from agents import make_agent
+    from campus.agents import make_agent
 
     run.session(make_agent("oracle", term, world), **options).run()
     return run, commits
@@ -131,7 +131,7 @@ def test_each_step_is_one_transaction_without_group_commit(world, term, tmp_path
 
 def test_group_commit_batches_whole_steps_and_changes_nothing_in_the_log(world, term, tmp_path) -> None:
     single, _ = _commits(world, term, tmp_path / "single.db", commit_delay=0)
-    grouped, commits = _commits(world, term, tmp_path / "grouped.db", commit_delay=60)
+    grouped, commits = _commits(world, term, tmp_path / "grouped.db", commit_delay=float("inf"))
     assert single.store.head(single.branch.id) == grouped.store.head(grouped.branch.id)
     assert len(commits) < 5  # a fast agent: everything in a few transactions
     events = log(grouped)
@@ -165,7 +165,7 @@ def test_invalid_and_hostile_replies_are_observations(world) -> None:
     errors = [e for e in events if isinstance(e, ToolResult) and e.status == "error"]
     assert len(rejected) + len(errors) == len(junk)
     assert all(e.message.isascii() and len(e.message) < 2000 for e in rejected + errors)
-    from events import Walked
+    from campus.events import Walked
 
     assert not any(isinstance(e, Walked) for e in events)
     assert sum(isinstance(e, AgentReplied) for e in events) == len(junk) + 1
@@ -223,7 +223,7 @@ def test_run_started_is_first_and_run_ended_last(world, small_term) -> None:
 
 @pytest.mark.parametrize("steps", [0, 1, 7, 40])
 def test_stopping_and_resuming_gives_the_same_log(world, small_term, steps) -> None:
-    from agents import make_agent
+    from campus.agents import make_agent
 
     whole = play(MemoryStore(), world, small_term, "oracle")
     store = MemoryStore()
@@ -234,7 +234,7 @@ def test_stopping_and_resuming_gives_the_same_log(world, small_term, steps) -> N
 
 
 def test_structured_calls_are_accepted(world) -> None:
-    from events import StructuredCall, ToolCalled
+    from campus.events import StructuredCall, ToolCalled
 
     agent = Script([
         StructuredCall(name="geography__get_current_location", arguments={}, id="call_abc"),
@@ -248,13 +248,13 @@ def test_structured_calls_are_accepted(world) -> None:
     assert called == ["geography.get_current_location", "map.find_building_id"]
     replied = [e for e in events if isinstance(e, AgentReplied)]
     assert replied[0].call.id == "call_abc" and replied[0].text is None
-    from events import Answered
+    from campus.events import Answered
 
     assert [e.answer for e in events if isinstance(e, Answered)] == ["B"]
 
 
 def test_one_session_can_be_run_in_instalments(world, small_term) -> None:
-    from agents import make_agent
+    from campus.agents import make_agent
 
     whole = play(MemoryStore(), world, small_term, "oracle")
     run = new_run(MemoryStore(), world, small_term, agent_name="oracle", seed=0)
@@ -268,13 +268,14 @@ def test_one_session_can_be_run_in_instalments(world, small_term) -> None:
 
 
 def test_world_changes_fire_at_their_time_before_a_task_at_the_same_minute(world) -> None:
-    from kernel.schedule import Trigger
+    from campus.events import AdvisorAvailability, Popularity, Span
+    from campus.kernel.schedule import Trigger
 
     release = parse_moment("Week 0, Monday 09:00")
-    change = {"type": "advisor_availability", "advisor_id": "T0001", "date": "Week 0, Monday", "slots": ["13:00-14:00"]}
+    change = AdvisorAvailability(advisor_id="T0001", day=0, slots=(Span(start=13 * 60, end=14 * 60),))
     base = one_task_term(world)
     term = Term(name="t", seed=0, world_hash=world.hash, tasks=base.tasks, world_changes=(
-        Trigger(id="early", t=release - 30, change={"type": "noted"}),
+        Trigger(id="early", t=release - 30, change=Popularity(code="XX1", value=1)),
         Trigger(id="same-minute", t=release, change=change),
     ))
     agent = Script(['<action>Action: calendar.query_advisor_availability(advisor_id="T0001", date="Week 0, Monday")</action>'])

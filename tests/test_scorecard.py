@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from events import TaskEnded
-from scenarios.scorecard import scorecard
-from scenarios.task import Flags, Task, Term
+from campus.events import TaskEnded
+from campus.scenarios.scorecard import scorecard
+from campus.scenarios.task import Flags, Task, Term
 
 
 def task(task_id: str, *, scenario: str = "s", phase: str = "p", **flags: object) -> Task:

@@ -7,11 +7,11 @@ import sqlite3
 
 import pytest
 
-from agents import make_agent
-from events import ToolCalled, ToolResult, decode_events
-from kernel.store import SQLiteStore
-from replays.fork import fork_run
-from scenarios.scorecard import scorecard
+from campus.agents import make_agent
+from campus.events import ToolCalled, ToolResult, decode_events
+from campus.kernel.store import SQLiteStore
+from campus.replays.fork import fork_run
+from campus.scenarios.scorecard import scorecard
 from tests.conftest import play
 
 

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from replays.stats import (
+from campus.reports.stats import (
     estimate,
     flip_rate,
     paired_difference,

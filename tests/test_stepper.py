@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from agents.oracle import OracleAgent
-from events import StructuredCall
-from kernel.store import EventStore
-from scenarios.play import new_run, open_run
-from scenarios.task import Term
-from world.index import WorldIndex
+from campus.agents.oracle import OracleAgent
+from campus.events import AgentReplied, StructuredCall, ToolCalled, decode_events
+from campus.kernel.store import EventStore
+from campus.scenarios.play import new_run, open_run
+from campus.scenarios.task import Term
+from campus.world.index import WorldIndex
 
 
 def test_pushed_replies_give_the_same_log_as_the_agent(store: EventStore, world: WorldIndex, small_term: Term) -> None:
@@ -30,7 +30,7 @@ def test_pushed_replies_give_the_same_log_as_the_agent(store: EventStore, world:
 
 
 def test_every_step_is_committed_so_a_new_stepper_continues(tmp_path, world: WorldIndex, small_term: Term) -> None:
-    from kernel.store import SQLiteStore
+    from campus.kernel.store import SQLiteStore
 
     path = tmp_path / "log.db"
     store = SQLiteStore(path)
@@ -39,12 +39,13 @@ def test_every_step_is_committed_so_a_new_stepper_continues(tmp_path, world: Wor
     for _ in range(30):
         stepper.step(oracle.act(stepper.view()))
     waiting = stepper.view()
+    head = store.head("r")
+    store.close()  # the writer lets go of the run, as a process that ends does
     other = SQLiteStore(path)
-    assert other.head("r") == store.head("r")
+    assert other.head("r") == head
     again = open_run(other, "r").stepper()
     assert again.view() == waiting
     other.close()
-    store.close()
 
 
 def test_a_finished_stepper_refuses_more_replies(store: EventStore, world: WorldIndex, small_term: Term) -> None:
@@ -63,5 +64,13 @@ def test_a_structured_call_and_bad_reply_types(store: EventStore, world: WorldIn
     assert store.head(stepper.session.branch.id) == before
     result = stepper.step(StructuredCall(name="calendar__view_schedule", arguments={"calendar_id": "self", "date": "Week 0, Monday"}))
     assert result.view is not None and not result.ended
-    assert result.view.messages[-2].content == 'calendar__view_schedule({"calendar_id":"self","date":"Week 0, Monday"})'
+    call = StructuredCall(name="calendar.view_schedule", arguments={"calendar_id": "self", "date": "Week 0, Monday"})
+    assert result.view.messages[-2].call == call
+    assert result.view.messages[-2].content == 'calendar.view_schedule({"calendar_id":"self","date":"Week 0, Monday"})'
+    replied, called = result.events[0], result.events[1]
+    assert isinstance(replied, AgentReplied) and replied.call == call
+    assert isinstance(called, ToolCalled) and called.tool == "calendar.view_schedule"
+    head = store.head(stepper.session.branch.id)[0]
+    logged = decode_events([r.payload for r in store.rows(stepper.session.branch.id, head - len(result.events) + 1, head)])
+    assert logged == list(result.events)
     assert "Week 0, Monday" in result.view.messages[-1].content

@@ -6,8 +6,8 @@ import sqlite3
 
 import pytest
 
-from events import Walked, canonical, chain_hash
-from kernel.store import BranchInfo, EventStore, SQLiteStore, StoreError
+from campus.events import Walked, canonical, chain_hash
+from campus.kernel.store import BranchInfo, EventStore, SQLiteStore, StoreError
 
 
 def root(store: EventStore, branch_id: str = "main") -> BranchInfo:
@@ -176,16 +176,17 @@ def test_sqlite_payloads_are_queryable_with_json_functions(sqlite_store: SQLiteS
 def test_sqlite_append_is_one_transaction(sqlite_store: SQLiteStore) -> None:
     root(sqlite_store)
     assert sqlite_store.head("main")[0] == 0
-    # A row written behind the store's back at seq 2 makes the second insert of the next append fail mid-way.
-    sqlite_store.conn.execute("INSERT INTO events VALUES ('main', 2, 0, 'walked', '{}', 'x', NULL)")
+    # A trigger refusing seq 2 makes the second row of the next append fail mid-way.
+    sqlite_store.conn.execute("CREATE TEMP TRIGGER refuse_two BEFORE INSERT ON events WHEN NEW.seq = 2 "
+                              "BEGIN SELECT RAISE(ABORT, 'refused'); END")
     with pytest.raises(sqlite3.IntegrityError):
         sqlite_store.append("main", walks(3))
     seqs = [r[0] for r in sqlite_store.conn.execute("SELECT seq FROM events WHERE branch = 'main' ORDER BY seq")]
-    assert seqs == [2], "the first row of the failed append must have been rolled back"
+    assert seqs == [], "the first row of the failed append must have been rolled back"
 
 
 def test_scan_reads_only_the_kinds_asked_for_through_the_lineage(store: EventStore) -> None:
-    from events import EmailSent
+    from campus.events import EmailSent
 
     root(store)
     mixed = [(i, EmailSent(email_id=f"m{i}", to="a@b.edu", subject="s", body="b") if i % 3 == 0

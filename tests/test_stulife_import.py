@@ -11,12 +11,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from cli.main import app
+from campus.cli.main import app
 from tests.conftest import SHARED
+from tests.scenario_play import play_tasks
 from tests.test_cli import as_json, campus
-from world.index import WorldIndex
-from world.model import SEAT_FEATURES, World
-from world.stulife import (
+from campus.scenarios.term import generate_term
+from campus.world.routes import edge_cost
+from campus.world.index import WorldIndex
+from campus.world.model import SEAT_FEATURES, World
+from campus.world.stulife import (
     ARTICLE_LIMIT,
     DEFAULT_POPULARITY,
     DEFAULT_SEATS,
@@ -264,7 +267,7 @@ def test_cli_json_is_deterministic_across_processes(world: World, tmp_path: Path
 @needs_data
 def test_cli_text_summary_and_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr("cli.main.configure_logs", lambda **_: None)  # in-process: keep the global log setup alone
+    monkeypatch.setattr("campus.cli.main.configure_logs", lambda **_: None)  # in-process: keep the global log setup alone
     runner = CliRunner()
     text = runner.invoke(app, ["world", "import-stulife", str(STULIFE)])
     assert text.exit_code == 0
@@ -283,3 +286,38 @@ def test_oracle_solves_every_exploration_task_on_the_stulife_map(tmp_path: Path)
     exploration = report["scorecard"]["by_scenario"]["campus_exploration"]
     assert exploration == exploration | {"tasks": 51, "succeeded": 51, "success_rate": 1.0}
     assert campus("verify", report["run"], cwd=tmp_path).returncode == 0
+
+
+@needs_data
+def test_every_equally_cheap_route_of_a_scored_walk_passes(world: World) -> None:
+    """On the published map some legs have two least-cost paths; walking any of them succeeds, a dearer one fails."""
+    index = WorldIndex(world)
+    walks = [t for t in generate_term(index, seed=0).tasks if t.ground_truth.get("parts")
+             and t.ground_truth["parts"][0]["check"] == "walk"]
+    tied = [t for t in walks if len(t.ground_truth["parts"][0]["routes"]) > 1]
+    assert len(walks) == 51 and len(tied) >= 10
+    tasks, dearer = [], []
+    for task in tied:
+        stops, constraints = task.ground_truth["stops"], {}
+        planned = [s for s in task.solution if s.startswith("call:map.find_optimal_path")]
+        constraints = json.loads(planned[0].split("constraints=")[1].rstrip(")").replace("'", '"')) if planned else {}
+        best = sum(index.route(a, b, constraints).cost for a, b in zip(stops, stops[1:]))
+        for n, route in enumerate(task.ground_truth["parts"][0]["routes"]):
+            assert route[0] == stops[0] and route[-1] == stops[-1]
+            assert sum(edge_cost(index.graph.edges[a, b], constraints) for a, b in zip(route, route[1:])) == best
+            alternative = msgspec.structs.replace(task, id=f"{task.id}-{n}", instruction="Walk.",
+                                                  release=task.release + n, solution=(f"goto:{stops[0]}", "walk:" + ",".join(route)))
+            tasks.append(alternative)
+    ended = play_tasks(index, tasks)
+    assert {t.id: ended[t.id].detail for t in tasks if ended[t.id].outcome != "success"} == {}
+    for task in walks:
+        stops, accepted = task.ground_truth["stops"], task.ground_truth["parts"][0]["routes"]
+        for detour in sorted(index.graph.adj[stops[0]]):
+            longer = [stops[0], *index.route_through([detour, *stops[1:]]).path]
+            if longer not in accepted and stops[0] not in longer[1:]:
+                dearer.append(msgspec.structs.replace(task, id="dearer", instruction="Walk.",
+                                                      solution=(f"goto:{stops[0]}", "walk:" + ",".join(longer))))
+                break
+        if dearer:
+            break
+    assert play_tasks(index, dearer)["dearer"].outcome == "failure"

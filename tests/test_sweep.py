@@ -16,15 +16,16 @@ from pathlib import Path
 
 import pytest
 
-from agents import make_agent
-from kernel.store import MemoryStore, SQLiteStore
-from replays.stats import estimate, paired_difference
-from replays.sweep import is_finished, parse_seeds
-from scenarios.play import new_run, open_run
-from scenarios.scorecard import scorecard
-from scenarios.term import generate_term
-from world.generate import generate_world
-from world.index import WorldIndex
+from campus.agents import make_agent
+from campus.kernel.store import MemoryStore, SQLiteStore
+from campus.reports.comparison import METRICS
+from campus.reports.stats import estimate, paired_difference
+from campus.lab.sweep import is_finished, parse_seeds
+from campus.scenarios.play import new_run, open_run
+from campus.scenarios.scorecard import scorecard
+from campus.scenarios.term import generate_term
+from campus.world.generate import generate_world
+from campus.world.index import WorldIndex
 
 ROOT = Path(__file__).resolve().parents[1]
 SCALE = 0.05
@@ -32,7 +33,7 @@ AGENTS = ("noop", "diligent")
 
 
 def sweep_command(*args: str) -> list[str]:
-    return [sys.executable, "-m", "cli.main", "sweep", *args]
+    return [sys.executable, "-m", "campus.cli.main", "sweep", *args]
 
 
 def campus_sweep(*args: str, cwd: Path, check: bool = True) -> subprocess.CompletedProcess:
@@ -164,7 +165,13 @@ def test_running_the_sweep_again_keeps_every_run_and_prints_the_table(swept: tup
     assert f"{gpa['mean']:.2f} ± {gpa['half_width']:.2f}" in text
     row = next(line for line in text.splitlines() if "success rate" in line)
     difference = report["paired"][0]["metrics"]["success_rate"]
-    assert re.search(rf"\+{difference['difference']['mean'] * 100:.1f} ± {difference['difference']['half_width'] * 100:.1f} \*", row)
+    shown = rf"\+{difference['difference']['mean'] * 100:.1f} ± {difference['difference']['half_width'] * 100:.1f}"
+    marker = r" \*" if difference["exceeds_noise"] else r" │"  # the star marks exactly a difference beyond the noise
+    assert re.search(shown + marker, row), row
+    starred = {line.split("│")[1].strip() for line in text.splitlines() if line.rstrip().endswith("* │")}
+    titles = {metric.key: metric.title for metric in METRICS}
+    beyond = {titles[key] for key, pair in report["paired"][0]["metrics"].items() if pair["exceeds_noise"]}
+    assert starred == beyond
 
 
 def test_a_stored_run_made_differently_is_a_conflict_and_nothing_is_played(swept: tuple[Path, dict]) -> None:
@@ -317,3 +324,17 @@ def test_a_run_that_fails_in_a_worker_stops_the_sweep_with_its_reason(tmp_path: 
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.startswith("error: run noop-s1 failed: ValueError: a term at scale 2 does not fit")
     assert event_counts(db) == {}
+
+
+def test_a_sweep_plays_any_agent_the_registry_knows(tmp_path: Path) -> None:
+    db = tmp_path / "runs.db"
+    world, term = inputs(1, SCALE)
+    store = SQLiteStore(db)
+    played = new_run(store, world, term, agent_name="diligent", seed=1, branch_id="played")
+    played.session(make_agent("diligent", term, world)).run()
+    store.close()
+    result = campus_sweep("--agent", "recorded:played", "--seeds", "1", "--scale", str(SCALE), "--db", str(db),
+                          "--workers", "1", "--json", cwd=tmp_path)
+    (run,) = json.loads(result.stdout)["runs"]
+    assert (run["run"], run["agent"], run["action"], run["finished"]) == ("recorded-played-s1", "recorded-played", "new", True)
+    assert run["final_hash"] == alone("diligent", 1)

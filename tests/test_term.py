@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from agents import make_agent
-from kernel.store import MemoryStore
-from replays.score import rescore
-from scenarios.play import Run, new_run
-from scenarios.scorecard import scorecard
-from scenarios.term import PAPER_COUNTS, generate_term, term_report
+from campus.agents import make_agent
+from campus.events import AdvisorAvailability, CalendarEntry, CalendarTime, Popularity, SeatAvailability, WorldChange
+from campus.kernel.schedule import Trigger
+from campus.kernel.store import MemoryStore
+from campus.replays.score import rescore
+from campus.scenarios.play import Run, new_run
+from campus.scenarios.scorecard import scorecard
+from campus.kernel.clock import MINUTES_PER_DAY
+from campus.scenarios import advisors
+from campus.scenarios.context import TermContext
+from campus.scenarios.task import Task
+from campus.scenarios.term import ATTEMPTS, PAPER_COUNTS, _generate_all, check_world_changes, generate_term, term_report
+from campus.scenarios.timeline import Overlap
+from campus.world.index import WorldIndex
+from campus.world.stulife import load_stulife
+from tests.conftest import SHARED
 
 
 def _play(world, term, agent: str) -> Run:
@@ -32,6 +44,35 @@ def test_the_default_term_has_at_least_the_papers_counts(term) -> None:
     assert len({t.id for t in term.tasks}) == len(term.tasks)
 
 
+def test_the_default_term_is_unchanged(term) -> None:
+    """The default term's hash is pinned: a change to it changes every log, so re-pin it on purpose (schema 2
+    changed it from 88b92efa...; issue 12's questions, midterm places, study building, walk ground truth, slack,
+    chain judging, roll call and text fixes from 85aa6c92...)."""
+    assert term.hash == "9c95f0ebaa80147ab91a85b2edb5990a815a003609f1165667a45fae64a8252b"
+    kinds = [type(trigger.change) for trigger in term.world_changes]
+    assert (kinds.count(SeatAvailability), kinds.count(Popularity), kinds.count(AdvisorAvailability)) == (273, 174, 30)
+
+
+MONDAY_9 = CalendarTime(first_week=1, last_week=1, weekday=0, start=540, end=600)
+
+
+@pytest.mark.parametrize("change", [
+    Popularity(code="NOPE101", value=50),
+    Popularity(code="", value=50),
+    SeatAvailability(building_id="B999", room_id="West Wing", day=33, open_seats=()),
+    AdvisorAvailability(advisor_id="T0001", day=-1, slots=()),
+    CalendarEntry(calendar_id="someone@x.edu", title="Busy", location="L", time=MONDAY_9),
+])
+def test_a_change_its_subsystem_would_ignore_fails_the_term(world, change: WorldChange) -> None:
+    with pytest.raises(ValueError, match="^world change bad would be ignored: "):
+        check_world_changes(world, [Trigger(id="bad", t=0, change=change)])
+
+
+def test_the_generated_changes_and_a_calendar_entry_pass_the_check(world, term) -> None:
+    entry = CalendarEntry(calendar_id="advisor_T0001", title="Busy", location="L", time=MONDAY_9)
+    check_world_changes(world, [*term.world_changes, Trigger(id="entry", t=0, change=entry)])
+
+
 def test_the_oracle_scores_stugpa_100_and_succeeds_on_every_scenario(term, oracle_full) -> None:
     run = oracle_full
     card = scorecard(term, run.ended_tasks())
@@ -41,14 +82,15 @@ def test_the_oracle_scores_stugpa_100_and_succeeds_on_every_scenario(term, oracl
     assert card["ltrr"] == 1.0 and card["pis"] == 1.0
 
 
-def test_the_controls_are_ordered_on_pis_and_stugpa(controls) -> None:
+def test_the_controls_are_ordered_on_every_headline_metric(controls) -> None:
     term, runs = controls
     cards = {agent: scorecard(term, run.ended_tasks()) for agent, run in runs.items()}
     order = ("noop", "stateless", "diligent", "oracle")
-    pis = [cards[agent]["pis"] for agent in order]
-    assert pis == sorted(pis) and len(set(pis)) == len(pis), pis
-    gpa = [cards[agent]["stugpa"]["total"] for agent in order]
-    assert gpa == sorted(gpa) and len(set(gpa)) == len(gpa), gpa
+    read = {"pis": lambda c: c["pis"], "ltrr": lambda c: c["ltrr"], "success": lambda c: c["total"]["success_rate"],
+            "stugpa": lambda c: c["stugpa"]["total"]}
+    for metric, value in read.items():
+        values = [value(cards[agent]) or 0.0 for agent in order]
+        assert all(a < b for a, b in zip(values, values[1:])), (metric, values)
 
 
 def test_the_stale_control_fails_exactly_the_tasks_with_a_stale_plan(controls) -> None:
@@ -85,3 +127,67 @@ def test_score_notices_a_judgement_that_no_longer_holds(controls) -> None:
     term = msgspec.structs.replace(run.term, tasks=tuple(changed if t.id == task.id else t for t in run.term.tasks))
     report = rescore(Run(run.store, run.branch, run.world, term, run.kernel))
     assert not report.matches and [c["task_id"] for c in report.changed] == [task.id]
+
+
+def test_noop_earns_no_stugpa(controls) -> None:
+    """No session is held where the day starts, so a student that never acts is present nowhere."""
+    term, runs = controls
+    card = scorecard(term, runs["noop"].ended_tasks())
+    assert card["stugpa"]["total"] == 0.0, card["stugpa"]
+
+
+def test_every_world_change_kind_has_exactly_one_owning_domain() -> None:
+    from typing import get_args
+
+    from campus.events import WorldChange
+    from campus.subsystems import DOMAINS
+
+    owners = {kind: [d.name for d in DOMAINS if kind in d.changes] for kind in get_args(WorldChange)}
+    assert all(len(names) == 1 for names in owners.values()), owners
+# ------------------------------------------------------------------ text glitches found by reading the term
+
+
+@pytest.mark.parametrize("source, seed", [("generated", 0), ("generated", 1), ("published", 11)])
+def test_no_task_is_released_before_a_task_it_depends_on(world, source: str, seed: int) -> None:
+    """Published seed 11 had an advisor asking for work before the student had applied to them."""
+    if source == "published":
+        if not (SHARED / "stulife").is_dir():
+            pytest.skip("the StuLife data is not here")
+        world = WorldIndex(load_stulife(SHARED / "stulife")[0])
+    term = generate_term(world, seed)
+    late = [(t.id, d) for t in term.tasks for d in t.depends_on if term.by_id[d].release >= t.release]
+    assert late == []
+
+
+def test_library_reasons_name_no_course_the_student_does_not_take(term) -> None:
+    library = [t.instruction for t in term.tasks if t.scenario == "library_study"]
+    assert library and not any(re.search(r"\bthe [\w ]+ course\b", text) for text in library)
+
+
+def test_advisor_errands_do_not_say_preparations_for_a_preparation(term) -> None:
+    advisor = [t.instruction for t in term.tasks if t.scenario == "academic_activity"]
+    assert advisor and not any(re.search(r"preparations? for (?:the|my) [\w ]*preparation", text) for text in advisor)
+    assert not any(re.search(r"\b(\w+) \1\b", text) for text in advisor)  # no doubled word either
+
+
+def test_a_moved_meeting_moves_from_a_time_kept_free(world) -> None:
+    """The first time of a meeting that is later moved was a real plan: nothing else is reserved around it."""
+    for attempt in range(ATTEMPTS):
+        ctx = TermContext(world=world, seed=0, attempt=attempt)
+        made: list[Task] = []
+        try:
+            _generate_all(ctx, lambda pair: made.extend(pair[0]))
+            break
+        except Overlap:
+            continue
+    by_id = {t.id: t for t in made}
+    moved = [t for t in made if t.scenario == "academic_activity" and t.required_place and len(t.depends_on) == 3]
+    assert moved
+    spans = ctx.timeline.spans()
+    for meeting in moved:
+        booking = next(p for p in by_id[meeting.depends_on[1]].ground_truth["parts"] if p["check"] == "booking")
+        start = booking["day"] * MINUTES_PER_DAY + booking["start"]
+        window = (start - advisors.LEAD, start - advisors.LEAD + advisors.MEETING_MINUTES)
+        assert start != meeting.starts
+        clash = [owner for s, e, owner in spans if s < window[1] and e > window[0]]
+        assert clash == [], (meeting.id, clash)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import jsonschema
 import pytest
 
-from kernel.tools import Param, ToolDecl, anthropic_tools, bind_arguments, from_wire_name, mcp_tools, ok, openai_tools
-from scenarios.play import build_kernel
+from campus.kernel.tools import Param, ToolDecl, anthropic_tools, bind_arguments, from_wire_name, mcp_tools, ok, openai_tools
+from campus.scenarios.play import build_kernel
 
 META = jsonschema.Draft202012Validator.META_SCHEMA
 
@@ -112,9 +112,9 @@ def test_dispatch_errors_are_clear_and_change_nothing(kernel, world) -> None:
 
 
 def test_a_raising_handler_becomes_a_failed_call(world) -> None:
-    from kernel.engine import Kernel
-    from kernel.projection import Domain
-    from subsystems.geography import locate
+    from campus.kernel.engine import Kernel
+    from campus.kernel.projection import Domain
+    from campus.subsystems.geography import locate
 
     def boom(view, args):
         raise RuntimeError("bug")
@@ -189,11 +189,37 @@ def test_tool_texts_name_things_that_exist_in_the_published_campus() -> None:
 
     if not (SHARED / "stulife" / "campus_data.json").exists():
         pytest.skip("the StuLife data is not present")
-    from world.index import WorldIndex
-    from world.stulife import load_stulife
+    from campus.world.index import WorldIndex
+    from campus.world.stulife import load_stulife
 
     stulife = WorldIndex(load_stulife(SHARED / "stulife")[0])
     text = _quoted_examples(build_kernel(stulife))
     assert "<<" not in text
     seats = {s.id for lib in stulife.world.libraries for r in lib.rooms for s in r.seats}
     assert any(f'seat_id="{seat}"' in text for seat in seats)
+
+
+def test_a_refusal_raised_in_a_handler_is_the_failed_result_fail_gives() -> None:
+    from campus.events import EmailSent
+    from campus.kernel.tools import Refuse, fail
+
+    def deep(value: str) -> str:
+        if value == "no":
+            raise Refuse("'x' must not be no.")
+        return value
+
+    def handler(view: object, args: dict) -> object:
+        return ok("done", [EmailSent(email_id="m", to="a@b.c", subject=deep(args["x"]), body="b", cc="")])
+
+    tool = ToolDecl(name="t.refuse", system="t", description="d", params=(Param(name="x", type="string", description="x"),),
+                    handler=handler)
+    refused = tool.call(None, {"x": "no"})
+    assert refused == fail("'x' must not be no.") and refused.facts == ()
+    assert tool.call(None, {"x": "yes"}).result.ok
+
+
+def test_arguments_are_explained_with_the_wire_name_to_a_native_caller() -> None:
+    tool = ToolDecl(name="t.thing", system="t", description="d", params=(Param(name="x", type="string", description="x"),),
+                    handler=lambda view, args: ok("done"))
+    assert bind_arguments(tool, {}) == "t.thing needs 'x' (x). Call it as t.thing(x: str)."
+    assert bind_arguments(tool, {}, wire=True) == "t__thing needs 'x' (x). Call it as t__thing(x: str)."

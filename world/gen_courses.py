@@ -37,9 +37,9 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from world.gen_common import apportion, round_half_up, shuffled_labels, stream
-from world.gen_library import is_library
-from world.model import Advisor, Building, CourseSection
+from campus.world.gen_common import apportion, round_half_up, shuffled_labels, stream
+from campus.world.gen_library import is_library
+from campus.world.model import Advisor, Building, CourseSection
 
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday")
 STARTS = (8, 10, 14, 16, 19)

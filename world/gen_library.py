@@ -43,14 +43,14 @@ from dataclasses import dataclass
 
 import msgspec
 
-from world.gen_common import (
+from campus.world.gen_common import (
     apportion,
     person_names,
     round_half_up,
     shuffled_labels,
     stream,
 )
-from world.model import SEAT_FEATURES, Book, Building, Library, Room, Seat
+from campus.world.model import SEAT_FEATURES, Book, Building, Library, Room, Seat
 
 SEATS_AT_SCALE_1 = 2600
 BOOKS_AT_SCALE_1 = 395
@@ -430,7 +430,7 @@ def make_books(buildings: Sequence[Building], seed: int, scale: float) -> list[B
     authors = person_names(rng, total)
     titles: set[str] = set()
     numbers: set[str] = set()
-    books = []
+    books: list[Book] = []
     for category, count in zip(CATEGORIES, counts):
         library, collection = placed[category.name]
         for _ in range(count):

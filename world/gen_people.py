@@ -24,8 +24,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from world.gen_common import apportion, person_names, scaled, snake, stream
-from world.model import Advisor, Club
+from campus.world.gen_common import apportion, person_names, scaled, snake, stream
+from campus.world.model import Advisor, Club
 
 ADVISORS_AT_SCALE_1 = 1000
 CLUBS_AT_SCALE_1 = 101

@@ -35,8 +35,8 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import NamedTuple
 
-from world.gen_common import digest_index, stream
-from world.model import Article, BookSection, Chapter, Text
+from campus.world.gen_common import digest_index, stream
+from campus.world.model import Article, BookSection, Chapter, Text
 
 
 class Fact(NamedTuple):
@@ -1539,7 +1539,7 @@ def _spread(rng: random.Random) -> dict[str, object]:
 def _variance(rng: random.Random) -> dict[str, object]:
     values = _data(rng, rng.randint(3, 5))
     mean = Fraction(sum(values), len(values))
-    variance = sum((x - mean) ** 2 for x in values) / len(values)
+    variance = Fraction(sum((x - mean) ** 2 for x in values), len(values))
     return {"d": _show(values), "v": _frac(variance)}
 
 

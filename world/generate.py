@@ -52,12 +52,12 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from world.gen_common import apportion, round_half_up, stream
-from world.gen_courses import make_courses
-from world.gen_library import make_books, make_libraries
-from world.gen_people import make_advisors, make_clubs
-from world.gen_texts import make_texts
-from world.model import PATH_PROPERTIES, Building, Complex, Path, World
+from campus.world.gen_common import apportion, round_half_up, stream
+from campus.world.gen_courses import make_courses
+from campus.world.gen_library import make_books, make_libraries
+from campus.world.gen_people import make_advisors, make_clubs
+from campus.world.gen_texts import make_texts
+from campus.world.model import PATH_PROPERTIES, Building, Complex, Path, World
 
 HOME_NAME = "Lakeside Dormitory"
 

@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 
 import networkx as nx
 
-from world.model import Building, Complex, World
-from world.routes import Adjacency, Route, Settled, as_route, edge_costs, join_legs, settle
+from campus.world.model import Building, Complex, World
+from campus.world.routes import Adjacency, Route, Settled, as_route, edge_costs, join_legs, settle
 
 
 class WorldIndex:

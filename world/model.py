@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import msgspec
 
-from events.codec import canonical, content_hash
+from campus.events.codec import canonical, content_hash
 
 #: Edge properties a route can be constrained on, with every value they may take.
 PATH_PROPERTIES: dict[str, tuple[str, ...]] = {

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 import msgspec
 import networkx as nx
 
-from world.model import PATH_PROPERTIES
+from campus.world.model import PATH_PROPERTIES
 
 
 class Route(msgspec.Struct, frozen=True, kw_only=True):
@@ -72,7 +72,7 @@ def unmet(properties: Mapping[str, str], constraints: Mapping[str, str]) -> int:
 def edge_cost(data: Mapping[str, object], constraints: Mapping[str, str]) -> int:
     if data.get("inside"):
         return 1
-    minutes = int(data["minutes"])  # type: ignore[arg-type]
+    minutes = int(data["minutes"])  # type: ignore[call-overload]
     if minutes <= 0:
         return 1
     return 100 * minutes * (2 + unmet(data["properties"], constraints))  # type: ignore[arg-type]
@@ -144,12 +144,12 @@ def join_legs(legs: Sequence[Route]) -> Route:
     return Route(path=path, minutes=sum(leg.minutes for leg in legs), cost=sum(leg.cost for leg in legs))
 
 
-def walk_minutes(graph: nx.Graph, path: Sequence[str]) -> int | str:
-    """The minutes a walk along ``path`` takes, or why it is not a walk (a message)."""
+def walk_minutes(graph: nx.Graph, path: Sequence[str]) -> int:
+    """The minutes a walk along ``path`` takes; ``RouteError`` if it is not a walk."""
     total = 0
     for a, b in zip(path, path[1:]):
         data = graph.get_edge_data(a, b)
         if data is None:
-            return f"there is no walkway from {a} to {b}"
+            raise RouteError(f"there is no walkway from {a} to {b}")
         total += int(data["minutes"])
     return total

@@ -50,7 +50,7 @@ from typing import Any
 
 import msgspec
 
-from world.model import (
+from campus.world.model import (
     SEAT_FEATURES,
     Advisor,
     Article,
@@ -68,7 +68,7 @@ from world.model import (
     World,
     counts,
 )
-from world.model import (
+from campus.world.model import (
     Path as Walkway,
 )
 

@@ -20,9 +20,8 @@ Pure functions over plain numbers; no dependency beyond the standard library.
   trials drawn without replacement with probability C(c, k) / C(n, k); pass^k is that
   averaged over tasks. pass^1 is the mean success rate; it falls with k unless the agent is
   consistent.
-- **Two runs of one term** (``mcnemar_exact``): paired task by task; under "no difference"
-  each task only one side solved is equally likely to favour either side, so the count is
-  Binomial(n, 1/2) and the two-sided p-value is 2 * P(X <= min) (at most 1).
+
+The exact McNemar test of two runs of one term is the diff's (``replays.diff.mcnemar_exact``).
 """
 
 from __future__ import annotations
@@ -31,7 +30,9 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Hashable
+from typing import Hashable, TypeVar
+
+K = TypeVar("K", bound=Hashable)
 
 CONFIDENCE = 0.95
 
@@ -154,7 +155,7 @@ class PairedDifference:
     exceeds_noise: bool
 
 
-def paired_difference(a: Mapping[Hashable, float], b: Mapping[Hashable, float],
+def paired_difference(a: Mapping[K, float], b: Mapping[K, float],
                       confidence: float = CONFIDENCE) -> PairedDifference:
     """Paired comparison of two agents over the seeds they share (keys present on one side only are left out)."""
     shared = [key for key in a if key in b]
@@ -200,13 +201,3 @@ def pass_hat_k(trials: Mapping[str, Sequence[bool]], k: int) -> float:
     if short:
         raise ValueError(f"pass^{k} needs at least {k} trials of every task; {short[0]} has {len(trials[short[0]])}")
     return math.fsum(math.comb(sum(outcomes), k) / math.comb(len(outcomes), k) for outcomes in trials.values()) / len(trials)
-
-
-def mcnemar_exact(only_a: int, only_b: int) -> float:
-    """Two-sided exact McNemar p-value: the binomial test of ``only_a`` vs ``only_b`` at p = 1/2."""
-    n = only_a + only_b
-    if n == 0:
-        return 1.0
-    k = min(only_a, only_b)
-    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
-    return min(1.0, 2 * tail)

@@ -14,7 +14,7 @@ import hashlib
 import math
 from collections import Counter, defaultdict
 
-from world.model import World
+from campus.world.model import World
 
 Point = tuple[float, float]
 
@@ -41,9 +41,9 @@ def campus_layout(world: World) -> dict[str, Point]:
     for zone, members in zones.items():
         inner = [(a, b) for a, b in edges if zone_of[a] == zone == zone_of[b]]
         outward = _outward_pulls(zone, members, zone_of, edges, centres)
-        for building, (x, y) in _spring(members, inner, outward).items():
+        for member, (x, y) in _spring(members, inner, outward).items():
             cx, cy = centres[zone]
-            points[building] = (cx + x * radii[zone], cy + y * radii[zone])
+            points[member] = (cx + x * radii[zone], cy + y * radii[zone])
     return _fit(points)
 
 

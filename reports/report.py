@@ -1,7 +1,7 @@
 """One self-contained HTML page for a run, or for two runs side by side.
 
 The page is the template in ``report_assets`` with its stylesheet, its script and the
-report's data (``replays.report_data``) inlined: it opens from the file with no network.
+report's data (``reports.report_data``) inlined: it opens from the file with no network.
 The data is JSON inside a ``<script type="application/json">`` element, with every ``<``
 written as ``\\u003c`` so no text from a run (an agent's reply is untrusted) can close the
 element or inject markup.
@@ -17,8 +17,8 @@ from typing import Any
 
 import msgspec
 
-from replays.report_data import report_data
-from scenarios.play import Run
+from campus.reports.report_data import report_data
+from campus.scenarios.play import Run
 
 _MARKER = re.compile(r"\{\{(title|style|script|data)\}\}")
 
@@ -53,7 +53,7 @@ def render_page(data: dict[str, Any]) -> str:
 
 
 def _asset(name: str, forbidden: str | None) -> str:
-    text = resources.files("replays").joinpath("report_assets", name).read_text(encoding="utf-8")
+    text = resources.files("campus.reports").joinpath("report_assets", name).read_text(encoding="utf-8")
     if forbidden is not None and forbidden in text.lower():
         raise ReportError(f"report asset {name} contains {forbidden!r}, which would end its element early")
     return text

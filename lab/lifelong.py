@@ -28,11 +28,11 @@ from typing import Any
 
 import msgspec
 
-from events import TaskEnded, decode_events
-from kernel.agent import Agent
-from replays.verify import batches
-from scenarios.play import Run, open_run, store_inputs, unique_branch_id
-from scenarios.task import Flags, Task, Term
+from campus.events import TaskEnded
+from campus.kernel.agent import Agent
+from campus.kernel.tasks import iter_tasks
+from campus.scenarios.play import Run, open_run, store_inputs, unique_branch_id
+from campus.scenarios.task import Flags, Task, Term
 
 AgentFactory = Callable[[Run], Agent]
 """Builds the agent that plays a probe branch (it sees the probe's term and world)."""
@@ -89,7 +89,7 @@ def revisions(term: Term) -> dict[str, list[int]]:
 def still_true(task: Task, at: int, revised: dict[str, list[int]]) -> bool:
     """Whether the task's answer is still right at ``at``: no revision of its protocol in between."""
     protocol = (task.ground_truth.get("item") or {}).get("protocol")
-    return not any(task.release < when <= at for when in revised.get(protocol, ()))
+    return not isinstance(protocol, str) or not any(task.release < when <= at for when in revised.get(protocol, ()))
 
 
 def blocks_of(term: Term, count: int) -> list[list[Task]]:
@@ -150,12 +150,8 @@ def lifelong(run: Run, make_agent: AgentFactory, *, blocks: int = DEFAULT_BLOCKS
 
 def _task_end_positions(run: Run) -> dict[str, tuple[int, int]]:
     """``task id -> (seq, t)`` of every task-ended event in the run."""
-    out: dict[str, tuple[int, int]] = {}
-    for batch in batches(run):
-        rows = [r for r in batch if r.kind == "task_ended"]
-        for row, event in zip(rows, decode_events([r.payload for r in rows])):
-            out[event.task_id] = (row.seq, row.t)  # type: ignore[attr-defined]
-    return out
+    tasks = iter_tasks(run.store, run.branch.id, kinds=("task_released", "task_ended"))
+    return {task.task_id: task.events[-1][:2] for task in tasks if task.ended is not None}
 
 
 def _checkpoint(run: Run, parts: list[list[Task]], after: int, ends: dict[str, tuple[int, int]]) -> tuple[int, int, int]:
@@ -204,18 +200,19 @@ def _report(run_id: str, blocks: int, probes: list[Probe]) -> LifelongReport:
 def _forgetting(j: list[list[float | None]], t: int) -> float | None:
     drops = []
     for i in range(t - 1):
-        seen = [j[k][i] for k in range(i + 1, t + 1) if j[k][i] is not None]
-        if seen and j[t][i] is not None:
-            drops.append(max(seen) - j[t][i])
+        seen = [value for k in range(i + 1, t + 1) if (value := j[k][i]) is not None]
+        last = j[t][i]
+        if seen and last is not None:
+            drops.append(max(seen) - last)
     return _mean(drops)
 
 
 def _backward(j: list[list[float | None]], t: int) -> float | None:
-    return _mean([j[t][i] - j[i + 1][i] for i in range(t - 1) if j[t][i] is not None and j[i + 1][i] is not None])
+    return _mean([late - early for i in range(t - 1) if (late := j[t][i]) is not None and (early := j[i + 1][i]) is not None])
 
 
 def _forward(j: list[list[float | None]], t: int) -> float | None:
-    return _mean([j[i + 1][i] - j[0][i] for i in range(1, t) if j[i + 1][i] is not None and j[0][i] is not None])
+    return _mean([after - before for i in range(1, t) if (after := j[i + 1][i]) is not None and (before := j[0][i]) is not None])
 
 
 def _mean(values: Sequence[float | None]) -> float | None:

@@ -20,9 +20,9 @@ kernel's parent-death signal; elsewhere it checks between chunks of ``CHUNK_STEP
 a killed sweep leaves no orphan writing on. When a worker fails or dies, the sweep stops the
 others and reports it; whatever they committed stays, and the next sweep continues from there.
 
-**Agents** are named by ``AgentSpec`` (a name and options) and built in the worker by a
-factory the caller passes (the built-in agents live above this layer); the factory must be a
-module-level function so it can be sent to a spawned process.
+**Agents** are named by ``AgentSpec`` (the name or spec its runs record) and built in the
+worker by a factory the caller passes (``agents.registry`` for the command line); the factory
+must be a module-level function so it can be sent to a spawned process.
 """
 
 from __future__ import annotations
@@ -36,22 +36,22 @@ import signal
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
 
-from events import TaskEnded, decode_events
-from kernel.agent import Agent
-from kernel.logs import configure as configure_logs
-from kernel.runner import run_config
-from kernel.store import EventStore, StoreError, open_store
-from scenarios.play import DEFAULT_ROUND_LIMIT, Run, new_run, open_run, slug
-from scenarios.scorecard import scorecard
-from scenarios.task import Term, decode_term
-from scenarios.term import generate_term, term_name
-from world.generate import generate_world
-from world.index import WorldIndex
+from campus.events import TaskEnded
+from campus.kernel.agent import Agent
+from campus.kernel.logs import configure as configure_logs
+from campus.kernel.runner import run_config
+from campus.kernel.store import EventStore, StoreError, open_store
+from campus.kernel.tasks import events_of
+from campus.scenarios.play import DEFAULT_ROUND_LIMIT, Run, RunSpec, load_inputs, load_world, open_run, slug, start_run
+from campus.scenarios.scorecard import scorecard
+from campus.scenarios.task import Term, decode_term
+from campus.scenarios.term import term_name
+from campus.world.index import WorldIndex
 
 CHUNK_STEPS = 500
 """Agent replies a worker plays between two checks that the sweep process is still there."""
@@ -71,14 +71,16 @@ class SweepConflict(SweepError):
 
 @dataclass(frozen=True)
 class AgentSpec:
-    """An agent of a sweep: the name ``make_agent`` knows, and options for agents that take some."""
+    """An agent of a sweep."""
 
     name: str
-    options: dict[str, Any] = field(default_factory=dict)
+    """The name or spec its runs record."""
+    short: str | None = None
+    """What run ids and the table call it (default: the name)."""
 
     @property
     def label(self) -> str:
-        return slug(self.name)
+        return slug(self.short or self.name)
 
 
 @dataclass(frozen=True)
@@ -98,7 +100,7 @@ class SweepSettings:
     prefix: str = ""
 
 
-AgentFactory = Callable[[AgentSpec, Term, WorldIndex], Agent]
+AgentFactory = Callable[[AgentSpec, EventStore, Term, WorldIndex], Agent]
 Progress = Callable[[tuple[Any, ...]], None]
 """Receives ``("start", run_id, tasks_done, tasks)``, ``("task", run_id, simulated_time)`` and ``("done", run_id)``."""
 
@@ -149,7 +151,7 @@ def plan_sweep(store: EventStore, agents: Sequence[AgentSpec], seeds: Sequence[i
                 planned.append(PlannedRun(name, agent, seed, "new"))
                 continue
             if seed not in worlds:
-                worlds[seed] = generate_world(seed).hash
+                worlds[seed] = load_world("generated", seed).hash
             _check_stored(store, name, agent, seed, settings, worlds[seed])
             planned.append(PlannedRun(name, agent, seed, "keep" if is_finished(store, name) else "resume"))
     return planned
@@ -298,14 +300,14 @@ def _play_seed(store: EventStore, job: list[PlannedRun], settings: SweepSettings
     for planned in job:
         try:
             if planned.action == "new":
-                if inputs is None:
-                    world = WorldIndex(generate_world(planned.seed))
-                    inputs = world, generate_term(world, planned.seed, settings.scale)
-                current = new_run(store, *inputs, agent_name=planned.agent.name, seed=planned.seed,
-                                  round_limit=settings.rounds, branch_id=planned.run_id)
+                spec = RunSpec(seed=planned.seed, scale=settings.scale, agent=planned.agent.name,
+                               round_limit=settings.rounds, branch_id=planned.run_id)
+                inputs = inputs or load_inputs(spec)
+                current = start_run(store, spec, inputs)
             else:
                 current = open_run(store, planned.run_id)
-            if not _play(current, factory(planned.agent, current.term, current.world), messages, with_progress, orphaned):
+            agent = factory(planned.agent, store, current.term, current.world)
+            if not _play(current, agent, messages, with_progress, orphaned):
                 return False
         except Exception as error:  # reported to the sweep process, which stops the sweep
             messages.put(("failed", planned.run_id, f"{type(error).__name__}: {error}"))
@@ -315,12 +317,14 @@ def _play_seed(store: EventStore, job: list[PlannedRun], settings: SweepSettings
 
 
 def _play(current: Run, agent: Agent, messages: Any, with_progress: bool, orphaned: Callable[[], bool]) -> bool:
-    hook = None
+    hook: Callable[[Any, TaskEnded], None] | None = None
     if with_progress:
         messages.put(("start", current.branch.id, len(current.ended_tasks()), len(current.term.tasks)))
 
-        def hook(state: Any, ended: TaskEnded) -> None:
+        def report(state: Any, ended: TaskEnded) -> None:
             messages.put(("task", current.branch.id, state.now))
+
+        hook = report
 
     session = current.session(agent, on_task_end=hook)
     while not session.finished:
@@ -352,7 +356,7 @@ def collect(store: EventStore, planned: Sequence[PlannedRun]) -> list[RunResult]
     for run in planned:
         info = store.branch(run.run_id)
         if info.term_hash not in terms:
-            terms[info.term_hash] = decode_term(store.get_blob(info.term_hash))
+            terms[info.term_hash] = decode_term(store.get_blob(info.term_hash), info.schema)
         head, final_hash = store.head(run.run_id)
         results.append(RunResult(run.run_id, run.agent.label, run.seed, run.action, head, final_hash,
                                  is_finished(store, run.run_id),
@@ -361,6 +365,4 @@ def collect(store: EventStore, planned: Sequence[PlannedRun]) -> list[RunResult]
 
 
 def ended_tasks(store: EventStore, branch_id: str) -> list[TaskEnded]:
-    head, _ = store.head(branch_id)
-    batches = store.scan(branch_id, 1, head, ("task_ended",))
-    return decode_events([payload for batch in batches for _, payload in batch])  # type: ignore[return-value]
+    return events_of(store, branch_id, TaskEnded)

@@ -64,6 +64,7 @@ rows the benchmark itself holds in memory for (2b) are frozen out of GC passes.
 
 from __future__ import annotations
 
+import functools
 import gc
 import itertools
 import os
@@ -83,8 +84,8 @@ from typing import Any, NoReturn
 
 import msgspec
 
-from agents.oracle import OracleAgent
-from events import (
+from campus.agents.oracle import OracleAgent
+from campus.events import (
     ActionRejected,
     AgentReplied,
     Answered,
@@ -104,18 +105,18 @@ from events import (
     Walked,
     decode_events,
 )
-from kernel.agent import AgentView, Reply
-from kernel.clock import DAYS, MINUTES_PER_WEEK
-from kernel.history import full_fold, state_at
-from kernel.runner import SNAPSHOT_EVERY
-from kernel.store import EventStore, MemoryStore, Record, Row, SQLiteStore
-from replays import verify as verify_module
-from replays.diff import first_divergence
-from scenarios.play import Run, new_run
-from scenarios.task import Flags, Task, Term
-from scenarios.term import generate_term
-from world.generate import generate_world
-from world.index import WorldIndex
+from campus.kernel.agent import AgentView, Reply
+from campus.kernel.clock import DAYS, MINUTES_PER_WEEK
+from campus.kernel.history import full_fold, state_at
+from campus.kernel.runner import SNAPSHOT_EVERY
+from campus.kernel.store import EventStore, MemoryStore, Row, SQLiteStore
+from campus.replays import verify as verify_module
+from campus.replays.diff import first_divergence
+from campus.scenarios.play import Run, new_run
+from campus.scenarios.task import Flags, Task, Term
+from campus.scenarios.term import generate_term
+from campus.world.generate import generate_world
+from campus.world.index import WorldIndex
 
 try:  # only for the type of ``progress``; rich is a dependency of the CLI
     from rich.console import Console
@@ -216,14 +217,18 @@ def machine() -> dict[str, Any]:
 # ================================================================== templates: real oracle runs
 
 
+Played = tuple[int, Event, str | None]
+"""An event of a played run, as the store appends it: (simulated minute, event, meta)."""
+
+
 @dataclass
 class Template:
     """One oracle run of a default term: its records and the steps they were committed in."""
 
     term: Term
     run: Run
-    records: list[Record]
-    steps: list[list[Record]]
+    records: list[Played]
+    steps: list[list[Played]]
     weeks: int
     """Whole weeks the run spans; the next repetition starts that much later."""
 
@@ -251,14 +256,14 @@ def play_templates(world: WorldIndex, path: Path) -> tuple[list[Template], dict[
     return templates, timing
 
 
-def _records_of(rows: Sequence[Row]) -> list[Record]:
+def _records_of(rows: Sequence[Row]) -> list[Played]:
     events = decode_events([r.payload for r in rows])
     return [(row.t, event, row.meta) for row, event in zip(rows, events)]
 
 
-def _steps(records: list[Record]) -> list[list[Record]]:
+def _steps(records: list[Played]) -> list[list[Played]]:
     """The transactions the runner committed: a new one starts at every agent reply."""
-    steps: list[list[Record]] = [[]]
+    steps: list[list[Played]] = [[]]
     for record in records:
         if isinstance(record[1], AgentReplied) and steps[-1]:
             steps.append([])
@@ -316,20 +321,20 @@ def measure_append(templates: list[Template], path: Path) -> dict[str, Any]:
     return out
 
 
-def _cycled_steps(templates: list[Template], count: int) -> list[list[Record]]:
-    steps: list[list[Record]] = []
+def _cycled_steps(templates: list[Template], count: int) -> list[list[Played]]:
+    steps: list[list[Played]] = []
     while len(steps) < count:
         for template in templates:
             steps.extend(template.steps)
     return steps[:count]
 
 
-def _fixed_steps(templates: list[Template], count: int, size: int) -> list[list[Record]]:
+def _fixed_steps(templates: list[Template], count: int, size: int) -> list[list[Played]]:
     flat = [r for t in templates for r in t.records]
     return [[flat[(i * size + j) % len(flat)] for j in range(size)] for i in range(count)]
 
 
-def _time_appends(store: SQLiteStore, branch_id: str, template: Template, steps: list[list[Record]]) -> dict[str, Any]:
+def _time_appends(store: SQLiteStore, branch_id: str, template: Template, steps: list[list[Played]]) -> dict[str, Any]:
     new_run(store, template.run.world, template.term, agent_name="bench", seed=0, branch_id=branch_id)
     append = store.append
     begun = time.perf_counter()
@@ -400,7 +405,7 @@ class StreamCheck:
         raise StreamError(f"invalid stream after seq {state.seq}: {problem}")
 
 
-def long_stream(templates: list[Template]) -> Iterator[Record]:
+def long_stream(templates: list[Template]) -> Iterator[Played]:
     """The templates' events back to back for ever, each repetition moved to later weeks."""
     yield templates[0].records[0]
     weeks = 0
@@ -427,6 +432,7 @@ def _shifted(event: Event, weeks: int) -> Event:
 def build_long_branch(long: Run, templates: list[Template], events: int) -> dict[str, Any]:
     """Append ``events`` stream events in big transactions; check, fold and snapshot as they go."""
     store, projection = long.store, long.kernel.projection
+    assert isinstance(store, SQLiteStore), "the long branch is built in a SQLite file"
     check = StreamCheck(long.world)
     state = projection.initial()
     stream = long_stream(templates)
@@ -459,7 +465,7 @@ def build_long_branch(long: Run, templates: list[Template], events: int) -> dict
     }
 
 
-def _checked_fold(projection: Any, check: StreamCheck, state: Any, seq: int, records: list[Record]) -> None:
+def _checked_fold(projection: Any, check: StreamCheck, state: Any, seq: int, records: list[Played]) -> None:
     for t, event, _ in records:
         check(state, t, event)
         seq += 1
@@ -679,7 +685,8 @@ def _what_if(store: SQLiteStore, parent: str, near: int, fork_id: str) -> tuple[
         records = _records_of(store.rows(parent, start, min(head, start + APPEND_BATCH - 1)))
         if not altered:
             t, reply, meta = records[0]
-            records[0] = (t, msgspec.structs.replace(reply, text=f"{reply.text} (what if?)"), meta)  # type: ignore[type-var]
+            assert isinstance(reply, AgentReplied)
+            records[0] = (t, msgspec.structs.replace(reply, text=f"{reply.text} (what if?)"), meta)
             altered = True
         store.append(fork_id, records)
     return fork_id, at
@@ -693,7 +700,7 @@ def measure_verify(templates: list[Template], long: Run) -> dict[str, Any]:
     for template in templates:
         seconds = []
         for _ in range(VERIFY_REPEATS):
-            took, report = _timed(lambda run=template.run: verify_module.verify(run))
+            took, report = _timed(functools.partial(verify_module.verify, template.run))
             seconds.append(took)
             if not report.ok:
                 raise RuntimeError(f"verify failed on {template.run.branch.id}: {report.mismatch}")
@@ -739,7 +746,7 @@ CONSTRAINTS = {"congestion": "Low"}
 
 def _tool_script(world: WorldIndex, replies: int, rng: random.Random) -> list[str]:
     ids = sorted(world.buildings)
-    here, script = world.home, []
+    here, script = world.home, list[str]()
     while len(script) < replies:
         target = rng.choice([b for b in ids if b != here])
         path = world.route(here, target, CONSTRAINTS).path
@@ -785,7 +792,7 @@ def measure_tools(world: WorldIndex, path: Path) -> dict[str, Any]:
 def _drive_tools(store: EventStore, world: WorldIndex, term: Term) -> dict[str, Any]:
     world = WorldIndex(world.world)  # each drive starts with cold route caches, like a new run
     run = new_run(store, world, term, agent_name="bench-tools", seed=0, round_limit=TOOL_ROUNDS)
-    replies = sum(task.round_limit for task in term.tasks)
+    replies = sum(task.round_limit or TOOL_ROUNDS for task in term.tasks)
     session = run.session(ToolCycleAgent(world, replies))
     gc.collect()
     begun = time.perf_counter()
@@ -793,7 +800,7 @@ def _drive_tools(store: EventStore, world: WorldIndex, term: Term) -> dict[str, 
     seconds = time.perf_counter() - begun
     rows = store.rows(run.branch.id)
     results = decode_events([r.payload for r in rows if r.kind == "tool_result"])
-    errors = sum(1 for r in results if r.status != "ok")  # type: ignore[attr-defined]
+    errors = sum(1 for r in results if isinstance(r, ToolResult) and r.status != "ok")
     return {
         "tool_calls": state.session.calls, "errors": errors, "events": len(rows), "seconds": seconds,
         "calls_per_s": state.session.calls / seconds, "events_per_s": len(rows) / seconds,

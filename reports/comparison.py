@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
-from replays.stats import (
+from campus.reports.stats import (
     CONFIDENCE,
     Estimate,
     PairedDifference,

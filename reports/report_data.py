@@ -18,13 +18,13 @@ from typing import Any
 
 import msgspec
 
-from events import TaskEnded, TaskReleased, Walked
-from replays.diff import diff_runs
-from replays.map_layout import campus_layout
-from scenarios.play import Run
-from scenarios.scorecard import scorecard
-from scenarios.task import Task, Term
-from world.index import WorldIndex
+from campus.events import TaskEnded, TaskReleased, Walked
+from campus.replays.diff import diff_runs
+from campus.reports.map_layout import campus_layout
+from campus.scenarios.play import Run
+from campus.scenarios.scorecard import scorecard
+from campus.scenarios.task import Task, Term
+from campus.world.index import WorldIndex
 
 BATCH = 20_000
 STATE_KEYS_SHOWN = 40

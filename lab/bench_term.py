@@ -15,13 +15,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agents.oracle import OracleAgent
-from kernel.store import SQLiteStore
-from scenarios.play import new_run
-from scenarios.scorecard import scorecard
-from scenarios.term import generate_term
-from world.generate import generate_world
-from world.index import WorldIndex
+from campus.agents.oracle import OracleAgent
+from campus.kernel.store import SQLiteStore
+from campus.scenarios.play import RunSpec, load_inputs, start_run
+from campus.scenarios.scorecard import scorecard
 
 TARGET_SECONDS = 3.0
 TARGET_MB = 200.0
@@ -29,12 +26,12 @@ TARGET_MB = 200.0
 
 def measure_full_term(seed: int = 0, scale: float = 1.0, directory: str | None = None) -> dict[str, Any]:
     begun = time.perf_counter()
-    world = WorldIndex(generate_world(seed))
-    term = generate_term(world, seed, scale)
+    spec = RunSpec(seed=seed, scale=scale, agent="oracle")
+    world, term = load_inputs(spec)
     generated = time.perf_counter() - begun
     with tempfile.TemporaryDirectory(dir=directory) as scratch:
         store = SQLiteStore(Path(scratch) / "term.db")
-        run = new_run(store, world, term, agent_name="oracle", seed=seed)
+        run = start_run(store, spec, (world, term))
         gc.collect()
         begun = time.perf_counter()
         state = run.session(OracleAgent(term, world)).run()

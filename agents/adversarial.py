@@ -1,0 +1,175 @@
+"""Adversarial controls: agents that attack one assumption of the term each.
+
+Each is the oracle except in one way, so whatever it fails, it fails for that reason alone:
+
+- **testwise** answers every multiple-choice question without memory: it opens the cited
+  article(s) and picks the option that looks most like a protocol applied to the reading (the
+  smallest positive offset from a number the article yields, a bare reading being the
+  "protocol forgotten" distractor). Its accuracy on long-term questions must be chance.
+- **optionsonly** answers from the options alone, no tool at all: the option with the most
+  neighbours among the others (one or two apart, or a multiple). Chance as well.
+- **dawdler** is the oracle plus ``IDLE`` simulated minutes per task (``calendar.wait``,
+  before its answer or its ``finish``): the term has slack for it, so it must solve nearly all.
+- **absent** gives the oracle's answers and does its errands but never walks anywhere: it must
+  earn no attendance and no credit for a question handed out only in a room.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Generator, Sequence
+
+from campus.kernel.agent import AgentView, Reply
+from campus.scenarios.task import Term
+from campus.world.index import WorldIndex
+
+from campus.agents.plans import FINISH, Plan, action, replay_plan, run_plan
+
+Choosing = Generator[str, str, str]
+"""A plan that ends with the letter it chose."""
+
+IDLE = 15
+"""Minutes the dawdler lets pass in every task."""
+
+WAIT_TOOL = "calendar.wait"
+
+_OPTION = re.compile(r"^([A-D])\) (.*)$", re.MULTILINE)
+_CITED = re.compile(r"article (art_[\w.]+) of '([^']+)'")
+_NUMBER = re.compile(r"-?\d+")
+_GIVES = re.compile(r"gives (-?\d+)")
+_TITLE = re.compile(r"^Article: (.*?) \(")
+
+
+class _OracleBased:
+    """The oracle's plan for every task, changed by ``adapt``."""
+
+    name: str
+
+    def __init__(self, term: Term, world: WorldIndex) -> None:
+        self.term = term
+        self.world = world
+
+    def act(self, view: AgentView) -> Reply:
+        task = self.term.by_id[view.task_id]
+        return replay_plan(self.adapt(task.solution, view), view)
+
+    def adapt(self, steps: tuple[str, ...], view: AgentView) -> Plan:
+        return run_plan(steps, self.world)
+
+
+class DawdlerAgent(_OracleBased):
+    name = "dawdler"
+
+    def adapt(self, steps: tuple[str, ...], view: AgentView) -> Plan:
+        if not any(tool.name == WAIT_TOOL for tool in view.tools):
+            return run_plan(steps, self.world)
+        idle = f"call:{WAIT_TOOL}(minutes={IDLE})"
+        last = len(steps) - 1 if steps and steps[-1].startswith("answer:") else len(steps)
+        return run_plan((*steps[:last], idle, *steps[last:]), self.world)
+
+
+class AbsentAgent(_OracleBased):
+    name = "absent"
+
+    def adapt(self, steps: tuple[str, ...], view: AgentView) -> Plan:
+        return run_plan(tuple(step for step in steps if not step.startswith(("goto:", "walk:"))), self.world)
+
+
+class _Answering(_OracleBased):
+    """The oracle's plan, except that every question is answered by ``choose`` instead."""
+
+    def adapt(self, steps: tuple[str, ...], view: AgentView) -> Plan:
+        if not steps or not steps[-1].startswith("answer:"):
+            return run_plan(steps, self.world)
+        moves = tuple(step for step in steps[:-1] if step.startswith(("goto:", "walk:")))
+        return self._answer(moves, view)
+
+    def _answer(self, moves: tuple[str, ...], view: AgentView) -> Plan:
+        inner = run_plan(moves, self.world)
+        step = next(inner)
+        while step != FINISH:
+            step = inner.send((yield step))
+        letter = yield from self.choose(question_of(view))
+        yield f"<action>Answer: {letter}</action>"
+
+    def choose(self, question: str) -> Choosing:
+        raise NotImplementedError
+
+
+def question_of(view: AgentView) -> str:
+    """The question as shown (at release, or on arriving where it is handed out); empty if it never was."""
+    return next((turn.content for turn in view.messages if turn.role == "user" and _OPTION.search(turn.content)), "")
+
+
+def options(question: str) -> list[tuple[str, str]]:
+    return [(m.group(1), m.group(2)) for m in _OPTION.finditer(question)]
+
+
+def _value(text: str) -> int | None:
+    gives = _GIVES.search(text)
+    if gives:
+        return int(gives.group(1))
+    numbers = _NUMBER.findall(text)
+    return int(numbers[-1]) if numbers else None
+
+
+def readings(article: str) -> set[int]:
+    """Numbers a protocol could take from an article: the numbers in it, and surface features of its title."""
+    found = {int(n) for n in _NUMBER.findall(article) if len(n) <= 6}
+    title = _TITLE.search(article)
+    if title:
+        words = re.findall(r"[A-Za-z]+", title.group(1))
+        if words:
+            found |= {ord(words[0][0].upper()) - 64, len(words[0]), len(words)}
+    return found
+
+
+def protocol_likeness(value: int, seen: set[int]) -> float:
+    """Higher when ``value`` is a reading shifted or scaled by a small parameter; a bare reading scores low."""
+    best = 0.0
+    for r in seen:
+        if value == r:
+            continue
+        if 0 < value - r <= 30:
+            best = max(best, 2.0 - (value - r) / 30)
+        if r > 1 and value % r == 0 and 2 <= value // r <= 12:
+            best = max(best, 1.5)
+    return best
+
+
+def neighbours(value: int, others: Sequence[int]) -> int:
+    return sum(1 for o in others if 1 <= abs(value - o) <= 2 or (o and value != o and value % o == 0))
+
+
+class TestwiseAgent(_Answering):
+    name = "testwise"
+    __test__ = False
+
+    def choose(self, question: str) -> Choosing:
+        choices = options(question)
+        articles: dict[tuple[str, str], set[int]] = {}
+        scored: list[tuple[float, str]] = []
+        for letter, text in choices:
+            cited = _CITED.search(text) or _CITED.search(question)
+            value = _value(text)
+            if cited is None or value is None:
+                continue
+            key = (cited.group(1), cited.group(2))
+            if key not in articles:
+                seen = yield action(f'bibliography.view_article(identifier="{key[0]}", by="id", book_title="{key[1]}")')
+                articles[key] = readings(seen or "")
+            scored.append((protocol_likeness(value, articles[key]), letter))
+        best = max(scored, key=lambda item: item[0], default=(0.0, "A"))
+        return best[1]
+
+
+class OptionsOnlyAgent(_Answering):
+    name = "optionsonly"
+
+    def choose(self, question: str) -> Choosing:
+        values = [(letter, _value(text)) for letter, text in options(question)]
+        known = [(letter, v) for letter, v in values if v is not None]
+        scored = [(neighbours(v, [o for _, o in known if o is not v]), letter) for letter, v in known]
+        best = max(scored, key=lambda item: item[0], default=(0, "A"))
+        return best[1]
+        yield  # pragma: no cover

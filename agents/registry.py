@@ -1,0 +1,138 @@
+"""Which agent a name means, for ``run``, ``fork``, ``sweep``, ``lifelong`` and the tests.
+
+- a built-in name (``oracle``, the controls ``noop``, ``stateless``, ``diligent``, ``stale``, the
+  adversaries ``testwise``, ``optionsonly``, ``dawdler``, ``absent``, and the disruption controls
+  ``abstainer``, ``optimist``; ``agents.BUILTIN``);
+- ``llm`` or ``llm:model=...;mode=...;...`` (``LLMConfig``'s spec): a chat model over the
+  OpenAI protocol. Options given now override the spec, which overrides the environment; the
+  run records the resulting spec (never the key), so resuming and forking rebuild the same agent;
+- ``recorded:RUN``: RUN's recorded replies, in order (see ``agents.recorded``).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields
+from typing import Any
+
+from campus.agents import BUILTIN, make_agent
+from campus.agents.chat import OPENAI_URL, ChatClient
+from campus.agents.llm import LLMAgent, LLMConfig
+from campus.agents.memory import DEFAULT_BUDGET
+from campus.agents.recorded import PREFIX, recorded_agent
+from campus.agents.variants import DEFAULT_VARIANT, default_memory
+from campus.kernel.agent import Agent
+from campus.kernel.store import EventStore
+from campus.scenarios.play import Run, RunSpec, open_run, start_run
+from campus.scenarios.task import Term
+from campus.world.index import WorldIndex
+
+KEY_PLACEHOLDER = "not-needed"
+"""Sent as the key to a server other than OpenAI's when no key is given (vLLM and Ollama ignore it)."""
+
+
+@dataclass(frozen=True)
+class AgentOptions:
+    """Settings of a model-backed agent given apart from its spec; ``None`` means not given."""
+
+    model: str | None = None
+    base_url: str | None = None
+    api_key: str | None = None
+    mode: str | None = None
+    variant: str | None = None
+    memory: str | None = None
+    memory_tokens: int | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+    retries: int = 4
+
+    def given(self) -> list[str]:
+        """The options that were given (``retries`` has a default, so it never counts)."""
+        return [f.name for f in fields(self) if f.name != "retries" and getattr(self, f.name) is not None]
+
+
+def is_llm(name: str) -> bool:
+    return name == "llm" or name.startswith("llm:")
+
+
+def recorded_source(name: str) -> str | None:
+    """The run whose replies ``recorded:RUN`` replays; ``None`` for any other name."""
+    return name[len(PREFIX):] if name.startswith(PREFIX) else None
+
+
+def check_name(name: str, options: AgentOptions = AgentOptions()) -> str:
+    """The name a run of this agent records; raises ``ValueError`` for a name no agent has, without building one."""
+    if is_llm(name):
+        return llm_config(name, options).spec()
+    if options.given():
+        flags = ", ".join("--" + option.replace("_", "-") for option in options.given())
+        raise ValueError(f"{flags} only apply to --agent llm, not to {name!r}")
+    if recorded_source(name) or name in BUILTIN:
+        return name
+    raise ValueError(f"unknown agent {name!r}; use a built-in agent ({', '.join(BUILTIN)}), llm:SPEC or recorded:RUN")
+
+
+def resolve(name: str, options: AgentOptions = AgentOptions(), *, store: EventStore, term: Term,
+            world: WorldIndex) -> tuple[Agent, str]:
+    """The agent called ``name``, and the name its run records.
+
+    Raises ``ValueError`` (or ``StoreError`` for a recording that is not there) with a one-line message.
+    """
+    recorded = check_name(name, options)
+    if is_llm(name):
+        config = llm_config(name, options)
+        client = ChatClient(base_url=config.base_url, api_key=api_key(options, config.base_url), retries=options.retries)
+        return LLMAgent(config, client), recorded
+    source = recorded_source(name)
+    if source is not None:
+        return recorded_agent(store, source), recorded
+    return make_agent(name, term, world), recorded
+
+
+def llm_config(name: str, options: AgentOptions) -> LLMConfig:
+    """The config from the options, over the stored spec (resume, fork), over the environment."""
+    stored = LLMConfig.from_spec(name) if name.startswith("llm:") else None
+
+    def pick(option: str, environment: str | None = None, default: Any = None) -> Any:
+        given = getattr(options, option)
+        if given is not None:
+            return given
+        if stored is not None:
+            return getattr(stored, option)
+        return (os.environ.get(environment) if environment else None) or default
+
+    variant = pick("variant", default=DEFAULT_VARIANT)
+    config = LLMConfig(
+        model=pick("model", "CAMPUS_MODEL", default=""),
+        base_url=pick("base_url", "OPENAI_BASE_URL", default=OPENAI_URL),
+        mode=pick("mode", default="text"),
+        variant=variant,
+        memory=pick("memory", default=default_memory(variant)),
+        memory_tokens=pick("memory_tokens", default=DEFAULT_BUDGET),
+        temperature=pick("temperature"),
+        max_tokens=pick("max_tokens"),
+    )
+    return config.check()
+
+
+def api_key(options: AgentOptions, base_url: str) -> str:
+    key = options.api_key or os.environ.get("OPENAI_API_KEY")
+    if key:
+        return key
+    if base_url.rstrip("/") == OPENAI_URL:
+        raise ValueError("no API key for OpenAI: pass --api-key or set OPENAI_API_KEY")
+    return KEY_PLACEHOLDER
+
+
+def run_label(name: str) -> str:
+    """What a run id is made from: a model's short name rather than its whole spec."""
+    return LLMConfig.from_spec(name).short_name() if name.startswith("llm:") else name
+
+
+def replay_run(store: EventStore, name: str, options: AgentOptions = AgentOptions()) -> tuple[Run, Agent]:
+    """A new run playing ``recorded:RUN``'s replies on RUN's world, term, seed and rules."""
+    source = open_run(store, name[len(PREFIX):])
+    agent, recorded = resolve(name, options, store=store, term=source.term, world=source.world)
+    spec = RunSpec(seed=source.branch.seed, agent=recorded, round_limit=source.branch.config["round_limit"],
+                   label=run_label(recorded))
+    return start_run(store, spec, inputs=(source.world, source.term)), agent

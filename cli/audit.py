@@ -1,0 +1,106 @@
+"""``campus term audit``: play the oracle, the controls and the adversaries on many seeds and check the term."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from campus.lab.audit import AGENTS, GUESSERS, SeedResult, run_audit, summarise
+from campus.lab.sweep import parse_seeds
+
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
+
+
+def _fail(message: str) -> NoReturn:
+    print(f"error: {message}", file=sys.stderr)
+    raise typer.Exit(2)
+
+
+def audit(
+    seeds: str = typer.Option("0-99", "--seeds", help="Seeds to audit: '0-99', '3', '1,4,7' or a mix."),
+    world_source: str = typer.Option("generated", "--world", metavar="SOURCE", help="'generated' or 'stulife:DIR'."),
+    scale: float = typer.Option(1.0, "--scale", help="Task counts relative to the paper's."),
+    workers: int = typer.Option(0, "--workers", min=0, help="Worker processes (0: one per core)."),
+    as_json: bool = typer.Option(False, "--json", help="Print machine-readable JSON instead of tables."),
+) -> None:
+    """Check every seed's term: oracle at 100 %, controls in order, guessers at chance, absent and dawdler as expected.
+
+    Exits 1 when anything is violated (each violation is listed), 2 on bad input.
+    """
+    try:
+        chosen = parse_seeds(seeds)
+    except ValueError as error:
+        _fail(str(error))
+    if scale <= 0:
+        _fail(f"--scale must be positive, got {scale}")
+    kind, _, directory = world_source.partition(":")
+    if world_source != "generated" and (kind != "stulife" or not os.path.isdir(directory)):
+        _fail(f"unknown world {world_source!r}; use --world generated or --world stulife:DIR (an existing directory)")
+    count = workers or os.cpu_count() or 1
+    if err.is_terminal:
+        columns = (TextColumn("audit"), BarColumn(), MofNCompleteColumn(), TextColumn("seeds"), TimeRemainingColumn())
+        with Progress(*columns, console=err, transient=True) as bar:
+            task = bar.add_task("audit", total=len(chosen))
+
+            def advance(_: SeedResult) -> None:
+                bar.update(task, advance=1)
+
+            results = run_audit(chosen, world_source, scale, count, on_seed=advance)
+    else:
+        results = run_audit(chosen, world_source, scale, count)
+    summary = summarise(results)
+    if as_json:
+        out.print_json(json.dumps(summary))
+    else:
+        _print(summary, world_source)
+    if summary["violations"]:
+        raise typer.Exit(1)
+
+
+def _pct(value: float) -> str:
+    return f"{100 * value:.1f}"
+
+
+def _print(summary: dict[str, Any], world: str) -> None:
+    seeds = summary["seeds"]
+    table = Table(title=f"Success per scenario (%), {len(seeds)} seeds on {world}")
+    table.add_column("scenario")
+    for name in AGENTS:
+        table.add_column(name, justify="right")
+    for scenario, row in summary["success"].items():
+        table.add_row(scenario, *(_pct(row.get(name, 0.0)) for name in AGENTS))
+    out.print(table)
+    headline = Table(title="Headline metrics (mean over seeds)")
+    headline.add_column("metric")
+    for name in AGENTS:
+        headline.add_column(name, justify="right")
+    for metric in ("stugpa", "ltrr", "pis", "success"):
+        values = summary["headline"].get
+        headline.add_row(metric, *(f"{values(name, {}).get(metric, 0.0):.2f}" if metric == "stugpa"
+                                   else _pct(values(name, {}).get(metric, 0.0)) for name in AGENTS))
+    out.print(headline)
+    for name in GUESSERS:
+        g = summary["guessing"][name]
+        out.print(f"{name}: {g['right']}/{g['questions']} long-term questions right = {_pct(g['accuracy'])} % "
+                  f"(95 % interval {_pct(g['low'])}-{_pct(g['high'])}), chance {_pct(g['chance'])} %", highlight=False)
+    absent = summary["absent"]
+    out.print(f"absent: at most {absent['attendance']:g} attendance points and {absent['exam']:g} in-room exam questions "
+              "on any seed", highlight=False)
+    late = summary["lateness"]
+    out.print(f"largest lateness of a released task: oracle {late['oracle']} min, dawdler {late['dawdler']} min",
+              highlight=False)
+    out.print(f"seeds that did not generate: {', '.join(map(str, summary['failed_seeds'])) or 'none'}", highlight=False)
+    if summary["violations"]:
+        out.print(f"[bold red]{len(summary['violations'])} violations[/]")
+        for line in summary["violations"]:
+            out.print(f"  {line}", highlight=False)
+    else:
+        out.print("[bold green]no violations[/]")

@@ -1,0 +1,126 @@
+"""Scheduled world changes: what a trigger changes, one Struct per kind, tagged by ``type``.
+
+A change is applied by the subsystem that owns its kind, which also says whether it makes
+sense (the section, seat or calendar exists, the times are real); the types here only fix
+its shape. Every time is a number: a day is an absolute day index (0 = Monday of week 0),
+a clock time is minutes since that day's midnight. Labels such as ``Week 3, Monday`` are
+rendered only where a person or the agent reads them.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Union
+
+import msgspec
+
+
+class CalendarTime(msgspec.Struct, frozen=True, kw_only=True):
+    """When a calendar event takes place: on ``weekday`` of every week from ``first_week`` to
+    ``last_week`` (one week for a single occurrence), from ``start`` to ``end``."""
+
+    first_week: int
+    last_week: int
+    weekday: int
+    """0 = Monday ... 6 = Sunday."""
+    start: int
+    """Minutes since midnight."""
+    end: int
+
+
+class Span(msgspec.Struct, frozen=True, kw_only=True):
+    """A clock range within one day, in minutes since midnight."""
+
+    start: int
+    end: int
+
+
+class Popularity(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="popularity"):
+    """A course section's popularity becomes ``value`` (0-99)."""
+
+    code: str
+    value: int
+
+
+class SeatAvailability(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="seat_availability"):
+    """On ``day`` exactly ``open_seats`` (full seat ids) of one study area are open."""
+
+    building_id: str
+    room_id: str
+    day: int
+    open_seats: tuple[str, ...]
+
+
+class AdvisorAvailability(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="advisor_availability"):
+    """An advisor's free slots on ``day``, replacing the default office hours."""
+
+    advisor_id: str
+    day: int
+    slots: tuple[Span, ...]
+
+
+class CalendarEntry(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="calendar_event", omit_defaults=True):
+    """An event written into a calendar by the world, e.g. an advisor's busy time."""
+
+    calendar_id: str
+    title: str
+    location: str
+    time: CalendarTime
+    description: str = ""
+
+
+# Compare-and-set changes, made by trigger rules (``kernel/triggers.py``): each names one entity,
+# the value ``old`` it must have in the projection for the change to apply, and the ``new`` one.
+
+
+class RoomStatus(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="room_status"):
+    """A library room is open or closed on ``day`` (a closed room lists nothing and takes no booking)."""
+
+    building_id: str
+    room_id: str
+    day: int
+    old: Literal["open", "closed"]
+    new: Literal["open", "closed"]
+
+
+class RoomHours(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="room_hours"):
+    """A library room's bookable hours on ``day`` change from ``old`` to ``new`` (minutes since midnight)."""
+
+    building_id: str
+    room_id: str
+    day: int
+    old: Span
+    new: Span
+
+
+class SeatFeatures(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="seat_features"):
+    """A seat's features change (e.g. its projector is removed)."""
+
+    building_id: str
+    room_id: str
+    seat_id: str
+    old: tuple[str, ...]
+    new: tuple[str, ...]
+
+
+WalkwayState = Literal["open", "congested", "closed"]
+
+
+class WalkwayStatus(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="walkway_status"):
+    """The walkway between two adjacent buildings becomes congested (slower) or closed, or opens again."""
+
+    a: str
+    b: str
+    old: WalkwayState
+    new: WalkwayState
+
+
+WorldChange = Union[Popularity, SeatAvailability, AdvisorAvailability, CalendarEntry, RoomStatus, RoomHours, SeatFeatures,
+                    WalkwayStatus]
+CompareAndSet = Union[RoomStatus, RoomHours, SeatFeatures, WalkwayStatus]
+"""The changes a trigger rule may make: every one carries the ``old`` value it replaces."""
+
+
+def walkway_key(a: str, b: str) -> str:
+    """One key per walkway, whichever end is named first."""
+    return "~".join(sorted((a, b)))
+

@@ -1,0 +1,200 @@
+"""The term audit: does a generated term measure what it claims, seed after seed?
+
+For every seed it generates the world (unless one is given) and the term, plays the oracle, the
+controls and the adversarial controls on it (each in a fresh in-memory log) and keeps, per agent,
+success per scenario and the headline metrics. Over all seeds it checks:
+
+- **oracle**: solves every scored task, and no task is shown later than scheduled;
+- **ordering**: noop < stateless < diligent < oracle on StuGPA, LTRR, PIS and success, per seed;
+- **test-wise and options-only**: accuracy on long-term multiple-choice questions is not above
+  chance (the mean of 1/options) by more than ``CHANCE_MARGIN`` — violated when the exact
+  (Clopper-Pearson) 95 % interval lies wholly above chance + margin;
+- **absent**: no attendance points and no exam question handed out in a room (finals are online);
+- **dawdler**: solves at least ``DAWDLER_FLOOR`` of the scored tasks;
+- **generation**: every seed gives a term.
+
+Seeds are played by spawned worker processes (like ``lab/sweep.py``: no state crosses a fork).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from campus.agents import make_agent
+from campus.kernel.store import open_store
+from campus.scenarios.play import RunSpec, start_run
+from campus.scenarios.scorecard import scorecard
+from campus.scenarios.task import Term
+from campus.scenarios.term import generate_term
+from campus.world.generate import generate_world
+from campus.world.index import WorldIndex
+from campus.world.stulife import load_stulife
+
+ORDER = ("noop", "stateless", "diligent", "oracle")
+ADVERSARIES = ("testwise", "optionsonly", "dawdler", "absent")
+AGENTS = (*ORDER, *ADVERSARIES)
+Metric = Literal["stugpa", "ltrr", "pis", "success"]
+METRICS: tuple[Metric, ...] = ("stugpa", "ltrr", "pis", "success")
+GUESSERS = ("testwise", "optionsonly")
+CHANCE_MARGIN = 0.05
+DAWDLER_FLOOR = 0.99
+_OPTION = re.compile(r"^[A-Z]\) ", re.MULTILINE)
+
+
+@dataclass
+class SeedResult:
+    """One seed: what each agent did, or why the seed did not generate."""
+
+    seed: int
+    error: str | None = None
+    headline: dict[str, dict[str, float]] = field(default_factory=dict)
+    scenarios: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
+    """agent -> scenario -> (succeeded, tasks)."""
+    guesses: dict[str, tuple[int, int, float]] = field(default_factory=dict)
+    """test-wise / options-only -> (right, long-term questions, sum of 1/options)."""
+    absent_points: dict[str, float] = field(default_factory=dict)
+    """``attendance`` points and ``exam`` questions solved that were handed out in a room, for ``absent``."""
+    lateness: dict[str, int] = field(default_factory=dict)
+    """agent -> the largest minutes between a task's scheduled release and the moment it was shown."""
+
+
+def audit_seed(seed: int, world_source: str, scale: float) -> SeedResult:
+    """Generate and play one seed with every audited agent."""
+    world = WorldIndex(generate_world(seed) if world_source == "generated" else load_stulife(world_source.partition(":")[2])[0])
+    try:
+        term = generate_term(world, seed, scale)
+    except ValueError as error:
+        return SeedResult(seed=seed, error=str(error))
+    result = SeedResult(seed=seed)
+    questions = {task.id: 1 / max(1, len(_OPTION.findall(task.instruction))) for task in term.tasks
+                 if task.flags.long_term and not task.flags.delivery_only and task.solution
+                 and task.solution[-1].startswith("answer:") and _OPTION.search(task.instruction)}
+    for name in AGENTS:
+        store = open_store(None)
+        run = start_run(store, RunSpec(world=world_source, seed=seed, scale=scale, agent=name), (world, term))
+        run.session(make_agent(name, term, world)).run()
+        ended = run.ended_tasks()
+        card = scorecard(term, ended)
+        result.headline[name] = {"stugpa": card["stugpa"]["total"], "ltrr": card["ltrr"] or 0.0,
+                                 "pis": card["pis"] or 0.0, "success": card["total"]["success_rate"]}
+        result.scenarios[name] = {s: (row["succeeded"], row["tasks"]) for s, row in card["by_scenario"].items()}
+        result.lateness[name] = _lateness(store, run.branch.id, term)
+        if name in GUESSERS:
+            right = sum(1 for e in ended if e.task_id in questions and e.outcome == "success")
+            result.guesses[name] = (right, len(questions), sum(questions.values()))
+        if name == "absent":
+            in_room = {task.id for task in term.tasks if task.flags.counts_toward == "exam" and task.required_place}
+            result.absent_points = {"attendance": card["stugpa"]["points"]["class"],
+                                    "exam": float(sum(1 for e in ended if e.task_id in in_room and e.outcome == "success"))}
+    return result
+
+
+def _lateness(store: Any, branch_id: str, term: Term) -> int:
+    late = 0
+    for row in store.rows(branch_id):
+        if row.kind == "task_released":
+            late = max(late, row.t - term.by_id[json.loads(row.payload)["task_id"]].release)
+    return late
+
+
+def _audit_job(job: tuple[int, str, float]) -> SeedResult:
+    return audit_seed(*job)
+
+
+def run_audit(seeds: Sequence[int], world_source: str = "generated", scale: float = 1.0, workers: int = 1,
+              on_seed: Callable[[SeedResult], None] | None = None) -> list[SeedResult]:
+    """Audit ``seeds``; with ``workers`` > 1 in spawned processes. Results come back in seed order."""
+    jobs = [(seed, world_source, scale) for seed in seeds]
+    results: list[SeedResult] = []
+    if workers <= 1 or len(jobs) <= 1:
+        for job in jobs:
+            results.append(_audit_job(job))
+            if on_seed:
+                on_seed(results[-1])
+    else:
+        with multiprocessing.get_context("spawn").Pool(min(workers, len(jobs))) as pool:
+            for done in pool.imap_unordered(_audit_job, jobs):
+                results.append(done)
+                if on_seed:
+                    on_seed(done)
+    return sorted(results, key=lambda r: r.seed)
+
+
+def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    """The exact binomial interval for ``k`` successes in ``n`` trials."""
+    if n == 0:
+        return 0.0, 1.0
+    alpha = (1 - level) / 2
+
+    def cdf(x: int, p: float) -> float:
+        if p <= 0.0 or p >= 1.0:
+            return 1.0 if p <= 0.0 or x >= n else 0.0
+        logs = (math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * math.log(p)
+                + (n - i) * math.log1p(-p) for i in range(x + 1))
+        return min(1.0, sum(math.exp(term) for term in logs))
+
+    def solve(f: Callable[[float], float]) -> float:
+        low, high = 0.0, 1.0
+        for _ in range(60):
+            mid = (low + high) / 2
+            low, high = (mid, high) if f(mid) > 0 else (low, mid)
+        return (low + high) / 2
+
+    lower = 0.0 if k == 0 else solve(lambda p: alpha - (1 - cdf(k - 1, p)))
+    upper = 1.0 if k == n else solve(lambda p: cdf(k, p) - alpha)
+    return lower, upper
+
+
+def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
+    """Figures per scenario and agent over all seeds, and every violation found."""
+    played = [r for r in results if r.error is None]
+    violations: list[str] = [f"seed {r.seed} does not generate: {r.error}" for r in results if r.error]
+    scenarios: dict[str, dict[str, list[int]]] = {}
+    for r in played:
+        for name, rows in r.scenarios.items():
+            for scenario, (won, tasks) in rows.items():
+                cell = scenarios.setdefault(scenario, {}).setdefault(name, [0, 0])
+                cell[0] += won
+                cell[1] += tasks
+        for metric in METRICS:
+            values = [r.headline[name][metric] for name in ORDER]
+            if not all(a < b for a, b in zip(values, values[1:])):
+                shown = " < ".join(f"{name} {value:g}" for name, value in zip(ORDER, values))
+                violations.append(f"seed {r.seed}: {metric} not strictly ordered ({shown})")
+        if r.headline["oracle"]["success"] < 1.0:
+            violations.append(f"seed {r.seed}: the oracle solves {r.headline['oracle']['success']:.2%}")
+        if r.lateness["oracle"] > 0:
+            violations.append(f"seed {r.seed}: the oracle is shown a task {r.lateness['oracle']} minutes late")
+        if any(r.absent_points.values()):
+            violations.append(f"seed {r.seed}: absent earns {r.absent_points}")
+        if r.headline["dawdler"]["success"] < DAWDLER_FLOOR:
+            violations.append(f"seed {r.seed}: the dawdler solves {r.headline['dawdler']['success']:.2%}")
+    guessing: dict[str, dict[str, float]] = {}
+    for name in GUESSERS:
+        right = sum(r.guesses[name][0] for r in played)
+        asked = sum(r.guesses[name][1] for r in played)
+        chance = sum(r.guesses[name][2] for r in played) / asked if asked else 0.0
+        low, high = clopper_pearson(right, asked)
+        guessing[name] = {"right": right, "questions": asked, "accuracy": right / asked if asked else 0.0,
+                          "chance": chance, "low": low, "high": high}
+        if asked and low > chance + CHANCE_MARGIN:
+            violations.append(f"{name}: {right}/{asked} long-term questions right, above chance {chance:.1%} + 5 points")
+    success = {scenario: {name: won / tasks if tasks else 0.0 for name, (won, tasks) in cells.items()}
+               for scenario, cells in sorted(scenarios.items())}
+    return {
+        "seeds": [r.seed for r in results],
+        "failed_seeds": [r.seed for r in results if r.error],
+        "success": success,
+        "headline": {name: {m: sum(r.headline[name][m] for r in played) / len(played) for m in METRICS}
+                     for name in AGENTS} if played else {},
+        "guessing": guessing,
+        "absent": {key: max((r.absent_points.get(key, 0.0) for r in played), default=0.0) for key in ("attendance", "exam")},
+        "lateness": {name: max((r.lateness[name] for r in played), default=0) for name in AGENTS},
+        "violations": violations,
+    }

@@ -1,0 +1,153 @@
+"""Error-mode detectors over one task's events (STT-Arena's modes, counted from the log).
+
+Each is a pure function of ``(seq, event)`` pairs in log order and returns its findings:
+
+- **stale_state**: the agent acts on an entity a trigger changed without having looked at it
+  since. Either a write names an entity changed before the write was dispatched and not read
+  since (``write_after_change``), or a write's entity changes after it and the task ends with
+  no read of it since (``unchecked_after_write``). A change fired by the call itself (a read
+  trigger) counts as before it.
+- **blind_retry**: ``n`` calls with the same tool and arguments that all failed.
+
+Entities are keyed as ``kernel.triggers.entity`` keys them: a seat id, ``building|room|date``
+for a room, ``a~b`` for a walkway. What a call names and what a read shows are read from its
+arguments alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal
+
+import msgspec
+
+from campus.events import (
+    Event,
+    RoomHours,
+    RoomStatus,
+    SeatFeatures,
+    ToolCalled,
+    ToolResult,
+    WalkwayStatus,
+    WorldChanged,
+    canonical,
+    walkway_key,
+)
+from campus.kernel.triggers import entity
+
+Detector = Literal["stale_state", "blind_retry"]
+StaleKind = Literal["write_after_change", "unchecked_after_write", ""]
+
+
+class Finding(msgspec.Struct, frozen=True, kw_only=True):
+    detector: Detector
+    seq: int
+    """The call the finding is about."""
+    entity: str = ""
+    kind: StaleKind = ""
+
+
+TRIGGER_CHANGES = (RoomStatus, RoomHours, SeatFeatures, WalkwayStatus)
+Logged = Sequence[tuple[int, Event]]
+
+_SEAT = re.compile(r"\bB\d{3}-[^\s,;.\"']+?-S\d+\b")
+_ROOM = re.compile(r"\(([^()]*)\)\s*$")
+
+
+def written(call: ToolCalled) -> set[str]:
+    """The entities a write names."""
+    args = call.args
+    match call.tool:
+        case "reservation.make_booking":
+            item = str(args.get("item_name", ""))
+            found = _ROOM.search(item)
+            keys = {f"{args.get('location_id', '')}|{found.group(1) if found else item}|{args.get('date', '')}"}
+            return keys | ({str(args["seat_id"])} if args.get("seat_id") else set())
+        case "geography.walk_to":
+            info = args.get("path_info")
+            path = info.get("path", []) if isinstance(info, dict) else []
+            return {walkway_key(str(a), str(b)) for a, b in zip(path, path[1:])}
+        case "email.send_email":
+            return set(_SEAT.findall(str(args.get("body", ""))))
+    return set()
+
+
+def shown(call: ToolCalled, key: str) -> bool:
+    """Whether a read shows the entity ``key``."""
+    args = call.args
+    match call.tool:
+        case "reservation.query_availability":
+            building, date = str(args.get("location_id", "")), str(args.get("date", ""))
+            return key.startswith(f"{building}-") or (key.startswith(f"{building}|") and key.endswith(f"|{date}"))
+        case "map.find_optimal_path":
+            return "~" in key
+    return False
+
+
+def _changes(events: Logged) -> list[tuple[float, str]]:
+    """(position, entity) of every rule's change; one fired by a call is placed just before it."""
+    calls = {seq for seq, e in events if isinstance(e, ToolCalled)}
+    out: list[tuple[float, str]] = []
+    for seq, event in events:
+        if isinstance(event, WorldChanged) and event.rule and isinstance(event.change, TRIGGER_CHANGES):
+            out.append((event.cause - 0.5 if event.cause in calls else float(seq), entity(event.change)[1]))
+    return out
+
+
+def stale_state(events: Logged) -> list[Finding]:
+    changes = _changes(events)
+    calls = [(seq, e) for seq, e in events if isinstance(e, ToolCalled)]
+    failed = _failed(events)
+    findings: list[Finding] = []
+
+    def looked(key: str, after: float, before: float) -> bool:
+        return any(after < seq < before and (shown(call, key) or (seq in failed and key in written(call)))
+                   for seq, call in calls)
+
+    end = float(events[-1][0] + 1) if events else 0.0
+    for seq, call in calls:
+        for key in sorted(written(call)):
+            before = [at for at, changed in changes if changed == key and at < seq]
+            if before and not looked(key, max(before), seq):
+                findings.append(Finding(detector="stale_state", seq=seq, entity=key, kind="write_after_change"))
+                continue
+            after = [at for at, changed in changes if changed == key and at > seq]
+            if after and seq not in failed and not looked(key, max(after), end):
+                findings.append(Finding(detector="stale_state", seq=seq, entity=key, kind="unchecked_after_write"))
+    return findings
+
+
+def _failed(events: Logged) -> set[int]:
+    """Seqs of the calls whose result was an error."""
+    by_id = {e.call_id: seq for seq, e in events if isinstance(e, ToolCalled)}
+    return {by_id[e.call_id] for _, e in events if isinstance(e, ToolResult) and e.status != "ok" and e.call_id in by_id}
+
+
+def blind_retries(events: Logged, n: int = 3) -> list[Finding]:
+    """One finding at the ``n``-th failure of the same call (tool and arguments), and at every ``n`` after."""
+    failed = _failed(events)
+    counts: dict[bytes, int] = {}
+    findings: list[Finding] = []
+    for seq, event in events:
+        if isinstance(event, ToolCalled) and seq in failed:
+            key = canonical([event.tool, event.args, event.positional])
+            counts[key] = counts.get(key, 0) + 1
+            if counts[key] % n == 0:
+                findings.append(Finding(detector="blind_retry", seq=seq, entity=event.tool))
+    return findings
+
+
+def by_task(events: Iterable[tuple[int, Event]]) -> dict[str, list[tuple[int, Event]]]:
+    """A run's events cut into tasks (from a release to its end, firings after the end included)."""
+    tasks: dict[str, list[tuple[int, Event]]] = {}
+    current: list[tuple[int, Event]] | None = None
+    for seq, event in events:
+        task_id: Any = getattr(event, "task_id", None)
+        if type(event).__name__ == "TaskReleased":
+            current = tasks.setdefault(task_id, [])
+        if current is not None:
+            current.append((seq, event))
+        if type(event).__name__ == "TaskEnded":
+            current = None
+    return tasks

@@ -1,0 +1,60 @@
+"""The term audit: figures per scenario, checks that can fail, one exit code."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from campus.cli.main import app
+from campus.lab.audit import AGENTS, SeedResult, clopper_pearson, summarise
+
+
+def test_the_exact_interval_matches_known_values() -> None:
+    low, high = clopper_pearson(5, 20)
+    assert (round(low, 4), round(high, 4)) == (0.0866, 0.491)
+    assert clopper_pearson(0, 10)[0] == 0.0 and clopper_pearson(10, 10)[1] == 1.0
+    low, high = clopper_pearson(1500, 6000)  # large samples: no overflow
+    assert low < 0.25 < high and high - low < 0.03
+
+
+def _seed(seed: int, **changes: object) -> SeedResult:
+    ranks = {"noop": 0.0, "stateless": 0.2, "diligent": 0.4, "oracle": 1.0, "testwise": 0.5, "optionsonly": 0.5,
+             "dawdler": 1.0, "absent": 0.3}
+    result = SeedResult(seed=seed, headline={name: dict.fromkeys(("stugpa", "ltrr", "pis", "success"), value)
+                                               for name, value in ranks.items()},
+                        scenarios={name: {"x": (1, 1)} for name in AGENTS},
+                        guesses={"testwise": (25, 100, 25.0), "optionsonly": (26, 100, 25.0)},
+                        absent_points={"attendance": 0.0, "exam": 0.0}, lateness=dict.fromkeys(AGENTS, 0))
+    for key, value in changes.items():
+        setattr(result, key, value)
+    return result
+
+
+def test_each_broken_promise_is_a_violation() -> None:
+    assert summarise([_seed(0)])["violations"] == []
+    tie = _seed(1)
+    tie.headline["diligent"]["stugpa"] = tie.headline["stateless"]["stugpa"]
+    guessing = _seed(2, guesses={"testwise": (60, 100, 25.0), "optionsonly": (25, 100, 25.0)})
+    absent = _seed(3, absent_points={"attendance": 3.0, "exam": 0.0})
+    missing = SeedResult(seed=4, error="does not fit")
+    violations = summarise([tie, guessing, absent, missing])["violations"]
+    assert any("seed 1: stugpa not strictly ordered" in v for v in violations)
+    assert any(v.startswith("testwise:") for v in violations)
+    assert any("seed 3: absent earns" in v for v in violations)
+    assert any("seed 4 does not generate" in v for v in violations)
+
+
+def test_the_command_audits_two_small_seeds_in_process() -> None:
+    done = CliRunner().invoke(app, ["term", "audit", "--seeds", "0-1", "--scale", "0.1", "--workers", "1", "--json"])
+    summary = json.loads(done.stdout)
+    assert summary["seeds"] == [0, 1] and summary["failed_seeds"] == []
+    assert all(row["oracle"] == 1.0 and row["dawdler"] >= 0.9 for row in summary["success"].values())
+    assert summary["lateness"]["oracle"] == 0 and summary["guessing"]["testwise"]["questions"] > 0
+    assert done.exit_code == (1 if summary["violations"] else 0)
+
+
+def test_bad_seeds_are_refused_with_exit_2() -> None:
+    done = CliRunner().invoke(app, ["term", "audit", "--seeds", "x-"])
+    assert done.exit_code == 2

@@ -1,0 +1,254 @@
+"""Disruption tasks played end to end: the oracle and the controls, verify re-deriving every
+firing, and forks and static twins across firings."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+
+import msgspec
+import pytest
+
+from campus.events import Event, RoomStatus, TaskEnded, TaskReleased, TriggerSkipped, WorldChanged, decode_events
+from campus.kernel.store import BranchInfo, MemoryStore
+from campus.replays.fork import fork_run
+from campus.replays.verify import verify
+from campus.scenarios.disruptions import SCENARIO
+from campus.scenarios.play import Run, new_run, open_run
+from campus.scenarios.task import Term
+from campus.scenarios.term import generate_term
+from campus.world.index import WorldIndex
+from tests.conftest import play
+
+AGENTS = ("oracle", "stale", "abstainer", "optimist", "noop")
+
+
+@pytest.fixture(scope="module")
+def disrupted(world: WorldIndex) -> Term:
+    return generate_term(world, 0, scale=0.05, disruptions=True)
+
+
+@pytest.fixture(scope="module")
+def runs(world: WorldIndex, disrupted: Term) -> dict[str, Run]:
+    return {agent: play(MemoryStore(), world, disrupted, agent) for agent in AGENTS}
+
+
+def _outcomes(run: Run, term: Term) -> dict[str, tuple[bool, str]]:
+    """Disruption task -> (solvable, outcome)."""
+    return {e.task_id: (term.by_id[e.task_id].ground_truth["solvable"], e.outcome)
+            for e in run.ended_tasks() if term.by_id[e.task_id].scenario == SCENARIO}
+
+
+def _events(run: Run) -> list[tuple[int, Event]]:
+    rows = run.store.rows(run.branch.id)
+    return list(zip((r.seq for r in rows), decode_events([r.payload for r in rows])))
+
+
+def _fired(run: Run) -> list[tuple[int, Event]]:
+    return [(seq, e) for seq, e in _events(run)
+            if isinstance(e, TriggerSkipped) or (isinstance(e, WorldChanged) and e.rule)]
+
+
+def test_the_term_has_every_sub_type_and_level(disrupted: Term) -> None:
+    cells = Counter((t.ground_truth["sub_type"], t.ground_truth["level"]) for t in disrupted.tasks if t.scenario == SCENARIO)
+    assert len(cells) == 9 * 4 and min(cells.values()) >= 1
+    assert len(disrupted.rules) == 2 * sum(cells.values())  # each disruption and its undoing
+
+
+def test_the_oracle_solves_every_task_with_disruptions_on(runs: dict[str, Run], disrupted: Term) -> None:
+    ended = runs["oracle"].ended_tasks()
+    assert [e.task_id for e in ended if e.outcome == "failure"] == []
+    assert len(_outcomes(runs["oracle"], disrupted)) == sum(t.scenario == SCENARIO for t in disrupted.tasks)
+
+
+def test_stale_fails_every_disruption_task(runs: dict[str, Run], disrupted: Term) -> None:
+    outcomes = _outcomes(runs["stale"], disrupted)
+    assert outcomes and all(outcome == "failure" for _, outcome in outcomes.values())
+
+
+def test_the_abstainer_fails_every_solvable_task_and_only_those(runs: dict[str, Run], disrupted: Term) -> None:
+    outcomes = _outcomes(runs["abstainer"], disrupted)
+    assert all((outcome == "success") == (not solvable) for solvable, outcome in outcomes.values())
+    assert {solvable for solvable, _ in outcomes.values()} == {True, False}
+
+
+def test_the_optimist_fails_every_impossible_task_and_only_those(runs: dict[str, Run], disrupted: Term) -> None:
+    outcomes = _outcomes(runs["optimist"], disrupted)
+    assert all((outcome == "success") == solvable for solvable, outcome in outcomes.values())
+
+
+def test_a_disruption_lasts_while_its_task_is_open(runs: dict[str, Run]) -> None:
+    """Every firing of the oracle's run is undone right after its task ends (nothing is skipped)."""
+    fired = _fired(runs["oracle"])
+    assert fired and not any(isinstance(e, TriggerSkipped) for _, e in fired)
+    done = Counter(e.rule.removesuffix("-undo") for _, e in fired if isinstance(e, WorldChanged) and e.rule.endswith("-undo"))
+    made = Counter(e.rule for _, e in fired if isinstance(e, WorldChanged) and not e.rule.endswith("-undo"))
+    assert done == made
+
+
+# ------------------------------------------------------------------ verify re-derives every firing
+
+
+@pytest.mark.parametrize("agent", ["oracle", "noop"])
+def test_a_run_with_rules_verifies(runs: dict[str, Run], agent: str) -> None:
+    kinds = {(type(e).__name__, e.cause == 0) for _, e in _fired(runs[agent])}  # type: ignore[attr-defined]
+    if agent == "oracle":  # the clock's firings, and those of reads, bookings and task ends
+        assert kinds == {("WorldChanged", True), ("WorldChanged", False)}
+    else:  # the noop student finishes at once: only undoing what never fired, skipped
+        assert kinds == {("TriggerSkipped", False)}
+    report = verify(runs[agent])
+    assert report.ok, report.mismatch
+
+
+Timed = list[tuple[int, int, Event]]
+"""(seq, t, event) of every row of a run."""
+
+
+def _forge(run: Run, edit: Callable[[Timed], Timed]) -> Run:
+    """A copy of ``run`` with its events edited and every hash recomputed (a forgery the chain cannot catch)."""
+    rows = run.store.rows(run.branch.id)
+    events = edit([(r.seq, r.t, e) for r, e in zip(rows, decode_events([r.payload for r in rows]))])
+    store = MemoryStore()
+    for kind, digest in (("world", run.branch.world_hash), ("term", run.branch.term_hash)):
+        store.put_blob(kind, digest, run.store.get_blob(digest))
+    store.create_branch(BranchInfo(id="forged", parent=None, fork_seq=0, genesis=run.branch.genesis, agent=run.branch.agent,
+                                   world_hash=run.branch.world_hash, term_hash=run.branch.term_hash,
+                                   seed=run.branch.seed, config=run.branch.config))
+    store.append("forged", [(t, e, None) for _, t, e in events])
+    return open_run(store, "forged")
+
+
+def _flip(change: RoomStatus) -> RoomStatus:
+    return msgspec.structs.replace(change, room_id=change.room_id + "x")
+
+
+@pytest.mark.parametrize("by_clock", [True, False])
+def test_an_edited_firing_fails_at_its_seq(runs: dict[str, Run], by_clock: bool) -> None:
+    run = runs["oracle"]
+    target = next(seq for seq, e in _fired(run) if isinstance(e, WorldChanged) and isinstance(e.change, RoomStatus)
+                  and (e.cause == 0) == by_clock)
+
+    def edit(events: Timed) -> Timed:
+        return [(seq, t, msgspec.structs.replace(e, change=_flip(e.change)) if seq == target else e)  # type: ignore[attr-defined]
+                for seq, t, e in events]
+
+    report = verify(_forge(run, edit))
+    assert not report.ok and report.mismatch.seq == target and report.mismatch.check == "rule firing"
+
+
+@pytest.mark.parametrize("by_clock", [True, False])
+def test_a_removed_firing_fails_at_its_seq(runs: dict[str, Run], by_clock: bool) -> None:
+    run = runs["noop"] if not by_clock else runs["oracle"]
+    kind = WorldChanged if by_clock else TriggerSkipped
+    target = next(seq for seq, e in _fired(run) if isinstance(e, kind) and (e.cause == 0) == by_clock)
+
+    def edit(events: Timed) -> Timed:
+        return [row for row in events if row[0] != target]
+
+    report = verify(_forge(run, edit))
+    assert not report.ok and report.mismatch.seq == target, report.mismatch
+
+
+def test_an_added_firing_fails_at_its_seq(runs: dict[str, Run]) -> None:
+    run = runs["oracle"]
+    target = _fired(run)[0][0]
+
+    def edit(events: Timed) -> Timed:
+        return events[:target] + [events[target - 1]] + events[target:]  # the same firing twice
+
+    forged = _forge(run, edit)
+    report = verify(forged)
+    assert not report.ok and report.mismatch.seq == target + 1
+
+
+@pytest.mark.parametrize("by_clock", [True, False])
+def test_a_firing_moved_where_no_rule_fires_fails_the_sequence_check(runs: dict[str, Run], by_clock: bool) -> None:
+    """The sequence check of every event's place accepts a firing only where some rule can fire."""
+    run = runs["oracle"]
+    source = next(seq for seq, e in _fired(run) if (e.cause == 0) == by_clock)  # type: ignore[attr-defined]
+    rows = {seq: e for seq, e in _events(run)}
+    target = next(seq for seq, e in rows.items() if isinstance(e, TaskReleased) and seq > 1)
+
+    def edit(events: Timed) -> Timed:  # a copy of the firing right after a task's release, at the release's time
+        at = next(i for i, row in enumerate(events) if row[0] == target)
+        return events[:at + 1] + [(0, events[at][1], rows[source])] + events[at + 1:]
+
+    report = verify(_forge(run, edit))
+    assert not report.ok and report.mismatch.seq == target + 1 and report.mismatch.check == "sequence", report.mismatch
+
+
+# ------------------------------------------------------------------ forks and static twins
+
+
+def test_a_fork_taken_before_a_firing_fires_it_again(runs: dict[str, Run]) -> None:
+    parent = runs["oracle"]
+    fired = [seq for seq, e in _fired(parent) if isinstance(e, WorldChanged)]
+    target = fired[len(fired) // 2]
+    child, point = fork_run(parent, target - 3, agent_name="oracle")
+    assert point.seq < target
+    from campus.agents import make_agent
+
+    child.session(make_agent("oracle", child.term, child.world)).run()
+    assert child.store.hash_at(child.branch.id, target) == parent.store.hash_at(parent.branch.id, target)
+    assert child.store.head(child.branch.id) == parent.store.head(parent.branch.id)
+    assert verify(child).ok
+
+
+def test_a_branch_with_triggers_off_never_fires(world: WorldIndex, disrupted: Term) -> None:
+    from campus.agents import make_agent
+
+    store = MemoryStore()
+    twin = new_run(store, world, disrupted, agent_name="oracle", seed=0, triggers=False)
+    assert twin.branch.config["triggers"] is False
+    assert twin.branch.genesis != new_run(MemoryStore(), world, disrupted, agent_name="oracle", seed=0).branch.genesis
+    twin.session(make_agent("oracle", disrupted, world)).run()
+    assert _fired(twin) == []
+    assert any(isinstance(e, TaskEnded) for _, e in _events(twin))
+    child, _ = fork_run(twin, store.head(twin.branch.id)[0] // 2, agent_name="oracle")
+    child.session(make_agent("oracle", disrupted, world)).run()
+    assert _fired(child) == [] and verify(child).ok and verify(twin).ok
+
+
+# ------------------------------------------------------------------ metrics
+
+
+def test_drs_and_the_stt_cells_are_scored_apart(runs: dict[str, Run], disrupted: Term, small_term: Term) -> None:
+    from campus.scenarios.scorecard import scorecard, wilson
+
+    cards = {agent: scorecard(disrupted, runs[agent].ended_tasks()) for agent in ("oracle", "stale", "abstainer", "optimist")}
+    assert cards["oracle"]["drs"] == 1.0 and cards["stale"]["drs"] == 0.0
+    assert len(cards["oracle"]["stt"]) == 36
+    for key, cell in cards["abstainer"]["stt"].items():
+        assert cell["pass_at_1"] == (1.0 if key.endswith("/impossible") else 0.0)
+        assert cell["interval"] == wilson(cell["succeeded"], cell["tasks"])
+    assert all(cell["pass_at_1"] == (0.0 if key.endswith("/impossible") else 1.0) for key, cell in cards["optimist"]["stt"].items())
+    assert cards["oracle"]["stugpa"] == scorecard(disrupted, runs["optimist"].ended_tasks())["stugpa"]  # not inside StuGPA
+    assert "drs" not in scorecard(small_term, []) and "stt" not in scorecard(small_term, [])
+
+
+def test_the_wilson_interval_contains_the_rate_and_narrows_with_more_tasks() -> None:
+    from campus.scenarios.scorecard import wilson
+
+    low, high = wilson(6, 12)
+    assert low < 0.5 < high
+    assert wilson(60, 120)[1] - wilson(60, 120)[0] < high - low
+    assert wilson(0, 5)[0] == 0.0 and wilson(5, 5)[1] == 1.0
+
+
+# ------------------------------------------------------------------ detectors on the controls
+
+
+def test_the_stale_state_detector_fires_exactly_on_the_controls_that_act_on_stale_state(runs: dict[str, Run], disrupted: Term) -> None:
+    from campus.replays.detectors import blind_retries, by_task, stale_state
+
+    def flagged(agent: str) -> dict[str, bool]:
+        tasks = by_task(_events(runs[agent]))
+        return {task_id: bool(stale_state(events)) for task_id, events in tasks.items()}
+
+    disruption = {t.id: t.ground_truth["solvable"] for t in disrupted.tasks if t.scenario == SCENARIO}
+    assert not any(flagged("oracle").values()) and not any(flagged("abstainer").values())
+    stale = flagged("stale")
+    assert all(stale[task_id] for task_id in disruption) and not any(v for k, v in stale.items() if k not in disruption)
+    optimist = flagged("optimist")
+    assert all(optimist[task_id] == (not solvable) for task_id, solvable in disruption.items())
+    assert not any(blind_retries(events) for events in by_task(_events(runs["oracle"])).values())

@@ -1,0 +1,163 @@
+"""Hostile input at the agent boundary: whatever is pushed (text, structured calls, MCP lines), no
+exception escapes, a refused or failed call changes nothing, what is dispatched is what is stored,
+and the run always verifies."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from campus.env import Env
+from campus.env.mcp_server import malformed
+from campus.events import AgentReplied, StructuredCall, ToolCalled, ToolResult, decode_event
+from campus.kernel.admit import REPLY_LIMIT, admit
+from campus.replays.verify import verify
+from campus.world.index import WorldIndex
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def env(world: WorldIndex) -> Env:
+    made = Env(seed=3, scale=0.2, world=world)
+    made.reset()
+    return made
+
+
+def rows_of(env: Env) -> list[Any]:
+    return env.run.store.rows(env.run.branch.id)
+
+
+@pytest.mark.parametrize("number", ["25.0", "1e5", "-0.0", "2E+1"])
+def test_what_is_dispatched_is_what_is_stored(env: Env, number: str) -> None:
+    env.step(f'<action>Action: calendar.add_event(calendar_id={number}, event_title="x", location="y", time="z")</action>')
+    env.step(StructuredCall(name="calendar.add_event", arguments={"calendar_id": float(number), "event_title": "x"}))
+    report = verify(env.run, deep=True)
+    assert report.ok, report.mismatch
+
+
+def test_a_lone_surrogate_is_data_and_the_env_goes_on(env: Env) -> None:
+    observation, *_ = env.step("\ud800 <action>Action: finish()</action> \udfff")
+    assert "over" in observation
+    env.step(StructuredCall(name="calendar.add_event", arguments={"calendar_id": "\udc00", "\ud801": 1}))
+    env.step("<action>Action: finish()</action>")
+    texts = [decode_event(r.payload) for r in rows_of(env)]
+    assert any(isinstance(e, AgentReplied) and e.text and "\ufffd" in e.text for e in texts)
+    assert verify(env.run, deep=True).ok
+
+
+@pytest.mark.parametrize("arguments", [[1, 2], 3, "[1]", "{not json", {"a": float("nan")}, {"a": [float("inf")]},
+                                       {1: "a"}, {"a": object()}, {"a": "x" * (REPLY_LIMIT + 1)}])
+def test_malformed_structured_arguments_are_refused_before_anything_is_committed(env: Env, arguments: Any) -> None:
+    head = env.final_hash()
+    observation, reward, terminated, truncated, info = env.step(StructuredCall(name="calendar.add_event", arguments=arguments))
+    assert observation.startswith("Invalid action:") and "Nothing was done" in observation
+    assert env.final_hash() == head
+    assert verify(env.run).ok
+
+
+@pytest.mark.parametrize("arguments", ['{"calendar_id": "self"}', None, "  "])
+def test_structured_arguments_as_json_text_or_none_are_read_as_an_object(env: Env, arguments: Any) -> None:
+    env.step(StructuredCall(name="calendar.add_event", arguments=arguments))
+    calls = [e for e in map(decode_event, (r.payload for r in rows_of(env))) if isinstance(e, AgentReplied) and e.call]
+    assert isinstance(calls[-1].call.arguments, dict)
+    assert verify(env.run, deep=True).ok
+
+
+def test_a_long_reply_is_cut_with_a_marker_and_its_length_in_meta(env: Env) -> None:
+    env.step("x" * (3 * REPLY_LIMIT))
+    row = next(r for r in reversed(rows_of(env)) if r.kind == "agent_replied")
+    replied = decode_event(row.payload)
+    assert isinstance(replied, AgentReplied) and replied.text is not None
+    assert len(replied.text) <= REPLY_LIMIT and replied.text.endswith(f"of {3 * REPLY_LIMIT} characters]")
+    assert msgspec.json.decode(row.meta)["reply_chars"] == 3 * REPLY_LIMIT
+    assert "reply cut" in env.view().messages[-2].content
+    assert verify(env.run, deep=True).ok
+
+
+def test_admitting_is_idempotent() -> None:
+    for reply in ["\ud800x", "y" * (REPLY_LIMIT + 5), StructuredCall(name="a.b", arguments={"z": 1.0, "a": [-0.0]})]:
+        once = admit(reply).reply
+        assert admit(once).reply == once
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=8,
+)
+tool_names = st.sampled_from(["calendar.add_event", "calendar__add_event", "map.find_building_id", "finish", "answer",
+                              "geography.walk_to", "nope", "", "\ud800"])
+replies = st.one_of(
+    st.text(max_size=200),
+    st.builds(lambda name, args: f"<action>Action: {name}({args})</action>", tool_names, st.text(max_size=60)),
+    st.builds(StructuredCall, name=tool_names, arguments=st.dictionaries(st.text(max_size=8), json_values, max_size=4)),
+    st.builds(StructuredCall, name=tool_names, arguments=st.one_of(st.none(), st.text(max_size=40), st.lists(st.integers()))),
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(st.lists(replies, min_size=1, max_size=6))
+def test_nothing_pushed_at_the_env_escapes_or_breaks_the_log(world: WorldIndex, pushed: list[Any]) -> None:
+    env = Env(seed=3, scale=0.05, world=world)
+    env.reset()
+    for reply in pushed:
+        before = len(rows_of(env))
+        observation, *_, info = env.step(reply)
+        assert isinstance(observation, str)
+        new = [decode_event(r.payload) for r in rows_of(env)[before:]]
+        results = [e for e in new if isinstance(e, ToolResult)]
+        if results and results[0].status != "ok":  # a failed call: nothing between the call and its result
+            call = next(i for i, e in enumerate(new) if isinstance(e, ToolCalled))
+            assert isinstance(new[call + 1], ToolResult)
+        if info["task"] is None:
+            break
+    report = verify(env.run, deep=True)
+    assert report.ok, report.mismatch
+
+
+@pytest.mark.parametrize("line", [
+    "not json",
+    '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"observe","arguments":{"x":"\\ud800"}}}',
+    '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"observe","arguments":{"x":' + "1" * 5000 + "}}}",
+    '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"arguments":{"x":' + "[" * 5000 + "]" * 5000 + "}}}",
+])
+def test_every_malformed_mcp_line_gets_a_json_rpc_error(line: str) -> None:
+    error = malformed(line)
+    assert error is not None and error.error.code in (-32700, -32600)
+    assert error.id == (None if line == "not json" else 7)
+    assert malformed('{"jsonrpc":"2.0","id":1,"method":"ping"}') is None
+
+
+def test_the_mcp_server_answers_a_malformed_line_and_serves_on(tmp_path: Path) -> None:
+    # Unbuffered, so readline takes one line off the pipe and select sees the rest: a buffered reader
+    # could swallow all three answers at once and leave select waiting on an empty pipe.
+    process = subprocess.Popen([sys.executable, "-m", "campus.cli.main", "mcp", "--db", str(tmp_path / "m.db"), "--scale", "0.05"],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=tmp_path, bufsize=0,
+                               env=os.environ | {"PYTHONPATH": str(ROOT)})
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                      "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+        for message in [json.dumps(initialize), '{"jsonrpc":"2.0","method":"notifications/initialized"}', "not json",
+                        '{"jsonrpc":"2.0","id":2,"method":"ping"}']:
+            process.stdin.write(message.encode() + b"\n")
+        process.stdin.flush()
+        answers = []
+        while len(answers) < 3 and select.select([process.stdout], [], [], 60)[0]:
+            answers.append(json.loads(process.stdout.readline()))
+        assert [a.get("id") for a in answers] == [1, None, 2]
+        assert answers[1]["error"]["code"] == -32700
+    finally:
+        process.kill()
+        process.wait()

@@ -1,0 +1,374 @@
+"""A log that cannot lie: one writer per run, failures that are reported, files that are campus's or left alone, atomic import."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import socket
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from campus.events import chain_hash
+from campus.kernel.runner import SessionError
+from campus.kernel.store import APPLICATION_ID, MemoryStore, SQLiteStore, StoreError
+from campus.replays.export import ExportFormatError, export_lines, import_lines
+from campus.replays.verify import verify
+from campus.scenarios.play import new_run, open_run
+from campus.scenarios.task import Term
+from campus.world.index import WorldIndex
+from tests.conftest import play
+from tests.test_store_conformance import root, walks
+
+ROOT = Path(__file__).resolve().parents[1]
+ENV = os.environ | {"PYTHONPATH": str(ROOT)}
+SLOW_AGENT = """
+import sys, time
+from campus.kernel import runner
+asked = runner.Session._ask_agent
+def slowly(self):
+    time.sleep(0.003)
+    return asked(self)
+runner.Session._ask_agent = slowly
+from campus.cli.main import main
+sys.argv = ["campus", *sys.argv[1:]]
+main()
+"""
+
+
+def campus(*args: str, cwd: Path, script: str | None = None) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-c", script, *args] if script else [sys.executable, "-m", "campus.cli.main", *args]
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=ENV, timeout=300)
+
+
+def one_error_line(result: subprocess.CompletedProcess) -> str:
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
+    return lines[0]
+
+
+def chain_holds(store: SQLiteStore, branch: str) -> bool:
+    prev = store.branch(branch).genesis
+    for row in store.rows(branch):
+        prev = chain_hash(prev, row.t, row.payload.encode())
+        if prev != row.hash:
+            return False
+    return True
+
+
+# ---------------------------------------------------------------- one writer per branch
+
+
+def test_a_second_writer_is_refused_and_cannot_retry_onto_the_first(tmp_path: Path) -> None:
+    first, second = SQLiteStore(tmp_path / "log.db"), SQLiteStore(tmp_path / "log.db")
+    root(first)
+    first.append("main", walks(3))
+    assert second.head("main")[0] == 3
+    first.append("main", walks(2, start=3))
+    for _ in range(2):  # the refused writer must not succeed by trying again against the new head
+        with pytest.raises(StoreError, match="another writer"):
+            second.append("main", walks(4, start=100))
+    assert first.head("main")[0] == 5 and chain_holds(first, "main")
+    assert [r.t for r in SQLiteStore(tmp_path / "log.db").rows("main")] == [0, 1, 2, 3, 4]
+    with pytest.raises(StoreError, match="after seq 2"):
+        first.append("main", walks(1), expect=2)
+    first.close()
+    second.close()
+
+
+def test_a_lease_names_its_holder_and_is_released_on_close(tmp_path: Path) -> None:
+    first, second = SQLiteStore(tmp_path / "log.db"), SQLiteStore(tmp_path / "log.db")
+    root(first)
+    first.lease("main")
+    with pytest.raises(StoreError, match=f"run main is being written by pid {os.getpid()} on {socket.gethostname()}"):
+        second.lease("main")
+    with pytest.raises(StoreError, match="being written by pid"):
+        second.append("main", walks(1))
+    first.append("main", walks(1))
+    first.close()
+    second.lease("main")
+    second.append("main", walks(1, start=1))
+    assert chain_holds(second, "main") and second.head("main")[0] == 2
+    second.close()
+
+
+def test_the_lease_of_a_dead_process_is_taken_over_but_not_a_live_ones(tmp_path: Path) -> None:
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    store = SQLiteStore(tmp_path / "log.db")
+    root(store)
+    store.conn.execute("INSERT INTO leases VALUES ('main', ?, ?, 'dead')", (gone.pid, socket.gethostname()))
+    store.lease("main")
+    assert store.conn.execute("SELECT pid, token FROM leases").fetchall() == [(os.getpid(), store._token)]
+    store.close()
+    assert store_leases(tmp_path / "log.db") == []
+    zombie = subprocess.Popen([sys.executable, "-c", "pass"])  # killed, never reaped: still a pid, not a writer
+    while b"State:\tZ" not in Path(f"/proc/{zombie.pid}/status").read_bytes():
+        time.sleep(0.01)
+    store = SQLiteStore(tmp_path / "log.db")
+    store.conn.execute("INSERT INTO leases VALUES ('main', ?, ?, 'zombie')", (zombie.pid, socket.gethostname()))
+    store.lease("main")
+    store.close()
+    zombie.wait()
+    other = SQLiteStore(tmp_path / "log.db")
+    other.conn.execute("INSERT INTO leases VALUES ('main', 1, 'elsewhere', 'remote')")
+    with pytest.raises(StoreError, match="being written by pid 1 on elsewhere"):
+        other.lease("main")
+    other.close()
+
+
+def store_leases(path: Path) -> list[tuple]:
+    with sqlite3.connect(path) as conn:
+        return conn.execute("SELECT branch, pid FROM leases").fetchall()
+
+
+def test_a_session_takes_the_lease_of_the_branch_it_plays(tmp_path: Path, world: WorldIndex, small_term: Term) -> None:
+    store = SQLiteStore(tmp_path / "log.db")
+    run = new_run(store, world, small_term, agent_name="noop", seed=0, branch_id="r")
+    from campus.agents import make_agent
+
+    run.session(make_agent("noop", small_term, world)).run(max_steps=3)
+    other = SQLiteStore(tmp_path / "log.db")
+    with pytest.raises(StoreError, match="run r is being written by pid"):
+        open_run(other, "r").session(make_agent("noop", small_term, world))
+    store.close()
+    open_run(other, "r").session(make_agent("noop", small_term, world)).run()
+    assert verify(open_run(other, "r")).ok
+    other.close()
+
+
+@pytest.mark.slow  # three CLI processes and a verify, ~10 s
+def test_two_resumes_of_one_run_one_plays_the_other_names_the_holder(tmp_path: Path) -> None:
+    db = tmp_path / "runs.db"
+    assert campus("run", "--db", str(db), "--scale", "0.3", "--max-steps", "30", cwd=tmp_path).returncode == 0
+    first = subprocess.Popen([sys.executable, "-c", SLOW_AGENT, "run", "--db", str(db), "--resume", "oracle-s0", "--json"],
+                             cwd=tmp_path, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    while not store_leases(db) and first.poll() is None:
+        time.sleep(0.02)
+    second = campus("run", "--db", str(db), "--resume", "oracle-s0", cwd=tmp_path)
+    out, errors = first.communicate(timeout=300)
+    assert first.returncode == 0, errors
+    assert f"run oracle-s0 is being written by pid {first.pid} on {socket.gethostname()}" in one_error_line(second)
+    alone = campus("run", "--db", str(tmp_path / "alone.db"), "--scale", "0.3", "--json", cwd=tmp_path)
+    assert json.loads(out)["final_hash"] == json.loads(alone.stdout)["final_hash"]
+    assert campus("verify", "oracle-s0", "--db", str(db), cwd=tmp_path).returncode == 0
+    assert store_leases(db) == []
+
+
+# ---------------------------------------------------------------- errors inside a run
+
+
+def test_an_error_inside_the_session_is_raised_after_the_whole_steps_are_committed(
+    tmp_path: Path, world: WorldIndex, small_term: Term, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from campus.agents import make_agent
+
+    calls = {"n": 0}
+    evaluate = Term.evaluate
+
+    def failing(self, *args):
+        calls["n"] += 1
+        if calls["n"] == 4:
+            raise KeyError("broken evaluator")
+        return evaluate(self, *args)
+
+    store = SQLiteStore(tmp_path / "log.db")
+    run = new_run(store, world, small_term, agent_name="oracle", seed=0, branch_id="r")
+    monkeypatch.setattr(Term, "evaluate", failing)
+    session = run.session(make_agent("oracle", small_term, world), commit_delay=3600)
+    with pytest.raises(SessionError, match=r"run r stopped after seq (\d+) .*KeyError: 'broken evaluator'") as raised:
+        session.run()
+    with pytest.raises(SessionError):
+        session.run()  # a failed session stays failed
+    head = store.head("r")[0]
+    assert f"after seq {head} " in str(raised.value)
+    scored = [e for e in open_run(store, "r").ended_tasks() if e.outcome != "unscored"]
+    assert 0 < head < session.state.seq and len(scored) == 3
+    monkeypatch.setattr(Term, "evaluate", evaluate)
+    store.close()
+    again = SQLiteStore(tmp_path / "log.db")
+    open_run(again, "r").session(make_agent("oracle", small_term, world)).run()
+    alone = play(MemoryStore(), world, small_term, "oracle")
+    assert again.head("r") == alone.store.head(alone.branch.id)
+    assert verify(open_run(again, "r")).ok
+    again.close()
+
+
+def test_a_failing_evaluator_ends_the_command_with_exit_2_naming_run_and_seq(tmp_path: Path) -> None:
+    script = textwrap.dedent("""
+        import sys
+        from campus.scenarios.task import Term
+        evaluate, calls = Term.evaluate, []
+        def failing(self, *args):
+            calls.append(1)
+            if len(calls) == 6:
+                raise ValueError("evaluator broke")
+            return evaluate(self, *args)
+        Term.evaluate = failing
+        from campus.cli.main import main
+        sys.argv = ["campus", *sys.argv[1:]]
+        main()
+    """)
+    db = str(tmp_path / "runs.db")
+    failed = campus("run", "--db", db, "--scale", "0.1", cwd=tmp_path, script=script)
+    line = one_error_line(failed)
+    assert "run oracle-s0 stopped after seq" in line and "evaluator broke" in line
+    seq = int(line.split("after seq ")[1].split()[0])
+    listed = json.loads(campus("runs", "--db", db, "--json", cwd=tmp_path).stdout)
+    assert listed[0]["events"] == seq
+    assert campus("verify", "oracle-s0", "--db", db, cwd=tmp_path).returncode == 0
+    resumed = campus("run", "--db", db, "--resume", "oracle-s0", "--json", cwd=tmp_path)
+    alone = campus("run", "--db", str(tmp_path / "alone.db"), "--scale", "0.1", "--json", cwd=tmp_path)
+    assert json.loads(resumed.stdout)["final_hash"] == json.loads(alone.stdout)["final_hash"]
+
+
+# ---------------------------------------------------------------- files that are not campus's
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_another_applications_sqlite_file_is_refused_and_left_byte_for_byte(tmp_path: Path) -> None:
+    foreign = tmp_path / "notes.db"
+    with sqlite3.connect(foreign) as conn:
+        conn.execute("PRAGMA journal_mode=delete")
+        conn.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
+        conn.execute("INSERT INTO notes (body) VALUES ('mine')")
+    conn.close()
+    before = digest(foreign)
+    for args in (("runs",), ("run", "--scale", "0.05"), ("import", str(foreign))):
+        line = one_error_line(campus(*args, "--db", str(foreign), cwd=tmp_path))
+        assert f"{foreign} is not a campus database" in line
+    assert digest(foreign) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.db"]
+    with pytest.raises(StoreError, match="tables: notes"):
+        SQLiteStore(foreign)
+
+
+def test_a_directory_and_a_garbage_file_get_one_line(tmp_path: Path) -> None:
+    assert f"{tmp_path} is a directory" in one_error_line(campus("runs", "--db", str(tmp_path), cwd=tmp_path))
+    garbage = tmp_path / "garbage.db"
+    garbage.write_bytes(b"this is not a database at all\n" * 200)
+    before = digest(garbage)
+    line = one_error_line(campus("run", "--db", str(garbage), "--scale", "0.05", cwd=tmp_path))
+    assert str(garbage) in line and digest(garbage) == before
+
+
+def test_a_campus_database_made_before_the_stamp_still_opens(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    store = SQLiteStore(path)
+    root(store)
+    store.append("main", walks(2))
+    store.conn.execute("DROP TABLE leases")
+    store.conn.execute("PRAGMA application_id=0")
+    store.close()
+    again = SQLiteStore(path)
+    assert again.head("main")[0] == 2
+    assert again.conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+    again.close()
+    with sqlite3.connect(path) as conn:  # unstamped, campus's tables are recognised only as they are
+        conn.execute("CREATE TABLE extra (x)")
+        conn.execute("PRAGMA application_id=0")
+    conn.close()
+    with pytest.raises(StoreError, match="not a campus database"):
+        SQLiteStore(path)
+
+
+# ---------------------------------------------------------------- import
+
+
+@pytest.fixture(scope="module")
+def exported(world: WorldIndex, small_term: Term) -> list[str]:
+    return list(export_lines(play(MemoryStore(), world, small_term, "oracle")))
+
+
+def test_an_import_that_fails_while_writing_leaves_no_run(tmp_path: Path, exported: list[str],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    from campus.kernel import store as store_module
+
+    insert = store_module._insert_rows
+
+    def half_then_fail(conn, rows):
+        insert(conn, rows[: len(rows) // 2])
+        raise sqlite3.OperationalError("disk I/O error")
+
+    store = SQLiteStore(tmp_path / "log.db")
+    monkeypatch.setattr(store_module, "_insert_rows", half_then_fail)
+    with pytest.raises(sqlite3.OperationalError):
+        import_lines(store, exported)
+    monkeypatch.setattr(store_module, "_insert_rows", insert)
+    store.close()
+    again = SQLiteStore(tmp_path / "log.db")
+    assert again.branches() == [] and again.conn.execute("SELECT count(*) FROM events").fetchone() == (0,)
+    run = import_lines(again, exported)
+    assert verify(run).ok
+    again.close()
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda lines: lines[:-3], "ends at line 50 without its end line"),
+    (lambda lines: lines[:1], "no events after its header"),
+    (lambda lines: lines[:1] + lines[-1:], "no events after its header"),
+    (lambda lines: [lines[0].replace('"branch":', '"branchless":', 1)] + lines[1:], r"line 1: the header is incomplete .*branch"),
+    (lambda lines: lines[:4] + [lines[4].replace('"t":', '"t":null,"x":', 1)] + lines[5:], r"line 5 is not a valid event .*\$\.t"),
+    (lambda lines: lines[:4] + [lines[4].replace('"hash":', '"nohash":', 1)] + lines[5:], "line 5 is not a valid event"),
+    (lambda lines: lines + lines[-1:], "follows the end of the export"),
+    (lambda lines: lines[:-1] + ['{"end": {"events": 3, "head": "x"}}'], "the end line promises 3 events"),
+])
+def test_damaged_exports_are_refused_with_the_line(exported: list[str], damage, message: str) -> None:
+    cut = damage(exported[:52] + ['{"end": ' + json.dumps({"events": 51, "head": json.loads(exported[51])["hash"]}) + "}"])
+    store = MemoryStore()
+    with pytest.raises(ExportFormatError, match=message):
+        import_lines(store, cut)
+    assert store.branches() == []
+
+
+def test_a_cut_file_is_refused_by_the_command_without_a_traceback(tmp_path: Path, exported: list[str]) -> None:
+    path = tmp_path / "cut.jsonl"
+    path.write_text("\n".join(exported[:-1]) + "\n")
+    line = one_error_line(campus("import", str(path), "--db", str(tmp_path / "runs.db"), cwd=tmp_path))
+    assert f"ends at line {len(exported) - 1} without its end line" in line
+    assert SQLiteStore(tmp_path / "runs.db").branches() == []
+
+
+def test_an_export_written_before_the_end_line_still_imports(exported: list[str]) -> None:
+    old = [exported[0].replace("campus-log/2", "campus-log/1", 1), *exported[1:-1]]
+    assert verify(import_lines(MemoryStore(), old)).ok
+
+
+# ---------------------------------------------------------------- fork --reply
+
+
+@pytest.mark.slow  # a run and a killed process, ~3 s
+def test_a_fork_with_an_injected_reply_killed_before_its_commit_leaves_no_fork(tmp_path: Path) -> None:
+    db = tmp_path / "runs.db"
+    assert campus("run", "--db", str(db), "--scale", "0.05", cwd=tmp_path).returncode == 0
+    script = textwrap.dedent("""
+        import os, signal, sys
+        from campus.kernel.store import SQLiteStore
+        from campus.replays.fork import InjectedReply, fork_run
+        from campus.scenarios.play import open_run
+
+        class Killed:
+            name = "oracle"
+            def act(self, view):
+                os.kill(os.getpid(), signal.SIGKILL)
+
+        store = SQLiteStore(sys.argv[1])
+        child, _ = fork_run(open_run(store, "oracle-s0"), 200, agent_name="oracle", new_id="what-if", deferred=True)
+        child.session(InjectedReply("<action>Answer: A</action>", Killed()), commit_delay=3600).run()
+    """)
+    killed = subprocess.run([sys.executable, "-c", script, str(db)], cwd=tmp_path, env=ENV, capture_output=True, timeout=120)
+    assert killed.returncode == -9
+    store = SQLiteStore(db)
+    assert [b.id for b in store.branches()] == ["oracle-s0"]  # no fork without the step that carries its reply
+    store.close()
