@@ -17,6 +17,8 @@ from campus.events.changes import (
     walkway_key,
 )
 from campus.events.codec import (
+    AGENT_BOUND,
+    agent_link,
     canonical,
     chain_hash,
     content_hash,
@@ -43,6 +45,8 @@ __all__ = [name for name in dir(model) if not name.startswith("_") and name[0].i
     "SeatAvailability",
     "Span",
     "WorldChange",
+    "AGENT_BOUND",
+    "agent_link",
     "canonical",
     "chain_hash",
     "content_hash",

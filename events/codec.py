@@ -117,10 +117,22 @@ def chain_hash(prev: str, t: int, payload: bytes) -> str:
     return digest.hexdigest()
 
 
-def genesis_hash(world_hash: str, term_hash: str, seed: int, config: dict[str, Any]) -> str:
-    """The hash a branch's chain starts from: it binds the world, the term, the seed and the rules."""
-    body = canonical({"world": world_hash, "term": term_hash, "seed": seed, "config": config})
-    return hashlib.sha256(b"campus-genesis|" + body).hexdigest()
+AGENT_BOUND = "agent_bound"
+"""The rules flag of runs whose chain binds their agent (runs recorded before it do not)."""
+
+
+def genesis_hash(world_hash: str, term_hash: str, seed: int, config: dict[str, Any], agent: str) -> str:
+    """The hash a branch's chain starts from: it binds the world, the term, the seed, the rules and,
+    when the rules say so (``config["agent_bound"]``), the agent."""
+    fields: dict[str, Any] = {"world": world_hash, "term": term_hash, "seed": seed, "config": config}
+    if config.get(AGENT_BOUND):
+        fields["agent"] = agent
+    return hashlib.sha256(b"campus-genesis|" + canonical(fields)).hexdigest()
+
+
+def agent_link(prev: str, agent: str) -> str:
+    """What a fork's first own row chains from when it changes agent: the hash before it, bound to the new agent."""
+    return hashlib.sha256(b"campus-agent|" + prev.encode("ascii") + b"|" + agent.encode("utf-8")).hexdigest()
 
 
 def content_hash(value: Any) -> str:

@@ -24,6 +24,7 @@ import simpy
 import structlog
 
 from campus.events import (
+    AGENT_BOUND,
     ActionRejected,
     AgentReplied,
     Answered,
@@ -71,8 +72,9 @@ class SessionError(RuntimeError):
 
 
 def run_config(round_limit: int) -> dict[str, Any]:
-    """The rules a run is played under; bound into the genesis hash."""
-    return {"round_limit": round_limit, "day_start": DAY_START, "protocol": PROTOCOL, "minutes_per_call": 1}
+    """The rules a run is played under; bound into the genesis hash (with the agent: ``agent_bound``)."""
+    return {"round_limit": round_limit, "day_start": DAY_START, "protocol": PROTOCOL, "minutes_per_call": 1,
+            AGENT_BOUND: True}
 
 
 class Session:

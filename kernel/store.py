@@ -3,7 +3,8 @@
 A branch is ``(id, parent, fork_seq)``: its events are the parent's up to ``fork_seq`` plus
 its own, so a fork writes one row. Sequence numbers run through the whole lineage (a fork at
 40 appends its first event at 41), and the hash at a seq is the same in every branch that
-shares it — which is what makes the first divergence of two branches a binary search.
+shares it — which is what makes the first divergence of two branches a binary search. A fork
+that changes agent binds the new agent into its first own row's hash (``agent_links``).
 
 Two stores share one contract (``tests/test_store_conformance.py`` runs against both):
 ``SQLiteStore`` (a plain SQLite file: WAL journal, append-only enforced by triggers, one
@@ -28,7 +29,7 @@ from typing import Any, NamedTuple, Protocol
 
 import msgspec
 
-from campus.events import KINDS, SCHEMA_VERSION, Event, canonical, chain_hash
+from campus.events import AGENT_BOUND, KINDS, SCHEMA_VERSION, Event, agent_link, canonical, chain_hash
 from campus.kernel.sql_views import VIEWS
 
 _KIND_OF = {cls: tag for tag, cls in KINDS.items()}
@@ -96,6 +97,7 @@ class EventStore(Protocol):
         self, branch_id: str, start: int, stop: int, kinds: Sequence[str], *, counted: Sequence[str] = ()
     ) -> Iterator[list[tuple[str, str | None]]]: ...
     def hash_at(self, branch_id: str, seq: int) -> str: ...
+    def agent_links(self, branch_id: str) -> dict[int, str]: ...
     def seq_at_time(self, branch_id: str, t: int) -> int: ...
     def put_snapshot(self, branch_id: str, seq: int, state: bytes, state_hash: str) -> None: ...
     def snapshot_at_or_before(self, branch_id: str, seq: int) -> Snapshot | None: ...
@@ -141,6 +143,31 @@ class _Lineage:
             info = self.branch(info.parent)  # type: ignore[attr-defined]
         pieces.reverse()
         return pieces
+
+    def agent_links(self, branch_id: str) -> dict[int, str]:
+        """The seqs where the branch's lineage changes agent, with the agent from there on: the row at
+        each chains from ``agent_link`` of the hash before it (in runs whose rules bind the agent)."""
+        info = self.branch(branch_id)  # type: ignore[attr-defined]
+        links: dict[int, str] = {}
+        if not info.config.get(AGENT_BOUND):
+            return links
+        pieces = self.segments(branch_id)
+        agent = self.branch(pieces[0][0]).agent  # type: ignore[attr-defined]
+        for owner, lower, upper in pieces[1:]:
+            if upper is not None and upper < lower:
+                continue
+            mine = self.branch(owner).agent  # type: ignore[attr-defined]
+            if mine != agent:
+                links[lower] = agent = mine
+        return links
+
+    def _prev(self, branch_id: str, seq: int, prev: str) -> str:
+        """The hash a branch's next row chains from: its head's, linked to the branch's agent if its first own row changes agent."""
+        info = self.branch(branch_id)  # type: ignore[attr-defined]
+        if info.parent is None or seq != info.fork_seq:
+            return prev
+        agent = self.agent_links(branch_id).get(seq + 1)
+        return prev if agent is None else agent_link(prev, agent)
 
     def owner_of(self, branch_id: str, seq: int) -> str:
         for owner, lower, upper in reversed(self.segments(branch_id)):
@@ -211,7 +238,7 @@ class MemoryStore(_Lineage):
     def append(self, branch_id: str, records: Sequence[Record], *, expect: int | None = None) -> tuple[int, str]:
         seq, prev = self.head(branch_id)
         _check_expected(branch_id, expect, seq)
-        rows = encode_records(records, branch_id, seq, prev)
+        rows = encode_records(records, branch_id, seq, self._prev(branch_id, seq, prev))
         self._rows[branch_id].extend(Row(*row[1:]) for row in rows)
         if rows:
             self._heads[branch_id] = (rows[-1][1], rows[-1][5])
@@ -515,7 +542,7 @@ class SQLiteStore(_Lineage):
         """
         seq, prev = self.head(branch_id)
         _check_expected(branch_id, expect, seq)
-        rows = encode_records(records, branch_id, seq, prev)
+        rows = encode_records(records, branch_id, seq, self._prev(branch_id, seq, prev))
         if not rows:
             return seq, prev
         with self._transaction():

@@ -1,8 +1,10 @@
 """Diff: where two runs parted ways, which task outcomes flipped, and how their worlds differ.
 
-Runs on the same world, term and seed share a genesis, and their chains stay equal until
-the first event that differs (usually an agent reply), so the first divergence is a binary
-search over ``hash_at`` — O(log n) indexed reads, whatever the length of the runs.
+Runs of one agent on the same world, term and seed share a genesis, and their chains stay
+equal until the first event that differs (usually an agent reply), so the first divergence is
+a binary search over ``hash_at`` — O(log n) indexed reads, whatever the length of the runs.
+Chains bound to different agents differ in every hash from the binding on, so from the first
+differing hash the events themselves are compared, up to the first that differs.
 
 Whether a difference is more than noise: two runs of one term are paired task by task, so
 the success-rate difference is judged by an exact McNemar test on the tasks only one side
@@ -46,11 +48,18 @@ SEEN_CHARS = 1_500
 
 
 def first_divergence(store: EventStore, a: str, b: str) -> int | None:
-    """The first seq at which branches ``a`` and ``b`` differ, or None if they are identical."""
+    """The first seq at which the events of branches ``a`` and ``b`` differ (in time or payload), or
+    None if they hold the same events."""
     head_a, head_b = store.head(a)[0], store.head(b)[0]
     common = min(head_a, head_b)
     if store.hash_at(a, common) == store.hash_at(b, common):
         return None if head_a == head_b else common + 1
+    seq = _first_event_difference(store, a, b, _first_hash_difference(store, a, b, common), common)
+    return seq if seq is not None or head_a == head_b else common + 1
+
+
+def _first_hash_difference(store: EventStore, a: str, b: str, common: int) -> int:
+    """A binary search: chains equal at a seq are equal up to it."""
     if store.hash_at(a, 0) != store.hash_at(b, 0):
         return 1
     low, high = 0, common  # equal at low, different at high
@@ -61,6 +70,20 @@ def first_divergence(store: EventStore, a: str, b: str) -> int | None:
         else:
             high = middle
     return high
+
+
+def _first_event_difference(store: EventStore, a: str, b: str, start: int, stop: int) -> int | None:
+    """From ``start``, the first seq whose events differ: chains bound to different agents (in their
+    genesis, or where a fork changed agent) differ in every hash from there, while their events may agree
+    for a while — two agents' runs of one seed hold the same releases until the first differing reply."""
+    window = 64
+    while start <= stop:
+        end = min(stop, start + window - 1)
+        for mine, theirs in zip(store.rows(a, start, end), store.rows(b, start, end)):
+            if (mine.t, mine.payload) != (theirs.t, theirs.payload):
+                return mine.seq
+        start, window = end + 1, window * 4
+    return None
 
 
 def _events_from(run: Run, seq: int, count: int) -> list[dict[str, Any]]:

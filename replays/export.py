@@ -8,7 +8,10 @@ file holds the whole lineage as one branch.
 
 Import reads and checks the whole file before writing anything — every field, every hash
 rebuilt from the payloads, the trailer — and refuses it whole, naming the first bad line; then
-it writes the run in one transaction, so an import that is killed leaves no run behind.
+it writes the run in one transaction, so an import that is killed leaves no run behind. A
+flattened fork that changed agent (its header's ``agents``) is written back as its lineage: a
+root and one fork per change, named ``RUN~2``... with ``RUN`` itself written last, so a killed
+import may leave a leading part under a ``~`` name but never a short run under ``RUN``.
 Files of format ``campus-log/1`` (written before the trailer) are still read: their hash chain
 is checked, but whether they are complete cannot be.
 """
@@ -20,8 +23,9 @@ from typing import IO, Any
 
 import msgspec
 
-from campus.events import canonical, chain_hash, decode_event, genesis_hash
+from campus.events import agent_link, canonical, chain_hash, decode_event, genesis_hash
 from campus.kernel.store import BranchInfo, EventStore, Record, Verbatim
+from campus.replays.verify import lineage_root
 from campus.scenarios.play import Run, open_run, unique_branch_id
 from campus.scenarios.task import decode_term
 from campus.world.model import decode_world
@@ -41,7 +45,7 @@ def export_lines(run: Run) -> Iterator[str]:
         "format": FORMAT,
         "branch": {"id": info.id, "agent": info.agent, "seed": info.seed, "config": info.config,
                    "genesis": info.genesis, "world_hash": info.world_hash, "term_hash": info.term_hash,
-                   "schema": info.schema},
+                   "schema": info.schema} | _agents(run),
         "world": msgspec.json.decode(run.store.get_blob(info.world_hash)),
         "term": msgspec.json.decode(run.store.get_blob(info.term_hash)),
     }
@@ -56,12 +60,25 @@ def export_lines(run: Run) -> Iterator[str]:
     yield msgspec.json.encode({"end": {"events": count, "head": head}}).decode()
 
 
+def _agents(run: Run) -> dict[str, Any]:
+    """Who played which part, when the lineage changed agent: ``{"agents": [{"from": 1, "agent": ...}, ...]}``."""
+    links = run.store.agent_links(run.branch.id)
+    if not links:
+        return {}
+    return {"agents": [{"from": 1, "agent": lineage_root(run).agent}] + [{"from": seq, "agent": agent} for seq, agent in sorted(links.items())]}
+
+
 def write_export(run: Run, out: IO[str]) -> int:
     count = 0
     for line in export_lines(run):
         out.write(line + "\n")
         count += 1
     return count - 2
+
+
+class _Played(msgspec.Struct):
+    start: int = msgspec.field(name="from")
+    agent: str
 
 
 class _BranchHeader(msgspec.Struct):
@@ -74,6 +91,8 @@ class _BranchHeader(msgspec.Struct):
     term_hash: str
     schema: int = 1
     """Exports written before the header named the schema are all of schema 1."""
+    agents: list[_Played] = []
+    """Where a flattened fork changed agent (empty: ``agent`` played it all)."""
 
 
 class _Header(msgspec.Struct):
@@ -116,19 +135,29 @@ def import_lines(store: EventStore, lines: Iterable[str], *, branch_id: str | No
         raise ExportFormatError(f"line 1: the world or term is not valid ({error})") from None
     if world.hash != meta.world_hash or term.hash != meta.term_hash:
         raise ExportFormatError("line 1: the world or term in the header does not match its recorded hash")
-    genesis = genesis_hash(world.hash, term.hash, meta.seed, meta.config)
+    played = meta.agents or [_Played(start=1, agent=meta.agent)]
+    if played[0].start != 1 or played[-1].agent != meta.agent or any(a.start >= b.start for a, b in zip(played, played[1:])):
+        raise ExportFormatError("line 1: the header's agents must start at seq 1, in order, and end with the branch's agent")
+    genesis = genesis_hash(world.hash, term.hash, meta.seed, meta.config, played[0].agent)
     if genesis != meta.genesis:
-        raise ExportFormatError("line 1: the header's genesis hash does not match its world, term, seed and config")
-    records = _checked_records(numbered, genesis, trailed=header.format == FORMAT)
+        raise ExportFormatError("line 1: the header's genesis hash does not match its world, term, seed, config and agent")
+    links = {p.start: p.agent for p in played[1:]}
+    records = _checked_records(numbered, genesis, links, trailed=header.format == FORMAT)
+    final = branch_id or unique_branch_id(store, meta.id)
     info = BranchInfo(
-        id=branch_id or unique_branch_id(store, meta.id), parent=None, fork_seq=0, genesis=genesis,
-        agent=meta.agent, label=f"imported from {meta.id}", world_hash=world.hash, term_hash=term.hash,
+        id=final if not links else unique_branch_id(store, f"{final}~1"), parent=None, fork_seq=0, genesis=genesis,
+        agent=played[0].agent, label=f"imported from {meta.id}", world_hash=world.hash, term_hash=term.hash,
         seed=meta.seed, config=meta.config, schema=meta.schema,
     )
     store.put_blob("world", world.hash, world.encode())
     store.put_blob("term", term.hash, stored_term)
-    store.create_branch(info, records)
-    return open_run(store, info.id)
+    store.create_branch(info, records[:played[1].start - 1] if links else records)
+    for n, (part, until) in enumerate(zip(played[1:], [p.start for p in played[2:]] + [len(records) + 1]), start=2):
+        name = final if until > len(records) else unique_branch_id(store, f"{final}~{n}")
+        store.fork(info.id, part.start - 1, name, agent=part.agent, label=f"imported from {meta.id}", deferred=True)
+        store.append(name, records[part.start - 1:until - 1])
+        info = store.branch(name)
+    return open_run(store, final)
 
 
 def _numbered(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
@@ -160,7 +189,7 @@ def _header(raw: str) -> _Header:
         raise ExportFormatError(f"line 1: the header is incomplete ({error})") from None
 
 
-def _checked_records(lines: Iterator[tuple[int, str]], genesis: str, *, trailed: bool) -> list[Record]:
+def _checked_records(lines: Iterator[tuple[int, str]], genesis: str, links: dict[int, str], *, trailed: bool) -> list[Record]:
     prev = genesis
     records: list[Record] = []
     trailer: tuple[int, _Trailer] | None = None
@@ -179,7 +208,8 @@ def _checked_records(lines: Iterator[tuple[int, str]], genesis: str, *, trailed:
         except (msgspec.DecodeError, msgspec.ValidationError) as error:
             raise ExportFormatError(f"line {number} is not a valid event ({error})") from None
         payload = canonical(line.event)  # the bytes as recorded: an older schema's payload keeps its hash
-        digest = chain_hash(prev, line.t, payload)
+        agent = links.get(len(records) + 1)
+        digest = chain_hash(prev if agent is None else agent_link(prev, agent), line.t, payload)
         if digest != line.hash or line.seq != len(records) + 1:
             raise ExportFormatError(f"line {number} (seq {line.seq}) fails the hash check: expected seq {len(records) + 1}, hash {digest}")
         prev = digest

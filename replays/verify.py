@@ -15,8 +15,8 @@ Four checks in one read of the log, each naming the first seq that fails:
    can fire and any other event where a firing is due.
 
 ``deep=True`` adds a fifth: the whole run is played again in memory by an agent that
-repeats the recorded replies, and every event hash must come out the same — the clock,
-releases, parsing and all.
+repeats the recorded replies, and every event must come out the same, byte for byte — the
+clock, releases, parsing and all (the chain check has already tied those bytes to the hashes).
 
 A run written under an older schema keeps its bytes and hashes: re-execution compares the
 new facts with its recorded ones read as current events (``events.upcast``), and the deep
@@ -34,6 +34,7 @@ from typing import Any
 import msgspec
 
 from campus.events import (
+    AGENT_BOUND,
     SCHEMA_VERSION,
     ActionRejected,
     AgentReplied,
@@ -50,6 +51,7 @@ from campus.events import (
     ToolResult,
     TriggerSkipped,
     WorldChanged,
+    agent_link,
     canonical,
     chain_hash,
     decode_event,
@@ -136,7 +138,7 @@ def _check(run: Run, report: Report, on_task: OnTask | None = None) -> Mismatch 
     mismatch = check_inputs(run)
     if mismatch is not None:
         return mismatch
-    chain = _Chain(run.branch.genesis)
+    chain = _Chain(run.branch.genesis, run.store.agent_links(run.branch.id))
     replay = _ReExecution(run, report)
     for rows in batches(run):
         mismatch = chain.check(rows)
@@ -168,9 +170,11 @@ def check_inputs(run: Run) -> Mismatch | None:
     """The genesis is recomputed from the root of the branch's lineage, which every fork shares
     (a fork may carry a probe term of its own), and the stored world and terms must hash to their names."""
     branch, root = run.branch, lineage_root(run)
-    genesis = genesis_hash(root.world_hash, root.term_hash, root.seed, root.config)
+    genesis = genesis_hash(root.world_hash, root.term_hash, root.seed, root.config, root.agent)
     if genesis != branch.genesis:
-        return Mismatch(seq=0, check="genesis", expected=genesis, actual=branch.genesis)
+        return Mismatch(seq=0, check="genesis", actual=branch.genesis, expected={
+            "genesis": genesis, "world": root.world_hash, "term": root.term_hash, "seed": root.seed,
+            "rules": root.config, "agent": root.agent if root.config.get(AGENT_BOUND) else "(not bound by these rules)"})
     for field in ("world_hash", "seed", "config"):
         if getattr(branch, field) != getattr(root, field):
             return Mismatch(seq=0, check=f"fork {field}", expected=str(getattr(root, field)), actual=str(getattr(branch, field)))
@@ -186,7 +190,7 @@ def check_inputs(run: Run) -> Mismatch | None:
 
 def check_chain(run: Run) -> Mismatch | None:
     """The hash-chain check alone (what ``verify`` does first), for a quick integrity check."""
-    chain = _Chain(run.branch.genesis)
+    chain = _Chain(run.branch.genesis, run.store.agent_links(run.branch.id))
     for rows in batches(run):
         mismatch = chain.check(rows)
         if mismatch is not None:
@@ -208,19 +212,25 @@ def _decoded(rows: list[Row]) -> list[Event] | Mismatch:
 
 
 class _Chain:
-    """Every row's hash is sha256 over the previous hash, its time and its payload."""
+    """Every row's hash is sha256 over the previous hash, its time and its payload; where a fork changes
+    agent, the previous hash is first bound to the new agent (``links``)."""
 
-    def __init__(self, genesis: str) -> None:
+    def __init__(self, genesis: str, links: dict[int, str]) -> None:
         self.prev = genesis
         self.seq = 1
+        self.links = links
 
     def check(self, rows: list[Row]) -> Mismatch | None:
         for row in rows:
             if row.seq != self.seq:
                 return Mismatch(seq=self.seq, check="sequence", expected=self.seq, actual=row.seq)
+            agent = self.links.get(row.seq)
+            if agent is not None:
+                self.prev = agent_link(self.prev, agent)
             digest = chain_hash(self.prev, row.t, row.payload.encode("utf-8"))
             if digest != row.hash:
-                return Mismatch(seq=row.seq, check="hash chain", expected=digest, actual=row.hash)
+                check = "hash chain" if agent is None else f"hash chain (from here played by agent {agent!r})"
+                return Mismatch(seq=row.seq, check=check, expected=digest, actual=row.hash)
             self.prev = digest
             self.seq += 1
         return None
@@ -565,7 +575,7 @@ def _replay_recorded(run: Run) -> Mismatch | None:
     store_inputs(scratch, run.world, run.term)
     again = new_run(
         scratch, run.world, run.term, agent_name=run.branch.agent, seed=run.branch.seed,
-        round_limit=run.branch.config["round_limit"], branch_id="replay",
+        rules=run.branch.config, branch_id="replay",
     )
     session = Session(again.kernel, scratch, "replay", again.term, RecordedAgent(run.branch.id, replies))
     head = run.store.head(run.branch.id)[0]
@@ -574,7 +584,7 @@ def _replay_recorded(run: Run) -> Mismatch | None:
     original = [r for rows in batches(run) for r in rows]
     older = run.branch.schema < SCHEMA_VERSION
     for mine, theirs in zip(original, replayed):
-        if mine.hash != theirs.hash and not (older and _same_upcast(mine, theirs)):
+        if (mine.t, mine.payload) != (theirs.t, theirs.payload) and not (older and _same_upcast(mine, theirs)):
             return Mismatch(seq=mine.seq, check="deep replay", expected=_plain(mine.payload.encode()), actual=_plain(theirs.payload.encode()))
     if len(replayed) < head:
         return Mismatch(seq=len(replayed) + 1, check="deep replay", expected=original[len(replayed)].kind, actual=None)

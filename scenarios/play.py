@@ -127,18 +127,20 @@ def new_run(
     round_limit: int = DEFAULT_ROUND_LIMIT,
     branch_id: str | None = None,
     triggers: bool = True,
+    rules: dict[str, Any] | None = None,
 ) -> Run:
     """Create a root branch for ``term`` on ``world``; nothing is played yet. ``triggers=False`` makes the
-    static twin: the term's trigger rules never fire on it (recorded in its config, so in its genesis)."""
+    static twin: the term's trigger rules never fire on it (recorded in its config, so in its genesis).
+    ``rules`` replaces today's rules (``round_limit`` and ``triggers`` then ignored): a stored run played again under its own."""
     store_inputs(store, world, term)
-    config = run_config(round_limit)
-    if not triggers:
+    config = dict(rules) if rules is not None else run_config(round_limit)
+    if not triggers and rules is None:
         config["triggers"] = False
     info = BranchInfo(
         id=branch_id or unique_branch_id(store, f"{slug(agent_name)}-s{seed}"),
         parent=None,
         fork_seq=0,
-        genesis=genesis_hash(world.hash, term.hash, seed, config),
+        genesis=genesis_hash(world.hash, term.hash, seed, config, agent_name),
         agent=agent_name,
         world_hash=world.hash,
         term_hash=term.hash,

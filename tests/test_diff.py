@@ -88,6 +88,17 @@ def test_two_agents_on_one_seed(pair) -> None:
     assert seen["task_id"] == oracle.term.tasks[0].id and "Current date" in seen["last_message"]
 
 
+def test_two_agents_diverge_at_their_first_differing_event_not_at_the_genesis(pair) -> None:
+    """Each chain binds its agent, so every hash differs; the divergence is still the first differing event."""
+    oracle, noop = pair
+    rows_a, rows_b = oracle.store.rows(oracle.branch.id), noop.store.rows(noop.branch.id)
+    assert oracle.branch.genesis != noop.branch.genesis and rows_a[0].hash != rows_b[0].hash
+    first = next(a.seq for a, b in zip(rows_a, rows_b) if (a.t, a.payload) != (b.t, b.payload))
+    divergence = diff_runs(oracle, noop)["first_divergence"]
+    assert first > 1 and divergence["seq"] == first
+    assert divergence["a"]["kind"] == divergence["b"]["kind"] == "agent_replied"
+
+
 @pytest.mark.parametrize("only_a,only_b,expected", [
     (0, 0, 1.0), (5, 0, 2 / 32), (6, 0, 2 / 64), (3, 3, 1.0), (1, 9, 2 * 11 / 1024), (9, 1, 2 * 11 / 1024),
 ])

@@ -97,9 +97,15 @@ def test_chain_hash_binds_previous_hash_time_and_payload() -> None:
 
 
 def test_genesis_binds_world_term_seed_and_config() -> None:
-    base = genesis_hash("w", "t", 0, {"round_limit": 20})
-    assert base == genesis_hash("w", "t", 0, {"round_limit": 20.0})
-    assert len({base, genesis_hash("w2", "t", 0, {}), genesis_hash("w", "t2", 0, {}), genesis_hash("w", "t", 1, {})}) == 4
+    base = genesis_hash("w", "t", 0, {"round_limit": 20}, "a")
+    assert base == genesis_hash("w", "t", 0, {"round_limit": 20.0}, "a")
+    assert len({base, genesis_hash("w2", "t", 0, {}, "a"), genesis_hash("w", "t2", 0, {}, "a"), genesis_hash("w", "t", 1, {}, "a")}) == 4
+
+
+def test_genesis_binds_the_agent_only_under_rules_that_say_so() -> None:
+    bound = {"round_limit": 20, "agent_bound": True}
+    assert genesis_hash("w", "t", 0, bound, "oracle") != genesis_hash("w", "t", 0, bound, "noop")
+    assert genesis_hash("w", "t", 0, {"round_limit": 20}, "oracle") == genesis_hash("w", "t", 0, {"round_limit": 20}, "noop")
 
 
 def test_a_schema_1_payload_decodes_as_its_upcast_event() -> None:

@@ -9,6 +9,7 @@ import pytest
 from campus.agents import make_agent
 from campus.agents.recorded import RecordingError, recorded_agent
 from campus.kernel.store import EventStore, MemoryStore, SQLiteStore
+from campus.replays.diff import first_divergence
 from campus.replays.fork import fork_run, step_boundary
 from campus.replays.verify import verify
 from campus.scenarios.play import Run, new_run, open_run
@@ -32,16 +33,18 @@ def llm_run(world: WorldIndex, short_term: Term, oracle_replies: list[str], tmp_
     return run
 
 
-def hashes(store: EventStore, branch: str) -> list[str]:
-    return [row.hash for row in store.rows(branch)]
+def events(store: EventStore, branch: str) -> list[tuple[int, int, str]]:
+    return [(row.seq, row.t, row.payload) for row in store.rows(branch)]
 
 
-def test_recorded_replies_reproduce_the_hash_chain_exactly(llm_run: Run) -> None:
+def test_recorded_replies_reproduce_every_event_exactly(llm_run: Run) -> None:
+    """Byte for byte; the hashes differ from the first on, because the chain binds who played (``recorded:model``)."""
     store = llm_run.store
     again = new_run(store, llm_run.world, llm_run.term, agent_name="recorded:model", seed=0, branch_id="again")
     again.session(recorded_agent(store, "model")).run()
-    assert store.head("again") == store.head("model")
-    assert hashes(store, "again") == hashes(store, "model")
+    assert events(store, "again") == events(store, "model")
+    assert store.hash_at("again", 1) != store.hash_at("model", 1)
+    assert first_divergence(store, "again", "model") is None
     assert verify(open_run(store, "again")).ok
 
 
@@ -51,7 +54,10 @@ def test_a_recorded_run_stopped_and_resumed_is_still_the_same_run(llm_run: Run) 
     run.session(recorded_agent(store, "model")).run(max_steps=123)
     open_run(store, "in-parts").session(recorded_agent(store, "model")).run(max_steps=77)
     open_run(store, "in-parts").session(recorded_agent(store, "model")).run()
-    assert store.head("in-parts") == store.head("model")
+    whole = new_run(store, llm_run.world, llm_run.term, agent_name="recorded:model", seed=0, branch_id="whole")
+    whole.session(recorded_agent(store, "model")).run()
+    assert events(store, "in-parts") == events(store, "model")
+    assert store.head("in-parts") == store.head("whole")
 
 
 def test_a_recording_that_runs_out_stops_the_run_with_a_clear_error(llm_run: Run) -> None:
@@ -61,7 +67,7 @@ def test_a_recording_that_runs_out_stops_the_run_with_a_clear_error(llm_run: Run
     replay = new_run(store, llm_run.world, llm_run.term, agent_name="recorded:short", seed=0, branch_id="short-again")
     with pytest.raises(RecordingError, match=r"recording of short ran out: it has 50 replies"):
         replay.session(recorded_agent(store, "short")).run()
-    assert store.head("short-again") == store.head("short")  # every step before the error is kept
+    assert events(store, "short-again") == events(store, "short")  # every step before the error is kept
 
 
 def test_a_recording_of_another_run_is_refused_when_the_tasks_differ(world: WorldIndex, short_term: Term, oracle_run: Run) -> None:
@@ -100,7 +106,8 @@ def test_forking_with_the_recording_of_the_parent_replays_the_rest(llm_run: Run)
     store = llm_run.store
     child, point = fork_run(open_run(store, "model"), 1_000, agent_name="recorded:model", new_id="model-tail")
     child.session(recorded_agent(store, "model")).run()
-    assert point.seq <= 1_000 and store.head("model-tail") == store.head("model")
+    assert point.seq <= 1_000 and events(store, "model-tail") == events(store, "model")
+    assert store.agent_links("model-tail") == {point.seq + 1: "recorded:model"}
 
 
 def test_a_missing_recording_is_a_clear_error() -> None:

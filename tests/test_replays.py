@@ -124,7 +124,7 @@ def test_a_rehashed_forgery_is_caught_by_re_execution(world, small_term) -> None
     events = decode_events([r.payload for r in rows])
     target = next(i for i, e in enumerate(events) if isinstance(e, ToolResult) and e.status == "ok")
     events[target] = ToolResult(call_id=events[target].call_id, status="ok", message="forged", minutes=events[target].minutes)
-    forged = BranchInfo(id="forged", parent=None, fork_seq=0, genesis=run.branch.genesis, agent="x",
+    forged = BranchInfo(id="forged", parent=None, fork_seq=0, genesis=run.branch.genesis, agent=run.branch.agent,
                         world_hash=run.branch.world_hash, term_hash=run.branch.term_hash, seed=0, config=run.branch.config)
     store.create_branch(forged)
     store.append("forged", [(r.t, e, None) for r, e in zip(rows, events)])
@@ -152,12 +152,17 @@ def test_export_import_round_trip_and_tamper(oracle_run, tmp_path) -> None:
         import_lines(MemoryStore(), ["not json"])
 
 
-def test_export_of_a_fork_is_flattened(oracle_run) -> None:
-    child, point = fork_run(oracle_run, 40, agent_name="noop")
-    child.session(make_agent("noop", child.term, child.world)).run()
+@pytest.mark.parametrize("agent", ["oracle", "noop"])
+def test_export_of_a_fork_is_flattened_into_one_branch_per_agent(oracle_run, agent) -> None:
+    child, point = fork_run(oracle_run, 40, agent_name=agent, new_id=f"child-{agent}")
+    child.session(make_agent(agent, child.term, child.world)).run()
     imported = import_lines(MemoryStore(), list(export_lines(child)))
-    assert imported.branch.parent is None
     assert imported.store.head(imported.branch.id) == child.store.head(child.branch.id)
+    if agent == "oracle":
+        assert imported.branch.parent is None
+    else:
+        parent = imported.store.branch(imported.branch.parent)
+        assert (parent.parent, parent.agent, imported.branch.fork_seq, imported.branch.agent) == (None, "oracle", point.seq, "noop")
 
 
 def test_rescoring_is_a_fold(oracle_run) -> None:
@@ -177,7 +182,7 @@ def test_a_rehashed_payload_that_is_not_an_event_is_a_mismatch_not_a_crash(world
         payload = '{"kind":"walked","oops":1}' if row.seq == 7 else row.payload
         prev = chain_hash(prev, row.t, payload.encode())
         forged_rows.append(Row(row.seq, row.t, row.kind, payload, prev, None))
-    store.create_branch(BranchInfo(id="forged", parent=None, fork_seq=0, genesis=run.branch.genesis, agent="x",
+    store.create_branch(BranchInfo(id="forged", parent=None, fork_seq=0, genesis=run.branch.genesis, agent=run.branch.agent,
                                    world_hash=run.branch.world_hash, term_hash=run.branch.term_hash, seed=0, config=run.branch.config))
     store._rows["forged"] = forged_rows  # written behind the store's back, hashes and all
     store._heads["forged"] = (forged_rows[-1].seq, forged_rows[-1].hash)

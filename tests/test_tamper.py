@@ -201,8 +201,8 @@ def test_an_event_appended_after_the_end_is_caught(original: tuple[Path, str], t
 def test_an_edited_branch_row_fails_even_with_the_genesis_and_chain_recomputed(
         original: tuple[Path, str], tmp_path: Path, field: str) -> None:
     def edit(conn: sqlite3.Connection, branch: str) -> None:
-        world, term, seed, config = conn.execute(
-            "SELECT world_hash, term_hash, seed, config FROM branches WHERE id = ?", (branch,)).fetchone()
+        world, term, seed, config, agent = conn.execute(
+            "SELECT world_hash, term_hash, seed, config, agent FROM branches WHERE id = ?", (branch,)).fetchone()
         config = msgspec.json.decode(config)
         if field == "round_limit":
             config["round_limit"] = 99
@@ -210,7 +210,7 @@ def test_an_edited_branch_row_fails_even_with_the_genesis_and_chain_recomputed(
             seed += 1
         conn.execute("UPDATE branches SET seed = ?, config = ? WHERE id = ?",
                      (seed, msgspec.json.encode(config).decode(), branch))
-        conn.execute("UPDATE branches SET genesis = ? WHERE id = ?", (genesis_hash(world, term, seed, config), branch))
+        conn.execute("UPDATE branches SET genesis = ? WHERE id = ?", (genesis_hash(world, term, seed, config, agent), branch))
 
     report = tampered(original, tmp_path, edit)
     assert report.mismatch is not None and report.mismatch.seq == 1 and report.mismatch.check == "sequence"
