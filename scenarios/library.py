@@ -19,19 +19,21 @@ first-person note or a message from a roommate or a counsellor, and says
     half). The execution task at that time says nothing but the time: the student must
     have noted it in its calendar. It then books, in that task, and goes to the seat.
 
-Unique answer. Before a booking task, one ``seat_availability`` world change per study area
-of the library shapes that date so that exactly one seat in the whole library has every
-feature asked for; about half of each room's other seats are open as distractors (near
-misses included). A library is used by at most one task per date, so shapings never mix.
+Unique answer. At a booking task's release (just before it, at the same minute), one
+``seat_availability`` world change per study area of the library shapes that date so that
+exactly one seat in the whole library has every feature asked for; about half of each room's
+other seats are open as distractors (near misses included). Nothing shows the answer earlier:
+an agent that looks at the date during the delivery sees the library as it was. A library is
+used by at most one task per date, so shapings never mix.
 
 Ground truth: a ``booking`` part (library, date, time slot, room, that seat) made in this
 task, and for sessions starting within the hour a ``location`` part (the student ends the
 task in that library) plus ``use``: booking and not going earns the ``unused_bookings`` mark.
 
-Stale variant (about half of the scheduled pairs): the first shaping applies at the
-delivery, and a second change between delivery and execution closes the seat that fitted
-then and opens another fitting seat of the same library. The stale plan books the seat
-that fitted at the delivery; it is no longer open, so the task fails.
+Stale variant (about half of the scheduled pairs): a first shaping applies at the delivery,
+with one fitting seat that is not the answer, and a second change at the execution's release
+closes that seat and opens another fitting seat of the same library. The stale plan books the
+seat that fitted at the delivery; it is no longer open, so the task fails.
 
 Flags: execution tasks are long-term, self-motivated commitments (the paper's 50 LTM and
 50 SM); delivery tasks are delivery-only; immediate tasks have neither. At scale 1 there
@@ -375,10 +377,9 @@ def _scheduled(
     slot = (start, start + _duration(rng, start))
     style = rng.choice(("self", "self", "roommate", "counsellor"))
     text = _instruction(rng, style, topic, seating.features, slot, "delivery", at)
-    changes = [(delivered, c) for c in stock.changes(topic.library, day, seating.shaping)]
-    if seating.moved is not None:
-        moment = (delivered + DELIVERY_MINUTES + at) // 2
-        changes += [(moment, c) for c in stock.changes(topic.library, day, seating.moved[2])]
+    shaping = [(delivered if seating.moved else at, c) for c in stock.changes(topic.library, day, seating.shaping)]
+    moves = [(at, c) for c in stock.changes(topic.library, day, seating.moved[2])] if seating.moved else []
+    changes = shaping + moves
     delivery = Draft(delivered, "delivery", pair, text, topic, day, slot, seating, act=at)
     execution = Draft(at, "execution", pair, "", topic, day, slot, seating, tuple(changes))
     return [delivery, execution]

@@ -15,7 +15,7 @@ from campus.kernel.parse import Call, parse_reply
 from campus.kernel.schedule import Trigger
 from campus.scenarios import library
 from campus.scenarios.context import TermContext
-from campus.scenarios.task import Task
+from campus.scenarios.task import Task, Term
 from campus.scenarios.timeline import Timeline, slots
 from campus.subsystems.reservation import MAKE_BOOKING, QUERY_AVAILABILITY, seat_availability_problem
 from tests.conftest import SHARED
@@ -132,8 +132,29 @@ def test_stale_pairs_move_the_only_fitting_seat_between_delivery_and_execution(w
         assert len(before) == 1 and before != part["seat_ids"], task.id
         old_seat = before[0]
         assert any(old_seat in step for step in task.stale) and not any(old_seat in step for step in by_id[task.id].solution)
-        moves = [t for t in triggers if delivered.release < t.t < task.release and t.id.startswith(task.id + "/")]
+        moves = [t for t in triggers if delivered.release < t.t <= task.release and t.id.startswith(task.id + "/")]
         assert moves, task.id
+
+
+def test_no_seat_shaping_shows_the_answer_before_its_task_is_released(world: WorldIndex, term: Term) -> None:
+    """On the default term: a task's shaping applies at its release; the one earlier change is a stale pair's
+    decoy at the delivery, under which the answer does not fit."""
+    library_tasks = [t for t in scored(term.tasks) if t.scenario == "library_study"]
+    triggers = [t for t in term.triggers() if isinstance(t.change, SeatAvailability)]
+    assert len(library_tasks) == 101 and triggers
+    decoyed = 0
+    for task in library_tasks:
+        own = [t for t in triggers if t.id.startswith(task.id + "/")]
+        early = [t for t in own if t.t < task.release]
+        assert own and all(t.t <= task.release for t in own), task.id
+        assert task.stale is not None or early == [], task.id
+        if early:
+            part = booking_part(task)
+            before = fitting(world, shaped_at(triggers, task.release - 1), part["location_id"], part["day"],
+                             task.ground_truth["features"])
+            assert len(before) == 1 and before != part["seat_ids"], task.id
+            decoyed += 1
+    assert decoyed == sum(t.stale is not None for t in library_tasks) > 0
 
 
 def test_times_fall_in_weeks_1_to_17_on_the_quarter_hour_grid(generated: Generated) -> None:
