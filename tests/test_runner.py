@@ -20,7 +20,7 @@ from campus.events import (
 from campus.kernel.agent import AgentView
 from campus.kernel.clock import DAY_START, day_of, parse_moment
 from campus.kernel.store import MemoryStore, SQLiteStore
-from campus.scenarios.play import Run, new_run
+from campus.scenarios.play import Run, RunSpec, new_run, start_run
 from campus.scenarios.task import Task, Term
 from tests.conftest import play
 
@@ -296,3 +296,25 @@ def test_the_runs_round_limit_applies_where_a_task_sets_none(world) -> None:
         run.session(Script(list(looping))).run()
         ended = next(e for e in log(run) if isinstance(e, TaskEnded))
         assert (ended.reason, ended.turns) == ("round limit", expected)
+
+
+class Lingerer:
+    """Looks where it is, forever: every task ends at its round limit."""
+
+    name = "lingerer"
+
+    def act(self, view: AgentView) -> str:
+        return "<action>Action: geography.get_current_location()</action>"
+
+
+@pytest.mark.parametrize("rounds", [3, 99])
+def test_a_tasks_own_round_limit_wins_and_rounds_applies_to_the_others(world, rounds: int) -> None:
+    """What ``campus run --rounds N`` plays (``RunSpec.round_limit``): a task with its own limit keeps it,
+    whether N is below or above it; every other task gets N."""
+    run = start_run(MemoryStore(), RunSpec(seed=0, scale=0.02, agent="lingerer", round_limit=rounds))
+    run.session(Lingerer()).run()
+    limits = {task.id: task.round_limit for task in run.term.tasks}
+    ended = [e for e in log(run) if isinstance(e, TaskEnded)]
+    assert len(ended) == len(limits) and {e.reason for e in ended} == {"round limit"}
+    assert {e.task_id: e.turns for e in ended} == {task_id: own or rounds for task_id, own in limits.items()}
+    assert 0 < sum(own is not None for own in limits.values()) < len(limits)
