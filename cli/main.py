@@ -28,6 +28,7 @@ from campus.kernel.logs import configure as configure_logs
 from campus.kernel.store import StoreError
 from campus.replays.diff import diff_runs
 from campus.replays.export import import_lines, write_export
+from campus.replays.signing import SigningError, check_signed, generate_key, private_key, public_key, sign, store_signature
 from campus.replays.fork import InjectedReply, fork_run
 from campus.replays.seek import describe_state, resolve_position, seek
 from campus.replays.verify import verify
@@ -230,26 +231,52 @@ def fork(
 def verify_command(
     run_id: str = typer.Argument(..., metavar="RUN", help="The run to verify."),
     db: str = DB,
-    deep: bool = typer.Option(False, "--deep", help="Also replay the whole run from its recorded replies and compare every hash."),
+    deep: bool = typer.Option(False, "--deep", help="Also replay the whole run from its recorded replies and compare every event."),
+    signed_by: str = typer.Option(None, "--signed-by", metavar="PUBKEY",
+                                  help="Also require a stored signature by this Ed25519 public key (PEM) over exactly this "
+                                       "run's head: who produced it (see 'campus export --sign', 'campus keygen')."),
     as_json: bool = JSON,
 ) -> None:
     """Check the hash chain, re-execute every tool call and re-judge every task. Exit 1 on the first mismatch."""
+    unsigned: str | None = None
     with open_db(db) as store:
+        key = public_key(signed_by) if signed_by else None
         current = open_run(store, run_id)
         with task_progress(err, len(current.ended_tasks()), "verifying", not as_json) as tick:
             report = verify(current, deep=deep, on_task=tick)
+        if key is not None and report.ok:
+            unsigned = check_signed(current, key)
     if as_json:
-        emit_json(report)
+        emit_json(msgspec.to_builtins(report) | ({"signed_by": signed_by, "signed": unsigned is None} if signed_by else {}))
     elif report.ok:
         out.print(f"[green]verified[/] {report.run}: {report.events} events, {report.tool_calls} tool calls re-executed, "
-                  f"{report.tasks_judged} tasks re-judged in {report.seconds:.3f}s")
+                  f"{report.tasks_judged} tasks re-judged in {report.seconds:.3f}s"
+                  + ("" if not signed_by or unsigned else f"; its head is signed by {signed_by}"))
+        if unsigned:
+            err.print(f"[bold red]not signed[/] by {signed_by}: {unsigned}", highlight=False)
     else:
         mismatch = report.mismatch
         err.print(f"[bold red]mismatch[/] in {report.run} at seq {mismatch.seq} ({mismatch.check})")  # type: ignore[union-attr]
         err.print(f"expected: {msgspec.json.encode(mismatch.expected).decode()[:2000]}")  # type: ignore[union-attr]
         err.print(f"actual:   {msgspec.json.encode(mismatch.actual).decode()[:2000]}")  # type: ignore[union-attr]
-    if not report.ok:
+    if not report.ok or unsigned:
         raise typer.Exit(1)
+
+
+@app.command()
+def keygen(
+    path: str = typer.Argument(..., metavar="KEY", help="Where to write the private key; the public key goes to KEY.pub."),
+) -> None:
+    """Make an Ed25519 key pair for signing runs (PEM files, as OpenSSL writes them).
+
+    Sign with 'campus export RUN --sign KEY'; check with 'campus verify RUN --signed-by KEY.pub'.
+    OpenSSL gives the same: openssl genpkey -algorithm ed25519 -out KEY; openssl pkey -in KEY -pubout -out KEY.pub
+    """
+    try:
+        public = generate_key(Path(path))
+    except (SigningError, OSError) as error:
+        fail(str(error))
+    err.print(f"wrote the private key to {path} (keep it secret) and the public key to {public}")
 
 
 @app.command()
@@ -317,16 +344,22 @@ def export_command(
     run_id: str = typer.Argument(..., metavar="RUN"),
     db: str = DB,
     output: str = typer.Option("-", "--output", "-o", help="File to write (default: standard output)."),
+    sign_with: str = typer.Option(None, "--sign", metavar="KEY",
+                                  help="Sign the run's head with this Ed25519 private key (PEM): the signature goes in the "
+                                       "file's end line and into the database, for 'campus verify --signed-by'."),
 ) -> None:
     """Write a run, with its world and term, as hash-checked JSON Lines."""
     with open_db(db) as store:
         current = open_run(store, run_id)
+        signature = sign(current, private_key(sign_with)) if sign_with else None
+        if signature is not None:
+            store_signature(store, signature)
         if output == "-":
-            count = write_export(current, sys.stdout)
+            count = write_export(current, sys.stdout, signature)
         else:
             with open(output, "w", encoding="utf-8") as handle:
-                count = write_export(current, handle)
-            err.print(f"wrote {count} events of {run_id} to {output}")
+                count = write_export(current, handle, signature)
+            err.print(f"wrote {count} events of {run_id} to {output}" + (f", signed with {sign_with}" if signature else ""))
 
 
 @app.command(name="import")
@@ -540,6 +573,29 @@ def bench_kernel(
     for row in report["rows"]:
         table.add_row(row["measure"], row["value"], row["target"])
     out.print(table)
+
+
+@bench_app.command("memory")
+def bench_memory(
+    events: int = typer.Option(1_000_000, "--events", min=1_000, help="Length of the run to build and check."),
+    directory: str = typer.Option(None, "--dir", help="Where to put the scratch database (default: a temp dir)."),
+    as_json: bool = JSON,
+) -> None:
+    """Build a real run of EVENTS events, then run `campus verify` and `campus score` on it, each in its own
+    process: their peak resident memory (target <= 300 MB, whatever the length of the log)."""
+    from campus.lab.bench_memory import measure_memory
+
+    report = measure_memory(events, directory)
+    if as_json:
+        emit_json(report)
+        return
+    out.print(f"a run of {report['events']:,} events ({report['db_mb']:,} MB file, built in {report['build_seconds']} s)",
+              highlight=False)
+    for name in ("verify", "score"):
+        figure = report[name]
+        verdict = "met" if figure["peak_rss_mb"] <= report["target_mb"] else "[bold]not met[/]"
+        out.print(f"campus {name}: exit {figure['exit']}, peak RSS {figure['peak_rss_mb']} MB "
+                  f"(target <= {report['target_mb']:.0f} MB: {verdict}), {figure['cpu_seconds']} s CPU", highlight=False)
 
 
 @bench_app.command("term")

@@ -104,6 +104,7 @@ class EventStore(Protocol):
     def drop_snapshots(self) -> None: ...
     def put_blob(self, kind: str, digest: str, data: bytes) -> None: ...
     def get_blob(self, digest: str) -> bytes: ...
+    def blobs(self, kind: str) -> list[bytes]: ...
     def close(self) -> None: ...
 
 
@@ -194,6 +195,7 @@ class MemoryStore(_Lineage):
         self._heads: dict[str, tuple[int, str]] = {}
         self._snapshots: dict[str, dict[int, Snapshot]] = {}
         self._blobs: dict[str, bytes] = {}
+        self._kinds: dict[str, str] = {}
 
     def _exists(self, branch_id: str) -> bool:
         return branch_id in self._branches
@@ -297,6 +299,11 @@ class MemoryStore(_Lineage):
 
     def put_blob(self, kind: str, digest: str, data: bytes) -> None:
         self._blobs.setdefault(digest, data)
+        self._kinds.setdefault(digest, kind)
+
+    def blobs(self, kind: str) -> list[bytes]:
+        """Every stored blob of ``kind``, in the order stored."""
+        return [data for digest, data in self._blobs.items() if self._kinds[digest] == kind]
 
     def get_blob(self, digest: str) -> bytes:
         try:
@@ -681,6 +688,10 @@ class SQLiteStore(_Lineage):
         if row is None:
             raise StoreError(f"no stored world or term with hash {digest[:12]}")
         return bytes(row[0])
+
+    def blobs(self, kind: str) -> list[bytes]:
+        """Every stored blob of ``kind``, in the order stored."""
+        return [bytes(row[0]) for row in self.conn.execute("SELECT data FROM blobs WHERE kind = ? ORDER BY rowid", (kind,))]
 
     def close(self) -> None:
         try:

@@ -25,6 +25,7 @@ import msgspec
 
 from campus.events import agent_link, canonical, chain_hash, decode_event, genesis_hash
 from campus.kernel.store import BranchInfo, EventStore, Record, Verbatim
+from campus.replays.signing import Signature, self_signed, store_signature
 from campus.replays.verify import lineage_root
 from campus.scenarios.play import Run, open_run, unique_branch_id
 from campus.scenarios.task import decode_term
@@ -39,7 +40,8 @@ class ExportFormatError(ValueError):
     """A file that is not a valid, intact export; nothing was written."""
 
 
-def export_lines(run: Run) -> Iterator[str]:
+def export_lines(run: Run, signature: Signature | None = None) -> Iterator[str]:
+    """The header, the events and the end line (with ``signature``, a signed statement of the head, if given)."""
     info = run.branch
     header = {
         "format": FORMAT,
@@ -57,7 +59,10 @@ def export_lines(run: Run) -> Iterator[str]:
             line["meta"] = row.meta
         yield msgspec.json.encode(line).decode()
         count, head = row.seq, row.hash
-    yield msgspec.json.encode({"end": {"events": count, "head": head}}).decode()
+    end: dict[str, Any] = {"end": {"events": count, "head": head}}
+    if signature is not None:
+        end["signature"] = signature
+    yield msgspec.json.encode(end).decode()
 
 
 def _agents(run: Run) -> dict[str, Any]:
@@ -68,9 +73,9 @@ def _agents(run: Run) -> dict[str, Any]:
     return {"agents": [{"from": 1, "agent": lineage_root(run).agent}] + [{"from": seq, "agent": agent} for seq, agent in sorted(links.items())]}
 
 
-def write_export(run: Run, out: IO[str]) -> int:
+def write_export(run: Run, out: IO[str], signature: Signature | None = None) -> int:
     count = 0
-    for line in export_lines(run):
+    for line in export_lines(run, signature):
         out.write(line + "\n")
         count += 1
     return count - 2
@@ -118,6 +123,7 @@ class _End(msgspec.Struct):
 
 class _Trailer(msgspec.Struct):
     end: _End
+    signature: Signature | None = None
 
 
 def import_lines(store: EventStore, lines: Iterable[str], *, branch_id: str | None = None) -> Run:
@@ -142,7 +148,9 @@ def import_lines(store: EventStore, lines: Iterable[str], *, branch_id: str | No
     if genesis != meta.genesis:
         raise ExportFormatError("line 1: the header's genesis hash does not match its world, term, seed, config and agent")
     links = {p.start: p.agent for p in played[1:]}
-    records = _checked_records(numbered, genesis, links, trailed=header.format == FORMAT)
+    records, signature = _checked_records(numbered, genesis, links, trailed=header.format == FORMAT)
+    if signature is not None:
+        _check_signature(signature[1], signature[0], genesis, meta.agent, len(records))
     final = branch_id or unique_branch_id(store, meta.id)
     info = BranchInfo(
         id=final if not links else unique_branch_id(store, f"{final}~1"), parent=None, fork_seq=0, genesis=genesis,
@@ -157,7 +165,17 @@ def import_lines(store: EventStore, lines: Iterable[str], *, branch_id: str | No
         store.fork(info.id, part.start - 1, name, agent=part.agent, label=f"imported from {meta.id}", deferred=True)
         store.append(name, records[part.start - 1:until - 1])
         info = store.branch(name)
+    if signature is not None:
+        store_signature(store, signature[1])
     return open_run(store, final)
+
+
+def _check_signature(signature: Signature, line: int, genesis: str, agent: str, events: int) -> None:
+    said = signature.statement
+    if (said.get("events"), said.get("genesis"), said.get("agent")) != (events, genesis, agent):
+        raise ExportFormatError(f"line {line}: the signature is over another run than this file holds")
+    if not self_signed(signature):
+        raise ExportFormatError(f"line {line}: the signature does not verify under the key it names")
 
 
 def _numbered(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
@@ -189,7 +207,9 @@ def _header(raw: str) -> _Header:
         raise ExportFormatError(f"line 1: the header is incomplete ({error})") from None
 
 
-def _checked_records(lines: Iterator[tuple[int, str]], genesis: str, links: dict[int, str], *, trailed: bool) -> list[Record]:
+def _checked_records(lines: Iterator[tuple[int, str]], genesis: str, links: dict[int, str], *,
+                     trailed: bool) -> tuple[list[Record], tuple[int, Signature] | None]:
+    """The file's events, checked, and the end line's signature with its line number (if it has one)."""
     prev = genesis
     records: list[Record] = []
     trailer: tuple[int, _Trailer] | None = None
@@ -223,4 +243,8 @@ def _checked_records(lines: Iterator[tuple[int, str]], genesis: str, links: dict
         if end.end.events != len(records) or end.end.head != prev:
             raise ExportFormatError(f"line {number}: the end line promises {end.end.events} events ending in "
                                     f"{end.end.head[:12]}, the file holds {len(records)} ending in {prev[:12]}")
-    return records
+        if end.signature is not None:
+            if end.signature.statement.get("head") != prev:
+                raise ExportFormatError(f"line {number}: the signature is over another head than this file's")
+            return records, (number, end.signature)
+    return records, None
