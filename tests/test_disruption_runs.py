@@ -252,3 +252,38 @@ def test_the_stale_state_detector_fires_exactly_on_the_controls_that_act_on_stal
     optimist = flagged("optimist")
     assert all(optimist[task_id] == (not solvable) for task_id, solvable in disruption.items())
     assert not any(blind_retries(events) for events in by_task(_events(runs["oracle"])).values())
+
+
+# ------------------------------------------------------------------ a task opened late
+
+
+def _opened_late(term: Term) -> tuple[Term, str]:
+    """``term`` with a medium disruption task released at the minute of the task before it, so it is
+    shown only once that task ends, later than its release."""
+    tasks = list(term.tasks)
+    at = next(i for i, t in enumerate(tasks) if i and t.scenario == SCENARIO and t.ground_truth["level"] == "medium"
+              and t.ground_truth["sub_type"] not in ("S2", "ST2") and tasks[i - 1].solution
+              and tasks[i - 1].release // 1440 == t.release // 1440)
+    tasks[at] = msgspec.structs.replace(tasks[at], release=tasks[at - 1].release)
+    return msgspec.structs.replace(term, tasks=tuple(tasks)), tasks[at].id
+
+
+def test_a_medium_rule_is_timed_from_when_its_task_really_opens(world: WorldIndex, disrupted: Term) -> None:
+    late, task_id = _opened_late(disrupted)
+    runs = {agent: play(MemoryStore(), world, late, agent) for agent in ("oracle", "stale")}
+    events = _events(runs["oracle"])
+    opened = next(runs["oracle"].store.rows(runs["oracle"].branch.id, seq, seq + 1)[0].t for seq, e in events
+                  if isinstance(e, TaskReleased) and e.task_id == task_id)
+    assert opened > late.by_id[task_id].release
+    fired = [seq for seq, e in _fired(runs["oracle"]) if isinstance(e, WorldChanged) and e.rule == f"rule-{task_id}"]
+    assert fired and {runs["oracle"].store.rows(runs["oracle"].branch.id, s, s + 1)[0].t for s in fired} == {opened + 1}
+    outcomes = {agent: {e.task_id: e.outcome for e in run.ended_tasks()}[task_id] for agent, run in runs.items()}
+    assert outcomes == {"oracle": "success", "stale": "failure"}
+    assert verify(runs["oracle"]).ok and verify(runs["stale"]).ok
+    released = next(seq for seq, e in events if isinstance(e, TaskReleased) and e.task_id == task_id)
+    child, point = fork_run(runs["oracle"], released, agent_name="oracle")  # resumed with the task open, before the firing
+    assert point.seq == released < fired[0]
+    from campus.agents import make_agent
+
+    child.session(make_agent("oracle", late, world)).run()
+    assert child.store.head(child.branch.id) == runs["oracle"].store.head(runs["oracle"].branch.id)
