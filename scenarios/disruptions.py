@@ -12,7 +12,8 @@ Sub-types (the change, and the campus recovery):
   evening and another room only the early half; book the first block elsewhere, the second in the planned room.
 - **T3** a window expires early: the planned room closes early; book an earlier block.
 - **S1** a place closes: the planned room closes; book a seat in another study area.
-- **S2** a route closes: a walkway on the planned route closes; book, then walk another way.
+- **S2** a route closes: a walkway on the planned route (the first one with a way around it) closes; book,
+  then walk another way.
 - **S3** an attribute changes: the planned seat loses the feature the goal needs; book another seat.
 - **ST1** room and time together: the planned room closes and the other rooms open only late.
 - **ST2** place and route together: every study area of the planned library closes; book in
@@ -295,10 +296,10 @@ def _build(ctx: TermContext, rng: random.Random, task_id: str, sub_type: str, le
             mut = [WalkwayStatus(a=a, b=b, old="open", new="closed") for a, b in edges]
             blockers = [f"{a}-{b}" for a, b in edges]
         else:
-            a, b = outdoor[0]
-            mut = [WalkwayStatus(a=a, b=b, old="open", new="closed")]
-            if _route_without(world, home, L, {walkway_key(a, b)}) is None:
+            detour = next(((a, b) for a, b in outdoor if _route_without(world, home, L, {walkway_key(a, b)}) is not None), None)
+            if detour is None:
                 return None
+            mut = [WalkwayStatus(a=detour[0], b=detour[1], old="open", new="closed")]
         alts = []
         extra = [f"route:{L}"]
     if any(r is None for r in mut):
