@@ -287,3 +287,42 @@ def test_a_medium_rule_is_timed_from_when_its_task_really_opens(world: WorldInde
 
     child.session(make_agent("oracle", late, world)).run()
     assert child.store.head(child.branch.id) == runs["oracle"].store.head(runs["oracle"].branch.id)
+
+
+class _Unchecking:
+    """The oracle, except that on solvable disruption tasks it skips the look after its last booking."""
+
+    name = "unchecking"
+
+    def __init__(self, term: Term, world: WorldIndex) -> None:
+        self.term, self.world = term, world
+
+    def act(self, view):  # type: ignore[no-untyped-def]
+        from campus.agents.plans import replay_plan, run_plan
+
+        task = self.term.by_id[view.task_id]
+        plan = list(task.solution)
+        if task.scenario == SCENARIO and task.ground_truth["solvable"]:
+            last = max(i for i, step in enumerate(plan) if "make_booking" in step)
+            plan = [step for i, step in enumerate(plan) if not (i > last and "query_availability" in step)]
+        return replay_plan(run_plan(plan, self.world), view)
+
+
+def test_the_verification_and_diagnosis_detectors_fire_exactly_on_the_controls_that_skip_them(
+        runs: dict[str, Run], disrupted: Term, world: WorldIndex) -> None:
+    from campus.replays.detectors import by_task, misdiagnosis, unverified
+
+    def flagged(run: Run, detector):  # type: ignore[no-untyped-def]
+        return {task_id for task_id, events in by_task(_events(run)).items() if detector(events)}
+
+    solvable = {t.id for t in disrupted.tasks if t.scenario == SCENARIO and t.ground_truth["solvable"]}
+    for agent in ("oracle", "stale", "optimist", "noop"):
+        assert flagged(runs[agent], unverified) == set() and flagged(runs[agent], misdiagnosis) == set(), agent
+    assert flagged(runs["abstainer"], misdiagnosis) == solvable  # it blames the library, which no trigger changed
+    assert flagged(runs["abstainer"], unverified) == set()
+    unchecking = MemoryStore()
+    run = new_run(unchecking, world, disrupted, agent_name="unchecking", seed=0)
+    run.session(_Unchecking(disrupted, world)).run()
+    rebooked = {t.id for t in disrupted.tasks if t.id in solvable and t.ground_truth["sub_type"] != "S2"}
+    assert rebooked <= flagged(run, unverified) <= solvable  # S2 keeps its booking unless it was made after a look
+    assert flagged(run, misdiagnosis) == set()
