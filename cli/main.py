@@ -309,6 +309,48 @@ def _print_diff(report: dict[str, Any]) -> None:
             out.print(f"state {domain}: +{counts['added']} -{counts['removed']} ~{counts['changed']}")
 
 
+@app.command(name="dynamics")
+def dynamics_command(
+    run_id: str = typer.Argument(..., metavar="RUN", help="A run of a term with disruptions."),
+    db: str = DB,
+    agent: str = typer.Option(None, "--agent", help="Who answers where the twin's conversation leaves RUN's "
+                                                     "(default: RUN's own agent)."),
+    name: str = typer.Option(None, "--name", help="Name of the static twin (default: RUN~static)."),
+    as_json: bool = JSON,
+) -> None:
+    """The dynamics gap: play RUN's static twin (same world, term and seed, every trigger rule disabled) and show,
+    per disrupted task, whether it was solved static and dynamic.
+
+    The twin reuses RUN's recorded reply wherever it shows the agent the same conversation, and asks the agent
+    elsewhere. It is stored as a run of its own (replay, verify, diff it like any other).
+    """
+    from campus.replays.dynamics import dynamics
+
+    with open_db(db) as store:
+        current = open_run(store, run_id)
+        try:
+            player = resolve(agent or current.branch.agent, store=store, term=current.term, world=current.world)[0]
+        except (ValueError, StoreError) as error:
+            if agent is not None:
+                fail(str(error))
+            player = None  # the recording alone; the twin stops with a clear error if it needs more
+        report = dynamics(current, player, name)
+    if as_json:
+        emit_json(report)
+        return
+    table = Table(title=f"{run_id}: static twin {report.twin}")
+    for column in ("task", "cell", "static", "dynamic"):
+        table.add_column(column)
+    for row in report.tasks:
+        table.add_row(row["task_id"], row["cell"], *("solved" if row[k] else "[red]failed[/]" for k in ("static", "dynamic")))
+    out.print(table)
+    t = report.totals
+    out.print(f"solved static {t['solved_static']}/{t['tasks']}, dynamic {t['solved_dynamic']}/{t['tasks']}; "
+              f"lost to the dynamics {t['lost_to_dynamics']}, solved only dynamic {t['only_dynamic']} "
+              f"({report.replies['reused']} recorded replies reused, {report.replies['asked']} asked of the agent)",
+              highlight=False)
+
+
 # ---------------------------------------------------------------- export, import, runs
 
 
