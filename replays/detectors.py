@@ -43,6 +43,8 @@ from campus.events import (
     canonical,
     walkway_key,
 )
+from campus.kernel.store import EventStore
+from campus.kernel.tasks import iter_tasks
 from campus.kernel.triggers import entity
 
 Detector = Literal["stale_state", "blind_retry", "unverified", "misdiagnosis"]
@@ -177,6 +179,29 @@ def detect(events: Logged) -> dict[Detector, list[Finding]]:
             "unverified": unverified(events), "misdiagnosis": misdiagnosis(events)}
 
 
+class Tally(msgspec.Struct, kw_only=True):
+    """A run's error modes and tool calls, task by task."""
+
+    detectors: dict[str, dict[str, int]] = msgspec.field(
+        default_factory=lambda: {name: {"findings": 0, "tasks": 0} for name in DETECTORS})
+    """Detector -> findings, and tasks with at least one."""
+    tasks: int = 0
+    calls: int = 0
+
+    def add(self, events: Logged) -> None:
+        """Count one ended task."""
+        self.tasks += 1
+        self.calls += sum(isinstance(e, ToolCalled) for _, e in events)
+        for name, found in detect(events).items():
+            if found:
+                self.detectors[name]["findings"] += len(found)
+                self.detectors[name]["tasks"] += 1
+
+    def summary(self) -> dict[str, Any]:
+        return {"detectors": self.detectors, "tasks": self.tasks,
+                "avg_calls": round(self.calls / self.tasks, 3) if self.tasks else None}
+
+
 def stale_state(events: Logged) -> list[Finding]:
     changes = _changes(events)
     calls = [(seq, e) for seq, e in events if isinstance(e, ToolCalled)]
@@ -233,3 +258,12 @@ def by_task(events: Iterable[tuple[int, Event]]) -> dict[str, list[tuple[int, Ev
         if type(event).__name__ == "TaskEnded":
             current = None
     return tasks
+
+
+def tally_branch(store: EventStore, branch_id: str) -> Tally:
+    """The tally of every ended task of a branch."""
+    tally = Tally()
+    for task in iter_tasks(store, branch_id):
+        if task.ended is not None:
+            tally.add([(seq, event) for seq, _, event in task.events])
+    return tally

@@ -326,3 +326,26 @@ def test_the_verification_and_diagnosis_detectors_fire_exactly_on_the_controls_t
     rebooked = {t.id for t in disrupted.tasks if t.id in solvable and t.ground_truth["sub_type"] != "S2"}
     assert rebooked <= flagged(run, unverified) <= solvable  # S2 keeps its booking unless it was made after a look
     assert flagged(run, misdiagnosis) == set()
+
+
+# ------------------------------------------------------------------ error modes in score and diff
+
+
+def test_score_and_diff_count_the_error_modes_per_run(runs: dict[str, Run], disrupted: Term) -> None:
+    from campus.replays.diff import error_deltas
+    from campus.replays.score import rescore
+
+    disruption = [t for t in disrupted.tasks if t.scenario == SCENARIO]
+    solvable = sum(t.ground_truth["solvable"] for t in disruption)
+    scored = {agent: rescore(runs[agent]) for agent in ("oracle", "stale", "abstainer")}
+    assert all(report.matches for report in scored.values())
+    tasks = {agent: {name: row["tasks"] for name, row in report.errors["disruptions"]["detectors"].items()}
+             for agent, report in scored.items()}
+    assert tasks["oracle"] == {"stale_state": 0, "blind_retry": 0, "unverified": 0, "misdiagnosis": 0}
+    assert tasks["stale"]["stale_state"] == len(disruption) and tasks["stale"]["misdiagnosis"] == 0
+    assert tasks["abstainer"]["misdiagnosis"] == solvable and tasks["abstainer"]["stale_state"] == 0
+    oracle = scored["oracle"].errors
+    assert oracle["disruptions"]["tasks"] == len(disruption) and oracle["all"]["tasks"] == len(disrupted.tasks)
+    assert oracle["disruptions"]["avg_calls"] > scored["abstainer"].errors["disruptions"]["avg_calls"] >= 2
+    errors = error_deltas(runs["oracle"], runs["stale"])
+    assert errors["stale_state"] == {"a": 0, "b": len(disruption), "delta": len(disruption)}

@@ -87,5 +87,8 @@ def test_the_command_prints_the_gap_and_its_json(tmp_path: Path) -> None:
     again = cli.invoke(app, ["dynamics", run_id, "--db", db, "--json"])
     report = json.loads(again.stdout)
     assert report["twin"] == f"{run_id}~static-2" and report["totals"]["solved_dynamic"] == 0 < report["totals"]["solved_static"]
+    scored = cli.invoke(app, ["score", run_id, "--db", db])
+    assert scored.exit_code == 0 and "DRS 0.0%" in scored.stdout and "Pass@1 per sub-type" in scored.stdout
+    assert "disruptions (36 tasks" in scored.stdout and "stale_state 36 tasks" in scored.stdout
     missing = cli.invoke(app, ["dynamics", "nope", "--db", db])
     assert missing.exit_code == 2 and "nope" in missing.output
