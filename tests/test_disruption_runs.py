@@ -349,3 +349,13 @@ def test_score_and_diff_count_the_error_modes_per_run(runs: dict[str, Run], disr
     assert oracle["disruptions"]["avg_calls"] > scored["abstainer"].errors["disruptions"]["avg_calls"] >= 2
     errors = error_deltas(runs["oracle"], runs["stale"])
     assert errors["stale_state"] == {"a": 0, "b": len(disruption), "delta": len(disruption)}
+
+
+def test_the_report_data_counts_each_tasks_firings_while_it_is_open(runs: dict[str, Run], disrupted: Term) -> None:
+    from campus.reports.report_data import run_part
+
+    firings = run_part(runs["oracle"])["firings"]
+    made = Counter(e.rule.removeprefix("rule-") for _, e in _fired(runs["oracle"])
+                   if isinstance(e, WorldChanged) and not e.rule.endswith("-undo"))
+    assert firings == dict(made) and set(firings) == {t.id for t in disrupted.tasks if t.scenario == SCENARIO}
+    assert run_part(runs["noop"])["firings"] == {}  # it finishes before any change; the undoing comes after the end
