@@ -29,9 +29,13 @@ def audit(
     world_source: str = typer.Option("generated", "--world", metavar="SOURCE", help="'generated' or 'stulife:DIR'."),
     scale: float = typer.Option(1.0, "--scale", help="Task counts relative to the paper's."),
     workers: int = typer.Option(0, "--workers", min=0, help="Worker processes (0: one per core)."),
+    disruptions: bool = typer.Option(True, "--disruptions/--no-disruptions",
+                                     help="Audit the term with its mid-task disruption tasks, and play the disruption "
+                                          "controls (stale, abstainer, optimist) on them."),
     as_json: bool = typer.Option(False, "--json", help="Print machine-readable JSON instead of tables."),
 ) -> None:
-    """Check every seed's term: oracle at 100 %, controls in order, guessers at chance, absent and dawdler as expected.
+    """Check every seed's term: oracle at 100 %, controls in order, guessers at chance, absent and dawdler as expected,
+    and, with disruptions, stale failing every disruption task, abstainer every solvable one, optimist every impossible one.
 
     Exits 1 when anything is violated (each violation is listed), 2 on bad input.
     """
@@ -53,9 +57,9 @@ def audit(
             def advance(_: SeedResult) -> None:
                 bar.update(task, advance=1)
 
-            results = run_audit(chosen, world_source, scale, count, on_seed=advance)
+            results = run_audit(chosen, world_source, scale, count, on_seed=advance, disruptions=disruptions)
     else:
-        results = run_audit(chosen, world_source, scale, count)
+        results = run_audit(chosen, world_source, scale, count, disruptions=disruptions)
     summary = summarise(results)
     if as_json:
         out.print_json(json.dumps(summary))
@@ -97,6 +101,9 @@ def _print(summary: dict[str, Any], world: str) -> None:
     late = summary["lateness"]
     out.print(f"largest lateness of a released task: oracle {late['oracle']} min, dawdler {late['dawdler']} min",
               highlight=False)
+    for name, kinds in summary["disruptions"].items():
+        shown = ", ".join(f"{kinds[kind][0]}/{kinds[kind][1]} {kind}" for kind in ("solvable", "impossible"))
+        out.print(f"disruption tasks passed by {name}: {shown}", highlight=False)
     out.print(f"seeds that did not generate: {', '.join(map(str, summary['failed_seeds'])) or 'none'}", highlight=False)
     if summary["violations"]:
         out.print(f"[bold red]{len(summary['violations'])} violations[/]")

@@ -90,8 +90,29 @@ def _metrics_line(card: dict[str, Any]) -> str:
     def pct(value: float | None) -> str:
         return "n/a" if value is None else f"{value:.1%}"
 
-    return (f"StuGPA {gpa['total']:.2f} ({points}); LTRR {pct(card['ltrr'])}; PIS {pct(card['pis'])}; "
+    drs = f"; DRS {pct(card['drs'])}" if "drs" in card else ""
+    return (f"StuGPA {gpa['total']:.2f} ({points}); LTRR {pct(card['ltrr'])}; PIS {pct(card['pis'])}{drs}; "
             f"by phase: {rates}; avg turns {card['avg_turns']}")
+
+
+def _print_disruptions(card: dict[str, Any], errors: dict[str, Any]) -> None:
+    """The STT cells (Pass@1 with counts and the 95 % Wilson interval) and the error modes."""
+    cells = card.get("stt")
+    if cells:
+        levels = sorted({key.split("/")[1] for key in cells}, key=("easy", "medium", "hard", "impossible").index)
+        table = Table(title="Pass@1 per sub-type x level: succeeded/tasks [95 % Wilson interval]")
+        table.add_column("sub-type")
+        for level in levels:
+            table.add_column(level, justify="right")
+        for sub_type in sorted({key.split("/")[0] for key in cells}, key=lambda k: (len(k), k)):
+            row = [cells.get(f"{sub_type}/{level}") for level in levels]
+            table.add_row(sub_type, *("" if c is None else f"{c['succeeded']}/{c['tasks']} "
+                                      f"[{c['interval'][0]:.2f}-{c['interval'][1]:.2f}]" for c in row))
+        out.print(table)
+    for scope, tally in errors.items():
+        if tally["tasks"]:
+            found = ", ".join(f"{name} {row['tasks']} tasks ({row['findings']} findings)" for name, row in tally["detectors"].items())
+            out.print(f"{scope} ({tally['tasks']} tasks, {tally['avg_calls']} calls per task): {found}", highlight=False)
 
 
 def _print_summary(summary: dict[str, Any]) -> None:
@@ -327,6 +348,9 @@ def _print_diff(report: dict[str, Any]) -> None:
     out.print(f"paired over {noise['paired_tasks']} tasks: {noise['solved_only_by_a']} solved only by {report['a']}, "
               f"{noise['solved_only_by_b']} only by {report['b']}; exact McNemar p {_p_value(noise['p_value'])} ({verdict})",
               highlight=False)
+    errors = report["errors"]
+    out.print("tasks flagged per error mode: " + "; ".join(f"{name} {row['a']} -> {row['b']} ({row['delta']:+d})"
+                                                          for name, row in errors.items()), highlight=False)
     out.print(f"outcome flips: {len(report['outcome_flips'])}")
     for flip in report["outcome_flips"][:20]:
         out.print(f"  {flip['task_id']}: {flip['a']} -> {flip['b']}")
@@ -334,6 +358,48 @@ def _print_diff(report: dict[str, Any]) -> None:
         counts = {k: len(v) for k, v in changes.items()}
         if any(counts.values()):
             out.print(f"state {domain}: +{counts['added']} -{counts['removed']} ~{counts['changed']}")
+
+
+@app.command(name="dynamics")
+def dynamics_command(
+    run_id: str = typer.Argument(..., metavar="RUN", help="A run of a term with disruptions."),
+    db: str = DB,
+    agent: str = typer.Option(None, "--agent", help="Who answers where the twin's conversation leaves RUN's "
+                                                     "(default: RUN's own agent)."),
+    name: str = typer.Option(None, "--name", help="Name of the static twin (default: RUN~static)."),
+    as_json: bool = JSON,
+) -> None:
+    """The dynamics gap: play RUN's static twin (same world, term and seed, every trigger rule disabled) and show,
+    per disrupted task, whether it was solved static and dynamic.
+
+    The twin reuses RUN's recorded reply wherever it shows the agent the same conversation, and asks the agent
+    elsewhere. It is stored as a run of its own (replay, verify, diff it like any other).
+    """
+    from campus.replays.dynamics import dynamics
+
+    with open_db(db) as store:
+        current = open_run(store, run_id)
+        try:
+            player = resolve(agent or current.branch.agent, store=store, term=current.term, world=current.world)[0]
+        except (ValueError, StoreError) as error:
+            if agent is not None:
+                fail(str(error))
+            player = None  # the recording alone; the twin stops with a clear error if it needs more
+        report = dynamics(current, player, name)
+    if as_json:
+        emit_json(report)
+        return
+    table = Table(title=f"{run_id}: static twin {report.twin}")
+    for column in ("task", "cell", "static", "dynamic"):
+        table.add_column(column)
+    for row in report.tasks:
+        table.add_row(row["task_id"], row["cell"], *("solved" if row[k] else "[red]failed[/]" for k in ("static", "dynamic")))
+    out.print(table)
+    t = report.totals
+    out.print(f"solved static {t['solved_static']}/{t['tasks']}, dynamic {t['solved_dynamic']}/{t['tasks']}; "
+              f"lost to the dynamics {t['lost_to_dynamics']}, solved only dynamic {t['only_dynamic']} "
+              f"({report.replies['reused']} recorded replies reused, {report.replies['asked']} asked of the agent)",
+              highlight=False)
 
 
 # ---------------------------------------------------------------- export, import, runs
@@ -400,6 +466,7 @@ def score(
     else:
         out.print(f"{report.run}: " + ("scorecard reproduced" if report.matches else "[bold red]scorecard differs[/]"))
         out.print(_metrics_line(report.scorecard), highlight=False)
+        _print_disruptions(report.scorecard, report.errors)
         for item in report.changed[:20]:
             out.print(f"- {item['task_id']}: recorded {item['recorded']}, judged {item['judged']}", highlight=False, markup=False)
     if not report.matches:

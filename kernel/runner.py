@@ -15,6 +15,7 @@ processes from the schedule and the projected clock and session state.
 
 from __future__ import annotations
 
+import heapq
 import time
 from collections.abc import Callable, Generator
 from typing import Any
@@ -52,7 +53,7 @@ from campus.kernel.schedule import Schedule, TaskCard
 from campus.kernel.store import EventStore, Record
 from campus.kernel.tools import Outcome, from_wire_name, result_event
 from campus.kernel.transcript import Transcript, task_memories, task_so_far
-from campus.kernel.triggers import AtTime, Rule, activated, armed, fire
+from campus.kernel.triggers import Due, Rule, activated, after_open_index, armed, due_after_open, due_at_times, fire
 
 configure_default()
 log = structlog.get_logger("campus.runner")
@@ -108,6 +109,12 @@ class Session:
         rules = getattr(schedule, "trigger_rules", None)
         self.rules: list[Rule] = list(rules()) if rules is not None and self.branch.config.get("triggers", True) else []
         """Trigger rules in play; none when the branch was made with triggers disabled (a static twin)."""
+        self._after_open = after_open_index(self.rules)
+        self._due: list[Due] = []
+        """The rule clock's agenda (a heap): timed rules not yet looked at."""
+        self._rule_clock_process: simpy.Process | None = None
+        self._rule_clock_until: int | None = None
+        """The minute the rule clock is waiting for, while it waits."""
         self.state = state_at(kernel, store, branch_id)
         self.env = simpy.Environment(initial_time=self.state.now)
         self.buffer: list[Record] = []
@@ -184,7 +191,9 @@ class Session:
             self._student_process = self.env.process(self._student())
             self.env.process(self._world_clock())
             if self.rules:
-                self.env.process(self._rule_clock())
+                opened = due_after_open(self._after_open, self.state.session.task_id, self._released_at, self.state.now) \
+                    if self.state.session.task_id else []
+                self._schedule_rules(due_at_times(self.rules, self.state.now) + opened)
             log.info("session started", seq=self.state.seq, time=label(self.state.now),
                      resumed=self.state.seq > 1, tasks_done=self.state.session.next_task, tasks=len(self.cards))
         return self._student_process
@@ -301,15 +310,34 @@ class Session:
 
     # ------------------------------------------------------------ trigger rules
 
+    def _schedule_rules(self, due: list[Due]) -> None:
+        """Put timed rules on the rule clock's agenda, waking the clock if one is due before what it waits for.
+
+        Rules due at the same minute are looked at in rule-id order, whenever they were added (``verify``
+        re-derives the same order); on a resume only those not behind are added (earlier ones were decided
+        before; one due this very minute is fired unless the log already shows it, as ``armed`` tells)."""
+        for item in due:
+            heapq.heappush(self._due, item)
+        if not self._due:
+            return
+        process = self._rule_clock_process
+        if process is None or not process.is_alive:
+            self._rule_clock_process = self.env.process(self._rule_clock())
+        elif self._rule_clock_until is not None and self._due[0][0] < self._rule_clock_until:
+            process.interrupt()
+
     def _rule_clock(self) -> Generator[simpy.Event, Any, None]:
-        """Rules that fire at a time: only those not yet behind (earlier ones were decided before a resume;
-        one due this very minute is fired unless the log already shows it, as ``armed`` tells)."""
-        timed = sorted((r for r in self.rules if isinstance(r.activation, AtTime) and r.activation.t >= self.env.now),
-                       key=lambda r: (r.activation.t, r.id))  # type: ignore[union-attr]
-        for rule in timed:
-            t = rule.activation.t  # type: ignore[union-attr]
+        while self._due:
+            t, _, rule = self._due[0]
             if t > self.env.now:
-                yield UrgentTimeout(self.env, t - int(self.env.now))
+                self._rule_clock_until = t
+                try:
+                    yield UrgentTimeout(self.env, t - int(self.env.now))
+                except simpy.Interrupt:
+                    continue
+                finally:
+                    self._rule_clock_until = None
+            heapq.heappop(self._due)
             self._fire_matching(None, cause=0, only=rule)
 
     def _fire_matching(self, event: Event | None, *, cause: int, read: bool = False, only: Rule | None = None,
@@ -354,6 +382,8 @@ class Session:
             systems=list(card.systems), withheld=withheld,
         ))
         self._released_at = int(self.env.now)
+        if card.id in self._after_open:
+            self._schedule_rules(due_after_open(self._after_open, card.id, self._released_at, self._released_at))
 
     def _play(self, card: TaskCard) -> Generator[simpy.Event, Any, None]:
         while True:

@@ -3,9 +3,11 @@
 A rule is ``{id, sub_type, activation, mutations, mode}``:
 
 - **activation** says when it is looked at: ``OnRead`` (just before a matching tool call is
-  dispatched, so that very read reveals the change), ``AtTime`` (a SimPy process fires it at
-  minute ``t`` whether or not the agent looks) or ``OnEvent`` (right after an event of a kind,
-  e.g. ``booked`` or ``walked``). Each has a ``where``: predicates that must all hold.
+  dispatched, so that very read reveals the change), ``AtTime`` (the rule clock, a SimPy
+  process, fires it at minute ``t`` whether or not the agent looks), ``AfterOpen`` (the rule
+  clock fires it ``minutes`` after its task is actually shown to the student, however late
+  that is) or ``OnEvent`` (right after an event of a kind, e.g. ``booked`` or ``walked``). Each
+  has a ``where``: predicates that must all hold.
 - **predicates** are a closed set of Structs, never code: ``TaskIs``, ``ArgIs``, ``ToolIs``,
   ``EndsAt``.
 - **mutations** are compare-and-set world changes (``events.changes.CompareAndSet``): each
@@ -92,6 +94,14 @@ class AtTime(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="a
     where: tuple[Predicate, ...] = ()
 
 
+class AfterOpen(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="after_open"):
+    """``minutes`` after the ``task_released`` of ``task_id``, if that task is still open then."""
+
+    task_id: str
+    minutes: int
+    where: tuple[Predicate, ...] = ()
+
+
 EventKind = Literal["booked", "walked", "tool_called", "email_sent", "calendar_event_added", "task_ended"]
 
 
@@ -100,7 +110,7 @@ class OnEvent(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="
     where: tuple[Predicate, ...] = ()
 
 
-Activation = Union[OnRead, AtTime, OnEvent]
+Activation = Union[OnRead, AtTime, AfterOpen, OnEvent]
 
 
 class Once(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="once"):
@@ -233,7 +243,36 @@ def activated(rule: Rule, task_id: str, event: Event | None, *, read: bool = Fal
             return not read and event is not None and _kind(event) == act.kind and all_hold(act.where, task_id, event)
         case AtTime():
             return event is None and all_hold(act.where, task_id, None)
+        case AfterOpen():
+            return event is None and task_id == act.task_id and all_hold(act.where, task_id, None)
     return False
+
+
+Due = tuple[int, str, Rule]
+"""(minute, rule id, rule): a timed rule on the rule clock's agenda, in the order it is looked at."""
+
+
+def due_at_times(rules: Sequence[Rule], since: int) -> list[Due]:
+    """The ``AtTime`` rules whose minute is not before ``since``, in agenda order."""
+    return sorted((r.activation.t, r.id, r) for r in rules if isinstance(r.activation, AtTime) and r.activation.t >= since)
+
+
+def due_after_open(rules: Mapping[str, Sequence[Rule]], task_id: str, opened: int, since: int) -> list[Due]:
+    """The ``AfterOpen`` rules of a task shown at ``opened`` whose minute is not before ``since``.
+
+    ``rules`` maps a task id to its ``AfterOpen`` rules (``after_open_index``)."""
+    found = [(opened + r.activation.minutes, r.id, r) for r in rules.get(task_id, ())  # type: ignore[union-attr]
+             if opened + r.activation.minutes >= since]  # type: ignore[union-attr]
+    return sorted(found)
+
+
+def after_open_index(rules: Sequence[Rule]) -> dict[str, list[Rule]]:
+    """Task id -> the rules timed from that task's opening."""
+    index: dict[str, list[Rule]] = {}
+    for rule in rules:
+        if isinstance(rule.activation, AfterOpen):
+            index.setdefault(rule.activation.task_id, []).append(rule)
+    return index
 
 
 Guards = Mapping[type, tuple[str, Any]]
@@ -273,6 +312,8 @@ def rule_problem(rule: Rule, guards: Guards) -> str | None:
     """Why a rule could never fire (checked when a term is built)."""
     if not rule.mutations:
         return f"rule {rule.id} changes nothing"
+    if isinstance(rule.activation, AfterOpen) and rule.activation.minutes < 1:
+        return f"rule {rule.id} fires {rule.activation.minutes} minutes after its task opens; it must be at least 1"
     for change in rule.mutations:
         if type(change) not in guards:
             return f"rule {rule.id}: no domain applies a {type(change).__name__}"

@@ -11,7 +11,10 @@ success per scenario and the headline metrics. Over all seeds it checks:
   (Clopper-Pearson) 95 % interval lies wholly above chance + margin;
 - **absent**: no attendance points and no exam question handed out in a room (finals are online);
 - **dawdler**: solves at least ``DAWDLER_FLOOR`` of the scored tasks;
-- **generation**: every seed gives a term.
+- **generation**: every seed gives a term;
+- **disruption controls** (a term with disruption tasks): ``stale`` fails every disruption task,
+  ``abstainer`` fails every solvable one and passes every impossible one, ``optimist`` the
+  reverse (the oracle's 100 % is the first check).
 
 Seeds are played by spawned worker processes (like ``lab/sweep.py``: no state crosses a fork).
 """
@@ -28,6 +31,7 @@ from typing import Any, Literal
 
 from campus.agents import make_agent
 from campus.kernel.store import open_store
+from campus.scenarios.disruptions import SCENARIO as DISRUPTIONS
 from campus.scenarios.play import RunSpec, start_run
 from campus.scenarios.scorecard import scorecard
 from campus.scenarios.task import Term
@@ -39,6 +43,7 @@ from campus.world.stulife import load_stulife
 ORDER = ("noop", "stateless", "diligent", "oracle")
 ADVERSARIES = ("testwise", "optionsonly", "dawdler", "absent")
 AGENTS = (*ORDER, *ADVERSARIES)
+DISRUPTION_CONTROLS = ("stale", "abstainer", "optimist")
 Metric = Literal["stugpa", "ltrr", "pis", "success"]
 METRICS: tuple[Metric, ...] = ("stugpa", "ltrr", "pis", "success")
 GUESSERS = ("testwise", "optionsonly")
@@ -62,24 +67,32 @@ class SeedResult:
     """``attendance`` points and ``exam`` questions solved that were handed out in a room, for ``absent``."""
     lateness: dict[str, int] = field(default_factory=dict)
     """agent -> the largest minutes between a task's scheduled release and the moment it was shown."""
+    disrupted: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
+    """agent -> ``solvable`` / ``impossible`` -> (disruption tasks passed, disruption tasks); empty without them."""
 
 
-def audit_seed(seed: int, world_source: str, scale: float) -> SeedResult:
-    """Generate and play one seed with every audited agent."""
+def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = True) -> SeedResult:
+    """Generate and play one seed with every audited agent (and the disruption controls, if the term has disruptions)."""
     world = WorldIndex(generate_world(seed) if world_source == "generated" else load_stulife(world_source.partition(":")[2])[0])
     try:
-        term = generate_term(world, seed, scale)
+        term = generate_term(world, seed, scale, disruptions=disruptions)
     except ValueError as error:
         return SeedResult(seed=seed, error=str(error))
+    solvable = {task.id: task.ground_truth["solvable"] for task in term.tasks if task.scenario == DISRUPTIONS}
     result = SeedResult(seed=seed)
     questions = {task.id: 1 / max(1, len(_OPTION.findall(task.instruction))) for task in term.tasks
                  if task.flags.long_term and not task.flags.delivery_only and task.solution
                  and task.solution[-1].startswith("answer:") and _OPTION.search(task.instruction)}
-    for name in AGENTS:
+    for name in AGENTS + (DISRUPTION_CONTROLS if solvable else ()):
         store = open_store(None)
-        run = start_run(store, RunSpec(world=world_source, seed=seed, scale=scale, agent=name), (world, term))
+        run = start_run(store, RunSpec(world=world_source, seed=seed, scale=scale, agent=name, disruptions=disruptions),
+                        (world, term))
         run.session(make_agent(name, term, world)).run()
         ended = run.ended_tasks()
+        if solvable:
+            result.disrupted[name] = _disrupted(ended, solvable)
+        if name in DISRUPTION_CONTROLS:
+            continue
         card = scorecard(term, ended)
         result.headline[name] = {"stugpa": card["stugpa"]["total"], "ltrr": card["ltrr"] or 0.0,
                                  "pis": card["pis"] or 0.0, "success": card["total"]["success_rate"]}
@@ -95,6 +108,20 @@ def audit_seed(seed: int, world_source: str, scale: float) -> SeedResult:
     return result
 
 
+def _disrupted(ended: Sequence[Any], solvable: dict[str, bool]) -> dict[str, tuple[int, int]]:
+    passed = {e.task_id for e in ended if e.task_id in solvable and e.outcome == "success"}
+    return {kind: (sum(1 for t, s in solvable.items() if s == want and t in passed), sum(1 for s in solvable.values() if s == want))
+            for kind, want in (("solvable", True), ("impossible", False))}
+
+
+DISRUPTION_PROMISES: dict[str, dict[str, Literal["none", "all"]]] = {
+    "stale": {"solvable": "none", "impossible": "none"},
+    "abstainer": {"solvable": "none", "impossible": "all"},
+    "optimist": {"solvable": "all", "impossible": "none"},
+}
+"""What each disruption control must pass, per kind of disruption task."""
+
+
 def _lateness(store: Any, branch_id: str, term: Term) -> int:
     late = 0
     for row in store.rows(branch_id):
@@ -103,14 +130,14 @@ def _lateness(store: Any, branch_id: str, term: Term) -> int:
     return late
 
 
-def _audit_job(job: tuple[int, str, float]) -> SeedResult:
+def _audit_job(job: tuple[int, str, float, bool]) -> SeedResult:
     return audit_seed(*job)
 
 
 def run_audit(seeds: Sequence[int], world_source: str = "generated", scale: float = 1.0, workers: int = 1,
-              on_seed: Callable[[SeedResult], None] | None = None) -> list[SeedResult]:
+              on_seed: Callable[[SeedResult], None] | None = None, disruptions: bool = True) -> list[SeedResult]:
     """Audit ``seeds``; with ``workers`` > 1 in spawned processes. Results come back in seed order."""
-    jobs = [(seed, world_source, scale) for seed in seeds]
+    jobs = [(seed, world_source, scale, disruptions) for seed in seeds]
     results: list[SeedResult] = []
     if workers <= 1 or len(jobs) <= 1:
         for job in jobs:
@@ -175,6 +202,12 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
             violations.append(f"seed {r.seed}: absent earns {r.absent_points}")
         if r.headline["dawdler"]["success"] < DAWDLER_FLOOR:
             violations.append(f"seed {r.seed}: the dawdler solves {r.headline['dawdler']['success']:.2%}")
+        for name, promise in DISRUPTION_PROMISES.items():
+            for kind, want in promise.items():
+                passed, tasks = r.disrupted.get(name, {}).get(kind, (0, 0))
+                if passed != (tasks if want == "all" else 0):
+                    violations.append(f"seed {r.seed}: {name} passes {passed} of {tasks} {kind} disruption tasks "
+                                      f"(it must pass {want})")
     guessing: dict[str, dict[str, float]] = {}
     for name in GUESSERS:
         right = sum(r.guesses[name][0] for r in played)
@@ -196,5 +229,8 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
         "guessing": guessing,
         "absent": {key: max((r.absent_points.get(key, 0.0) for r in played), default=0.0) for key in ("attendance", "exam")},
         "lateness": {name: max((r.lateness[name] for r in played), default=0) for name in AGENTS},
+        "disruptions": {name: {kind: [sum(r.disrupted[name][kind][i] for r in played if name in r.disrupted) for i in (0, 1)]
+                               for kind in ("solvable", "impossible")}
+                        for name in ("oracle", *DISRUPTION_CONTROLS) if any(name in r.disrupted for r in played)},
         "violations": violations,
     }

@@ -8,6 +8,13 @@ Each is a pure function of ``(seq, event)`` pairs in log order and returns its f
   no read of it since (``unchecked_after_write``). A change fired by the call itself (a read
   trigger) counts as before it.
 - **blind_retry**: ``n`` calls with the same tool and arguments that all failed.
+- **unverified**: missing post-adaptation verification. A recovery booking (a write made after a
+  trigger changed something in the task and the agent looked again) whose room on its date no
+  later read shows.
+- **misdiagnosis**: the agent blames or repairs the wrong thing. A ``task.report_infeasible``
+  whose ``blocked_by`` names none of the entities the task's triggers changed, or recovery
+  writes of which none touches an entity of a class the triggers changed (a walkway closed, the
+  map read, and only bookings made, say).
 
 Entities are keyed as ``kernel.triggers.entity`` keys them: a seat id, ``building|room|date``
 for a room, ``a~b`` for a walkway. What a call names and what a read shows are read from its
@@ -27,6 +34,8 @@ from campus.events import (
     RoomHours,
     RoomStatus,
     SeatFeatures,
+    InfeasibleReported,
+    TaskEnded,
     ToolCalled,
     ToolResult,
     WalkwayStatus,
@@ -34,10 +43,13 @@ from campus.events import (
     canonical,
     walkway_key,
 )
+from campus.kernel.store import EventStore
+from campus.kernel.tasks import iter_tasks
 from campus.kernel.triggers import entity
 
-Detector = Literal["stale_state", "blind_retry"]
-StaleKind = Literal["write_after_change", "unchecked_after_write", ""]
+Detector = Literal["stale_state", "blind_retry", "unverified", "misdiagnosis"]
+DETECTORS: tuple[Detector, ...] = Detector.__args__  # type: ignore[attr-defined]
+StaleKind = Literal["write_after_change", "unchecked_after_write", "blocked_by", "recovery", ""]
 
 
 class Finding(msgspec.Struct, frozen=True, kw_only=True):
@@ -86,13 +98,108 @@ def shown(call: ToolCalled, key: str) -> bool:
 
 
 def _changes(events: Logged) -> list[tuple[float, str]]:
-    """(position, entity) of every rule's change; one fired by a call is placed just before it."""
+    """(position, entity) of every rule's change while the task is open; one fired by a call is placed
+    just before it."""
     calls = {seq for seq, e in events if isinstance(e, ToolCalled)}
     out: list[tuple[float, str]] = []
     for seq, event in events:
+        if isinstance(event, TaskEnded):
+            break
         if isinstance(event, WorldChanged) and event.rule and isinstance(event.change, TRIGGER_CHANGES):
             out.append((event.cause - 0.5 if event.cause in calls else float(seq), entity(event.change)[1]))
     return out
+
+
+def entity_class(key: str) -> str:
+    """``seat``, ``room`` or ``walkway``, from an entity key's shape."""
+    return "walkway" if "~" in key else "room" if "|" in key else "seat"
+
+
+def _recovery(events: Logged) -> list[tuple[int, ToolCalled]]:
+    """The successful writes made once the agent has looked again after the task's first trigger change
+    (an agent that never looks is not adapting: that is ``stale_state``)."""
+    changes = _changes(events)
+    if not changes:
+        return []
+    first = min(at for at, _ in changes)
+    failed = _failed(events)
+    calls = [(seq, e) for seq, e in events if isinstance(e, ToolCalled) and seq not in failed]
+    looked = next((seq for seq, e in calls if seq > first and not written(e)), None)
+    return [] if looked is None else [(seq, e) for seq, e in calls if seq > looked and written(e)]
+
+
+def unverified(events: Logged) -> list[Finding]:
+    """A recovery booking that no later read shows (one finding per booking)."""
+    calls = [(seq, e) for seq, e in events if isinstance(e, ToolCalled)]
+    findings: list[Finding] = []
+    for seq, write in _recovery(events):
+        if write.tool != "reservation.make_booking":
+            continue
+        keys = sorted(key for key in written(write) if entity_class(key) == "room")  # a room key holds the date
+        if keys and not any(later > seq and shown(call, key) for later, call in calls for key in keys):
+            findings.append(Finding(detector="unverified", seq=seq, entity=keys[0]))
+    return findings
+
+
+_PAIR = re.compile(r"^\s*(B\d{3})\s*[-~>]+\s*(B\d{3})\s*$", re.IGNORECASE)
+
+
+def names(blocked: str, key: str) -> bool:
+    """Whether an id an agent gave in ``blocked_by`` names the entity ``key``: a seat id, a walkway
+    ``A-B`` either way round, or a room by its id (alone, in ``Name (id)``, or ``building|room``)."""
+    text = " ".join(blocked.split()).casefold()
+    inner = _ROOM.search(text)
+    text = inner.group(1).strip() if inner else text
+    pair = _PAIR.match(text)
+    if pair:
+        return walkway_key(pair.group(1).upper(), pair.group(2).upper()).casefold() == key.casefold()
+    parts = key.casefold().split("|")
+    if len(parts) == 3:
+        return text in (parts[1], f"{parts[0]}|{parts[1]}")
+    return text == key.casefold()
+
+
+def misdiagnosis(events: Logged) -> list[Finding]:
+    """A report blaming none of the changed entities; recovery writes that touch no changed class."""
+    changed = sorted({key for _, key in _changes(events)})
+    findings: list[Finding] = []
+    for seq, event in events:
+        if isinstance(event, InfeasibleReported) and not any(names(b, key) for b in event.blocked_by for key in changed):
+            findings.append(Finding(detector="misdiagnosis", seq=seq, entity=", ".join(event.blocked_by), kind="blocked_by"))
+    recovery = _recovery(events)
+    classes = {entity_class(key) for key in changed}
+    if recovery and not any(entity_class(key) in classes for _, call in recovery for key in written(call)):
+        findings.append(Finding(detector="misdiagnosis", seq=recovery[0][0], entity=changed[0], kind="recovery"))
+    return findings
+
+
+def detect(events: Logged) -> dict[Detector, list[Finding]]:
+    """Every detector over one task's events."""
+    return {"stale_state": stale_state(events), "blind_retry": blind_retries(events),
+            "unverified": unverified(events), "misdiagnosis": misdiagnosis(events)}
+
+
+class Tally(msgspec.Struct, kw_only=True):
+    """A run's error modes and tool calls, task by task."""
+
+    detectors: dict[str, dict[str, int]] = msgspec.field(
+        default_factory=lambda: {name: {"findings": 0, "tasks": 0} for name in DETECTORS})
+    """Detector -> findings, and tasks with at least one."""
+    tasks: int = 0
+    calls: int = 0
+
+    def add(self, events: Logged) -> None:
+        """Count one ended task."""
+        self.tasks += 1
+        self.calls += sum(isinstance(e, ToolCalled) for _, e in events)
+        for name, found in detect(events).items():
+            if found:
+                self.detectors[name]["findings"] += len(found)
+                self.detectors[name]["tasks"] += 1
+
+    def summary(self) -> dict[str, Any]:
+        return {"detectors": self.detectors, "tasks": self.tasks,
+                "avg_calls": round(self.calls / self.tasks, 3) if self.tasks else None}
 
 
 def stale_state(events: Logged) -> list[Finding]:
@@ -151,3 +258,12 @@ def by_task(events: Iterable[tuple[int, Event]]) -> dict[str, list[tuple[int, Ev
         if type(event).__name__ == "TaskEnded":
             current = None
     return tasks
+
+
+def tally_branch(store: EventStore, branch_id: str) -> Tally:
+    """The tally of every ended task of a branch."""
+    tally = Tally()
+    for task in iter_tasks(store, branch_id):
+        if task.ended is not None:
+            tally.add([(seq, event) for seq, _, event in task.events])
+    return tally

@@ -35,6 +35,7 @@ from campus.kernel.history import state_at
 from campus.kernel.store import EventStore
 from campus.kernel.tasks import events_of
 from campus.kernel.transcript import add_turn, task_so_far
+from campus.replays.detectors import DETECTORS, tally_branch
 from campus.scenarios.play import Run
 from campus.scenarios.scorecard import scorecard
 
@@ -250,5 +251,13 @@ def diff_runs(a: Run, b: Run) -> dict[str, Any]:
         "outcome_flips": outcome_flips(a, b),
         "metrics": metric_deltas(scorecard(a.term, a.ended_tasks()), scorecard(b.term, b.ended_tasks())),
         "noise": noise_check(a, b),
+        "errors": error_deltas(a, b),
         "state_diff": state_diff(a, b) | {"walks": walks_diff(a, b)},
     }
+
+
+def error_deltas(a: Run, b: Run) -> dict[str, dict[str, int]]:
+    """Per detector: the tasks it flags in each run, and the difference."""
+    left, right = tally_branch(a.store, a.branch.id), tally_branch(b.store, b.branch.id)
+    return {name: {"a": left.detectors[name]["tasks"], "b": right.detectors[name]["tasks"],
+                   "delta": right.detectors[name]["tasks"] - left.detectors[name]["tasks"]} for name in DETECTORS}

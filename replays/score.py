@@ -4,6 +4,8 @@ The log is folded once; at each task's end the term's evaluator judges the task 
 against the state and the task's own events, exactly as the runner did. The scorecard of
 those judgements must equal the scorecard of the recorded outcomes; any task judged
 differently is listed (a changed evaluator, a damaged log, or a term that is not the run's).
+The same pass counts each task's tool calls and error modes (``replays/detectors.py``), over
+all tasks and over the disruption tasks alone.
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ from typing import Any
 import msgspec
 
 from campus.events import Event, TaskEnded, TaskReleased, decode_events
+from campus.replays.detectors import Tally
 from campus.replays.verify import OnTask, batches
+from campus.scenarios.disruptions import SCENARIO as DISRUPTIONS
 from campus.scenarios.play import Run
 from campus.scenarios.scorecard import scorecard
 
@@ -25,6 +29,8 @@ class ScoreReport(msgspec.Struct, kw_only=True):
     matches: bool
     changed: list[dict[str, Any]]
     """Tasks whose judgement now differs from the recorded one: id, recorded and judged outcome and detail."""
+    errors: dict[str, Any] = {}
+    """``all`` tasks and ``disruptions``: detector counts (findings, tasks) and average tool calls per task."""
 
 
 def rescore(run: Run, on_task: OnTask | None = None) -> ScoreReport:
@@ -34,9 +40,17 @@ def rescore(run: Run, on_task: OnTask | None = None) -> ScoreReport:
     recorded: list[TaskEnded] = []
     judged: list[TaskEnded] = []
     changed: list[dict[str, Any]] = []
+    logged: list[tuple[int, Event]] = []
+    tallies = {"all": Tally(), "disruptions": Tally()}
     for rows in batches(run):
         for row, event in zip(rows, decode_events([r.payload for r in rows])):
+            if isinstance(event, TaskReleased):
+                logged = []
+            logged.append((row.seq, event))
             if isinstance(event, TaskEnded):
+                for name, tally in tallies.items():
+                    if name == "all" or term.by_id[event.task_id].scenario == DISRUPTIONS:
+                        tally.add(logged)
                 recorded.append(event)
                 again = _judge(run, state, task_events, event)
                 judged.append(again)
@@ -52,7 +66,7 @@ def rescore(run: Run, on_task: OnTask | None = None) -> ScoreReport:
                 task_events.append(event)
     card, before = scorecard(term, judged), scorecard(term, recorded)
     return ScoreReport(run=run.branch.id, scorecard=card, recorded=before, matches=card == before and not changed,
-                       changed=changed)
+                       changed=changed, errors={name: tally.summary() for name, tally in tallies.items()})
 
 
 def _judge(run: Run, state: Any, task_events: list[Event], ended: TaskEnded) -> TaskEnded:

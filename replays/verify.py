@@ -10,7 +10,7 @@ Four checks in one read of the log, each naming the first seq that fails:
 4. re-firing: every trigger rule's firing (``world_changed`` naming a rule, ``trigger_skipped``)
    is derived again from the state and the event that activated it, in the runner's order
    (a read's rules before the call runs, then the call's, then each fact's; timed rules at
-   their minute; a task's end), and must be exactly what the log holds, and nothing more.
+   their minute, those timed from a task's opening counted from its ``task_released``; a task's end), and must be exactly what the log holds, and nothing more.
    The sequence check leaves a firing's content to this check, but refuses one where no rule
    can fire and any other event where a firing is due.
 
@@ -26,6 +26,7 @@ replay compares each event so read, since today's payloads hash differently.
 from __future__ import annotations
 
 import hashlib
+import heapq
 import time
 from contextlib import contextmanager
 from collections.abc import Callable, Iterator, Sequence
@@ -65,7 +66,7 @@ from campus.kernel.recorded import RecordedAgent, replies_of
 from campus.kernel.tools import result_event
 from campus.kernel.runner import Session, action_of
 from campus.kernel.store import BranchInfo, EventStore, MemoryStore, Row, SQLiteStore, StoreError
-from campus.kernel.triggers import AtTime, Rule, activated, armed, fire
+from campus.kernel.triggers import Due, Rule, activated, after_open_index, armed, due_after_open, due_at_times, fire
 from campus.scenarios.play import Run, store_inputs
 
 
@@ -273,8 +274,9 @@ class _ReExecution:
         """What must come next (a call's firings, facts and result; a task end's firings), derived lazily
         so each expected event is computed from the state after the ones before it."""
         self.rules: list[Rule] = list(run.term.trigger_rules()) if run.branch.config.get("triggers", True) else []
-        self.timed = sorted((r for r in self.rules if isinstance(r.activation, AtTime)),
-                            key=lambda r: (r.activation.t, r.id))  # type: ignore[union-attr]
+        self.timed: list[Due] = due_at_times(self.rules, 0)
+        """The rule clock's agenda (a heap): rules at a minute, and those timed from a task's opening once it opens."""
+        self.after_open = after_open_index(self.rules)
         self.clock_due: list[Event] = []
         self.peeked: Event | None = None
         """The next expected event, derived before a clock event may change the state (a call's result
@@ -309,6 +311,8 @@ class _ReExecution:
         run.kernel.projection.apply(state, row.seq, row.t, event)
         if isinstance(event, TaskReleased):
             self.task_events = [event]
+            for item in due_after_open(self.after_open, event.task_id, row.t, row.t):
+                heapq.heappush(self.timed, item)
         elif self.task_events:
             self.task_events.append(event)
         if isinstance(event, AgentReplied):
@@ -362,7 +366,7 @@ class _ReExecution:
         """A rule's firing comes right after what caused it (a call, a fact, a task end) or, by the
         clock, at a rule's minute: only where the re-firing check expects some firing."""
         if _by_clock(event):
-            if self.clock_due or any(r.activation.t <= row.t for r in self.timed):  # type: ignore[union-attr]
+            if self.clock_due or any(t <= row.t for t, _, _ in self.timed):
                 return None
             return "no rule due by the clock here"
         if self.peeked is not None and _fired(self.peeked):
@@ -478,10 +482,10 @@ class _ReExecution:
         """Timed rules due by ``t``: what firing each would append, once the log has reached its minute
         (the rule clock fires before the student acts at that minute)."""
         while not self.clock_due and self.timed:
-            due = self.timed[0].activation.t  # type: ignore[union-attr]
+            due = self.timed[0][0]
             if due > t or (due == t and plain_clock):
                 return
-            rule = self.timed.pop(0)
+            rule = heapq.heappop(self.timed)[2]
             self.clock_due = list(self._firings(None, 0, only=rule))
 
     def _next_expected(self) -> Event | None:

@@ -66,7 +66,8 @@ def _shared_limit(b: Run, comparison: dict[str, Any] | None) -> int:
 
 
 def run_part(run: Run, *, shared_before: int = 0) -> dict[str, Any]:
-    """One run: its summary, scorecard, each task's span and transcript, its walks and the events between tasks.
+    """One run: its summary, scorecard, each task's span and transcript, its walks, the events between tasks,
+    and per task how many trigger-rule changes fired while it was open.
 
     Transcripts of tasks that end before ``shared_before`` are ``None`` (identical to the first run's).
     """
@@ -75,6 +76,7 @@ def run_part(run: Run, *, shared_before: int = 0) -> dict[str, Any]:
     transcripts: dict[str, msgspec.Raw | None] = {}
     walks: list[list[Any]] = []
     between: list[msgspec.Raw] = []
+    firings: dict[str, int] = {}
     ended: list[TaskEnded] = []
     current: str | None = None
     lines: list[str] = []
@@ -95,6 +97,8 @@ def run_part(run: Run, *, shared_before: int = 0) -> dict[str, Any]:
                     spans[event.task_id][3:] = [row.t, event.outcome, event.turns, event.reason, event.detail, event.marks]
                     ended.append(event)
             finished = finished or kind == "run_ended"
+            if kind == "world_changed" and current is not None and msgspec.json.decode(row.payload).get("rule"):
+                firings[current] = firings.get(current, 0) + 1
             if current is None:
                 between.append(msgspec.Raw(entry))
                 continue
@@ -120,6 +124,7 @@ def run_part(run: Run, *, shared_before: int = 0) -> dict[str, Any]:
         "transcripts": transcripts,
         "walks": walks,
         "between": between,
+        "firings": firings,
     }
 
 

@@ -12,7 +12,8 @@ Sub-types (the change, and the campus recovery):
   evening and another room only the early half; book the first block elsewhere, the second in the planned room.
 - **T3** a window expires early: the planned room closes early; book an earlier block.
 - **S1** a place closes: the planned room closes; book a seat in another study area.
-- **S2** a route closes: a walkway on the planned route closes; book, then walk another way.
+- **S2** a route closes: a walkway on the planned route (the first one with a way around it) closes; book,
+  then walk another way.
 - **S3** an attribute changes: the planned seat loses the feature the goal needs; book another seat.
 - **ST1** room and time together: the planned room closes and the other rooms open only late.
 - **ST2** place and route together: every study area of the planned library closes; book in
@@ -20,10 +21,11 @@ Sub-types (the change, and the campus recovery):
 - **ST3** a cascade: the planned seat loses its feature after the plan was sent on; rebook, and the
   message to the study group must name the new seat.
 
-Levels: **easy** fires on the first reservation call (that call shows it), **medium** at a
-minute while the task is open (whether or not the student looks), **hard** right after the
-student's first booking (only a check afterwards shows it), **impossible** removes every
-alternative (every candidate room, seat or walkway), at the task's first minute.
+Levels: **easy** fires on the first reservation call (that call shows it), **medium** one
+minute after the task is shown, counted from when it really opens (whether or not the student
+looks), **hard** right after the student's first booking (only a check afterwards shows it),
+**impossible** removes every alternative (every candidate room, seat or walkway), one minute
+after the task is shown.
 
 A disruption lasts while its task is open: a second rule undoes it when the task ends (after
 the judge has read the state), and no other task reads or books that library on that date, so
@@ -55,7 +57,7 @@ from campus.events import (
     walkway_key,
 )
 from campus.kernel.clock import MINUTES_PER_DAY, date_label, day_of
-from campus.kernel.triggers import SUB_TYPES, AtTime, OnEvent, OnRead, Rule, SubType, TaskIs
+from campus.kernel.triggers import SUB_TYPES, AfterOpen, OnEvent, OnRead, Rule, SubType, TaskIs
 from campus.scenarios.context import TermContext
 from campus.kernel.schedule import Trigger
 from campus.scenarios.task import Flags, Task, Verdict, evaluator
@@ -179,7 +181,7 @@ def _make(ctx: TermContext, rng: random.Random, stock: _Stock, task_id: str, sub
         if not ctx.timeline.is_free(day * MINUTES_PER_DAY + 6 * 60, 75):
             return None
     else:
-        free = [t for t in range(day * MINUTES_PER_DAY + 8 * 60, day * MINUTES_PER_DAY + 17 * 60, 15) if ctx.timeline.is_free(t, 45)]
+        free = [t for t in range(day * MINUTES_PER_DAY + 7 * 60 + 30, day * MINUTES_PER_DAY + 17 * 60 + 30, 15) if ctx.timeline.is_free(t, 45)]
         if not free:
             return None
         release = rng.choice(free)
@@ -294,10 +296,10 @@ def _build(ctx: TermContext, rng: random.Random, task_id: str, sub_type: str, le
             mut = [WalkwayStatus(a=a, b=b, old="open", new="closed") for a, b in edges]
             blockers = [f"{a}-{b}" for a, b in edges]
         else:
-            a, b = outdoor[0]
-            mut = [WalkwayStatus(a=a, b=b, old="open", new="closed")]
-            if _route_without(world, home, L, {walkway_key(a, b)}) is None:
+            detour = next(((a, b) for a, b in outdoor if _route_without(world, home, L, {walkway_key(a, b)}) is not None), None)
+            if detour is None:
                 return None
+            mut = [WalkwayStatus(a=detour[0], b=detour[1], old="open", new="closed")]
         alts = []
         extra = [f"route:{L}"]
     if any(r is None for r in mut):
@@ -357,7 +359,7 @@ def _build(ctx: TermContext, rng: random.Random, task_id: str, sub_type: str, le
                   for s in _unique(r.seats) if feature in s.features},
         "rooms": sorted({x for lib in libs_allowed for r in _place(ctx, lib).rooms for x in (r.id, r.name, f"{r.name} ({r.id})")}),
     }
-    rule = Rule(id=f"rule-{task_id}", sub_type=cast(SubType, sub_type), activation=_activation(level, task_id, release),
+    rule = Rule(id=f"rule-{task_id}", sub_type=cast(SubType, sub_type), activation=_activation(level, task_id),
                 mutations=tuple(mut))
     undo = Rule(id=f"rule-{task_id}-undo", sub_type=cast(SubType, sub_type), activation=OnEvent(kind="task_ended", where=(TaskIs(task_id=task_id),)),
                 mutations=tuple(msgspec.structs.replace(c, old=c.new, new=c.old) for c in mut))
@@ -425,15 +427,16 @@ def _entity_key(change: CompareAndSet) -> str:
     return entity(change)[1]
 
 
-def _activation(level: str, task_id: str, release: int) -> Any:
+def _activation(level: str, task_id: str) -> Any:
     """easy: the first reservation call (a look or a booking) shows the change; medium: the clock,
-    a minute into the task; hard: right after the first booking; impossible: the clock."""
+    a minute after the task is shown (however late the student gets to it); hard: right after the
+    first booking; impossible: the clock, as for medium."""
     where = (TaskIs(task_id=task_id),)
     if level == "easy":
         return OnRead(tool="reservation.", where=where)
     if level == "hard":
         return OnEvent(kind="booked", where=where)
-    return AtTime(t=release + 1, where=where)
+    return AfterOpen(task_id=task_id, minutes=1)
 
 
 # ------------------------------------------------------------------ the judge

@@ -46,12 +46,26 @@ def test_each_broken_promise_is_a_violation() -> None:
     assert any("seed 4 does not generate" in v for v in violations)
 
 
+def test_each_disruption_control_that_passes_what_it_must_fail_is_a_violation() -> None:
+    good = {"oracle": {"solvable": (9, 9), "impossible": (3, 3)}, "stale": {"solvable": (0, 9), "impossible": (0, 3)},
+            "abstainer": {"solvable": (0, 9), "impossible": (3, 3)}, "optimist": {"solvable": (9, 9), "impossible": (0, 3)}}
+    assert summarise([_seed(0, disrupted=good)])["violations"] == []
+    bad = good | {"stale": {"solvable": (1, 9), "impossible": (0, 3)}, "optimist": {"solvable": (9, 9), "impossible": (1, 3)},
+                  "abstainer": {"solvable": (0, 9), "impossible": (2, 3)}}
+    summary = summarise([_seed(5, disrupted=bad)])
+    assert summary["violations"] == ["seed 5: stale passes 1 of 9 solvable disruption tasks (it must pass none)",
+                                     "seed 5: abstainer passes 2 of 3 impossible disruption tasks (it must pass all)",
+                                     "seed 5: optimist passes 1 of 3 impossible disruption tasks (it must pass none)"]
+    assert summary["disruptions"]["stale"] == {"solvable": [1, 9], "impossible": [0, 3]}
+
+
 def test_the_command_audits_two_small_seeds_in_process() -> None:
     done = CliRunner().invoke(app, ["term", "audit", "--seeds", "0-1", "--scale", "0.1", "--workers", "1", "--json"])
     summary = json.loads(done.stdout)
     assert summary["seeds"] == [0, 1] and summary["failed_seeds"] == []
     assert all(row["oracle"] == 1.0 and row["dawdler"] >= 0.9 for row in summary["success"].values())
     assert summary["lateness"]["oracle"] == 0 and summary["guessing"]["testwise"]["questions"] > 0
+    assert summary["disruptions"]["oracle"]["impossible"][0] == summary["disruptions"]["oracle"]["impossible"][1] > 0
     assert done.exit_code == (1 if summary["violations"] else 0)
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from campus.events import Event, RoomStatus, ToolCalled, ToolResult, WalkwayStatus, WorldChanged
-from campus.replays.detectors import Finding, blind_retries, stale_state
+from campus.events import Booked, Event, InfeasibleReported, RoomStatus, TaskEnded, ToolCalled, ToolResult, WalkwayStatus, WorldChanged
+from campus.replays.detectors import Finding, blind_retries, misdiagnosis, names, stale_state, unverified
 
 DAY = 21
 DATE = "Week 3, Monday"
@@ -84,3 +84,84 @@ def test_retries_that_differ_or_succeed_are_not_blind() -> None:
                  time_slot="19:00-20:00", seat_id="B001-208-S001")
     assert blind_retries(logged(book(1), result(1, ok=False), other, result(2, ok=False), book(3), result(3, ok=False))) == []
     assert blind_retries(logged(book(1), result(1), book(2), result(2), book(3), result(3))) == []
+
+
+# ------------------------------------------------------------------ missing post-adaptation verification
+
+
+def rebook(n: int) -> ToolCalled:
+    return call(n, "reservation.make_booking", location_id="B001", item_name="Quiet Room (209)", date=DATE,
+                time_slot="18:00-19:00", seat_id="B001-209-S004")
+
+
+def test_a_rebooking_after_a_change_that_nothing_reads_again_is_unverified() -> None:
+    events = logged(look(1), changed(1), result(1), rebook(2), result(2))
+    assert unverified(events) == [Finding(detector="unverified", seq=4, entity=f"B001|209|{DATE}")]
+
+
+def test_a_look_after_the_rebooking_verifies_it() -> None:
+    assert unverified(logged(look(1), changed(1), result(1), rebook(2), result(2), look(3), result(3))) == []
+
+
+def test_a_look_at_another_library_or_date_does_not_verify_it() -> None:
+    elsewhere = call(3, "reservation.query_availability", location_id="B002", date=DATE)
+    other_day = call(3, "reservation.query_availability", location_id="B001", date="Week 3, Tuesday")
+    for probe in (elsewhere, other_day):
+        assert [f.seq for f in unverified(logged(look(1), changed(1), result(1), rebook(2), result(2), probe, result(3)))] == [4]
+
+
+def test_only_a_booking_made_after_looking_again_needs_verification() -> None:
+    assert unverified(logged(rebook(1), result(1), changed(0))) == []  # the plan, then the change: stale_state's case
+    assert unverified(logged(changed(0), rebook(1), result(1))) == []  # never looked: not adapting, stale_state's case
+    assert unverified(logged(changed(0), look(1), result(1), rebook(2), result(2, ok=False))) == []  # failed
+    assert unverified(logged(look(1), result(1), rebook(2), result(2))) == []  # no trigger at all
+
+
+def test_an_undoing_after_the_task_ended_is_no_change_of_the_task() -> None:
+    end = TaskEnded(task_id="t", outcome="success", reason="finish", turns=1)
+    assert unverified(logged(rebook(1), result(1), end, changed(3))) == []
+
+
+# ------------------------------------------------------------------ misdiagnosis
+
+
+def report(n: int, *blocked: str) -> list[Event]:
+    return [call(n, "task.report_infeasible", reason="no room", blocked_by=list(blocked)),
+            InfeasibleReported(task_id="t", reason="no room", blocked_by=list(blocked)), result(n)]
+
+
+def test_blaming_the_changed_room_is_a_diagnosis() -> None:
+    for blamed in ("208", "Study Room (208)", "B001|208", " study room  (208) "):
+        assert misdiagnosis(logged(look(1), changed(1), result(1), *report(2, blamed))) == [], blamed
+
+
+def test_blaming_the_library_or_another_room_is_a_misdiagnosis() -> None:
+    for blamed in ("B001", "209", "B001-208-S001"):
+        found = misdiagnosis(logged(look(1), changed(1), result(1), *report(2, blamed)))
+        assert [(f.seq, f.kind) for f in found] == [(5, "blocked_by")], blamed
+
+
+def test_a_report_when_nothing_changed_blames_what_no_trigger_touched() -> None:
+    assert [f.kind for f in misdiagnosis(logged(look(1), result(1), *report(2, "208")))] == ["blocked_by"]
+
+
+def test_a_walkway_is_named_either_way_round() -> None:
+    closed = WalkwayStatus(a="B002", b="B001", old="open", new="closed")
+    assert names("B001-B002", "B001~B002") and names("b002 - b001", "B001~B002") and not names("B001-B003", "B001~B002")
+    assert misdiagnosis(logged(changed(0, closed), *report(1, "B002-B001"))) == []
+
+
+def test_repairing_a_closed_walkway_with_bookings_only_is_a_misdiagnosis() -> None:
+    closed = WalkwayStatus(a="B002", b="B001", old="open", new="closed")
+    walk = call(2, "geography.walk_to", path_info={"path": ["B003", "B004", "B001"]})
+    route = call(1, "map.find_optimal_path", source_building_id="B003", target_building_id="B001")
+    only_bookings = misdiagnosis(logged(changed(0, closed), route, result(1), rebook(3), result(3)))
+    assert [(f.seq, f.kind, f.entity) for f in only_bookings] == [(4, "recovery", "B001~B002")]
+    assert misdiagnosis(logged(changed(0, closed), route, result(1), rebook(3), result(3), walk, result(2))) == []
+    assert misdiagnosis(logged(changed(0, closed), rebook(3), result(3))) == []  # never looked again: stale, not misdiagnosed
+
+
+def test_a_rebooking_after_a_room_change_is_the_right_repair() -> None:
+    assert misdiagnosis(logged(look(1), changed(1), result(1), rebook(2), result(2))) == []
+    email = call(2, "email.send_email", to="a@b", subject="s", body="I booked B001-209-S004")
+    assert [f.kind for f in misdiagnosis(logged(look(1), changed(1), result(1), email, result(2)))] == ["recovery"]

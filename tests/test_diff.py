@@ -86,6 +86,8 @@ def test_two_agents_on_one_seed(pair) -> None:
     assert first_day.startswith("Week ") and walks["removed"][first_day][0] == oracle.world.home
     seen = report["first_divergence"]["seen"]
     assert seen["task_id"] == oracle.term.tasks[0].id and "Current date" in seen["last_message"]
+    assert set(report["errors"]) == {"stale_state", "blind_retry", "unverified", "misdiagnosis"}
+    assert all(row["delta"] == row["b"] - row["a"] for row in report["errors"].values())
 
 
 def test_two_agents_diverge_at_their_first_differing_event_not_at_the_genesis(pair) -> None:

@@ -252,3 +252,110 @@ def test_the_stale_state_detector_fires_exactly_on_the_controls_that_act_on_stal
     optimist = flagged("optimist")
     assert all(optimist[task_id] == (not solvable) for task_id, solvable in disruption.items())
     assert not any(blind_retries(events) for events in by_task(_events(runs["oracle"])).values())
+
+
+# ------------------------------------------------------------------ a task opened late
+
+
+def _opened_late(term: Term) -> tuple[Term, str]:
+    """``term`` with a medium disruption task released at the minute of the task before it, so it is
+    shown only once that task ends, later than its release."""
+    tasks = list(term.tasks)
+    at = next(i for i, t in enumerate(tasks) if i and t.scenario == SCENARIO and t.ground_truth["level"] == "medium"
+              and t.ground_truth["sub_type"] not in ("S2", "ST2") and tasks[i - 1].solution
+              and tasks[i - 1].release // 1440 == t.release // 1440)
+    tasks[at] = msgspec.structs.replace(tasks[at], release=tasks[at - 1].release)
+    return msgspec.structs.replace(term, tasks=tuple(tasks)), tasks[at].id
+
+
+def test_a_medium_rule_is_timed_from_when_its_task_really_opens(world: WorldIndex, disrupted: Term) -> None:
+    late, task_id = _opened_late(disrupted)
+    runs = {agent: play(MemoryStore(), world, late, agent) for agent in ("oracle", "stale")}
+    events = _events(runs["oracle"])
+    opened = next(runs["oracle"].store.rows(runs["oracle"].branch.id, seq, seq + 1)[0].t for seq, e in events
+                  if isinstance(e, TaskReleased) and e.task_id == task_id)
+    assert opened > late.by_id[task_id].release
+    fired = [seq for seq, e in _fired(runs["oracle"]) if isinstance(e, WorldChanged) and e.rule == f"rule-{task_id}"]
+    assert fired and {runs["oracle"].store.rows(runs["oracle"].branch.id, s, s + 1)[0].t for s in fired} == {opened + 1}
+    outcomes = {agent: {e.task_id: e.outcome for e in run.ended_tasks()}[task_id] for agent, run in runs.items()}
+    assert outcomes == {"oracle": "success", "stale": "failure"}
+    assert verify(runs["oracle"]).ok and verify(runs["stale"]).ok
+    released = next(seq for seq, e in events if isinstance(e, TaskReleased) and e.task_id == task_id)
+    child, point = fork_run(runs["oracle"], released, agent_name="oracle")  # resumed with the task open, before the firing
+    assert point.seq == released < fired[0]
+    from campus.agents import make_agent
+
+    child.session(make_agent("oracle", late, world)).run()
+    assert child.store.head(child.branch.id) == runs["oracle"].store.head(runs["oracle"].branch.id)
+
+
+class _Unchecking:
+    """The oracle, except that on solvable disruption tasks it skips the look after its last booking."""
+
+    name = "unchecking"
+
+    def __init__(self, term: Term, world: WorldIndex) -> None:
+        self.term, self.world = term, world
+
+    def act(self, view):  # type: ignore[no-untyped-def]
+        from campus.agents.plans import replay_plan, run_plan
+
+        task = self.term.by_id[view.task_id]
+        plan = list(task.solution)
+        if task.scenario == SCENARIO and task.ground_truth["solvable"]:
+            last = max(i for i, step in enumerate(plan) if "make_booking" in step)
+            plan = [step for i, step in enumerate(plan) if not (i > last and "query_availability" in step)]
+        return replay_plan(run_plan(plan, self.world), view)
+
+
+def test_the_verification_and_diagnosis_detectors_fire_exactly_on_the_controls_that_skip_them(
+        runs: dict[str, Run], disrupted: Term, world: WorldIndex) -> None:
+    from campus.replays.detectors import by_task, misdiagnosis, unverified
+
+    def flagged(run: Run, detector):  # type: ignore[no-untyped-def]
+        return {task_id for task_id, events in by_task(_events(run)).items() if detector(events)}
+
+    solvable = {t.id for t in disrupted.tasks if t.scenario == SCENARIO and t.ground_truth["solvable"]}
+    for agent in ("oracle", "stale", "optimist", "noop"):
+        assert flagged(runs[agent], unverified) == set() and flagged(runs[agent], misdiagnosis) == set(), agent
+    assert flagged(runs["abstainer"], misdiagnosis) == solvable  # it blames the library, which no trigger changed
+    assert flagged(runs["abstainer"], unverified) == set()
+    unchecking = MemoryStore()
+    run = new_run(unchecking, world, disrupted, agent_name="unchecking", seed=0)
+    run.session(_Unchecking(disrupted, world)).run()
+    rebooked = {t.id for t in disrupted.tasks if t.id in solvable and t.ground_truth["sub_type"] != "S2"}
+    assert rebooked <= flagged(run, unverified) <= solvable  # S2 keeps its booking unless it was made after a look
+    assert flagged(run, misdiagnosis) == set()
+
+
+# ------------------------------------------------------------------ error modes in score and diff
+
+
+def test_score_and_diff_count_the_error_modes_per_run(runs: dict[str, Run], disrupted: Term) -> None:
+    from campus.replays.diff import error_deltas
+    from campus.replays.score import rescore
+
+    disruption = [t for t in disrupted.tasks if t.scenario == SCENARIO]
+    solvable = sum(t.ground_truth["solvable"] for t in disruption)
+    scored = {agent: rescore(runs[agent]) for agent in ("oracle", "stale", "abstainer")}
+    assert all(report.matches for report in scored.values())
+    tasks = {agent: {name: row["tasks"] for name, row in report.errors["disruptions"]["detectors"].items()}
+             for agent, report in scored.items()}
+    assert tasks["oracle"] == {"stale_state": 0, "blind_retry": 0, "unverified": 0, "misdiagnosis": 0}
+    assert tasks["stale"]["stale_state"] == len(disruption) and tasks["stale"]["misdiagnosis"] == 0
+    assert tasks["abstainer"]["misdiagnosis"] == solvable and tasks["abstainer"]["stale_state"] == 0
+    oracle = scored["oracle"].errors
+    assert oracle["disruptions"]["tasks"] == len(disruption) and oracle["all"]["tasks"] == len(disrupted.tasks)
+    assert oracle["disruptions"]["avg_calls"] > scored["abstainer"].errors["disruptions"]["avg_calls"] >= 2
+    errors = error_deltas(runs["oracle"], runs["stale"])
+    assert errors["stale_state"] == {"a": 0, "b": len(disruption), "delta": len(disruption)}
+
+
+def test_the_report_data_counts_each_tasks_firings_while_it_is_open(runs: dict[str, Run], disrupted: Term) -> None:
+    from campus.reports.report_data import run_part
+
+    firings = run_part(runs["oracle"])["firings"]
+    made = Counter(e.rule.removeprefix("rule-") for _, e in _fired(runs["oracle"])
+                   if isinstance(e, WorldChanged) and not e.rule.endswith("-undo"))
+    assert firings == dict(made) and set(firings) == {t.id for t in disrupted.tasks if t.scenario == SCENARIO}
+    assert run_part(runs["noop"])["firings"] == {}  # it finishes before any change; the undoing comes after the end

@@ -324,6 +324,8 @@
     if (task.flags.includes("L")) flags.push(h("span", { class: "flag", title: "long-term memory" }, "LTM"));
     if (task.flags.includes("S")) flags.push(h("span", { class: "flag", title: "self-motivated" }, "SM"));
     if (task.flags.includes("D")) flags.push(h("span", { class: "flag", title: "delivery only: not scored" }, "delivery"));
+    const fired = RUNS.map((run) => (run.firings && run.firings[task.id]) || 0);
+    if (fired.some(Boolean)) flags.push(h("span", { class: "flag firing", title: "the world changed while this task was open (" + fired.join(" | ") + " trigger change(s))" }, "world changed"));
     const diverged = DIVERGENCE && DIVERGENCE.task === task.id;
     const row = h("div", {
       class: "task-row" + (state.open.has(task.id) ? " open" : "") + (diverged ? " diverged" : ""),
@@ -521,7 +523,10 @@
       case "registered": return ["Registered semester " + ev.semester, Object.entries(ev.results).map(([k, v]) => k + ": " + v).join("\n")];
       case "task_ended": return ["Verdict: " + (OUTCOME_TEXT[ev.outcome] || ev.outcome) + " \u00b7 " + ev.reason + " \u00b7 " + ev.turns + " turn(s)",
         [ev.detail, Object.keys(ev.marks || {}).length ? "marks: " + Object.entries(ev.marks).map(([k, v]) => k + "=" + v).join(", ") : ""].filter(Boolean).join("\n") || null];
-      case "world_changed": return ["World changed: " + ev.change_id, JSON.stringify(ev.change)];
+      case "world_changed": return ev.rule
+        ? ["The world changed here: " + String(ev.change.type || "change").replace(/_/g, " ") + " (rule " + ev.rule + ", " + (ev.cause ? "set off by seq " + ev.cause : "by the clock") + ")", JSON.stringify(ev.change)]
+        : ["World changed: " + ev.change_id, JSON.stringify(ev.change)];
+      case "trigger_skipped": return ["A trigger rule did not fire: " + ev.rule, ev.reason];
       case "time_announced": return ["Time announced", ev.label];
       case "day_started": return ["Day started at " + nameOf(ev.home), null];
       case "run_started": return ["Run started \u00b7 seed " + ev.seed, null];
