@@ -24,6 +24,7 @@ from campus.cli.report import report as report_command
 from campus.cli.audit import audit as audit_command
 from campus.cli.sweep import sweep as sweep_command
 from campus.cli.mcp import mcp as mcp_command
+from campus.cli.probe import probe as probe_command
 from campus.kernel.logs import configure as configure_logs
 from campus.kernel.store import StoreError
 from campus.replays.diff import diff_runs
@@ -57,6 +58,7 @@ app.command(name="sweep")(sweep_command)
 term_app.command(name="audit")(audit_command)
 app.command(name="report")(report_command)
 app.command(name="mcp")(mcp_command)
+app.command(name="probe")(probe_command)
 
 AGENT = typer.Option("oracle", "--agent", help=AGENT_HELP)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 import msgspec
 import pytest
@@ -25,6 +26,7 @@ from campus.scenarios.probes import (
 from campus.scenarios.task import Term
 from campus.world.index import WorldIndex
 from campus.agents import make_agent
+from tests.test_cli import as_json, campus
 
 
 @pytest.fixture(scope="module")
@@ -196,3 +198,16 @@ def test_probe_reports_encode_as_json(played: Run) -> None:
     report = probe_run(played, reader("oracle-reader"), "oracle-reader", per_ability=1)
     decoded = msgspec.json.decode(msgspec.json.encode(report))
     assert decoded["overall"] == 1.0 and len(decoded["abilities"]) == 10
+
+
+def test_campus_probe_on_a_stored_run(tmp_path: Path) -> None:
+    campus("run", "--scale", "0.2", "--json", cwd=tmp_path)
+    report = as_json(campus("probe", "oracle-s0", "--agent", "no-memory", "--per-ability", "1", "--json", cwd=tmp_path))
+    assert report["abilities"]["abstention"] == 0.5 and report["abilities"]["summarization"] == 0.0
+    assert report["abilities"]["preference_following"] is None and len(report["abilities"]) == 10
+    (point,) = report["points"]
+    assert as_json(campus("verify", point["branch"], "--json", cwd=tmp_path))["ok"]
+    shown = campus("probe", "oracle-s0", "--agent", "oracle-reader", "--abilities", "event_ordering", cwd=tmp_path)
+    assert "event_ordering" in shown.stdout and "overall 100%" in shown.stdout
+    refused = campus("probe", "oracle-s0", "--abilities", "telepathy", cwd=tmp_path, check=False)
+    assert refused.returncode == 2 and "unknown ability 'telepathy'" in refused.stderr and "Traceback" not in refused.stderr
