@@ -432,7 +432,7 @@ class Session:
                   reason=reason, turns=ended.turns)
         if is_persistent(self.agent):
             memory = TaskMemory(task_id=card.id, scenario=card.scenario, released=self._released_at,
-                                messages=self._transcript.of(self.task_events))
+                                messages=self._transcript.of(self.task_events), events=tuple(self.task_events))
             self.agent.remember(memory)  # type: ignore[attr-defined]
         self.task_events = []
         if self.on_task_end is not None:
