@@ -1,8 +1,9 @@
 """Readers that bound the memory-probe score: they answer a probe from part of the log, with no model.
 
-Each reads the probe from the term (the task's ground truth names the branch and the probe)
-and answers it with the probe's own answer function over what it may see of the log up to
-the question:
+Each reads the probe from the term (the task's ground truth names the probe and the branch
+it is about) and answers it with the probe's own answer function over what it may see of
+the log up to the question, plus the notes planted in the fork just before (kept as they
+end, like any persistent agent's memory; all but ``no-memory`` keep them):
 
 - ``oracle-reader``: all of it (the upper bound: 100 % on every ability);
 - ``recent-only``: only the events of its last ``RECENT_STEPS`` agent steps, so it decays with
@@ -15,11 +16,13 @@ On any task that is not a probe they finish at once.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from campus.events import decode_events
-from campus.kernel.agent import AgentView, Reply
+from campus.kernel.agent import AgentView, Reply, TaskMemory
 from campus.kernel.store import EventStore
 from campus.scenarios.probe_answers import render
-from campus.scenarios.probes import FACT_KINDS, PROBE_TASK, Logged, Past, answer_of, probe_of
+from campus.scenarios.probes import FACT_KINDS, PLANT_TASK, PROBE_TASK, Logged, Past, answer_of, probe_of
 from campus.scenarios.task import Term
 
 READERS = ("oracle-reader", "recent-only", "no-memory")
@@ -37,6 +40,7 @@ class Reader:
         self.term = term
         self.recent_steps = recent_steps
         self._seen: dict[tuple[str, int], Past] = {}
+        self.planted: dict[str, int] = {}
 
     def act(self, view: AgentView) -> Reply:
         task = self.term.by_id.get(view.task_id)
@@ -44,8 +48,15 @@ class Reader:
             return FINISH
         probe = probe_of(task)
         past = self._past(str(task.ground_truth["branch"]), probe.asked_at_seq)
+        if self.name != "no-memory":
+            past = replace(past, planted=self.planted)
         answer, _, _ = answer_of(probe.query, past)
         return f"<action>Answer: {render(answer)}</action>"
+
+    def remember(self, past: TaskMemory) -> None:
+        """The notes planted in the fork are its recent past: every reader with a memory keeps them."""
+        if past.task_id.startswith(PLANT_TASK):
+            self.planted[past.task_id] = 0
 
     def _past(self, branch: str, upto: int) -> Past:
         key = (branch, upto)

@@ -16,7 +16,7 @@ from campus.kernel.agent import AgentUnavailable
 from campus.kernel.store import StoreError
 from campus.lab.probing import ProbeReport, probe_run
 from campus.scenarios.play import Run, open_run
-from campus.scenarios.probes import ABILITIES, GENERATED
+from campus.scenarios.probes import ABILITIES
 
 
 @with_agent_options
@@ -28,8 +28,8 @@ def probe(
     at_step: int = typer.Option(None, "--at-step", min=0,
                                 help="Ask right after the last task that ended by this event (seq). Default: the run's last task."),
     every_week: bool = typer.Option(False, "--every-week", help="Ask after the last task of every week (one fork each)."),
-    abilities: str = typer.Option(",".join(GENERATED), "--abilities",
-                                  help="Comma-separated abilities to ask about (those the log supports directly)."),
+    abilities: str = typer.Option(",".join(ABILITIES), "--abilities",
+                                  help="Comma-separated abilities to ask about (default: all ten)."),
     per_ability: int = typer.Option(2, "--per-ability", min=1, help="Probes per ability at each point (abstention: pairs)."),
     as_json: bool = JSON,
     agent_options: AgentOptions = AgentOptions(),
@@ -46,7 +46,7 @@ def probe(
     chosen = [name.strip() for name in abilities.split(",") if name.strip()]
     unknown = [name for name in chosen if name not in ABILITIES]
     if unknown or not chosen:
-        fail(f"unknown ability {unknown[0] if unknown else '(none given)'!r}; choose from: {', '.join(GENERATED)}")
+        fail(f"unknown ability {unknown[0] if unknown else '(none given)'!r}; choose from: {', '.join(ABILITIES)}")
     with open_db(db) as store:
         current = open_run(store, run_id)
         name = agent or current.branch.agent

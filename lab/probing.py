@@ -4,7 +4,9 @@ At each point probed (right after a task ended), the run is forked, and in the f
 student is asked the probes generated from the log so far (``scenarios.probes``), as tasks
 released at once, wherever it is. The agent of a fork is a fresh instance; a persistent agent
 rebuilds its memory from the shared past, exactly as the lifelong harness does, so it answers
-with what it knew at that point. Answers are scored exactly; the parent run is never written.
+with what it knew at that point. The notes the contradiction, instruction and preference
+probes rest on are given first, as unscored tasks in the fork. Answers are scored exactly; the
+parent run is never written.
 Probe branches stay in the store (``<run>~probe-<seq>``) to replay, verify and diff.
 
 The report is BEAM's: a score per ability (None where no probe was asked), their unweighted
@@ -28,8 +30,8 @@ from campus.lab.lifelong import probe_term
 from campus.scenarios.play import Run, open_run, store_inputs, unique_branch_id
 from campus.scenarios.probe_answers import NoRecord, Score
 from campus.scenarios.probes import (
-    ABILITIES, DAY_BINS, EVENT_BINS, FACT_KINDS, GENERATED, NO_EVIDENCE, Ability, Logged, Probe, distance_bins, generate,
-    PROBE_TASK, probe_set_hash, probe_task, score_probe,
+    ABILITIES, DAY_BINS, EVENT_BINS, FACT_KINDS, IN_FORK, NO_EVIDENCE, Ability, Logged, Probe, distance_bins, generate,
+    PROBE_TASK, plant_task, plants_of, probe_set_hash, probe_task, score_probe,
 )
 
 AgentFactory = Callable[[Run], Agent]
@@ -95,7 +97,7 @@ def log_prefix(run: Run, upto: int) -> list[Logged]:
 
 
 def probe_run(run: Run, make_agent: AgentFactory, agent_name: str, *, at_step: int | None = None,
-              every_week: bool = False, abilities: Sequence[Ability] = GENERATED, per_ability: int = 2) -> ProbeReport:
+              every_week: bool = False, abilities: Sequence[Ability] = ABILITIES, per_ability: int = 2) -> ProbeReport:
     """Fork ``run`` at each point, ask the probes there with the agent ``make_agent`` builds, and score them."""
     points = [_point(run, make_agent, agent_name, point, abilities, per_ability)
               for point in probe_points(run, at_step=at_step, every_week=every_week)]
@@ -109,16 +111,18 @@ def _point(run: Run, make_agent: AgentFactory, agent_name: str, point: tuple[int
                       abilities=abilities, per_ability=per_ability, at=(seq, now))
     if not probes:
         raise ValueError(f"the log of {run.branch.id} up to step {seq} holds nothing to ask about")
-    term = probe_term(run.term, done, [probe_task(probe, now, run.branch.id) for probe in probes])
-    store_inputs(run.store, run.world, term)
     branch = unique_branch_id(run.store, f"{run.branch.id}~probe-{seq}")
+    plants = list({plant.task_id: plant for probe in probes for plant in plants_of(probe)}.values())
+    asked = [plant_task(plant, now) for plant in plants] + [probe_task(probe, now, run.branch.id) for probe in probes]
+    term = probe_term(run.term, done, asked)
+    store_inputs(run.store, run.world, term)
     run.store.fork(run.branch.id, seq, branch, agent=agent_name, term_hash=term.hash,
                    label=f"memory probes of {run.branch.id} after step {seq}")
     fork = open_run(run.store, branch)
     fork.session(make_agent(fork)).run()
     said = _answers(fork, seq)
-    asked = [_asked(probe, said.get(f"{PROBE_TASK}{probe.probe_id}")) for probe in probes]
-    return Point(branch=branch, asked_at_seq=seq, asked_at_t=now, probe_set=probe_set_hash(probes), asked=asked)
+    scored = [_asked(probe, said.get(f"{PROBE_TASK}{probe.probe_id}")) for probe in probes]
+    return Point(branch=branch, asked_at_seq=seq, asked_at_t=now, probe_set=probe_set_hash(probes), asked=scored)
 
 
 def _answers(fork: Run, after: int) -> dict[str, str]:
@@ -161,7 +165,7 @@ def _vector(asked: Sequence[Asked]) -> dict[str, float | None]:
 
 
 def _bins(asked: Sequence[Asked], field: str) -> list[str]:
-    order = [name for _, name in EVENT_BINS + DAY_BINS] + [NO_EVIDENCE]
+    order = [name for _, name in EVENT_BINS + DAY_BINS] + [NO_EVIDENCE, IN_FORK]
     return sorted({getattr(a, field) for a in asked}, key=order.index)
 
 

@@ -1,7 +1,8 @@
 """Typed answers of memory probes: how each kind is written, read back and scored, with no judge.
 
-An expected answer is one of six kinds: a number, a date (a day of the term), an id, a list
-(ordered or not), yes/no, or "no record" (the thing asked about never happened). An agent's
+An expected answer is one of seven kinds: a number, a date (a day of the term), an id, a list
+(ordered or not), yes/no, "no record" (the thing asked about never happened), or a word the
+answer must end with. An agent's
 answer is text; it is read in the kind expected, after normalisation (case, whitespace, quotes
 and trailing punctuation; ``12 days`` reads as 12; ``week 3 tue`` as Week 3, Tuesday), and
 scored:
@@ -11,7 +12,9 @@ scored:
   over the union of both lists with items the agent left out tied last (BEAM's convention),
   normalised to [0, 1] as (tau + 1) / 2; coverage (the F1 of the items named) is reported apart;
 - an unordered list (summarization): the F1 of precision and recall over the key facts;
-- "no record": 1 when the agent said so.
+- "no record": 1 when the agent said so;
+- ends-with (instruction following): 1 when the answer ends with the word a standing
+  instruction asked for, whatever else it says.
 
 An answer that says "no record" where there was one scores 0 and counts as an abstention (the
 over-abstention the answerable twins measure); an id answer equal to a superseded value counts
@@ -30,7 +33,7 @@ from campus.kernel.clock import TimeFormatError, date_label, day_of, parse_momen
 
 NO_RECORD = "no record"
 
-AnswerKind = Literal["number", "date", "id", "list", "yes_no", "no_record"]
+AnswerKind = Literal["number", "date", "id", "list", "yes_no", "no_record", "ends_with"]
 
 
 class Number(msgspec.Struct, frozen=True, tag="number"):
@@ -59,7 +62,13 @@ class NoRecord(msgspec.Struct, frozen=True, tag="no_record"):
     pass
 
 
-Answer = Union[Number, Date, Id, Items, YesNo, NoRecord]
+class EndsWith(msgspec.Struct, frozen=True, tag="ends_with"):
+    """Instruction following: whatever else it says, the answer must end with this word."""
+
+    value: str
+
+
+Answer = Union[Number, Date, Id, Items, YesNo, NoRecord, EndsWith]
 
 
 class Score(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -93,6 +102,8 @@ def render(answer: Answer) -> str:
         return "; ".join(answer.values)
     if isinstance(answer, YesNo):
         return "yes" if answer.value else "no"
+    if isinstance(answer, EndsWith):
+        return answer.value
     return NO_RECORD
 
 
@@ -152,6 +163,8 @@ def score(expected: Answer, text: str, stale: tuple[str, ...] = ()) -> Score:
         return Score(value=float(read_date(text) == expected.day))
     if isinstance(expected, YesNo):
         return Score(value=float(read_yes_no(text) == expected.value))
+    if isinstance(expected, EndsWith):
+        return Score(value=float(norm(text).endswith(norm(expected.value))))
     if isinstance(expected, Id):
         said = norm(text)
         right = said == norm(expected.value)

@@ -6,8 +6,7 @@ point, so the same function gives the ground truth (over the whole prefix) and a
 answer (over whatever part of the log the reader can see). A probe set is a pure function of
 (log prefix, seed, generator version); ``probe_set_hash`` names it.
 
-What the log holds directly gives seven abilities (the other three need the term to plant
-standing instructions, preferences and contradictions, and are not generated yet):
+What the log holds directly gives seven abilities:
 
 - ``information_extraction``: the recipient of the email with a given subject; the room booked
   at a library for a day;
@@ -23,6 +22,17 @@ standing instructions, preferences and contradictions, and are not generated yet
   with its answerable twin on the same library;
 - ``summarization``: every title added to the student's calendar in a week, or every address
   emailed in a week (scored by precision and recall).
+
+The term plants no instructions, preferences or contradictions yet, so the other three plant
+their evidence in the probe fork itself, as notes (unscored tasks) given just before the
+questions (their distance bin says so), built on what the log holds:
+
+- ``contradiction_resolution``: two notes place the next session of one of the student's own
+  calendar titles in two buildings ("never anywhere else"); the answer names both;
+- ``instruction_following``: a standing instruction to end answers about emails with a word,
+  then a question about an email; a program checks the ending;
+- ``preference_following``: a stated preference for a seat feature, then three seats the
+  student once booked, only one with that feature (each lists two features, in seeded order).
 """
 
 from __future__ import annotations
@@ -31,14 +41,16 @@ import hashlib
 import random
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Union, get_args
 
 import msgspec
 
-from campus.events import Answered, Booked, CalendarEventAdded, EmailSent, Event, Walked
+from campus.events import Answered, Booked, CalendarEventAdded, EmailSent, Event, TaskReleased, Walked
 from campus.kernel.clock import date_label, day_of
-from campus.scenarios.probe_answers import NO_RECORD, Answer, Date, Id, Items, NoRecord, Number, Score, YesNo, kind_of, render, score
+from campus.scenarios.probe_answers import (
+    NO_RECORD, Answer, Date, EndsWith, Id, Items, NoRecord, Number, Score, YesNo, kind_of, render, score,
+)
 from campus.scenarios.task import Flags, Task, Verdict, evaluator
 
 Ability = Literal[
@@ -46,14 +58,12 @@ Ability = Literal[
     "knowledge_update", "multi_session_reasoning", "preference_following", "summarization", "temporal_reasoning",
 ]
 ABILITIES: tuple[Ability, ...] = get_args(Ability)
-GENERATED: tuple[Ability, ...] = (
-    "information_extraction", "knowledge_update", "temporal_reasoning", "event_ordering", "multi_session_reasoning",
-    "abstention", "summarization",
-)
-"""The abilities the log supports directly; the others need planted instructions, preferences and contradictions."""
+PLANTED: tuple[Ability, ...] = ("contradiction_resolution", "instruction_following", "preference_following")
+"""The abilities whose evidence is planted in the probe fork (the log of a term holds none yet)."""
 GENERATOR_VERSION = 1
-FACT_KINDS = ("walked", "booked", "email_sent", "calendar_event_added")
-"""The events probes are about."""
+FACT_KINDS = ("walked", "booked", "email_sent", "calendar_event_added", "task_released")
+"""The events probes are about (a release only for a planted note)."""
+PLANT_TASK = "plant-"
 
 Logged = tuple[int, int, Event]
 """``(seq, t, event)`` of one row of the log."""
@@ -110,8 +120,40 @@ class WeekSummary(msgspec.Struct, frozen=True, tag="week_summary"):
     what: Literal["calendar", "emails"]
 
 
+class Plant(msgspec.Struct, frozen=True):
+    """A note the student is given in the probe fork, as an unscored task, before the questions."""
+
+    task_id: str
+    text: str
+
+
+class ToldPlaces(msgspec.Struct, frozen=True, tag="told_places"):
+    """Two notes that cannot both hold (one session, two places, "never anywhere else")."""
+
+    title: str
+    plants: list[Plant]
+    places: list[str]
+
+
+class Instructed(msgspec.Struct, frozen=True, tag="instructed"):
+    """A standing instruction (end answers about emails with a word), then a question about an email."""
+
+    plant: Plant
+    word: str
+    subject: str
+
+
+class Preferred(msgspec.Struct, frozen=True, tag="preferred"):
+    """A stated preference for a seat feature, then a choice among seats that only one option meets."""
+
+    plant: Plant
+    feature: str
+    seats: list[str]
+    features: list[list[str]]
+
+
 Query = Union[EmailRecipient, BookedRoom, LatestRoom, DaysBetween, SentBefore, SentOn, VisitOrder, EmailsInWeeks,
-              MinutesWalked, WeekSummary]
+              MinutesWalked, WeekSummary, ToldPlaces, Instructed, Preferred]
 
 
 class Probe(msgspec.Struct, frozen=True, kw_only=True):
@@ -143,6 +185,8 @@ class Past:
     bookings: list[tuple[int, int, Booked]] = field(default_factory=list)
     walks: list[tuple[int, int, Walked]] = field(default_factory=list)
     added: list[tuple[int, int, CalendarEventAdded]] = field(default_factory=list)
+    planted: dict[str, int] = field(default_factory=dict)
+    """The seq at which each planted note was given."""
 
     @classmethod
     def of(cls, rows: Iterable[Logged]) -> Past:
@@ -156,6 +200,8 @@ class Past:
                 past.walks.append((seq, t, event))
             elif isinstance(event, CalendarEventAdded):
                 past.added.append((seq, t, event))
+            elif isinstance(event, TaskReleased) and event.task_id.startswith(PLANT_TASK):
+                past.planted[event.task_id] = seq
         return past
 
     def email(self, subject: str) -> tuple[int, int, EmailSent] | None:
@@ -176,6 +222,8 @@ Found = tuple[Answer, list[int], list[str]]
 
 def answer_of(query: Query, past: Past) -> Found:
     """The answer ``past`` gives to ``query`` (``NoRecord`` when it holds nothing on it)."""
+    if isinstance(query, ToldPlaces | Instructed | Preferred):
+        return _planted_answer(query, past)
     if isinstance(query, EmailRecipient):
         sent = past.email(query.subject)
         return (Id(sent[2].to), [sent[0]], []) if sent else (NoRecord(), [], [])
@@ -219,6 +267,20 @@ def answer_of(query: Query, past: Past) -> Found:
     return Items(list(dict.fromkeys(title for _, title in titles)), ordered=False), [seq for seq, _ in titles], []
 
 
+def _planted_answer(query: ToldPlaces | Instructed | Preferred, past: Past) -> Found:
+    if isinstance(query, ToldPlaces):
+        told = [(past.planted[p.task_id], place) for p, place in zip(query.plants, query.places) if p.task_id in past.planted]
+        return (Items([place for _, place in told], ordered=False), [seq for seq, _ in told], []) if told \
+            else (NoRecord(), [], [])
+    seen = past.planted.get(query.plant.task_id)
+    if isinstance(query, Instructed):
+        return (EndsWith(query.word), [seen], []) if seen is not None else answer_of(EmailRecipient(query.subject), past)
+    if seen is None:
+        return NoRecord(), [], []
+    chosen = next(seat for seat, features in zip(query.seats, query.features) if query.feature in features)
+    return Id(chosen), [seen], [seat for seat in query.seats if seat != chosen]
+
+
 # ---------------------------------------------------------------- the questions
 
 
@@ -258,6 +320,16 @@ def question_of(query: Query, describe: Callable[[str], str]) -> str:
         words, kind = f"How many emails did you send from Week {query.first_week} to Week {query.last_week}?", "number"
     elif isinstance(query, MinutesWalked):
         words, kind = f"How many minutes in all did you spend walking on {date_label(query.day)}?", "number"
+    elif isinstance(query, ToldPlaces):
+        words = (f'Where will the next "{query.title}" session be held? If what you were told about it conflicts, '
+                 "name every place you were told, by building id.")
+        kind = "list"
+    elif isinstance(query, Instructed):
+        words, kind = f'To which address did you send the email with the subject "{query.subject}"?', "id"
+    elif isinstance(query, Preferred):
+        listed = "; ".join(f"{seat} ({', '.join(f.replace('_', ' ') for f in features)})"
+                           for seat, features in zip(query.seats, query.features))
+        words, kind = f"These library seats are free right now: {listed}. Which one do you take?", "id"
     elif query.what == "calendar":
         words, kind = f"List the titles of every event you added to your own calendar during Week {query.week}.", "list"
     else:
@@ -361,10 +433,63 @@ def summarization(past: Past, rng: random.Random) -> list[Query]:
     return [WeekSummary(week, what) for (week, what), n in weeks.items() if n > 1]  # type: ignore[arg-type]
 
 
+def _plant(rng: random.Random, text: str) -> Plant:
+    return Plant(f"{PLANT_TASK}{rng.getrandbits(48):012x}", text)
+
+
+def contradiction(past: Past, rng: random.Random) -> list[Query]:
+    """One of the student's own calendar titles, placed in two visited buildings by two notes."""
+    titles = sorted({e.title for _, _, e in past.added if e.calendar_id == "self"})
+    buildings = sorted({w.path[-1] for _, _, w in past.walks})
+    if len(buildings) < 2:
+        return []
+    out: list[Query] = []
+    for title in titles:
+        first, second = rng.sample(buildings, 2)
+        plants = [_plant(rng, f'Note for later, from the organisers: the next "{title}" session will be held in '
+                              f"building {first}."),
+                  _plant(rng, f'Note for later, from a classmate: the next "{title}" session is in building {second}, '
+                              "and it has never been planned anywhere else.")]
+        out.append(ToldPlaces(title, plants, [first, second]))
+    return out
+
+
+CODEWORDS = ("Acknowledged", "Roger", "Understood", "Confirmed", "Noted")
+
+
+def instruction(past: Past, rng: random.Random) -> list[Query]:
+    """A standing instruction on how to end answers about emails, then a question about one."""
+    out: list[Query] = []
+    for subject in _unique_subjects(past):
+        word = rng.choice(CODEWORDS)
+        text = (f"A standing instruction from your advisor: from now on, whenever you are asked about an email you "
+                f'sent, end your answer with the word "{word}".')
+        out.append(Instructed(_plant(rng, text), word, subject))
+    return out
+
+
+SEAT_FEATURES = ("window_seat", "power_outlet", "quiet_zone", "near_printer", "standing_desk", "natural_light")
+
+
+def preference(past: Past, rng: random.Random) -> list[Query]:
+    """Seats the student once booked, offered again; only one has the feature it said it wants."""
+    seats = sorted({b.seat_id for _, _, b in past.bookings if b.seat_id})
+    out: list[Query] = []
+    for _ in range(min(len(seats) // 3, 20)):
+        offered = rng.sample(seats, 3)
+        wanted, *others = rng.sample(SEAT_FEATURES, 4)
+        features = [sorted([wanted, others[0]])] + [sorted(rng.sample(others, 2)) for _ in range(2)]
+        order = rng.sample(range(3), 3)
+        text = f"You told your friends: from now on you only take library seats with a {wanted.replace('_', ' ')}."
+        out.append(Preferred(_plant(rng, text), wanted, [offered[i] for i in order], [features[i] for i in order]))
+    return out
+
+
 GENERATORS: dict[Ability, Callable[[Past, random.Random], list[Any]]] = {
     "information_extraction": extraction, "knowledge_update": update, "temporal_reasoning": temporal,
     "event_ordering": ordering, "multi_session_reasoning": multi_session, "abstention": abstention,
-    "summarization": summarization,
+    "summarization": summarization, "contradiction_resolution": contradiction, "instruction_following": instruction,
+    "preference_following": preference,
 }
 
 
@@ -376,7 +501,7 @@ _QUERY = msgspec.json.Encoder(order="sorted")
 
 
 def generate(rows: Sequence[Logged], *, seed: int, describe: Callable[[str], str] = str,
-             abilities: Sequence[Ability] = GENERATED, per_ability: int = 2, at: tuple[int, int] | None = None,
+             abilities: Sequence[Ability] = ABILITIES, per_ability: int = 2, at: tuple[int, int] | None = None,
              version: int = GENERATOR_VERSION) -> list[Probe]:
     """Up to ``per_ability`` probes of each ability (abstention: that many pairs) over the log prefix ``rows``.
 
@@ -384,9 +509,9 @@ def generate(rows: Sequence[Logged], *, seed: int, describe: Callable[[str], str
     """
     if version != GENERATOR_VERSION:
         raise ValueError(f"probe generator version {version} is unknown; this campus has version {GENERATOR_VERSION}")
-    missing = [a for a in abilities if a not in GENERATORS]
-    if missing:
-        raise ValueError(f"no probes of {', '.join(missing)} yet; choose from: {', '.join(GENERATED)}")
+    unknown = [a for a in abilities if a not in GENERATORS]
+    if unknown:
+        raise ValueError(f"unknown ability {unknown[0]!r}; choose from: {', '.join(ABILITIES)}")
     if per_ability < 1:
         raise ValueError(f"probes per ability must be at least 1, not {per_ability}")
     rows = list(rows)
@@ -421,10 +546,18 @@ DAY_BINS = ((0, "<1 day"), (1, "1-6 days"), (7, "1-4 weeks"), (28, ">=4 weeks"))
 """Simulated days between the earliest evidence and the question."""
 NO_EVIDENCE = "no evidence"
 """The bin of a "no record" probe: nothing to be far from."""
+IN_FORK = "planted in the fork"
+"""The bin of a probe whose evidence is a note given in the probe fork, just before the questions."""
+
+
+def plants_of(probe: Probe) -> list[Plant]:
+    return plants_of_query(probe.query)
 
 
 def distance_bins(probe: Probe) -> tuple[str, str]:
     """``(events bin, days bin)`` of a probe."""
+    if plants_of(probe):
+        return IN_FORK, IN_FORK
     if probe.evidence_t is None or not probe.evidence:
         return NO_EVIDENCE, NO_EVIDENCE
     days = (probe.asked_at_t - probe.evidence_t) // (24 * 60)
@@ -438,7 +571,7 @@ def _bin(bins: tuple[tuple[int, str], ...], distance: int) -> str:
 def _stratified(groups: list[list[Probe]], count: int) -> list[list[Probe]]:
     """``count`` groups taken in turn from each distance bin (nearest first), so that recent and distant
     evidence are both asked about; within a bin, in the order given."""
-    order = [name for _, name in EVENT_BINS] + [NO_EVIDENCE]
+    order = [name for _, name in EVENT_BINS] + [NO_EVIDENCE, IN_FORK]
     by_bin: dict[str, list[list[Probe]]] = {}
     for group in groups:
         by_bin.setdefault(distance_bins(group[-1])[0], []).append(group)
@@ -456,6 +589,8 @@ def reveals(probe: Probe) -> bool:
     list, a day), as a number or word of its own for a number or yes/no ("5" may be in "Week 15")."""
     said = render(probe.answer).casefold()
     question = probe.question.casefold()
+    if isinstance(probe.query, Preferred):  # a choice names its options: the right one must not stand out
+        return question.count(said) != 1 or len({len(f) for f in probe.query.features}) != 1
     if isinstance(probe.answer, Number | YesNo):
         return re.search(rf"(?<![\w.]){re.escape(said)}(?![\w.])", question) is not None
     return said in question
@@ -463,7 +598,10 @@ def reveals(probe: Probe) -> bool:
 
 def _probe(ability: Ability, query: Query, past: Past, describe: Callable[[str], str], asked_seq: int, asked_t: int,
            seed: int, version: int) -> Probe:
-    answer, evidence, distractors = answer_of(query, past)
+    planted = {p.task_id: asked_seq for p in plants_of_query(query)}
+    answer, evidence, distractors = answer_of(query, replace(past, planted=past.planted | planted) if planted else past)
+    if planted:  # the notes are given in the fork: no seq of the parent is evidence
+        evidence = []
     times = {seq: t for rows in (past.emails, past.bookings, past.walks, past.added) for seq, t, _ in rows}
     key = f"{version}:{seed}:{ability}:{asked_seq}:{_QUERY.encode(query).decode()}"
     return Probe(
@@ -471,6 +609,12 @@ def _probe(ability: Ability, query: Query, past: Past, describe: Callable[[str],
         asked_at_t=asked_t, question=question_of(query, describe), query=query, answer=answer, evidence=evidence,
         evidence_t=min((times[seq] for seq in evidence), default=None), distractors=distractors,
     )
+
+
+def plants_of_query(query: Query) -> list[Plant]:
+    if isinstance(query, ToldPlaces):
+        return list(query.plants)
+    return [query.plant] if isinstance(query, Instructed | Preferred) else []
 
 
 def probe_set_hash(probes: Sequence[Probe]) -> str:
@@ -499,6 +643,13 @@ def probe_task(probe: Probe, release: int, branch: str) -> Task:
         systems=(), evaluator="probe", ground_truth={"probe": msgspec.to_builtins(probe), "branch": branch},
         solution=(f"answer:{render(probe.answer)}",), flags=Flags(),
     )
+
+
+def plant_task(plant: Plant, release: int) -> Task:
+    """A note given before the questions: delivered, not scored."""
+    return Task(id=plant.task_id, scenario="memory_probe", phase="probe", release=release,
+                instruction=f"{plant.text}\nNothing to do now; reply <action>Action: finish()</action>.",
+                systems=(), evaluator="parts", ground_truth={"parts": []}, flags=Flags(delivery_only=True))
 
 
 def probe_of(task: Task) -> Probe:

@@ -163,8 +163,9 @@ def test_a_model_with_light_memory_answers_probes_in_a_fork(world: WorldIndex, o
         """Replies as a model would, with the right answer to every probe (read from the fork's term)."""
 
         def __init__(self, fork: Run, server: ChatServer) -> None:
-            answers = [f"<action>Answer: {render(probe_of(task).answer)}</action>"
-                       for task in fork.term.tasks if task.id.startswith("probe-")]
+            asked = fork.term.tasks[len(oracle_run.term.tasks):]  # the notes planted first, then the questions
+            answers = [f"<action>Answer: {render(probe_of(task).answer)}</action>" if task.id.startswith("probe-")
+                       else "<action>Action: finish()</action>" for task in asked]
             server.extend([text(a) for a in answers])
             self.agent = llm_agent(server, memory="light")
             self.name = self.agent.name

@@ -21,7 +21,8 @@ from campus.scenarios.probe_answers import (
     Date, Id, Items, NoRecord, Number, YesNo, kendall_tau_b, render, score, split_items,
 )
 from campus.scenarios.probes import (
-    ABILITIES, GENERATED, BookedRoom, EmailRecipient, Past, Probe, answer_of, generate, probe_set_hash, reveals,
+    ABILITIES, IN_FORK, PLANTED, BookedRoom, EmailRecipient, Past, Preferred, Probe, answer_of, distance_bins, generate,
+    plants_of, probe_set_hash, reveals,
 )
 from campus.scenarios.task import Term
 from campus.world.index import WorldIndex
@@ -49,14 +50,17 @@ def reader(name: str) -> Callable[[Run], Agent]:
 # ---------------------------------------------------------------- generators
 
 
-@pytest.mark.parametrize("ability", GENERATED)
+@pytest.mark.parametrize("ability", ABILITIES)
 def test_each_generator_asks_without_giving_its_answer_away(probes: list[Probe], ability: str) -> None:
     asked = [p for p in probes if p.ability == ability]
     assert asked, f"no {ability} probe over a whole small term"
     for probe in asked:
         said = render(probe.answer).casefold()
         question = probe.question.casefold()
-        if isinstance(probe.answer, Number | YesNo):  # a number may sit inside another ("5" in "Week 15")
+        if isinstance(probe.query, Preferred):  # a choice names its options, alike: the right one does not stand out
+            assert question.count(said) == 1 and len({len(f) for f in probe.query.features}) == 1
+            assert all(question.count(seat.casefold()) == 1 for seat in probe.query.seats)
+        elif isinstance(probe.answer, Number | YesNo):  # a number may sit inside another ("5" in "Week 15")
             assert not re.search(rf"(?<![\w.]){re.escape(said)}(?![\w.])", question), probe
         else:
             assert said not in question, probe
@@ -65,7 +69,9 @@ def test_each_generator_asks_without_giving_its_answer_away(probes: list[Probe],
 
 def test_every_answerable_probe_cites_its_evidence_before_the_question(probes: list[Probe]) -> None:
     for probe in probes:
-        if isinstance(probe.answer, NoRecord):
+        if plants_of(probe):
+            assert probe.ability in PLANTED and probe.evidence == [] and distance_bins(probe) == (IN_FORK, IN_FORK)
+        elif isinstance(probe.answer, NoRecord):
             assert probe.evidence == [] and probe.evidence_t is None and probe.twin
         else:
             assert probe.evidence and max(probe.evidence) <= probe.asked_at_seq
@@ -98,8 +104,8 @@ def test_a_probe_set_is_a_pure_function_of_log_seed_and_version(played: Run, pro
     assert probe_set_hash(other) != probe_set_hash(generate(rows, seed=0, describe=played.world.describe, per_ability=2))
     with pytest.raises(ValueError, match="version 2 is unknown"):
         generate(rows, seed=0, version=2)
-    with pytest.raises(ValueError, match="no probes of preference_following"):
-        generate(rows, seed=0, abilities=["preference_following"])
+    with pytest.raises(ValueError, match="unknown ability 'telepathy'"):
+        generate(rows, seed=0, abilities=["telepathy"])  # type: ignore[list-item]
 
 
 def test_the_answer_is_the_log_folded_to_the_question(played: Run) -> None:
@@ -168,8 +174,7 @@ def test_the_oracle_reader_scores_everything_and_the_parent_is_untouched(played:
     report = probe_run(played, reader("oracle-reader"), "oracle-reader", per_ability=3)
     assert played.store.head(played.branch.id) == head
     assert set(report.abilities) == set(ABILITIES)
-    assert all(report.abilities[a] == 1.0 for a in GENERATED) and report.overall == 1.0
-    assert all(report.abilities[a] is None for a in ABILITIES if a not in GENERATED)
+    assert all(report.abilities[a] == 1.0 for a in ABILITIES) and report.overall == 1.0
     assert report.stale_rate == 0.0 and report.over_abstention == 0.0
     (point,) = report.points
     fork = open_run(played.store, point.branch)
@@ -181,7 +186,7 @@ def test_the_oracle_reader_scores_everything_and_the_parent_is_untouched(played:
 def test_no_memory_abstains_on_everything_so_only_the_twins_keep_it_honest(played: Run) -> None:
     report = probe_run(played, reader("no-memory"), "no-memory", per_ability=3)
     assert report.abilities["abstention"] == 0.5 and report.over_abstention == 1.0
-    assert all(report.abilities[a] == 0.0 for a in GENERATED if a != "abstention")
+    assert all(report.abilities[a] == 0.0 for a in ABILITIES if a != "abstention")
 
 
 def test_recent_only_decays_with_the_distance_to_the_evidence(played: Run) -> None:
@@ -204,10 +209,24 @@ def test_campus_probe_on_a_stored_run(tmp_path: Path) -> None:
     campus("run", "--scale", "0.2", "--json", cwd=tmp_path)
     report = as_json(campus("probe", "oracle-s0", "--agent", "no-memory", "--per-ability", "1", "--json", cwd=tmp_path))
     assert report["abilities"]["abstention"] == 0.5 and report["abilities"]["summarization"] == 0.0
-    assert report["abilities"]["preference_following"] is None and len(report["abilities"]) == 10
+    assert report["abilities"]["preference_following"] == 0.0 and len(report["abilities"]) == 10
     (point,) = report["points"]
     assert as_json(campus("verify", point["branch"], "--json", cwd=tmp_path))["ok"]
     shown = campus("probe", "oracle-s0", "--agent", "oracle-reader", "--abilities", "event_ordering", cwd=tmp_path)
     assert "event_ordering" in shown.stdout and "overall 100%" in shown.stdout
     refused = campus("probe", "oracle-s0", "--abilities", "telepathy", cwd=tmp_path, check=False)
     assert refused.returncode == 2 and "unknown ability 'telepathy'" in refused.stderr and "Traceback" not in refused.stderr
+
+
+def test_planted_notes_come_first_in_the_fork_and_are_not_scored(played: Run) -> None:
+    report = probe_run(played, reader("recent-only"), "recent-only",
+                       abilities=["contradiction_resolution", "instruction_following", "preference_following"])
+    (point,) = report.points
+    fork = open_run(played.store, point.branch)
+    asked = fork.term.tasks[len(played.term.tasks):]
+    plants = [task for task in asked if task.id.startswith("plant-")]
+    assert plants and list(asked[: len(plants)]) == plants and all(task.flags.delivery_only for task in plants)
+    ended = {e.task_id: e.outcome for e in fork.ended_tasks()}
+    assert all(ended[task.id] == "unscored" for task in plants)
+    assert report.abilities["contradiction_resolution"] == 1.0 and report.abilities["preference_following"] == 1.0
+    assert report.by_events == {"planted in the fork": {a: report.abilities[a] for a in ABILITIES}}
