@@ -91,8 +91,11 @@ def _metrics_line(card: dict[str, Any]) -> str:
     def pct(value: float | None) -> str:
         return "n/a" if value is None else f"{value:.1%}"
 
+    probes = card.get("mps")
+    mps = "" if probes is None else "; MPS " + pct(probes["overall"]) + " (" + ", ".join(
+        f"{name} {pct(value)}" for name, value in probes["abilities"].items() if value is not None) + ")"
     return (f"StuGPA {gpa['total']:.2f} ({points}); LTRR {pct(card['ltrr'])}; PIS {pct(card['pis'])}; "
-            f"by phase: {rates}; avg turns {card['avg_turns']}")
+            f"by phase: {rates}; avg turns {card['avg_turns']}{mps}")
 
 
 def _print_summary(summary: dict[str, Any]) -> None:
@@ -302,6 +305,14 @@ def _print_diff(report: dict[str, Any]) -> None:
     out.print(f"paired over {noise['paired_tasks']} tasks: {noise['solved_only_by_a']} solved only by {report['a']}, "
               f"{noise['solved_only_by_b']} only by {report['b']}; exact McNemar p {_p_value(noise['p_value'])} ({verdict})",
               highlight=False)
+    if "mps" in metrics and metrics["mps"]["delta"] is not None:
+        out.print(f"memory probes: MPS {metrics['mps']['a']:g} -> {metrics['mps']['b']:g} ({metrics['mps']['delta']:+g})",
+                  highlight=False)
+        for ability, cell in report.get("probes", {}).items():
+            row = metrics["mps_abilities"][ability]
+            out.print(f"  {ability}: {row['a']:g} -> {row['b']:g}; over {cell['paired']} paired probes {cell['only_a']} "
+                      f"answered in full only by {report['a']}, {cell['only_b']} only by {report['b']}; "
+                      f"McNemar p {_p_value(cell['p_value'])}", highlight=False)
     out.print(f"outcome flips: {len(report['outcome_flips'])}")
     for flip in report["outcome_flips"][:20]:
         out.print(f"  {flip['task_id']}: {flip['a']} -> {flip['b']}")

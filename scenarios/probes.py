@@ -629,6 +629,7 @@ def score_probe(probe: Probe, said: str) -> Score:
 
 
 PROBE_TASK = "probe-"
+PROBE_SCENARIO = "memory_probe"
 _PROBE = msgspec.json.Decoder(Probe)
 
 
@@ -637,7 +638,7 @@ def probe_task(probe: Probe, release: int, branch: str) -> Task:
 
     Every probe task says how to abstain, in the same words, so that sentence tells nothing."""
     return Task(
-        id=f"{PROBE_TASK}{probe.probe_id}", scenario="memory_probe", phase="probe", release=release,
+        id=f"{PROBE_TASK}{probe.probe_id}", scenario=PROBE_SCENARIO, phase="probe", release=release,
         instruction=f"A question about your own past this term. {probe.question} {ABSTAIN}\n"
                     "Reply <action>Answer: your answer</action>.",
         systems=(), evaluator="probe", ground_truth={"probe": msgspec.to_builtins(probe), "branch": branch},
@@ -647,7 +648,7 @@ def probe_task(probe: Probe, release: int, branch: str) -> Task:
 
 def plant_task(plant: Plant, release: int) -> Task:
     """A note given before the questions: delivered, not scored."""
-    return Task(id=plant.task_id, scenario="memory_probe", phase="probe", release=release,
+    return Task(id=plant.task_id, scenario=PROBE_SCENARIO, phase="probe", release=release,
                 instruction=f"{plant.text}\nNothing to do now; reply <action>Action: finish()</action>.",
                 systems=(), evaluator="parts", ground_truth={"parts": []}, flags=Flags(delivery_only=True))
 

@@ -230,3 +230,23 @@ def test_planted_notes_come_first_in_the_fork_and_are_not_scored(played: Run) ->
     assert all(ended[task.id] == "unscored" for task in plants)
     assert report.abilities["contradiction_resolution"] == 1.0 and report.abilities["preference_following"] == 1.0
     assert report.by_events == {"planted in the fork": {a: report.abilities[a] for a in ABILITIES}}
+
+
+def test_score_and_diff_show_the_ability_vector(played: Run) -> None:
+    from campus.replays.diff import diff_runs
+    from campus.scenarios.scorecard import scorecard
+
+    assert "mps" not in scorecard(played.term, played.ended_tasks())
+    bound = probe_run(played, reader("oracle-reader"), "oracle-reader", per_ability=2)
+    blind = probe_run(played, reader("no-memory"), "no-memory", per_ability=2)
+    forks = [open_run(played.store, report.points[0].branch) for report in (bound, blind)]
+    cards = [scorecard(fork.term, fork.ended_tasks())["mps"] for fork in forks]
+    assert [card["overall"] for card in cards] == [pytest.approx(bound.overall), pytest.approx(blind.overall)]
+    assert cards[1]["abilities"] == pytest.approx(blind.abilities)
+    report = diff_runs(*forks)
+    assert report["metrics"]["mps"]["delta"] == pytest.approx(blind.overall - 1.0)
+    assert list(report["probes"]) == list(ABILITIES)  # the same probe set, paired probe by probe
+    extraction = report["probes"]["information_extraction"]
+    assert extraction["paired"] == 2 and extraction["only_a"] == 2 and extraction["only_b"] == 0
+    twins = report["probes"]["abstention"]
+    assert twins["paired"] == 4 and (twins["only_a"], twins["only_b"]) == (2, 0)
