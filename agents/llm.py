@@ -42,8 +42,10 @@ in the format described above."""
 
 SESSION_FUNCTIONS: list[dict[str, Any]] = [
     {"type": "function", "function": {
-        "name": "answer", "description": "Answer the multiple-choice question in front of you; this ends the task.",
-        "parameters": {"type": "object", "properties": {"letter": {"type": "string", "description": "The letter of your choice, e.g. B."}},
+        "name": "answer", "description": "Answer the question in front of you; this ends the task.",
+        "parameters": {"type": "object", "properties": {"letter": {
+            "type": "string", "description": "The letter of your choice, e.g. B; or, when the task asks for an "
+                                            "answer in words, your answer."}},
                        "required": ["letter"], "additionalProperties": False}}},
     {"type": "function", "function": {
         "name": "finish", "description": "Say that everything the task asks is done; this ends the task.",

@@ -14,6 +14,9 @@ original had at that point.
 - ``scratchpad``: a notepad the agent keeps itself by writing ``<note>...</note>`` and
   ``<forget>N</forget>`` in its replies; since replies are recorded verbatim, the notepad is a
   function of the log.
+- ``light`` (or ``light:k=10,retrieval=off,...``): BEAM's LIGHT without a model: BM25 over one
+  document per past step, working memory of the latest steps, and a scratchpad projected from
+  the tasks' events (``agents/light.py``).
 
 Token counts are estimated as characters / 4 (rounded up), close enough for English prose and
 tool output to keep a prompt within a model's window without a tokenizer dependency.
@@ -29,7 +32,7 @@ from typing import Any, Protocol
 from campus.kernel.agent import AgentView, TaskMemory, Turn
 from campus.kernel.clock import label
 
-MEMORIES = ("none", "history", "bm25", "scratchpad")
+MEMORIES = ("none", "history", "bm25", "scratchpad", "light")
 DEFAULT_BUDGET = 4_000
 """Tokens of memory added to a prompt, by default."""
 
@@ -52,6 +55,10 @@ def make_memory(name: str, budget: int = DEFAULT_BUDGET) -> Memory:
     """A fresh memory module by name; ``ValueError`` naming the choices for anything else."""
     if budget < 1:
         raise ValueError(f"a memory budget must be at least 1 token, not {budget}")
+    if name == "light" or name.startswith("light:"):
+        from campus.agents.light import LightMemory, LightSwitches  # it builds on this module
+
+        return LightMemory(budget, LightSwitches.parse(name))
     kinds: dict[str, Any] = {"none": NoMemory, "history": HistoryMemory, "bm25": RetrievalMemory,
                              "scratchpad": Scratchpad}
     if name not in kinds:

@@ -6,7 +6,9 @@
 - ``llm`` or ``llm:model=...;mode=...;...`` (``LLMConfig``'s spec): a chat model over the
   OpenAI protocol. Options given now override the spec, which overrides the environment; the
   run records the resulting spec (never the key), so resuming and forking rebuild the same agent;
-- ``recorded:RUN``: RUN's recorded replies, in order (see ``agents.recorded``).
+- ``recorded:RUN``: RUN's recorded replies, in order (see ``agents.recorded``);
+- a memory-probe reader (``oracle-reader``, ``recent-only``, ``no-memory``; ``agents.readers``),
+  which answers probes from the stored log and finishes any other task.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from campus.agents import BUILTIN, make_agent
 from campus.agents.chat import OPENAI_URL, ChatClient
 from campus.agents.llm import LLMAgent, LLMConfig
 from campus.agents.memory import DEFAULT_BUDGET
+from campus.agents.readers import READERS, Reader
 from campus.agents.recorded import PREFIX, recorded_agent
 from campus.agents.variants import DEFAULT_VARIANT, default_memory
 from campus.kernel.agent import Agent
@@ -67,9 +70,10 @@ def check_name(name: str, options: AgentOptions = AgentOptions()) -> str:
     if options.given():
         flags = ", ".join("--" + option.replace("_", "-") for option in options.given())
         raise ValueError(f"{flags} only apply to --agent llm, not to {name!r}")
-    if recorded_source(name) or name in BUILTIN:
+    if recorded_source(name) or name in BUILTIN or name in READERS:
         return name
-    raise ValueError(f"unknown agent {name!r}; use a built-in agent ({', '.join(BUILTIN)}), llm:SPEC or recorded:RUN")
+    raise ValueError(f"unknown agent {name!r}; use a built-in agent ({', '.join(BUILTIN)}), a probe reader "
+                     f"({', '.join(READERS)}), llm:SPEC or recorded:RUN")
 
 
 def resolve(name: str, options: AgentOptions = AgentOptions(), *, store: EventStore, term: Term,
@@ -86,6 +90,8 @@ def resolve(name: str, options: AgentOptions = AgentOptions(), *, store: EventSt
     source = recorded_source(name)
     if source is not None:
         return recorded_agent(store, source), recorded
+    if name in READERS:
+        return Reader(name, store, term), recorded
     return make_agent(name, term, world), recorded
 
 

@@ -41,7 +41,9 @@ _OPTIONS: dict[str, tuple[type, Any]] = {
     "memory": (str, typer.Option(None, "--memory", rich_help_panel="Model-backed agents (--agent llm)",
                                  help=f"What the agent carries between tasks: {', '.join(MEMORIES)}. 'none' is the "
                                       "paper's isolated tasks; 'history' recent transcripts; 'bm25' retrieved passages "
-                                      "of past tasks; 'scratchpad' notes the model keeps with <note>...</note>. "
+                                      "of past tasks; 'scratchpad' notes the model keeps with <note>...</note>; 'light' BEAM's LIGHT "
+                                      "(BM25 over past steps, working memory, a scratchpad projected from the log; "
+                                      "ablations as light:k=5|10|15|20,retrieval=off,working=off,scratchpad=off). "
                                       "Default: none (scratchpad for --variant all-in-one, as in the paper).")),
     "memory_tokens": (int, typer.Option(None, "--memory-tokens", min=1, rich_help_panel="Model-backed agents (--agent llm)",
                                         help="Token budget of the memory section (estimated as characters / 4). Default: 4000.")),

@@ -24,6 +24,7 @@ from campus.cli.report import report as report_command
 from campus.cli.audit import audit as audit_command
 from campus.cli.sweep import sweep as sweep_command
 from campus.cli.mcp import mcp as mcp_command
+from campus.cli.probe import probe as probe_command
 from campus.kernel.logs import configure as configure_logs
 from campus.kernel.store import StoreError
 from campus.replays.diff import diff_runs
@@ -58,6 +59,7 @@ app.command(name="sweep")(sweep_command)
 term_app.command(name="audit")(audit_command)
 app.command(name="report")(report_command)
 app.command(name="mcp")(mcp_command)
+app.command(name="probe")(probe_command)
 
 AGENT = typer.Option("oracle", "--agent", help=AGENT_HELP)
 
@@ -91,8 +93,11 @@ def _metrics_line(card: dict[str, Any]) -> str:
         return "n/a" if value is None else f"{value:.1%}"
 
     drs = f"; DRS {pct(card['drs'])}" if "drs" in card else ""
+    probes = card.get("mps")
+    mps = "" if probes is None else "; MPS " + pct(probes["overall"]) + " (" + ", ".join(
+        f"{name} {pct(value)}" for name, value in probes["abilities"].items() if value is not None) + ")"
     return (f"StuGPA {gpa['total']:.2f} ({points}); LTRR {pct(card['ltrr'])}; PIS {pct(card['pis'])}{drs}; "
-            f"by phase: {rates}; avg turns {card['avg_turns']}")
+            f"by phase: {rates}; avg turns {card['avg_turns']}{mps}")
 
 
 def _print_disruptions(card: dict[str, Any], errors: dict[str, Any]) -> None:
@@ -351,6 +356,14 @@ def _print_diff(report: dict[str, Any]) -> None:
     errors = report["errors"]
     out.print("tasks flagged per error mode: " + "; ".join(f"{name} {row['a']} -> {row['b']} ({row['delta']:+d})"
                                                           for name, row in errors.items()), highlight=False)
+    if "mps" in metrics and metrics["mps"]["delta"] is not None:
+        out.print(f"memory probes: MPS {metrics['mps']['a']:g} -> {metrics['mps']['b']:g} ({metrics['mps']['delta']:+g})",
+                  highlight=False)
+        for ability, cell in report.get("probes", {}).items():
+            row = metrics["mps_abilities"][ability]
+            out.print(f"  {ability}: {row['a']:g} -> {row['b']:g}; over {cell['paired']} paired probes {cell['only_a']} "
+                      f"answered in full only by {report['a']}, {cell['only_b']} only by {report['b']}; "
+                      f"McNemar p {_p_value(cell['p_value'])}", highlight=False)
     out.print(f"outcome flips: {len(report['outcome_flips'])}")
     for flip in report["outcome_flips"][:20]:
         out.print(f"  {flip['task_id']}: {flip['a']} -> {flip['b']}")

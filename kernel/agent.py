@@ -11,7 +11,7 @@ from typing import Any, Protocol, Union
 
 import msgspec
 
-from campus.events import StructuredCall
+from campus.events import Event, StructuredCall
 from campus.kernel.tools import ToolDecl
 
 Reply = Union[str, StructuredCall]
@@ -40,6 +40,8 @@ class TaskMemory(msgspec.Struct, frozen=True, kw_only=True):
     released: int
     """The simulated minute the task began."""
     messages: tuple[Turn, ...]
+    events: tuple[Event, ...] = ()
+    """Every event of the task, from its release to its end (the typed record a memory may fold)."""
 
 
 class Agent(Protocol):

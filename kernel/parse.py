@@ -61,7 +61,8 @@ class Call(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Answer(msgspec.Struct, frozen=True, kw_only=True):
-    letter: str
+    value: str
+    """The letter of a multiple-choice answer, or the text of a free answer (``free_answer``)."""
 
 
 class Finish(msgspec.Struct, frozen=True, kw_only=True):
@@ -93,6 +94,13 @@ _BAD_ANSWER = Invalid(
 )
 _BAD_STRUCTURED_ANSWER = Invalid(
     message='Invalid action: answer needs a single letter, like {"letter": "B"}.'
+)
+_EMPTY_FREE_ANSWER = Invalid(
+    message="Invalid action: 'Answer:' must be followed by your answer. "
+    "Reply like <action>Answer: 3</action>."
+)
+_BAD_STRUCTURED_FREE_ANSWER = Invalid(
+    message='Invalid action: answer needs your answer as text, like {"answer": "3"}.'
 )
 _FINISH_WITH_ARGUMENTS = Invalid(
     message="Invalid action: finish() takes no arguments. "
@@ -202,27 +210,33 @@ def _unescape(body: str) -> str:
 # ---------------------------------------------------------------- text replies
 
 
-def parse_reply(text: str) -> Parsed:
-    """The one action in an agent's reply text; Invalid (never an exception) if there is none."""
+def parse_reply(text: str, *, free_answer: bool = False) -> Parsed:
+    """The one action in an agent's reply text; Invalid (never an exception) if there is none.
+
+    ``free_answer``: the task asks for an answer in words, so ``Answer:`` takes the rest of
+    the block (whitespace trimmed) instead of one letter."""
     text = text.replace("\r\n", "\n")
     opening = _OPEN_TAG.search(text)
     if opening is None:
-        return _parse_block(text, tagged=False)
+        return _parse_block(text, tagged=False, free_answer=free_answer)
     closing = _CLOSE_TAG.search(text, opening.end())
     end = len(text) if closing is None else closing.start()
-    return _parse_block(text[opening.end() : end], tagged=True)
+    return _parse_block(text[opening.end() : end], tagged=True, free_answer=free_answer)
 
 
-def _parse_block(block: str, *, tagged: bool) -> Parsed:
+def _parse_block(block: str, *, tagged: bool, free_answer: bool) -> Parsed:
     try:
         if tagged and (bare := _BARE_CALL.match(block)):
             return _call(block, bare["name"], bare.end() - 1)
         directive = (_TAGGED_DIRECTIVE if tagged else _UNTAGGED_DIRECTIVE).search(block)
         if directive is None:
             return _NO_ACTION
+        if directive["answer"] and free_answer:
+            words = block[directive.end() :].strip()
+            return Answer(value=words) if words else _EMPTY_FREE_ANSWER
         if directive["answer"]:
             letter = _answer_letter(block, directive.end())
-            return _BAD_ANSWER if letter is None else Answer(letter=letter)
+            return _BAD_ANSWER if letter is None else Answer(value=letter)
         if directive["action"]:
             return _parse_action(block, directive.end())
         return Finish()
@@ -508,8 +522,10 @@ def _stored_call(name: str, args: dict[str, Any], positional: list[Any]) -> Call
 # ---------------------------------------------------------------- structured calls
 
 
-def parse_structured(name: str, arguments: dict[str, Any] | str | None) -> Parsed:
-    """The action of a native function call: a name and a dict, JSON text or None."""
+def parse_structured(name: str, arguments: dict[str, Any] | str | None, *, free_answer: bool = False) -> Parsed:
+    """The action of a native function call: a name and a dict, JSON text or None.
+
+    ``free_answer``: ``answer`` takes its ``answer`` (or ``text``, or ``letter``) argument as words."""
     if _NAME.fullmatch(name) is None:
         return Invalid(
             message=f"Invalid action: '{_escaped(name, _ECHO_NAME)}' is not a valid tool name; "
@@ -521,9 +537,12 @@ def parse_structured(name: str, arguments: dict[str, Any] | str | None) -> Parse
     if isinstance(args, Invalid):
         return args
     if name.lower() == "answer":
-        value = args.get("answer", args.get("letter"))
+        value = args.get("answer", args.get("text", args.get("letter")))
+        if free_answer:
+            words = str(value).strip() if isinstance(value, (str, int, float)) and not isinstance(value, bool) else ""
+            return Answer(value=words) if words else _BAD_STRUCTURED_FREE_ANSWER
         letter = _answer_letter(value, 0) if isinstance(value, str) else None
-        return _BAD_STRUCTURED_ANSWER if letter is None else Answer(letter=letter)
+        return _BAD_STRUCTURED_ANSWER if letter is None else Answer(value=letter)
     return _stored_call(name, args, [])
 
 

@@ -390,7 +390,7 @@ class Session:
             reply, meta = yield from self._decide()
             action = self._record_reply(card, reply, meta)
             if isinstance(action, Answer):
-                self._emit(Answered(task_id=card.id, answer=action.letter))
+                self._emit(Answered(task_id=card.id, answer=action.value))
                 self._end(card, "answer")
                 return
             if isinstance(action, Finish):
@@ -420,7 +420,7 @@ class Session:
         else:
             replied = AgentReplied(task_id=card.id, text=reply)
         self._emit(replied, meta)
-        return action_of(replied)
+        return action_of(replied, free_answer=card.answers == "text")
 
     def _call(self, card: TaskCard, call: Call, wire: bool) -> tuple[str, Outcome]:
         """Record the call and its facts; the result follows once the call's minutes have passed.
@@ -464,7 +464,7 @@ class Session:
                   reason=reason, turns=ended.turns)
         if is_persistent(self.agent):
             memory = TaskMemory(task_id=card.id, scenario=card.scenario, released=self._released_at,
-                                messages=self._transcript.of(self.task_events))
+                                messages=self._transcript.of(self.task_events), events=tuple(self.task_events))
             self.agent.remember(memory)  # type: ignore[attr-defined]
         self.task_events = []
         if self.on_task_end is not None:
@@ -483,13 +483,14 @@ class Session:
 UNREADABLE = Invalid(message="Your reply could not be read. Reply with one action, for example <action>Action: finish()</action>.")
 
 
-def action_of(replied: AgentReplied) -> Call | Answer | Finish | Invalid:
-    """The one action a recorded reply stands for (``verify`` reads every reply with it too)."""
+def action_of(replied: AgentReplied, *, free_answer: bool = False) -> Call | Answer | Finish | Invalid:
+    """The one action a recorded reply stands for (``verify`` reads every reply with it too);
+    ``free_answer``: the task's card asks for answers in words."""
     if replied.call is not None:
-        return parse_structured(replied.call.name, replied.call.arguments)
+        return parse_structured(replied.call.name, replied.call.arguments, free_answer=free_answer)
     if replied.text is None:
         return UNREADABLE
-    return parse_reply(replied.text)
+    return parse_reply(replied.text, free_answer=free_answer)
 
 
 def _with_meta(meta: str | None, **fields: Any) -> str:

@@ -7,7 +7,7 @@ The term itself (tasks with hidden ground truth, generators, evaluators) lives i
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import msgspec
 
@@ -24,6 +24,8 @@ class TaskCard(msgspec.Struct, frozen=True, kw_only=True):
     round_limit: int | None = None
     """Turns allowed in this task; ``None`` means the run's configured limit."""
     scored: bool = True
+    answers: Literal["letter", "text"] = "letter"
+    """How ``Answer:`` is read: one multiple-choice letter, or the rest of the reply as text (a memory probe)."""
 
 
 class Trigger(msgspec.Struct, frozen=True, kw_only=True):

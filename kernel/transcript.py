@@ -25,11 +25,6 @@ from campus.kernel.store import EventStore
 from campus.kernel.tasks import iter_tasks
 from campus.kernel.tools import wire_name
 
-CONVERSATION_KINDS = frozenset({
-    "task_released", "agent_replied", "tool_result", "action_rejected", "instruction_revealed", "task_ended",
-})
-
-
 def add_turn(turns: list[Turn], event: Event) -> None:
     """Extend the task's chat as the agent saw it; consecutive messages of one side are merged."""
     if isinstance(event, TaskReleased):
@@ -98,11 +93,11 @@ def task_so_far(store: EventStore, branch_id: str, task_id: str, upto: int) -> t
 
 def task_memories(store: EventStore, branch_id: str, stop: int) -> Iterator[TaskMemory]:
     """Every task that ended at or before ``stop``, in order, as its agent saw it."""
-    for task in iter_tasks(store, branch_id, stop, kinds=CONVERSATION_KINDS):
+    for task in iter_tasks(store, branch_id, stop):
         if task.ended is None:
             continue
         turns: list[Turn] = []
         for _, _, event in task.events:
             add_turn(turns, event)
         yield TaskMemory(task_id=task.task_id, scenario=task.released.scenario, released=task.events[0][1],
-                         messages=tuple(turns))
+                         messages=tuple(turns), events=tuple(event for _, _, event in task.events))

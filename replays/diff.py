@@ -37,6 +37,7 @@ from campus.kernel.tasks import events_of
 from campus.kernel.transcript import add_turn, task_so_far
 from campus.replays.detectors import DETECTORS, tally_branch
 from campus.scenarios.play import Run
+from campus.scenarios.probes import ABILITIES, PROBE_TASK
 from campus.scenarios.scorecard import scorecard
 
 NOISE_LEVEL = 0.05
@@ -205,7 +206,37 @@ def metric_deltas(card_a: dict[str, Any], card_b: dict[str, Any]) -> dict[str, A
         "avg_turns": row(card_a["avg_turns"], card_b["avg_turns"]),
         "by_scenario": {name: row(card_a["by_scenario"].get(name, {}).get("success_rate"),
                                   card_b["by_scenario"].get(name, {}).get("success_rate")) for name in scenarios},
-    }
+    } | _mps_deltas(card_a.get("mps"), card_b.get("mps"), row)
+
+
+def _mps_deltas(a: dict[str, Any] | None, b: dict[str, Any] | None, row: Any) -> dict[str, Any]:
+    """The memory-probe score and each ability's, when either side asked probes."""
+    if a is None and b is None:
+        return {}
+    abilities_a, abilities_b = (a or {}).get("abilities", {}), (b or {}).get("abilities", {})
+    names = list(dict.fromkeys([*abilities_a, *abilities_b]))
+    return {"mps": row((a or {}).get("overall"), (b or {}).get("overall")),
+            "mps_abilities": {name: row(abilities_a.get(name), abilities_b.get(name)) for name in names}}
+
+
+def probe_pairs(a: Run, b: Run) -> dict[str, dict[str, Any]]:
+    """Per ability, the probes both runs were asked (the same probe set: same parent, same point),
+    paired by task: how many only each side answered in full, and the exact McNemar p-value."""
+    def full_marks(run: Run) -> dict[str, bool]:
+        return {e.task_id: e.marks.get("probe_permille", 0) == 1000 for e in run.ended_tasks()
+                if e.task_id.startswith(PROBE_TASK)}
+
+    left, right = full_marks(a), full_marks(b)
+    out: dict[str, dict[str, Any]] = {}
+    for task_id in sorted(left.keys() & right.keys()):
+        ability = a.term.by_id[task_id].ground_truth["probe"]["ability"]
+        cell = out.setdefault(ability, {"paired": 0, "only_a": 0, "only_b": 0})
+        cell["paired"] += 1
+        cell["only_a"] += left[task_id] and not right[task_id]
+        cell["only_b"] += right[task_id] and not left[task_id]
+    for cell in out.values():
+        cell["p_value"] = mcnemar_exact(cell["only_a"], cell["only_b"])
+    return {name: out[name] for name in ABILITIES if name in out}
 
 
 def mcnemar_exact(only_a: int, only_b: int) -> float:
@@ -253,7 +284,7 @@ def diff_runs(a: Run, b: Run) -> dict[str, Any]:
         "noise": noise_check(a, b),
         "errors": error_deltas(a, b),
         "state_diff": state_diff(a, b) | {"walks": walks_diff(a, b)},
-    }
+    } | ({"probes": pairs} if (pairs := probe_pairs(a, b)) else {})
 
 
 def error_deltas(a: Run, b: Run) -> dict[str, dict[str, int]]:

@@ -417,7 +417,7 @@ class _ReExecution:
                 return "no reply here"
             if session.turns >= self._limit():
                 return "the end of the task at its round limit"
-            self.action = action_of(event)
+            self.action = action_of(event, free_answer=self.cards[session.next_task].answers == "text")
         elif isinstance(event, (ToolCalled, ActionRejected, Answered)):
             expected = self._carried_out(task, session.calls)
             if expected is None or canonical(event) != canonical(expected):
@@ -456,7 +456,7 @@ class _ReExecution:
         if isinstance(action, Invalid):
             return ActionRejected(task_id=task, message=action.message)
         if isinstance(action, Answer):
-            return Answered(task_id=task, answer=action.letter)
+            return Answered(task_id=task, answer=action.value)
         return None
 
     def _check_expected(self, row: Row, event: Event) -> Mismatch | None:

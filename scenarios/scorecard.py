@@ -17,6 +17,9 @@ stopped early is scored on what it did. The paper's metrics (stulife.md §10.1):
 - **DRS** (disruption resilience score): success over disruption tasks, and **stt**: Pass@1
   per sub-type x level cell with its count and a 95 % Wilson interval (STT-Arena's table).
   Both appear only for a term with disruption tasks, so older scorecards are unchanged.
+- **MPS** (memory-probe score, BEAM's ability vector): the mean probe score per ability (a
+  probe's ``probe_permille`` mark; one not answered scores 0) and their unweighted mean. Only
+  for a term with memory probes (a probe fork).
 A component with no tasks in the term scores 0 and is reported as ``null``.
 """
 
@@ -28,6 +31,7 @@ from typing import Any
 
 from campus.events import TaskEnded
 from campus.scenarios.disruptions import SCENARIO as DISRUPTIONS
+from campus.scenarios.probes import ABILITIES, PROBE_SCENARIO
 from campus.scenarios.task import Task, Term
 
 RESPONSIBILITY = 6.0
@@ -49,6 +53,9 @@ def scorecard(term: Term, ended: Iterable[TaskEnded]) -> dict[str, Any]:
     turns = [outcomes[task.id].turns for task in succeeded]
     disrupted = [task for task in scored if task.scenario == DISRUPTIONS]
     extra = {"drs": _rate_of(disrupted, success), "stt": stt_cells(disrupted, success)} if disrupted else {}
+    probes = [task for task in scored if task.scenario == PROBE_SCENARIO]
+    if probes:
+        extra["mps"] = memory_probe_score(probes, outcomes)
     return extra | {
         "stugpa": stugpa(scored, outcomes),
         "ltrr": _rate_of([t for t in scored if t.flags.long_term], success),
@@ -58,6 +65,18 @@ def scorecard(term: Term, ended: Iterable[TaskEnded]) -> dict[str, Any]:
         "total": {"tasks": len(scored), "succeeded": len(succeeded), "success_rate": _rate(len(succeeded), len(scored))},
         "avg_turns": round(sum(turns) / len(turns), 3) if turns else None,
     }
+
+
+def memory_probe_score(probes: list[Task], outcomes: dict[str, TaskEnded]) -> dict[str, Any]:
+    """``{"overall", "abilities": {ability: mean score or None}}`` over the probe tasks."""
+    scores: dict[str, list[float]] = {}
+    for task in probes:
+        event = outcomes.get(task.id)
+        value = event.marks.get("probe_permille", 0) / 1000 if event is not None else 0.0
+        scores.setdefault(task.ground_truth["probe"]["ability"], []).append(value)
+    abilities = {name: round(sum(v) / len(v), 6) if (v := scores.get(name)) else None for name in ABILITIES}
+    present = [value for value in abilities.values() if value is not None]
+    return {"overall": round(sum(present) / len(present), 6) if present else None, "abilities": abilities}
 
 
 def stugpa(scored: list[Task], outcomes: dict[str, TaskEnded]) -> dict[str, Any]:

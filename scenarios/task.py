@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import cached_property
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
@@ -33,11 +33,15 @@ ARRIVAL_GRACE = 10
 """Minutes after a task's release within which reaching its required place still counts as present."""
 
 EVALUATORS: dict[str, Evaluator] = {}
+TEXT_ANSWERS: set[str] = set()
+"""Evaluators of tasks answered in words (``Answer: <text>``) rather than with a letter."""
 
 
-def evaluator(name: str) -> Callable[[Evaluator], Evaluator]:
+def evaluator(name: str, *, answers: Literal["letter", "text"] = "letter") -> Callable[[Evaluator], Evaluator]:
     def register(fn: Evaluator) -> Evaluator:
         EVALUATORS[name] = fn
+        if answers == "text":
+            TEXT_ANSWERS.add(name)
         return fn
 
     return register
@@ -90,6 +94,7 @@ class Task(msgspec.Struct, frozen=True, kw_only=True):
             required_place=self.required_place,
             round_limit=self.round_limit,
             scored=not self.flags.delivery_only,
+            answers="text" if self.evaluator in TEXT_ANSWERS else "letter",
         )
 
 
@@ -200,3 +205,4 @@ def _part_v1(part: Any) -> Any:
 
 
 from campus.scenarios import checks  # noqa: E402,F401  (registers the "parts" evaluator; it imports this module)
+from campus.scenarios import probes  # noqa: E402,F401  (registers the "probe" evaluator; it imports this module)

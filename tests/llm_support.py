@@ -26,7 +26,7 @@ def as_tool_calls(replies: list[str]) -> list[Answer]:
             assert not action.positional
             answers.append(tool_call(action.name.replace(".", "__"), action.args, call_id))
         elif isinstance(action, ParsedAnswer):
-            answers.append(tool_call("answer", {"letter": action.letter}, call_id))
+            answers.append(tool_call("answer", {"letter": action.value}, call_id))
         else:
             assert isinstance(action, Finish), reply
             answers.append(tool_call("finish", {}, call_id))

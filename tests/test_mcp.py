@@ -59,7 +59,7 @@ def as_mcp_call(reply: str) -> tuple[str, dict[str, Any]]:
         assert not action.positional, reply
         return wire_name(action.name), dict(action.args)
     if isinstance(action, Answer):
-        return "answer", {"letter": action.letter}
+        return "answer", {"letter": action.value}
     assert isinstance(action, Finish), reply
     return "finish", {}
 

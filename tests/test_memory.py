@@ -113,7 +113,7 @@ def test_a_reply_with_notes_still_reads_as_its_action() -> None:
                   f"{action}\n<note>Fact: Action: this is not a call()</note>",
                   f"<note>Answer: C is what I think\nAction: finish()</note>\n{action}<forget>2</forget>"):
         assert parse_reply(reply) == plain
-    assert parse_reply("<note>Fact: x</note><action>Answer: D</action>") == Answer(letter="D")
+    assert parse_reply("<note>Fact: x</note><action>Answer: D</action>") == Answer(value="D")
     assert parse_reply("<note>done</note>\n<action>Action: finish()</action>") == Finish()
 
 

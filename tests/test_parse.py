@@ -41,7 +41,7 @@ def assert_well_formed(result: Parsed) -> None:
         assert result.message.isascii()
         assert len(result.message) < 600
     if isinstance(result, Answer):
-        assert len(result.letter) == 1 and "A" <= result.letter <= "Z"
+        assert len(result.value) == 1 and "A" <= result.value <= "Z"
 
 
 # ---------------------------------------------------------------- accepted forms: calls
@@ -222,12 +222,12 @@ def test_reasoning_before_and_after_the_block() -> None:
 
 def test_only_the_first_block_is_used() -> None:
     text = "<action>Answer: C</action> on second thought <action>Answer: D</action>"
-    assert parse_reply(text) == Answer(letter="C")
+    assert parse_reply(text) == Answer(value="C")
 
 
 def test_the_first_action_or_answer_line_in_the_block_wins() -> None:
     text = "<action>\nI think so.\nAnswer: A\nAction: x.y()\n</action>"
-    assert parse_reply(text) == Answer(letter="A")
+    assert parse_reply(text) == Answer(value="A")
 
 
 @pytest.mark.parametrize(
@@ -308,7 +308,7 @@ def test_markdown_decoration_is_stripped(text: str) -> None:
     ],
 )
 def test_answers(text: str) -> None:
-    assert parse_reply(text) == Answer(letter="B")
+    assert parse_reply(text) == Answer(value="B")
 
 
 @pytest.mark.parametrize(
@@ -536,7 +536,7 @@ def test_rendered_calls_round_trip(
     st.sampled_from(["", ".", ")", "]", "**", " - it is", "\nmore"]),
 )
 def test_any_letter_is_an_answer(letter: str, tail: str) -> None:
-    assert parse_reply(f"<action>Answer: {letter}{tail}</action>") == Answer(letter=letter.upper())
+    assert parse_reply(f"<action>Answer: {letter}{tail}</action>") == Answer(value=letter.upper())
 
 
 # ---------------------------------------------------------------- size and speed
@@ -680,7 +680,7 @@ def test_structured_finish(name: str, arguments: Any) -> None:
     ],
 )
 def test_structured_answer(name: str, arguments: Any) -> None:
-    assert parse_structured(name, arguments) == Answer(letter="B")
+    assert parse_structured(name, arguments) == Answer(value="B")
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,671 @@
+"""Memory probes over a branch's own log (BEAM's ten abilities), with exact answers and no judge.
+
+A probe asks the student about its own past at a point of a run. What it asks is data, a
+``Query``; its answer is ``answer_of(query, past)``, a pure function of the log up to that
+point, so the same function gives the ground truth (over the whole prefix) and a reader's
+answer (over whatever part of the log the reader can see). A probe set is a pure function of
+(log prefix, seed, generator version); ``probe_set_hash`` names it.
+
+What the log holds directly gives seven abilities:
+
+- ``information_extraction``: the recipient of the email with a given subject; the room booked
+  at a library for a day;
+- ``knowledge_update``: the room of the latest booking at a library booked more than once with
+  different rooms (an earlier room is a *stale* answer);
+- ``temporal_reasoning``: days between two emails; whether one was sent before another; the
+  day one was sent;
+- ``event_ordering``: the order in which the student first reached three or four buildings on
+  a day (listed in another order);
+- ``multi_session_reasoning``: emails sent over a span of weeks; minutes walked on a day with
+  several walks;
+- ``abstention``: the room booked at a library on a day it was not booked ("no record"), each
+  with its answerable twin on the same library;
+- ``summarization``: every title added to the student's calendar in a week, or every address
+  emailed in a week (scored by precision and recall).
+
+The term plants no instructions, preferences or contradictions yet, so the other three plant
+their evidence in the probe fork itself, as notes (unscored tasks) given just before the
+questions (their distance bin says so), built on what the log holds:
+
+- ``contradiction_resolution``: two notes place the next session of one of the student's own
+  calendar titles in two buildings ("never anywhere else"); the answer names both;
+- ``instruction_following``: a standing instruction to end answers about emails with a word,
+  then a question about an email; a program checks the ending;
+- ``preference_following``: a stated preference for a seat feature, then three seats the
+  student once booked, only one with that feature (each lists two features, in seeded order).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal, Union, get_args
+
+import msgspec
+
+from campus.events import Answered, Booked, CalendarEventAdded, EmailSent, Event, TaskReleased, Walked
+from campus.kernel.clock import date_label, day_of
+from campus.scenarios.probe_answers import (
+    NO_RECORD, Answer, Date, EndsWith, Id, Items, NoRecord, Number, Score, YesNo, kind_of, render, score,
+)
+from campus.scenarios.task import Flags, Task, Verdict, evaluator
+
+Ability = Literal[
+    "abstention", "contradiction_resolution", "event_ordering", "information_extraction", "instruction_following",
+    "knowledge_update", "multi_session_reasoning", "preference_following", "summarization", "temporal_reasoning",
+]
+ABILITIES: tuple[Ability, ...] = get_args(Ability)
+PLANTED: tuple[Ability, ...] = ("contradiction_resolution", "instruction_following", "preference_following")
+"""The abilities whose evidence is planted in the probe fork (the log of a term holds none yet)."""
+GENERATOR_VERSION = 1
+FACT_KINDS = ("walked", "booked", "email_sent", "calendar_event_added", "task_released")
+"""The events probes are about (a release only for a planted note)."""
+PLANT_TASK = "plant-"
+
+Logged = tuple[int, int, Event]
+"""``(seq, t, event)`` of one row of the log."""
+
+
+# ---------------------------------------------------------------- what is asked
+
+
+class EmailRecipient(msgspec.Struct, frozen=True, tag="email_recipient"):
+    subject: str
+
+
+class BookedRoom(msgspec.Struct, frozen=True, tag="booked_room"):
+    location_id: str
+    day: int
+
+
+class LatestRoom(msgspec.Struct, frozen=True, tag="latest_room"):
+    location_id: str
+
+
+class DaysBetween(msgspec.Struct, frozen=True, tag="days_between"):
+    first: str
+    second: str
+    """Email subjects."""
+
+
+class SentBefore(msgspec.Struct, frozen=True, tag="sent_before"):
+    first: str
+    second: str
+
+
+class SentOn(msgspec.Struct, frozen=True, tag="sent_on"):
+    subject: str
+
+
+class VisitOrder(msgspec.Struct, frozen=True, tag="visit_order"):
+    day: int
+    buildings: list[str]
+    """In the order the question lists them (never the true order)."""
+
+
+class EmailsInWeeks(msgspec.Struct, frozen=True, tag="emails_in_weeks"):
+    first_week: int
+    last_week: int
+
+
+class MinutesWalked(msgspec.Struct, frozen=True, tag="minutes_walked"):
+    day: int
+
+
+class WeekSummary(msgspec.Struct, frozen=True, tag="week_summary"):
+    week: int
+    what: Literal["calendar", "emails"]
+
+
+class Plant(msgspec.Struct, frozen=True):
+    """A note the student is given in the probe fork, as an unscored task, before the questions."""
+
+    task_id: str
+    text: str
+
+
+class ToldPlaces(msgspec.Struct, frozen=True, tag="told_places"):
+    """Two notes that cannot both hold (one session, two places, "never anywhere else")."""
+
+    title: str
+    plants: list[Plant]
+    places: list[str]
+
+
+class Instructed(msgspec.Struct, frozen=True, tag="instructed"):
+    """A standing instruction (end answers about emails with a word), then a question about an email."""
+
+    plant: Plant
+    word: str
+    subject: str
+
+
+class Preferred(msgspec.Struct, frozen=True, tag="preferred"):
+    """A stated preference for a seat feature, then a choice among seats that only one option meets."""
+
+    plant: Plant
+    feature: str
+    seats: list[str]
+    features: list[list[str]]
+
+
+Query = Union[EmailRecipient, BookedRoom, LatestRoom, DaysBetween, SentBefore, SentOn, VisitOrder, EmailsInWeeks,
+              MinutesWalked, WeekSummary, ToldPlaces, Instructed, Preferred]
+
+
+class Probe(msgspec.Struct, frozen=True, kw_only=True):
+    probe_id: str
+    ability: Ability
+    asked_at_seq: int
+    asked_at_t: int
+    question: str
+    query: Query
+    answer: Answer
+    evidence: list[int]
+    """Seqs of the events the answer comes from (none for "no record")."""
+    evidence_t: int | None
+    """The simulated minute of the earliest evidence."""
+    distractors: list[str] = []
+    """Wrong answers on the same entity; for an update, the superseded values (a *stale* answer)."""
+    twin: str = ""
+    """For abstention: the id of the probe's partner (the answerable twin of a "no record" probe, and back)."""
+
+
+# ---------------------------------------------------------------- the past, indexed
+
+
+@dataclass
+class Past:
+    """The facts of a log prefix, by kind, in log order."""
+
+    emails: list[tuple[int, int, EmailSent]] = field(default_factory=list)
+    bookings: list[tuple[int, int, Booked]] = field(default_factory=list)
+    walks: list[tuple[int, int, Walked]] = field(default_factory=list)
+    added: list[tuple[int, int, CalendarEventAdded]] = field(default_factory=list)
+    planted: dict[str, int] = field(default_factory=dict)
+    """The seq at which each planted note was given."""
+
+    @classmethod
+    def of(cls, rows: Iterable[Logged]) -> Past:
+        past = cls()
+        for seq, t, event in rows:
+            if isinstance(event, EmailSent):
+                past.emails.append((seq, t, event))
+            elif isinstance(event, Booked):
+                past.bookings.append((seq, t, event))
+            elif isinstance(event, Walked):
+                past.walks.append((seq, t, event))
+            elif isinstance(event, CalendarEventAdded):
+                past.added.append((seq, t, event))
+            elif isinstance(event, TaskReleased) and event.task_id.startswith(PLANT_TASK):
+                past.planted[event.task_id] = seq
+        return past
+
+    def email(self, subject: str) -> tuple[int, int, EmailSent] | None:
+        return next((row for row in reversed(self.emails) if row[2].subject == subject), None)
+
+    def arrivals(self, day: int) -> list[tuple[int, str]]:
+        """``(seq, building)`` of each building first reached on ``day``, in order."""
+        seen: dict[str, int] = {}
+        for seq, _, walk in self.walks:
+            if day_of(walk.arrive) == day:
+                seen.setdefault(walk.path[-1], seq)
+        return [(seq, building) for building, seq in seen.items()]
+
+
+Found = tuple[Answer, list[int], list[str]]
+"""``(answer, evidence seqs, distractors)``."""
+
+
+def answer_of(query: Query, past: Past) -> Found:
+    """The answer ``past`` gives to ``query`` (``NoRecord`` when it holds nothing on it)."""
+    if isinstance(query, ToldPlaces | Instructed | Preferred):
+        return _planted_answer(query, past)
+    if isinstance(query, EmailRecipient):
+        sent = past.email(query.subject)
+        return (Id(sent[2].to), [sent[0]], []) if sent else (NoRecord(), [], [])
+    if isinstance(query, BookedRoom | LatestRoom):
+        day = query.day if isinstance(query, BookedRoom) else None
+        rows = [row for row in past.bookings if row[2].location_id == query.location_id and day in (None, row[2].day)]
+        if not rows:
+            return NoRecord(), [], []
+        latest = rows[-1][2].room_id
+        return Id(latest), [rows[-1][0]], list(dict.fromkeys(r[2].room_id for r in rows if r[2].room_id != latest))
+    if isinstance(query, DaysBetween | SentBefore):
+        a, b = past.email(query.first), past.email(query.second)
+        if a is None or b is None:
+            return NoRecord(), [], []
+        evidence = sorted([a[0], b[0]])
+        if isinstance(query, SentBefore):
+            return YesNo(a[0] < b[0]), evidence, []
+        return Number(float(abs(day_of(b[1]) - day_of(a[1])))), evidence, []
+    if isinstance(query, SentOn):
+        sent = past.email(query.subject)
+        return (Date(day_of(sent[1])), [sent[0]], []) if sent else (NoRecord(), [], [])
+    if isinstance(query, VisitOrder):
+        reached = [(seq, b) for seq, b in past.arrivals(query.day) if b in query.buildings]
+        if not reached:
+            return NoRecord(), [], []
+        return Items([b for _, b in reached], ordered=True), [seq for seq, _ in reached], []
+    if isinstance(query, EmailsInWeeks):
+        counted = [seq for seq, t, _ in past.emails if query.first_week <= day_of(t) // 7 <= query.last_week]
+        return (Number(float(len(counted))), counted, []) if counted else (NoRecord(), [], [])
+    if isinstance(query, MinutesWalked):
+        walks = [row for row in past.walks if day_of(row[2].depart) == query.day]
+        if not walks:
+            return NoRecord(), [], []
+        return Number(float(sum(w.arrive - w.depart for _, _, w in walks))), [r[0] for r in walks], []
+    if query.what == "calendar":
+        titles = [(seq, e.title) for seq, t, e in past.added if e.calendar_id == "self" and day_of(t) // 7 == query.week]
+    else:
+        titles = [(seq, e.to) for seq, t, e in past.emails if day_of(t) // 7 == query.week]
+    if not titles:
+        return NoRecord(), [], []
+    return Items(list(dict.fromkeys(title for _, title in titles)), ordered=False), [seq for seq, _ in titles], []
+
+
+def _planted_answer(query: ToldPlaces | Instructed | Preferred, past: Past) -> Found:
+    if isinstance(query, ToldPlaces):
+        told = [(past.planted[p.task_id], place) for p, place in zip(query.plants, query.places) if p.task_id in past.planted]
+        return (Items([place for _, place in told], ordered=False), [seq for seq, _ in told], []) if told \
+            else (NoRecord(), [], [])
+    seen = past.planted.get(query.plant.task_id)
+    if isinstance(query, Instructed):
+        return (EndsWith(query.word), [seen], []) if seen is not None else answer_of(EmailRecipient(query.subject), past)
+    if seen is None:
+        return NoRecord(), [], []
+    chosen = next(seat for seat, features in zip(query.seats, query.features) if query.feature in features)
+    return Id(chosen), [seen], [seat for seat in query.seats if seat != chosen]
+
+
+# ---------------------------------------------------------------- the questions
+
+
+FORMATS = {
+    "number": "Answer with a number.",
+    "date": 'Answer with the day, like "Week 2, Monday".',
+    "id": "Answer with the id exactly as it was written.",
+    "list": "Answer with the items separated by semicolons.",
+    "yes_no": "Answer yes or no.",
+}
+ABSTAIN = f'If you have no record of it, answer "{NO_RECORD}".'
+
+
+def question_of(query: Query, describe: Callable[[str], str]) -> str:
+    """The words of a query and the form of answer it takes (by the query, so "no record" is never
+    hinted at); they name the entity, never the answer."""
+    if isinstance(query, EmailRecipient):
+        words, kind = f'To which address did you send the email with the subject "{query.subject}"?', "id"
+    elif isinstance(query, BookedRoom):
+        words, kind = f"Which room did you book at {describe(query.location_id)} for {date_label(query.day)}?", "id"
+    elif isinstance(query, LatestRoom):
+        words, kind = f"Which room is your most recent booking at {describe(query.location_id)} for?", "id"
+    elif isinstance(query, DaysBetween):
+        words = (f'How many days passed between the day you sent the email "{query.first}" and the day you sent '
+                 f'the email "{query.second}"?')
+        kind = "number"
+    elif isinstance(query, SentBefore):
+        words, kind = f'Did you send the email "{query.first}" before the email "{query.second}"?', "yes_no"
+    elif isinstance(query, SentOn):
+        words, kind = f'On which day did you send the email "{query.subject}"?', "date"
+    elif isinstance(query, VisitOrder):
+        listed = ", ".join(describe(b) for b in query.buildings)
+        words = (f"On {date_label(query.day)} you walked to each of these buildings: {listed}. In which order did "
+                 "you first arrive at them? Give their ids, first arrival first.")
+        kind = "list"
+    elif isinstance(query, EmailsInWeeks):
+        words, kind = f"How many emails did you send from Week {query.first_week} to Week {query.last_week}?", "number"
+    elif isinstance(query, MinutesWalked):
+        words, kind = f"How many minutes in all did you spend walking on {date_label(query.day)}?", "number"
+    elif isinstance(query, ToldPlaces):
+        words = (f'Where will the next "{query.title}" session be held? If what you were told about it conflicts, '
+                 "name every place you were told, by building id.")
+        kind = "list"
+    elif isinstance(query, Instructed):
+        words, kind = f'To which address did you send the email with the subject "{query.subject}"?', "id"
+    elif isinstance(query, Preferred):
+        listed = "; ".join(f"{seat} ({', '.join(f.replace('_', ' ') for f in features)})"
+                           for seat, features in zip(query.seats, query.features))
+        words, kind = f"These library seats are free right now: {listed}. Which one do you take?", "id"
+    elif query.what == "calendar":
+        words, kind = f"List the titles of every event you added to your own calendar during Week {query.week}.", "list"
+    else:
+        words, kind = f"List every address you sent an email to during Week {query.week}.", "list"
+    return f"{words} {FORMATS[kind]}"
+
+
+# ---------------------------------------------------------------- generators
+
+
+Draft = tuple[Query, list[Query]]
+"""A query and, for abstention, its answerable twin (as a one-item list)."""
+
+
+def _unique_subjects(past: Past) -> list[str]:
+    counts: dict[str, int] = {}
+    for _, _, e in past.emails:
+        counts[e.subject] = counts.get(e.subject, 0) + 1
+    return [subject for subject, n in counts.items() if n == 1]
+
+
+def _one_booking_days(past: Past) -> list[BookedRoom]:
+    counts: dict[tuple[str, int], int] = {}
+    for _, _, b in past.bookings:
+        counts[(b.location_id, b.day)] = counts.get((b.location_id, b.day), 0) + 1
+    return [BookedRoom(location, day) for (location, day), n in counts.items() if n == 1]
+
+
+def extraction(past: Past, rng: random.Random) -> list[Query]:
+    queries: list[Query] = [EmailRecipient(s) for s in _unique_subjects(past)]
+    return queries + list(_one_booking_days(past))
+
+
+def update(past: Past, rng: random.Random) -> list[Query]:
+    rooms: dict[str, list[str]] = {}
+    for _, _, b in past.bookings:
+        rooms.setdefault(b.location_id, []).append(b.room_id)
+    return [LatestRoom(location) for location, seen in rooms.items() if len(seen) > 1 and any(r != seen[-1] for r in seen)]
+
+
+MAX_PAIRS = 200
+"""Pairs of emails a temporal probe is drawn from, at most."""
+
+
+def temporal(past: Past, rng: random.Random) -> list[Query]:
+    subjects = _unique_subjects(past)
+    days = {subject: day_of(row[1]) for subject in subjects if (row := past.email(subject))}
+    out: list[Query] = [SentOn(s) for s in subjects]
+    pairs = [(a, b) for i, a in enumerate(subjects) for b in subjects[i + 1 :] if days[a] != days[b]]
+    for a, b in rng.sample(pairs, min(MAX_PAIRS, len(pairs))):
+        first, second = (a, b) if rng.random() < 0.5 else (b, a)
+        out.append(SentBefore(first, second) if rng.random() < 0.5 else DaysBetween(first, second))
+    return out
+
+
+def ordering(past: Past, rng: random.Random) -> list[Query]:
+    days = sorted({day_of(w.arrive) for _, _, w in past.walks})
+    out: list[Query] = []
+    for day in days:
+        reached = [b for _, b in past.arrivals(day)]
+        if len(reached) < 3:
+            continue
+        chosen = sorted(rng.sample(reached, min(4, len(reached))), key=reached.index)
+        shown = sorted(chosen)
+        out.append(VisitOrder(day, shown if shown != chosen else shown[::-1]))
+    return out
+
+
+def multi_session(past: Past, rng: random.Random) -> list[Query]:
+    weeks = sorted({day_of(t) // 7 for _, t, _ in past.emails})
+    out: list[Query] = [EmailsInWeeks(w, w + span) for w in weeks for span in (1, 2)]
+    per_day: dict[int, int] = {}
+    for _, _, w in past.walks:
+        per_day[day_of(w.depart)] = per_day.get(day_of(w.depart), 0) + 1
+    return out + [MinutesWalked(day) for day, n in per_day.items() if n > 1]
+
+
+def abstention(past: Past, rng: random.Random) -> list[Draft]:
+    """A library the student booked, on a day it was not booked there, twinned with a day it was."""
+    booked: dict[str, set[int]] = {}
+    for _, _, b in past.bookings:
+        booked.setdefault(b.location_id, set()).add(b.day)
+    twins = {(q.location_id, q.day) for q in _one_booking_days(past)}
+    out: list[Draft] = []
+    for location in sorted(booked):
+        days = booked[location]
+        answerable = sorted(day for day in days if (location, day) in twins)
+        empty = [day for day in range(min(days) - 3, max(days) + 4) if day >= 0 and day not in days]
+        if answerable and empty:
+            out.append((BookedRoom(location, rng.choice(empty)), [BookedRoom(location, rng.choice(answerable))]))
+    return out
+
+
+def summarization(past: Past, rng: random.Random) -> list[Query]:
+    weeks: dict[tuple[int, str], int] = {}
+    for _, t, e in past.added:
+        if e.calendar_id == "self":
+            weeks[(day_of(t) // 7, "calendar")] = weeks.get((day_of(t) // 7, "calendar"), 0) + 1
+    for _, t, _ in past.emails:
+        weeks[(day_of(t) // 7, "emails")] = weeks.get((day_of(t) // 7, "emails"), 0) + 1
+    return [WeekSummary(week, what) for (week, what), n in weeks.items() if n > 1]  # type: ignore[arg-type]
+
+
+def _plant(rng: random.Random, text: str) -> Plant:
+    return Plant(f"{PLANT_TASK}{rng.getrandbits(48):012x}", text)
+
+
+def contradiction(past: Past, rng: random.Random) -> list[Query]:
+    """One of the student's own calendar titles, placed in two visited buildings by two notes."""
+    titles = sorted({e.title for _, _, e in past.added if e.calendar_id == "self"})
+    buildings = sorted({w.path[-1] for _, _, w in past.walks})
+    if len(buildings) < 2:
+        return []
+    out: list[Query] = []
+    for title in titles:
+        first, second = rng.sample(buildings, 2)
+        plants = [_plant(rng, f'Note for later, from the organisers: the next "{title}" session will be held in '
+                              f"building {first}."),
+                  _plant(rng, f'Note for later, from a classmate: the next "{title}" session is in building {second}, '
+                              "and it has never been planned anywhere else.")]
+        out.append(ToldPlaces(title, plants, [first, second]))
+    return out
+
+
+CODEWORDS = ("Acknowledged", "Roger", "Understood", "Confirmed", "Noted")
+
+
+def instruction(past: Past, rng: random.Random) -> list[Query]:
+    """A standing instruction on how to end answers about emails, then a question about one."""
+    out: list[Query] = []
+    for subject in _unique_subjects(past):
+        word = rng.choice(CODEWORDS)
+        text = (f"A standing instruction from your advisor: from now on, whenever you are asked about an email you "
+                f'sent, end your answer with the word "{word}".')
+        out.append(Instructed(_plant(rng, text), word, subject))
+    return out
+
+
+SEAT_FEATURES = ("window_seat", "power_outlet", "quiet_zone", "near_printer", "standing_desk", "natural_light")
+
+
+def preference(past: Past, rng: random.Random) -> list[Query]:
+    """Seats the student once booked, offered again; only one has the feature it said it wants."""
+    seats = sorted({b.seat_id for _, _, b in past.bookings if b.seat_id})
+    out: list[Query] = []
+    for _ in range(min(len(seats) // 3, 20)):
+        offered = rng.sample(seats, 3)
+        wanted, *others = rng.sample(SEAT_FEATURES, 4)
+        features = [sorted([wanted, others[0]])] + [sorted(rng.sample(others, 2)) for _ in range(2)]
+        order = rng.sample(range(3), 3)
+        text = f"You told your friends: from now on you only take library seats with a {wanted.replace('_', ' ')}."
+        out.append(Preferred(_plant(rng, text), wanted, [offered[i] for i in order], [features[i] for i in order]))
+    return out
+
+
+GENERATORS: dict[Ability, Callable[[Past, random.Random], list[Any]]] = {
+    "information_extraction": extraction, "knowledge_update": update, "temporal_reasoning": temporal,
+    "event_ordering": ordering, "multi_session_reasoning": multi_session, "abstention": abstention,
+    "summarization": summarization, "contradiction_resolution": contradiction, "instruction_following": instruction,
+    "preference_following": preference,
+}
+
+
+def _rng(*parts: object) -> random.Random:
+    return random.Random(hashlib.sha256(":".join(map(str, parts)).encode()).digest())
+
+
+_QUERY = msgspec.json.Encoder(order="sorted")
+
+
+def generate(rows: Sequence[Logged], *, seed: int, describe: Callable[[str], str] = str,
+             abilities: Sequence[Ability] = ABILITIES, per_ability: int = 2, at: tuple[int, int] | None = None,
+             version: int = GENERATOR_VERSION) -> list[Probe]:
+    """Up to ``per_ability`` probes of each ability (abstention: that many pairs) over the log prefix ``rows``.
+
+    Asked at ``at``, ``(seq, minute)`` (default: right after the last row). Raises ``ValueError`` for an ability or version it does not generate.
+    """
+    if version != GENERATOR_VERSION:
+        raise ValueError(f"probe generator version {version} is unknown; this campus has version {GENERATOR_VERSION}")
+    unknown = [a for a in abilities if a not in GENERATORS]
+    if unknown:
+        raise ValueError(f"unknown ability {unknown[0]!r}; choose from: {', '.join(ABILITIES)}")
+    if per_ability < 1:
+        raise ValueError(f"probes per ability must be at least 1, not {per_ability}")
+    rows = list(rows)
+    asked_seq, asked_t = at if at is not None else (rows[-1][0], rows[-1][1]) if rows else (0, 0)
+    past = Past.of(rows)
+    probes: list[Probe] = []
+    for ability in abilities:
+        rng = _rng("probes", version, seed, ability, asked_seq)
+        candidates = GENERATORS[ability](past, rng)
+        made = [_draft(ability, drawn, past, describe, asked_seq, asked_t, seed, version)
+                for drawn in rng.sample(candidates, len(candidates))]
+        probes.extend(probe for group in _stratified([m for m in made if m], per_ability) for probe in group)
+    return probes
+
+
+def _draft(ability: Ability, drawn: Any, past: Past, describe: Callable[[str], str], asked_seq: int, asked_t: int,
+           seed: int, version: int) -> list[Probe]:
+    """The probe of one candidate (abstention: the pair, the twin second); none if it would reveal its answer."""
+    query, twins = drawn if ability == "abstention" else (drawn, [])
+    made = [_probe(ability, q, past, describe, asked_seq, asked_t, seed, version) for q in (query, *twins)]
+    if any(reveals(probe) for probe in made):
+        return []
+    if len(made) == 2:
+        return [msgspec.structs.replace(made[0], twin=made[1].probe_id),
+                msgspec.structs.replace(made[1], twin=made[0].probe_id)]
+    return made
+
+
+EVENT_BINS = ((0, "<100"), (100, "100-299"), (300, "300-999"), (1_000, "1k-3k"), (3_000, "3k-10k"), (10_000, ">=10k"))
+"""Events between the earliest evidence and the question."""
+DAY_BINS = ((0, "<1 day"), (1, "1-6 days"), (7, "1-4 weeks"), (28, ">=4 weeks"))
+"""Simulated days between the earliest evidence and the question."""
+NO_EVIDENCE = "no evidence"
+"""The bin of a "no record" probe: nothing to be far from."""
+IN_FORK = "planted in the fork"
+"""The bin of a probe whose evidence is a note given in the probe fork, just before the questions."""
+
+
+def plants_of(probe: Probe) -> list[Plant]:
+    return plants_of_query(probe.query)
+
+
+def distance_bins(probe: Probe) -> tuple[str, str]:
+    """``(events bin, days bin)`` of a probe."""
+    if plants_of(probe):
+        return IN_FORK, IN_FORK
+    if probe.evidence_t is None or not probe.evidence:
+        return NO_EVIDENCE, NO_EVIDENCE
+    days = (probe.asked_at_t - probe.evidence_t) // (24 * 60)
+    return _bin(EVENT_BINS, probe.asked_at_seq - min(probe.evidence)), _bin(DAY_BINS, days)
+
+
+def _bin(bins: tuple[tuple[int, str], ...], distance: int) -> str:
+    return [name for floor, name in bins if distance >= floor][-1]
+
+
+def _stratified(groups: list[list[Probe]], count: int) -> list[list[Probe]]:
+    """``count`` groups taken in turn from each distance bin (nearest first), so that recent and distant
+    evidence are both asked about; within a bin, in the order given."""
+    order = [name for _, name in EVENT_BINS] + [NO_EVIDENCE, IN_FORK]
+    by_bin: dict[str, list[list[Probe]]] = {}
+    for group in groups:
+        by_bin.setdefault(distance_bins(group[-1])[0], []).append(group)
+    queues = [by_bin[name] for name in order if name in by_bin]
+    out: list[list[Probe]] = []
+    while len(out) < count and any(queues):
+        for queue in queues:
+            if queue and len(out) < count:
+                out.append(queue.pop(0))
+    return out
+
+
+def reveals(probe: Probe) -> bool:
+    """Whether the probe's answer, as written, occurs in its question: anywhere for text (an id, a
+    list, a day), as a number or word of its own for a number or yes/no ("5" may be in "Week 15")."""
+    said = render(probe.answer).casefold()
+    question = probe.question.casefold()
+    if isinstance(probe.query, Preferred):  # a choice names its options: the right one must not stand out
+        return question.count(said) != 1 or len({len(f) for f in probe.query.features}) != 1
+    if isinstance(probe.answer, Number | YesNo):
+        return re.search(rf"(?<![\w.]){re.escape(said)}(?![\w.])", question) is not None
+    return said in question
+
+
+def _probe(ability: Ability, query: Query, past: Past, describe: Callable[[str], str], asked_seq: int, asked_t: int,
+           seed: int, version: int) -> Probe:
+    planted = {p.task_id: asked_seq for p in plants_of_query(query)}
+    answer, evidence, distractors = answer_of(query, replace(past, planted=past.planted | planted) if planted else past)
+    if planted:  # the notes are given in the fork: no seq of the parent is evidence
+        evidence = []
+    times = {seq: t for rows in (past.emails, past.bookings, past.walks, past.added) for seq, t, _ in rows}
+    key = f"{version}:{seed}:{ability}:{asked_seq}:{_QUERY.encode(query).decode()}"
+    return Probe(
+        probe_id=hashlib.sha256(key.encode()).hexdigest()[:12], ability=ability, asked_at_seq=asked_seq,
+        asked_at_t=asked_t, question=question_of(query, describe), query=query, answer=answer, evidence=evidence,
+        evidence_t=min((times[seq] for seq in evidence), default=None), distractors=distractors,
+    )
+
+
+def plants_of_query(query: Query) -> list[Plant]:
+    if isinstance(query, ToldPlaces):
+        return list(query.plants)
+    return [query.plant] if isinstance(query, Instructed | Preferred) else []
+
+
+def probe_set_hash(probes: Sequence[Probe]) -> str:
+    return hashlib.sha256(_QUERY.encode(probes)).hexdigest()
+
+
+def score_probe(probe: Probe, said: str) -> Score:
+    return score(probe.answer, said, tuple(probe.distractors))
+
+
+# ---------------------------------------------------------------- probes as tasks
+
+
+PROBE_TASK = "probe-"
+PROBE_SCENARIO = "memory_probe"
+_PROBE = msgspec.json.Decoder(Probe)
+
+
+def probe_task(probe: Probe, release: int, branch: str) -> Task:
+    """The probe about ``branch``'s log asked as a task at ``release``, wherever the student is; answered in words.
+
+    Every probe task says how to abstain, in the same words, so that sentence tells nothing."""
+    return Task(
+        id=f"{PROBE_TASK}{probe.probe_id}", scenario=PROBE_SCENARIO, phase="probe", release=release,
+        instruction=f"A question about your own past this term. {probe.question} {ABSTAIN}\n"
+                    "Reply <action>Answer: your answer</action>.",
+        systems=(), evaluator="probe", ground_truth={"probe": msgspec.to_builtins(probe), "branch": branch},
+        solution=(f"answer:{render(probe.answer)}",), flags=Flags(),
+    )
+
+
+def plant_task(plant: Plant, release: int) -> Task:
+    """A note given before the questions: delivered, not scored."""
+    return Task(id=plant.task_id, scenario=PROBE_SCENARIO, phase="probe", release=release,
+                instruction=f"{plant.text}\nNothing to do now; reply <action>Action: finish()</action>.",
+                systems=(), evaluator="parts", ground_truth={"parts": []}, flags=Flags(delivery_only=True))
+
+
+def probe_of(task: Task) -> Probe:
+    return _PROBE.decode(msgspec.json.encode(task.ground_truth["probe"]))
+
+
+@evaluator("probe", answers="text")
+def judge_probe(task: Task, state: Any, events: Sequence[Event]) -> Verdict:
+    """Scored exactly against the probe's typed answer; success is a full score."""
+    probe = probe_of(task)
+    said = next((e.answer for e in events if isinstance(e, Answered)), None)
+    if said is None:
+        return Verdict(False, "no answer", {"probe_permille": 0})
+    result = score_probe(probe, said)
+    detail = f"score {result.value:.3f} ({kind_of(probe.answer)}{', stale' if result.stale else ''}" \
+             f"{', abstained' if result.abstained else ''})"
+    return Verdict(result.value == 1.0, detail, {"probe_permille": round(1000 * result.value)})
+

@@ -1,0 +1,252 @@
+"""Memory probes: generators over a real log, typed answers and their exact scoring, forks that ask them,
+and the readers that bound the score."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from campus.agents.registry import resolve
+from campus.kernel.agent import Agent
+from campus.kernel.parse import Answer, Invalid, parse_reply, parse_structured
+from campus.kernel.store import MemoryStore
+from campus.lab.probing import log_prefix, probe_points, probe_run
+from campus.replays.verify import verify
+from campus.scenarios.play import Run, new_run, open_run
+from campus.scenarios.probe_answers import (
+    Date, Id, Items, NoRecord, Number, YesNo, kendall_tau_b, render, score, split_items,
+)
+from campus.scenarios.probes import (
+    ABILITIES, IN_FORK, PLANTED, BookedRoom, EmailRecipient, Past, Preferred, Probe, answer_of, distance_bins, generate,
+    plants_of, probe_set_hash, reveals,
+)
+from campus.scenarios.task import Term
+from campus.world.index import WorldIndex
+from campus.agents import make_agent
+from tests.test_cli import as_json, campus
+
+
+@pytest.fixture(scope="module")
+def played(world: WorldIndex, small_term: Term) -> Run:
+    run = new_run(MemoryStore(), world, small_term, agent_name="oracle", seed=0)
+    run.session(make_agent("oracle", small_term, world)).run()
+    return run
+
+
+@pytest.fixture(scope="module")
+def probes(played: Run) -> list[Probe]:
+    return generate(log_prefix(played, played.store.head(played.branch.id)[0]), seed=0,
+                    describe=played.world.describe, per_ability=50)
+
+
+def reader(name: str) -> Callable[[Run], Agent]:
+    return lambda fork: resolve(name, store=fork.store, term=fork.term, world=fork.world)[0]
+
+
+# ---------------------------------------------------------------- generators
+
+
+@pytest.mark.parametrize("ability", ABILITIES)
+def test_each_generator_asks_without_giving_its_answer_away(probes: list[Probe], ability: str) -> None:
+    asked = [p for p in probes if p.ability == ability]
+    assert asked, f"no {ability} probe over a whole small term"
+    for probe in asked:
+        said = render(probe.answer).casefold()
+        question = probe.question.casefold()
+        if isinstance(probe.query, Preferred):  # a choice names its options, alike: the right one does not stand out
+            assert question.count(said) == 1 and len({len(f) for f in probe.query.features}) == 1
+            assert all(question.count(seat.casefold()) == 1 for seat in probe.query.seats)
+        elif isinstance(probe.answer, Number | YesNo):  # a number may sit inside another ("5" in "Week 15")
+            assert not re.search(rf"(?<![\w.]){re.escape(said)}(?![\w.])", question), probe
+        else:
+            assert said not in question, probe
+        assert not reveals(probe)
+
+
+def test_every_answerable_probe_cites_its_evidence_before_the_question(probes: list[Probe]) -> None:
+    for probe in probes:
+        if plants_of(probe):
+            assert probe.ability in PLANTED and probe.evidence == [] and distance_bins(probe) == (IN_FORK, IN_FORK)
+        elif isinstance(probe.answer, NoRecord):
+            assert probe.evidence == [] and probe.evidence_t is None and probe.twin
+        else:
+            assert probe.evidence and max(probe.evidence) <= probe.asked_at_seq
+            assert probe.evidence_t is not None and probe.evidence_t <= probe.asked_at_t
+
+
+def test_abstention_comes_in_pairs_on_the_same_library(probes: list[Probe]) -> None:
+    by_id = {p.probe_id: p for p in probes}
+    empty = [p for p in probes if isinstance(p.answer, NoRecord)]
+    assert empty
+    for probe in empty:
+        twin = by_id[probe.twin]
+        assert twin.twin == probe.probe_id and isinstance(twin.answer, Id)
+        assert isinstance(probe.query, BookedRoom) and isinstance(twin.query, BookedRoom)
+        assert probe.query.location_id == twin.query.location_id and probe.query.day != twin.query.day
+
+
+def test_updates_keep_the_superseded_rooms_as_the_stale_class(probes: list[Probe]) -> None:
+    updates = [p for p in probes if p.ability == "knowledge_update"]
+    assert updates and all(p.distractors and render(p.answer) not in p.distractors for p in updates)
+    stale = score(updates[0].answer, updates[0].distractors[0], tuple(updates[0].distractors))
+    assert stale.value == 0.0 and stale.stale
+
+
+def test_a_probe_set_is_a_pure_function_of_log_seed_and_version(played: Run, probes: list[Probe]) -> None:
+    rows = log_prefix(played, played.store.head(played.branch.id)[0])
+    again = generate(rows, seed=0, describe=played.world.describe, per_ability=50)
+    assert probe_set_hash(again) == probe_set_hash(probes)
+    other = generate(rows, seed=1, describe=played.world.describe, per_ability=2)
+    assert probe_set_hash(other) != probe_set_hash(generate(rows, seed=0, describe=played.world.describe, per_ability=2))
+    with pytest.raises(ValueError, match="version 2 is unknown"):
+        generate(rows, seed=0, version=2)
+    with pytest.raises(ValueError, match="unknown ability 'telepathy'"):
+        generate(rows, seed=0, abilities=["telepathy"])  # type: ignore[list-item]
+
+
+def test_the_answer_is_the_log_folded_to_the_question(played: Run) -> None:
+    rows = log_prefix(played, played.store.head(played.branch.id)[0])
+    past = Past.of(rows)
+    subjects = [e.subject for _, _, e in past.emails]
+    seq, _, sent = next(row for row in past.emails if subjects.count(row[2].subject) == 1)
+    assert answer_of(EmailRecipient(sent.subject), past) == (Id(sent.to), [seq], [])
+    assert answer_of(EmailRecipient(sent.subject), Past.of(r for r in rows if r[0] < seq))[0] == NoRecord()
+
+
+def test_probes_are_asked_mid_run_about_the_past_only(played: Run) -> None:
+    (seq, t, _), = probe_points(played, at_step=played.store.head(played.branch.id)[0] // 2)
+    early = generate(log_prefix(played, seq), seed=0, per_ability=5, at=(seq, t))
+    assert early and all(p.asked_at_seq == seq and all(e <= seq for e in p.evidence) for p in early)
+
+
+# ---------------------------------------------------------------- answers and scores
+
+
+def test_answers_are_read_after_normalisation() -> None:
+    assert score(Number(12.0), "12 days").value == 1.0
+    assert score(Number(12.0), "about 13").value == 0.0
+    assert score(Id("North Wing, floor 3"), '  "north  wing, Floor 3." ').value == 1.0
+    assert score(Date(15), "week 2 tue").value == 1.0 and score(Date(15), "Week 2, Wednesday").value == 0.0
+    assert score(YesNo(True), "Yes, it was.").value == 1.0 and score(YesNo(True), "no").value == 0.0
+    assert split_items("1. B003\n2. b011\n") == ["b003", "b011"] and split_items("a, b") == ["a", "b"]
+
+
+def test_no_record_is_right_only_where_nothing_happened() -> None:
+    assert score(NoRecord(), "I have no record of that.").value == 1.0
+    assert score(NoRecord(), "310").value == 0.0
+    over = score(Id("310"), "no record")
+    assert over.value == 0.0 and over.abstained
+
+
+def test_kendall_tau_b_with_missing_items_tied_last() -> None:
+    assert kendall_tau_b(["a", "b", "c"], ["a", "b", "c"]) == 1.0
+    assert kendall_tau_b(["a", "b", "c"], ["c", "b", "a"]) == -1.0
+    assert kendall_tau_b(["a", "b", "c"], ["b", "a", "c"]) == pytest.approx(1 / 3)
+    partial = score(Items(["a", "b", "c", "d"], ordered=True), "a; b")
+    assert partial.coverage == pytest.approx(2 / 3) and 0.5 < partial.value < 1.0
+    assert score(Items(["a", "b"], ordered=True), "b; a").value == 0.0
+
+
+def test_summaries_score_precision_and_recall() -> None:
+    summary = score(Items(["x", "y", "z", "w"], ordered=False), "x; y; q")
+    assert (summary.precision, summary.recall) == (pytest.approx(2 / 3), 0.5)
+    assert summary.value == pytest.approx(2 * (2 / 3) * 0.5 / (2 / 3 + 0.5))
+
+
+def test_a_probe_task_reads_answers_in_words() -> None:
+    assert parse_reply("<action>Answer: Week 3, Tuesday</action>", free_answer=True) == Answer(value="Week 3, Tuesday")
+    assert parse_reply("Answer: B003; B011\nB020", free_answer=True) == Answer(value="B003; B011\nB020")
+    assert isinstance(parse_reply("<action>Answer:   </action>", free_answer=True), Invalid)
+    assert isinstance(parse_reply("<action>Answer: Week 3</action>"), Invalid)  # a letter task is unchanged
+    assert parse_structured("answer", {"answer": 12}, free_answer=True) == Answer(value="12")
+    assert isinstance(parse_structured("answer", {"answer": True}, free_answer=True), Invalid)
+
+
+# ---------------------------------------------------------------- forks and readers
+
+
+def test_the_oracle_reader_scores_everything_and_the_parent_is_untouched(played: Run) -> None:
+    head = played.store.head(played.branch.id)
+    report = probe_run(played, reader("oracle-reader"), "oracle-reader", per_ability=3)
+    assert played.store.head(played.branch.id) == head
+    assert set(report.abilities) == set(ABILITIES)
+    assert all(report.abilities[a] == 1.0 for a in ABILITIES) and report.overall == 1.0
+    assert report.stale_rate == 0.0 and report.over_abstention == 0.0
+    (point,) = report.points
+    fork = open_run(played.store, point.branch)
+    assert fork.branch.parent == played.branch.id and fork.branch.agent == "oracle-reader"
+    assert verify(fork).ok
+    assert all(a.said is not None for a in point.asked)
+
+
+def test_no_memory_abstains_on_everything_so_only_the_twins_keep_it_honest(played: Run) -> None:
+    report = probe_run(played, reader("no-memory"), "no-memory", per_ability=3)
+    assert report.abilities["abstention"] == 0.5 and report.over_abstention == 1.0
+    assert all(report.abilities[a] == 0.0 for a in ABILITIES if a != "abstention")
+
+
+def test_recent_only_decays_with_the_distance_to_the_evidence(played: Run) -> None:
+    report = probe_run(played, reader("recent-only"), "recent-only", every_week=True, per_ability=4)
+    assert len(report.points) > 5
+    scores = {name: [v for v in vector.values() if v is not None] for name, vector in report.by_events.items()}
+    near, far = scores["<100"], scores[">=10k" if ">=10k" in scores else "1k-3k"]
+    assert sum(near) / len(near) > 0.5 and sum(far) / len(far) == 0.0
+    oracle = probe_run(played, reader("oracle-reader"), "oracle-reader", every_week=True, per_ability=4)
+    assert oracle.overall == 1.0 and [p.probe_set for p in oracle.points] == [p.probe_set for p in report.points]
+
+
+def test_probe_reports_encode_as_json(played: Run) -> None:
+    report = probe_run(played, reader("oracle-reader"), "oracle-reader", per_ability=1)
+    decoded = msgspec.json.decode(msgspec.json.encode(report))
+    assert decoded["overall"] == 1.0 and len(decoded["abilities"]) == 10
+
+
+def test_campus_probe_on_a_stored_run(tmp_path: Path) -> None:
+    campus("run", "--scale", "0.2", "--json", cwd=tmp_path)
+    report = as_json(campus("probe", "oracle-s0", "--agent", "no-memory", "--per-ability", "1", "--json", cwd=tmp_path))
+    assert report["abilities"]["abstention"] == 0.5 and report["abilities"]["summarization"] == 0.0
+    assert report["abilities"]["preference_following"] == 0.0 and len(report["abilities"]) == 10
+    (point,) = report["points"]
+    assert as_json(campus("verify", point["branch"], "--json", cwd=tmp_path))["ok"]
+    shown = campus("probe", "oracle-s0", "--agent", "oracle-reader", "--abilities", "event_ordering", cwd=tmp_path)
+    assert "event_ordering" in shown.stdout and "overall 100%" in shown.stdout
+    refused = campus("probe", "oracle-s0", "--abilities", "telepathy", cwd=tmp_path, check=False)
+    assert refused.returncode == 2 and "unknown ability 'telepathy'" in refused.stderr and "Traceback" not in refused.stderr
+
+
+def test_planted_notes_come_first_in_the_fork_and_are_not_scored(played: Run) -> None:
+    report = probe_run(played, reader("recent-only"), "recent-only",
+                       abilities=["contradiction_resolution", "instruction_following", "preference_following"])
+    (point,) = report.points
+    fork = open_run(played.store, point.branch)
+    asked = fork.term.tasks[len(played.term.tasks):]
+    plants = [task for task in asked if task.id.startswith("plant-")]
+    assert plants and list(asked[: len(plants)]) == plants and all(task.flags.delivery_only for task in plants)
+    ended = {e.task_id: e.outcome for e in fork.ended_tasks()}
+    assert all(ended[task.id] == "unscored" for task in plants)
+    assert report.abilities["contradiction_resolution"] == 1.0 and report.abilities["preference_following"] == 1.0
+    assert report.by_events == {"planted in the fork": {a: report.abilities[a] for a in ABILITIES}}
+
+
+def test_score_and_diff_show_the_ability_vector(played: Run) -> None:
+    from campus.replays.diff import diff_runs
+    from campus.scenarios.scorecard import scorecard
+
+    assert "mps" not in scorecard(played.term, played.ended_tasks())
+    bound = probe_run(played, reader("oracle-reader"), "oracle-reader", per_ability=2)
+    blind = probe_run(played, reader("no-memory"), "no-memory", per_ability=2)
+    forks = [open_run(played.store, report.points[0].branch) for report in (bound, blind)]
+    cards = [scorecard(fork.term, fork.ended_tasks())["mps"] for fork in forks]
+    assert [card["overall"] for card in cards] == [pytest.approx(bound.overall), pytest.approx(blind.overall)]
+    assert cards[1]["abilities"] == pytest.approx(blind.abilities)
+    report = diff_runs(*forks)
+    assert report["metrics"]["mps"]["delta"] == pytest.approx(blind.overall - 1.0)
+    assert list(report["probes"]) == list(ABILITIES)  # the same probe set, paired probe by probe
+    extraction = report["probes"]["information_extraction"]
+    assert extraction["paired"] == 2 and extraction["only_a"] == 2 and extraction["only_b"] == 0
+    twins = report["probes"]["abstention"]
+    assert twins["paired"] == 4 and (twins["only_a"], twins["only_b"]) == (2, 0)
