@@ -11,8 +11,8 @@ Two modes:
   Earlier calls in the task (carried as data in the chat's turns) are shown back to the model as
   calls with their results.
 
-Token usage, latency and attempts go to ``last_meta``, which the kernel keeps outside the hash
-chain. The API key is held by the client only: it is never part of the agent's spec, its name
+Token usage, latency, attempts and a reasoning model's thinking (split from its reply by the
+client) go to ``last_meta``, which the kernel keeps outside the hash chain. The API key is held by the client only: it is never part of the agent's spec, its name
 or its metadata.
 """
 
@@ -27,6 +27,7 @@ import msgspec
 
 from campus.agents.chat import OPENAI_URL, ChatClient, Completion
 from campus.agents.memory import DEFAULT_BUDGET, Memory, make_memory
+from campus.agents.providers import PROVIDERS, TokenLimit, provider_of
 from campus.agents.variants import DEFAULT_VARIANT, load_variant
 from campus.events import StructuredCall
 from campus.kernel.agent import AgentView, Reply, TaskMemory, Turn
@@ -62,6 +63,8 @@ class LLMConfig(msgspec.Struct, frozen=True, kw_only=True):
     memory_tokens: int = DEFAULT_BUDGET
     temperature: float | None = None
     max_tokens: int | None = None
+    provider: str | None = None
+    """The provider prefix the model was named with (``openai`` for ``openai/gpt-4.1``), if any."""
 
     def check(self) -> LLMConfig:
         """The config itself, or ``ValueError`` saying what is wrong with it."""
@@ -75,6 +78,7 @@ class LLMConfig(msgspec.Struct, frozen=True, kw_only=True):
             raise ValueError(f"temperature must be between 0 and 2, not {self.temperature}")
         if self.max_tokens is not None and self.max_tokens < 1:
             raise ValueError(f"max tokens must be at least 1, not {self.max_tokens}")
+        provider_of(self.provider)
         load_variant(self.variant)
         make_memory(self.memory, self.memory_tokens)
         return self
@@ -99,7 +103,14 @@ class LLMConfig(msgspec.Struct, frozen=True, kw_only=True):
             raise ValueError(f"cannot read the agent spec {spec!r}: {error}") from None
 
     def short_name(self) -> str:
-        return f"llm-{self.model}"
+        return f"llm-{self.provider}-{self.model}" if self.provider else f"llm-{self.model}"
+
+    def token_limit(self) -> TokenLimit:
+        """What the server calls the reply-length limit: OpenAI's own API wants ``max_completion_tokens``."""
+        provider = provider_of(self.provider)
+        if provider is None and public_url(self.base_url) == OPENAI_URL:
+            provider = PROVIDERS["openai"]
+        return provider.token_limit if provider is not None else "max_tokens"
 
 
 def public_url(url: str) -> str:
@@ -128,8 +139,10 @@ class LLMAgent:
         latency = time.perf_counter() - begun
         reply, dropped = self.reply(completion)
         self.last_meta = {"model": completion.model or self.config.model, **completion.usage,
-                          "latency_s": round(latency, 4), "attempts": self.client.attempts,
+                          "latency_s": round(latency, 4), "attempts": completion.attempts,
                           "finish_reason": completion.finish_reason}
+        if completion.reasoning:
+            self.last_meta["reasoning"] = completion.reasoning
         if dropped:
             self.last_meta["dropped_tool_calls"] = dropped
         return reply
@@ -155,7 +168,7 @@ class LLMAgent:
         if self.config.temperature is not None:
             request["temperature"] = self.config.temperature
         if self.config.max_tokens is not None:
-            request["max_tokens"] = self.config.max_tokens
+            request[self.config.token_limit()] = self.config.max_tokens
         return request
 
     # ------------------------------------------------------------ the reply

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -22,6 +23,8 @@ class Answer:
     status: int
     body: bytes
     headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+    """Seconds to wait before answering (to meet a client's timeout)."""
 
 
 def completion(content: str | None = None, tool_calls: list[dict[str, Any]] | None = None, *,
@@ -103,6 +106,7 @@ class ChatServer:
                     answer = error(404, f"no route {self.path}")
                 else:
                     answer = server._next(body, self.headers.get("Authorization"))
+                time.sleep(answer.delay)
                 self.send_response(answer.status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(answer.body)))
