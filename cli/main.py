@@ -19,7 +19,7 @@ from rich.table import Table
 from campus.agents.registry import AgentOptions, recorded_source, replay_run, resolve, run_label
 from campus.cli.agents import AGENT_HELP, with_agent_options
 from campus.cli.common import (DB, EXPECTED_ERRORS, JSON, WORLD_HELP, emit_json, err, fail, inputs_of, open_db, out,
-                               world_of)
+                               pairing_warning, world_of)
 from campus.cli.progress import task_progress
 from campus.cli.report import report as report_command
 from campus.cli.audit import audit as audit_command
@@ -286,14 +286,23 @@ def diff(
     run_a: str = typer.Argument(..., metavar="RUN_A"),
     run_b: str = typer.Argument(..., metavar="RUN_B"),
     db: str = DB,
+    force: bool = typer.Option(False, "--force", help="Compare runs of different worlds, terms or rules anyway (with a warning)."),
     as_json: bool = JSON,
 ) -> None:
-    """Compare two runs: first divergence, tasks whose outcome flipped, and final-state differences."""
+    """Compare two runs: first divergence, tasks whose outcome flipped, and final-state differences.
+
+    Only runs of the same world, term (seed and scale) and rules pair task by task; others are
+    refused unless --force.
+    """
     with open_db(db) as store:
-        report = diff_runs(open_run(store, run_a), open_run(store, run_b))
+        a, b = open_run(store, run_a), open_run(store, run_b)
+        warning = pairing_warning(a, b, force)
+        report = diff_runs(a, b) | ({"warning": warning} if warning else {})
     if as_json:
         emit_json(report)
         return
+    if warning is not None:
+        out.print(f"WARNING: {warning}", highlight=False, markup=False)
     _print_diff(report)
 
 

@@ -207,6 +207,20 @@ def noise_check(a: Run, b: Run) -> dict[str, Any]:
             "exceeds_noise": p_value < NOISE_LEVEL}
 
 
+def mismatches(a: Run, b: Run) -> list[str]:
+    """What keeps two runs from pairing task by task: a different world, term (and so seed or scale) or rules."""
+    found = []
+    if a.world.hash != b.world.hash:
+        found.append(f"world {a.world.world.name} ({a.world.hash[:12]}) vs {b.world.world.name} ({b.world.hash[:12]})")
+    if a.term.hash != b.term.hash:
+        found.append(f"term {a.term.name} ({a.term.hash[:12]}) vs {b.term.name} ({b.term.hash[:12]})")
+    if a.branch.config != b.branch.config:
+        keys = sorted(k for k in a.branch.config.keys() | b.branch.config.keys()
+                      if a.branch.config.get(k) != b.branch.config.get(k))
+        found.append("rules " + ", ".join(f"{k} {a.branch.config.get(k)!r} vs {b.branch.config.get(k)!r}" for k in keys))
+    return found
+
+
 def diff_runs(a: Run, b: Run) -> dict[str, Any]:
     seq = first_divergence(a.store, a.branch.id, b.branch.id)
     divergence = None
