@@ -12,8 +12,9 @@ With repeated runs or seeds, ``campus sweep`` gives confidence intervals instead
 
 from __future__ import annotations
 
-import math
 from typing import Any
+
+from scipy.stats import binomtest
 
 from campus.events import (
     AdvisorAvailability,
@@ -185,13 +186,11 @@ def metric_deltas(card_a: dict[str, Any], card_b: dict[str, Any]) -> dict[str, A
 
 
 def mcnemar_exact(only_a: int, only_b: int) -> float:
-    """Two-sided exact McNemar p-value: the binomial test of ``only_a`` vs ``only_b`` at p = 1/2."""
+    """Two-sided exact McNemar p-value: scipy's exact binomial test of ``only_a`` vs ``only_b`` at p = 1/2."""
     n = only_a + only_b
     if n == 0:
         return 1.0
-    k = min(only_a, only_b)
-    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
-    return min(1.0, 2 * tail)
+    return float(binomtest(only_a, n, 0.5).pvalue)
 
 
 def noise_check(a: Run, b: Run) -> dict[str, Any]:
