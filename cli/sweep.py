@@ -29,6 +29,7 @@ from campus.kernel.logs import configure as configure_logs
 from campus.kernel.store import EventStore, StoreError, open_store
 from campus.reports.comparison import METRICS, Metric, compare
 from campus.reports.stats import Estimate, PairedDifference
+from campus.lab.ray_sweep import play_on_ray
 from campus.lab.sweep import (
     AgentSpec,
     PlannedRun,
@@ -63,6 +64,10 @@ def sweep(
     concurrency: int = typer.Option(1, "--concurrency", min=1, help="Play this many runs at once on threads of this process "
                                                                     "instead of worker processes: for model agents, which "
                                                                     "wait on the network. Each run has its own connection."),
+    ray: str = typer.Option(None, "--ray", metavar="ADDRESS",
+                            help="Play the runs as Ray tasks, each into a SQLite file of its own, merged into --db "
+                                 "as they finish: 'local' starts Ray on this machine, 'auto' joins the cluster this "
+                                 "machine belongs to (after 'ray start'), ray://HOST:10001 a remote one."),
     scale: float = typer.Option(1.0, "--scale", help="Term size relative to the paper's task counts."),
     db: str = typer.Option("runs.db", "--db", help="The SQLite file all runs go into (created if missing)."),
     rounds: int = typer.Option(DEFAULT_ROUND_LIMIT, "--rounds", min=1, help=ROUNDS_HELP),
@@ -87,7 +92,9 @@ def sweep(
         settings = SweepSettings(db=db, scale=scale, rounds=rounds, prefix=prefix, trials=trials)
         planned = _plan(settings, specs, parse_seeds(seeds))
         with _progress(planned, enabled=not as_json) as progress:
-            if concurrency > 1:
+            if ray is not None:
+                play_on_ray(settings, planned, ray, build_agent, progress)
+            elif concurrency > 1:
                 play_threads(settings, planned, concurrency, build_agent, progress)
             else:
                 play_sweep(settings, planned, workers, build_agent, progress, _worker_logs(ctx))

@@ -62,6 +62,8 @@ from campus.scenarios.task import Term, decode_term
 from campus.scenarios.term import term_name
 from campus.world.index import WorldIndex
 
+AGAIN = "finished runs are kept, and the same command continues the sweep"
+
 CHUNK_STEPS = 500
 """Agent replies a worker plays between two checks that the sweep process is still there."""
 
@@ -263,7 +265,7 @@ def _follow(processes: list[Any], messages: Any, pending: set[str], progress: Pr
             stopped = _stopped_workers(processes, pending)
             continue
         if message[0] == "failed":
-            raise SweepError(f"run {message[1]} failed: {message[2]}")
+            raise SweepError(f"run {message[1]} failed: {message[2]}; {AGAIN}")
         if message[0] == "done":
             pending.discard(message[1])
         if progress is not None:
@@ -273,9 +275,10 @@ def _follow(processes: list[Any], messages: Any, pending: set[str], progress: Pr
 def _stopped_workers(processes: list[Any], pending: set[str]) -> str | None:
     dead = [p for p in processes if p.exitcode not in (None, 0)]
     if dead:
-        return f"worker process {dead[0].pid} stopped (exit code {dead[0].exitcode}) with {len(pending)} run(s) unfinished"
+        return (f"worker process {dead[0].pid} stopped (exit code {dead[0].exitcode}) with {len(pending)} run(s) "
+                f"unfinished; {AGAIN}")
     if all(p.exitcode is not None for p in processes):
-        return f"every worker ended with {len(pending)} run(s) unfinished"
+        return f"every worker ended with {len(pending)} run(s) unfinished; {AGAIN}"
     return None
 
 
@@ -391,7 +394,7 @@ def play_threads(settings: SweepSettings, planned: Sequence[PlannedRun], concurr
                 session.run(max_steps=THREAD_CHUNK_STEPS)
         except Exception as error:
             stop.set()
-            raise SweepError(f"run {planned_run.run_id} failed: {type(error).__name__}: {error}") from None
+            raise SweepError(f"run {planned_run.run_id} failed: {type(error).__name__}: {error}; {AGAIN}") from None
         finally:
             store.close()
         tell(("done", planned_run.run_id))
