@@ -155,10 +155,7 @@ class LLMAgent:
     def request(self, view: AgentView) -> dict[str, Any]:
         """The keyword arguments of ``chat.completions.create`` for this view."""
         tools_mode = self.config.mode == "tools"
-        system = "\n\n".join(filter(None, (
-            view.prompt, TOOLS_MODE_NOTE if tools_mode else "", "## How you work\n" + self.variant,
-            self.memory.guidance, _section("What you remember", self.memory.recall(view)),
-        )))
+        system = system_prompt(view, self.variant, tools_mode=tools_mode, memory=self.memory)
         functions = openai_tools(view.tools) + SESSION_FUNCTIONS if tools_mode else []
         names = frozenset(f["function"]["name"] for f in functions)
         chat = call_messages(view.messages, names) if tools_mode else plain_messages(view.messages)
@@ -188,6 +185,14 @@ class LLMAgent:
             if as_text is not None:  # keep the notes in the record: the call is written in the text protocol
                 return f"{content.strip()}\n{as_text}", dropped
         return StructuredCall(name=from_wire_name(call.name), arguments=arguments, id=call.id), dropped
+
+
+def system_prompt(view: AgentView, variant: str, *, tools_mode: bool = False, memory: Memory | None = None) -> str:
+    """The task's instructions, the variant's working habits and what the memory recalls for this view."""
+    return "\n\n".join(filter(None, (
+        view.prompt, TOOLS_MODE_NOTE if tools_mode else "", "## How you work\n" + variant,
+        memory.guidance if memory else "", _section("What you remember", memory.recall(view) if memory else ""),
+    )))
 
 
 def _section(title: str, body: str) -> str:
