@@ -18,8 +18,10 @@ or its metadata.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import time
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
@@ -35,11 +37,19 @@ from campus.kernel.tools import from_wire_name, openai_tools, wire_name
 
 MODES = ("text", "tools")
 
-TOOLS_MODE_NOTE = """\
-In this conversation the tools are also offered to you as functions. Call exactly one function \
-per reply: a tool, `answer` (with the letter of your choice) for a multiple-choice question, or \
-`finish` when everything the task asks is done. A reply without a function call is read as text, \
-in the format described above."""
+TOOLS_MODE_INSTRUCTIONS = """\
+You are a student at a university, living through the term one task at a time. You change the \
+world only by calling the functions offered to you. A sentence written as "I ..." is your own \
+thought at that moment: act on it. Be at the right place at the right time, and write down in \
+the world what you will need later (your calendar holds your commitments): every task starts \
+a fresh conversation.
+
+Call exactly one function per reply: a tool; `answer` with the letter of your choice, for a \
+multiple-choice question; or `finish`, once everything the task asks is done. Each result says \
+what happened. Walking takes the minutes of the path walked, any other call one minute, and a \
+call that fails changes nothing and takes no time."""
+"""The system prompt's opening in tools mode, in place of the task's text-protocol manual and tool
+list (the functions' schemas carry the tools)."""
 
 SESSION_FUNCTIONS: list[dict[str, Any]] = [
     {"type": "function", "function": {
@@ -140,7 +150,7 @@ class LLMAgent:
         reply, dropped = self.reply(completion)
         self.last_meta = {"model": completion.model or self.config.model, **completion.usage,
                           "latency_s": round(latency, 4), "attempts": completion.attempts,
-                          "finish_reason": completion.finish_reason}
+                          "finish_reason": completion.finish_reason, "request_sha256": request_hash(request)}
         if completion.reasoning:
             self.last_meta["reasoning"] = completion.reasoning
         if dropped:
@@ -188,11 +198,17 @@ class LLMAgent:
 
 
 def system_prompt(view: AgentView, variant: str, *, tools_mode: bool = False, memory: Memory | None = None) -> str:
-    """The task's instructions, the variant's working habits and what the memory recalls for this view."""
+    """The task's instructions (in tools mode, ``TOOLS_MODE_INSTRUCTIONS``), the variant's working habits
+    and what the memory recalls for this view."""
     return "\n\n".join(filter(None, (
-        view.prompt, TOOLS_MODE_NOTE if tools_mode else "", "## How you work\n" + variant,
+        TOOLS_MODE_INSTRUCTIONS if tools_mode else view.prompt, "## How you work\n" + variant,
         memory.guidance if memory else "", _section("What you remember", memory.recall(view) if memory else ""),
     )))
+
+
+def request_hash(request: dict[str, Any]) -> str:
+    """sha256 of the request as canonical JSON (sorted keys): the exact messages, tools and settings sent."""
+    return hashlib.sha256(_SORTED.encode(request)).hexdigest()
 
 
 def _section(title: str, body: str) -> str:
@@ -225,9 +241,10 @@ def call_messages(turns: tuple[Turn, ...], functions: frozenset[str]) -> list[di
     """
     messages: list[dict[str, Any]] = []
     pending: str | None = None
+    spell = _wire_speller(functions)
     for turn in turns:
         if pending is not None and turn.role == "user":
-            messages.append({"role": "tool", "tool_call_id": pending, "content": turn.content})
+            messages.append({"role": "tool", "tool_call_id": pending, "content": spell(turn.content)})
             pending = None
             continue
         if turn.call is not None and wire_name(turn.call.name) in functions:
@@ -236,8 +253,19 @@ def call_messages(turns: tuple[Turn, ...], functions: frozenset[str]) -> list[di
             messages.append({"role": "assistant", "content": None,
                              "tool_calls": [{"id": pending, "type": "function", "function": function}]})
         else:
-            messages.append({"role": turn.role, "content": turn.content or "(no reply)"})
+            messages.append({"role": turn.role, "content": spell(turn.content) if turn.role == "user" else
+                             turn.content or "(no reply)"})
     return messages
+
+
+def _wire_speller(functions: frozenset[str]) -> Callable[[str], str]:
+    """Rewrites the dotted tool names in what the campus says (``calendar.add_event``) as the functions'
+    names (``calendar__add_event``), so a tools-mode model meets one spelling of each tool."""
+    dotted = {from_wire_name(name): name for name in functions if "__" in name}
+    if not dotted:
+        return lambda text: text or "(no reply)"
+    pattern = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, sorted(dotted, key=len, reverse=True))) + r")(?![\w])")
+    return lambda text: pattern.sub(lambda found: dotted[found.group(1)], text) if text else "(no reply)"
 
 
 def call_as_text(name: str, arguments: dict[str, Any]) -> str | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ import msgspec
 import typer
 from rich.table import Table
 
-from campus.agents.registry import AgentOptions, recorded_source, replay_run, resolve, run_label
+from campus.agents.registry import AgentOptions, is_llm, recorded_source, replay_run, resolve, run_label
 from campus.cli.agents import AGENT_HELP, with_agent_options
 from campus.cli.common import (DB, EXPECTED_ERRORS, JSON, WORLD_HELP, emit_json, err, fail, inputs_of, open_db, out,
                                pairing_warning, world_of)
@@ -34,6 +35,7 @@ from campus.replays.export import import_lines, write_export
 from campus.replays.fork import InjectedReply, fork_run
 from campus.replays.seek import describe_state, resolve_position, seek
 from campus.replays.status import abandoned_twin, run_status, term_scale
+from campus.replays.usage import run_usage, usage_line
 from campus.replays.verify import verify
 from campus.scenarios.play import DEFAULT_ROUND_LIMIT, ROUNDS_HELP, Run, RunSpec, open_run, slug, start_run
 from campus.scenarios.scorecard import scorecard
@@ -392,7 +394,8 @@ def score(
 ) -> None:
     """Re-score a stored run by replaying its log and judging every task again (no agent is called).
 
-    Prints the scorecard; exit 1 if any task is judged differently from what the run recorded.
+    Prints the scorecard, and for a model's run its token and latency totals (per task in
+    --json); exit 1 if any task is judged differently from what the run recorded.
     """
     from campus.replays.score import rescore
 
@@ -400,11 +403,14 @@ def score(
         current = open_run(store, run_id)
         with task_progress(err, len(current.ended_tasks()), "scoring", not as_json) as tick:
             report = rescore(current, on_task=tick)
+        usage = run_usage(store, run_id)
     if as_json:
-        emit_json(report)
+        emit_json(msgspec.to_builtins(report) | {"usage": asdict(usage)})
     else:
         out.print(f"{report.run}: " + ("scorecard reproduced" if report.matches else "[bold red]scorecard differs[/]"))
         out.print(_metrics_line(report.scorecard), highlight=False)
+        if usage.total.prompt_tokens or usage.total.latency_s:
+            out.print(usage_line(usage.total), highlight=False)
         for item in report.changed[:20]:
             out.print(f"- {item['task_id']}: recorded {item['recorded']}, judged {item['judged']}", highlight=False, markup=False)
     if not report.matches:
@@ -486,7 +492,9 @@ def runs(
                 terms[b.term_hash] = decode_term(store.get_blob(b.term_hash), b.schema)
                 scales[b.term_hash] = term_scale(store, b.term_hash)
             card = scorecard(terms[b.term_hash], open_run(store, b.id).ended_tasks())
-            rows.append({"run": b.id, "status": status.state, "agent": b.agent, "label": run_label(b.agent),
+            usage = run_usage(store, b.id).total if is_llm(b.agent) else None
+            rows.append({"tokens": None if usage is None else usage.prompt_tokens + usage.completion_tokens,
+                         "latency_s": None if usage is None else usage.latency_s,"run": b.id, "status": status.state, "agent": b.agent, "label": run_label(b.agent),
                          "seed": b.seed, "scale": scales[b.term_hash], "stugpa": card["stugpa"]["total"],
                          "tasks_ended": card["total"]["tasks"], "parent": b.parent,
                          "fork_seq": b.fork_seq if b.parent else None, "events": status.head,
@@ -495,12 +503,13 @@ def runs(
         emit_json(rows)
         return
     table = Table()
-    for column in ("run", "status", "agent", "seed", "scale", "StuGPA", "parent", "fork at", "events", "final hash"):
-        table.add_column(column, justify="right" if column in ("seed", "scale", "StuGPA", "fork at", "events") else "left")
+    numbers = ("seed", "scale", "StuGPA", "fork at", "events", "tokens")
+    for column in ("run", "status", "agent", "seed", "scale", "StuGPA", "parent", "fork at", "events", "tokens", "final hash"):
+        table.add_column(column, justify="right" if column in numbers else "left")
     for r in rows:
         table.add_row(r["run"], r["status_text"], r["label"], str(r["seed"]), "" if r["scale"] is None else f"{r['scale']:g}",
                       f"{r['stugpa']:.2f}", r["parent"] or "", "" if r["fork_seq"] is None else str(r["fork_seq"]),
-                      str(r["events"]), r["final_hash"][:16])
+                      str(r["events"]), "" if r["tokens"] is None else f"{r['tokens']:,}", r["final_hash"][:16])
     out.print(table)
 
 
