@@ -164,19 +164,7 @@ class LLMAgent:
 
     def request(self, view: AgentView) -> dict[str, Any]:
         """The keyword arguments of ``chat.completions.create`` for this view."""
-        tools_mode = self.config.mode == "tools"
-        system = system_prompt(view, self.variant, tools_mode=tools_mode, memory=self.memory)
-        functions = openai_tools(view.tools) + SESSION_FUNCTIONS if tools_mode else []
-        names = frozenset(f["function"]["name"] for f in functions)
-        chat = call_messages(view.messages, names) if tools_mode else plain_messages(view.messages)
-        request: dict[str, Any] = {"model": self.config.model, "messages": [{"role": "system", "content": system}, *chat]}
-        if tools_mode:
-            request["tools"] = functions
-        if self.config.temperature is not None:
-            request["temperature"] = self.config.temperature
-        if self.config.max_tokens is not None:
-            request[self.config.token_limit()] = self.config.max_tokens
-        return request
+        return build_request(self.config, self.variant, self.memory, view)
 
     # ------------------------------------------------------------ the reply
 
@@ -195,6 +183,24 @@ class LLMAgent:
             if as_text is not None:  # keep the notes in the record: the call is written in the text protocol
                 return f"{content.strip()}\n{as_text}", dropped
         return StructuredCall(name=from_wire_name(call.name), arguments=arguments, id=call.id), dropped
+
+
+def build_request(config: LLMConfig, variant: str, memory: Memory, view: AgentView) -> dict[str, Any]:
+    """The keyword arguments of ``chat.completions.create`` for ``view``: a function of the config, the
+    variant's text, what the memory holds and the view, so the request of any recorded step can be rebuilt."""
+    tools_mode = config.mode == "tools"
+    system = system_prompt(view, variant, tools_mode=tools_mode, memory=memory)
+    functions = openai_tools(view.tools) + SESSION_FUNCTIONS if tools_mode else []
+    names = frozenset(f["function"]["name"] for f in functions)
+    chat = call_messages(view.messages, names) if tools_mode else plain_messages(view.messages)
+    request: dict[str, Any] = {"model": config.model, "messages": [{"role": "system", "content": system}, *chat]}
+    if tools_mode:
+        request["tools"] = functions
+    if config.temperature is not None:
+        request["temperature"] = config.temperature
+    if config.max_tokens is not None:
+        request[config.token_limit()] = config.max_tokens
+    return request
 
 
 def system_prompt(view: AgentView, variant: str, *, tools_mode: bool = False, memory: Memory | None = None) -> str:

@@ -261,25 +261,35 @@ def fork(
 def verify_command(
     run_id: str = typer.Argument(..., metavar="RUN", help="The run to verify."),
     db: str = DB,
-    deep: bool = typer.Option(False, "--deep", help="Also replay the whole run from its recorded replies and compare every hash."),
+    deep: bool = typer.Option(False, "--deep", help="Also replay the whole run from its recorded replies and compare every "
+                                                    "hash; for a model's run, also rebuild every request it sent and "
+                                                    "compare it with the recorded request hash."),
     as_json: bool = JSON,
 ) -> None:
     """Check the hash chain, re-execute every tool call and re-judge every task. Exit 1 on the first mismatch."""
+    from campus.lab.prompt_check import check_prompts
+
     with open_db(db) as store:
         current = open_run(store, run_id)
         with task_progress(err, len(current.ended_tasks()), "verifying", not as_json) as tick:
             report = verify(current, deep=deep, on_task=tick)
+        prompts = check_prompts(current) if deep and report.ok else None
     if as_json:
-        emit_json(report)
+        emit_json(msgspec.to_builtins(report) | ({"prompts": asdict(prompts)} if prompts else {}))
     elif report.ok:
         out.print(f"[green]verified[/] {report.run}: {report.events} events, {report.tool_calls} tool calls re-executed, "
                   f"{report.tasks_judged} tasks re-judged in {report.seconds:.3f}s")
+        if prompts is not None and prompts.mismatch is None and prompts.skipped is None:
+            out.print(f"{prompts.checked} model requests rebuilt from the log and the agent spec match their recorded hashes",
+                      highlight=False)
     else:
         mismatch = report.mismatch
         err.print(f"[bold red]mismatch[/] in {report.run} at seq {mismatch.seq} ({mismatch.check})")  # type: ignore[union-attr]
         err.print(f"expected: {msgspec.json.encode(mismatch.expected).decode()[:2000]}")  # type: ignore[union-attr]
         err.print(f"actual:   {msgspec.json.encode(mismatch.actual).decode()[:2000]}")  # type: ignore[union-attr]
-    if not report.ok:
+    if prompts is not None and prompts.mismatch is not None:
+        err.print(f"[bold red]prompt mismatch[/] in {run_id}: {prompts.mismatch}", highlight=False)
+    if not report.ok or (prompts is not None and prompts.mismatch is not None):
         raise typer.Exit(1)
 
 

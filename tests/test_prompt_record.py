@@ -8,13 +8,15 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from campus.agents.llm import TOOLS_MODE_INSTRUCTIONS, call_messages, request_hash
+from campus.agents.llm import TOOLS_MODE_INSTRUCTIONS, LLMConfig, call_messages, request_hash
 from campus.cli.main import app
 from campus.kernel.agent import Turn
+from campus.kernel.store import SQLiteStore
+from campus.scenarios.play import new_run
 from campus.scenarios.task import Term
 from campus.world.index import WorldIndex
 from tests.chat_server import ChatServer, text, tool_call
-from tests.llm_support import SCALE, as_text_answers, llm_agent
+from tests.llm_support import SCALE, as_text_answers, as_tool_calls, llm_agent
 from tests.test_llm_agent import first_view
 
 pytest_plugins = ["tests.llm_fixtures"]
@@ -70,3 +72,27 @@ def test_score_and_runs_total_a_model_runs_tokens_and_latency_per_run_and_per_ta
     assert listed[0]["tokens"] == 18 * replies
     shown = runner.invoke(app, ["score", run_id, "--db", db]).stdout
     assert f"{replies} replies: {11 * replies:,} prompt + {7 * replies:,} completion tokens" in shown
+
+
+def test_verify_deep_rebuilds_every_request_and_finds_one_the_spec_would_not_have_sent(
+        tmp_path: Path, world: WorldIndex, short_term: Term, oracle_replies: list[str]) -> None:
+    db = str(tmp_path / "runs.db")
+    runner = CliRunner()
+    with ChatServer(as_tool_calls(oracle_replies)) as server:
+        played = runner.invoke(app, ["run", "--db", db, "--scale", str(SCALE), "--agent", "llm", "--model", "m", "--mode",
+                                     "tools", "--memory", "history", "--base-url", server.url, "--json"],
+                               env={"OPENAI_API_KEY": None})
+    assert played.exit_code == 0, played.output
+    run_id = json.loads(played.stdout)["run"]
+    verified = runner.invoke(app, ["verify", run_id, "--db", db, "--deep", "--json"])
+    assert verified.exit_code == 0, verified.output
+    assert json.loads(verified.stdout)["prompts"] == {"checked": len(oracle_replies), "mismatch": None, "skipped": None}
+
+    store = SQLiteStore(db)
+    recorded_as = LLMConfig(model="m", base_url="http://127.0.0.1:9/v1", variant="vanilla").spec()
+    run = new_run(store, world, short_term, agent_name=recorded_as, seed=0, branch_id="misrecorded")
+    with ChatServer(as_text_answers(oracle_replies[:5])) as server:
+        run.session(llm_agent(server, variant="proactive")).run(max_steps=5)
+    store.close()
+    caught = runner.invoke(app, ["verify", "misrecorded", "--db", db, "--deep"])
+    assert caught.exit_code == 1 and "prompt mismatch in misrecorded: reply 1" in caught.stderr, caught.output
