@@ -1,27 +1,30 @@
-"""One chat-completions request to an OpenAI-compatible endpoint, with bounded retries and clear errors.
+"""One chat-completions request to an OpenAI-compatible endpoint, with clear one-line errors.
 
 Uses the official ``openai`` client (the ``llm`` extra), so any server that speaks the protocol
-works: OpenAI, vLLM, Ollama, llama.cpp, a proxy. The client's own retries are switched off and
-replaced by a loop that can be reasoned about: rate limits (429), server errors (5xx), 408/409,
-timeouts and refused connections are tried again after 1, 2, 4, ... times ``backoff`` seconds
-(or the server's Retry-After, capped at ``MAX_DELAY``), at most ``retries`` times. Anything that
-cannot succeed by retrying (bad credentials, an unknown model, a rejected request, a reply that
-is not a chat completion) raises ``ChatError`` at once, with a one-line message.
+works: OpenAI, vLLM, Ollama, llama.cpp, a proxy, the providers of ``agents.providers``. Retries
+and the timeout are the client's own (``max_retries``, ``timeout``): it tries rate limits (429),
+server errors (5xx), 408/409, timeouts and refused connections again with exponential backoff,
+honouring the server's Retry-After. Anything that cannot succeed (bad credentials, an unknown
+model, a rejected request, a reply that is not a chat completion) raises ``ChatError`` with a
+one-line message.
+
+A reasoning model's thinking (``reasoning_content``, ``reasoning``, or a ``<think>...</think>``
+block at the start of the text) is split from the reply before anything parses it.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from campus.kernel.agent import AgentUnavailable
 
 OPENAI_URL = "https://api.openai.com/v1"
-RETRY_STATUS = frozenset({408, 409, 429})
-MAX_DELAY = 60.0
-"""The longest wait between two attempts, whatever the server asks for."""
+DEFAULT_TIMEOUT = 120.0
+DEFAULT_RETRIES = 4
+
+_THINK = re.compile(r"^\s*(?:<think>(?P<closed>.*?)</think>|(?P<open>(?:(?!<think>).)*?)</think>)", re.DOTALL)
 
 
 class ChatError(AgentUnavailable):
@@ -42,69 +45,44 @@ class Completion:
     finish_reason: str | None
     model: str | None
     usage: dict[str, int] = field(default_factory=dict)
+    reasoning: str | None = None
+    attempts: int = 1
 
 
 class ChatClient:
-    def __init__(
-        self,
-        *,
-        base_url: str,
-        api_key: str,
-        retries: int = 4,
-        backoff: float = 1.0,
-        timeout: float = 120.0,
-        sleep: Callable[[float], None] = time.sleep,
-    ) -> None:
+    def __init__(self, *, base_url: str, api_key: str, retries: int = DEFAULT_RETRIES,
+                 timeout: float = DEFAULT_TIMEOUT, key_hint: str = "OPENAI_API_KEY") -> None:
         try:
             import openai
         except ImportError as error:
             raise ChatError("the llm agent needs the openai package: pip install 'campus[llm]'") from error
+        if not timeout > 0:
+            raise ValueError(f"the timeout must be positive, not {timeout:g}")
         self._openai = openai
         self.base_url = base_url
         self.retries = retries
-        self.backoff = backoff
-        self.sleep = sleep
-        self.attempts = 0
-        """Attempts the last ``complete`` took."""
-        self._client = openai.OpenAI(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout)
+        self.key_hint = key_hint
+        self._client = openai.OpenAI(api_key=api_key, base_url=base_url, max_retries=retries, timeout=timeout)
 
     def complete(self, request: dict[str, Any]) -> Completion:
         """One completion for ``request`` (the keyword arguments of ``chat.completions.create``)."""
         openai = self._openai
-        self.attempts = 0
-        while True:
-            self.attempts += 1
-            try:
-                response = self._client.chat.completions.create(**request)
-            except (openai.APIConnectionError, openai.APIStatusError) as error:  # timeouts are connection errors
-                if not self._retryable(error) or self.attempts > self.retries:
-                    raise self._explain(error) from None
-                self.sleep(self._delay(error))
-                continue
-            except (openai.APIResponseValidationError, ValueError) as error:  # ValueError: a body that is not JSON
-                raise ChatError(f"{self._where()} did not return a chat completion: {_one_line(str(error))}") from None
-            return self._read(response)
-
-    # ------------------------------------------------------------ errors and retries
-
-    def _retryable(self, error: Exception) -> bool:
-        if isinstance(error, self._openai.APIConnectionError):
-            return True
-        status = error.status_code  # type: ignore[attr-defined]
-        return status in RETRY_STATUS or status >= 500
-
-    def _delay(self, error: Exception) -> float:
-        wait = self.backoff * 2 ** (self.attempts - 1)
-        response = getattr(error, "response", None)
-        asked = _retry_after(response.headers) if response is not None else None
-        return min(MAX_DELAY, asked if asked is not None else wait)
+        try:
+            raw = self._client.chat.completions.with_raw_response.create(**request)
+            response = raw.parse()
+        except (openai.APIConnectionError, openai.APIStatusError) as error:  # timeouts are connection errors
+            raise self._explain(error) from None
+        except (openai.APIResponseValidationError, ValueError) as error:  # ValueError: a body that is not JSON
+            raise ChatError(f"{self._where()} did not return a chat completion: {_one_line(str(error))}") from None
+        return self._read(response, attempts=raw.retries_taken + 1)
 
     def _where(self) -> str:
         return f"the model endpoint {self.base_url}"
 
     def _explain(self, error: Exception) -> ChatError:
         openai = self._openai
-        tried = f" (gave up after {self.attempts} attempts)" if self.attempts > 1 else ""
+        retried = isinstance(error, openai.APIConnectionError) or _retryable_status(getattr(error, "status_code", 0))
+        tried = f" (gave up after {self.retries + 1} attempts)" if retried and self.retries else ""
         if isinstance(error, openai.APITimeoutError):
             return ChatError(f"{self._where()} did not answer in time{tried}")
         if isinstance(error, openai.APIConnectionError):
@@ -114,14 +92,12 @@ class ChatClient:
         detail = _one_line(getattr(error, "message", "") or str(error))
         if status in (401, 403):
             return ChatError(f"{self._where()} refused the API key ({status}): {detail}. "
-                             "Pass --api-key or set OPENAI_API_KEY")
+                             f"Pass --api-key or set {self.key_hint}")
         if status == 404:
             return ChatError(f"{self._where()} has no such model or path (404): {detail}")
         return ChatError(f"{self._where()} answered {status}: {detail}{tried}")
 
-    # ------------------------------------------------------------ the response
-
-    def _read(self, response: Any) -> Completion:
+    def _read(self, response: Any, attempts: int) -> Completion:
         try:
             choice = response.choices[0]
             message = choice.message
@@ -137,24 +113,32 @@ class ChatClient:
             raise ChatError(f"{self._where()} returned a message whose content is not text")
         if any(not isinstance(c.name, str) or not isinstance(c.arguments, str) for c in calls):
             raise ChatError(f"{self._where()} returned a tool call without a name or arguments")
+        content, thought = split_reasoning(content)
+        given = getattr(message, "reasoning_content", None) or getattr(message, "reasoning", None)
+        reasoning = "\n".join(part for part in (given if isinstance(given, str) else None, thought) if part) or None
         return Completion(content=content, tool_calls=calls, finish_reason=getattr(choice, "finish_reason", None),
-                          model=getattr(response, "model", None), usage=_usage(getattr(response, "usage", None)))
+                          model=getattr(response, "model", None), usage=_usage(getattr(response, "usage", None)),
+                          reasoning=reasoning, attempts=attempts)
+
+
+def split_reasoning(content: str | None) -> tuple[str | None, str | None]:
+    """The reply without a leading ``<think>...</think>`` block (or text closed by a bare ``</think>``), and that block."""
+    if content is None:
+        return None, None
+    found = _THINK.match(content)
+    if found is None:
+        return content, None
+    thought = (found.group("closed") if found.group("closed") is not None else found.group("open")).strip()
+    return content[found.end():].lstrip(), thought or None
+
+
+def _retryable_status(status: int) -> bool:
+    return status in (408, 409, 429) or status >= 500
 
 
 def _usage(usage: Any) -> dict[str, int]:
     names = ("prompt_tokens", "completion_tokens", "total_tokens")
     return {name: value for name in names if isinstance(value := getattr(usage, name, None), int)}
-
-
-def _retry_after(headers: Any) -> float | None:
-    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        value = headers.get(name)
-        if value is not None:
-            try:
-                return max(0.0, float(value) * scale)
-            except ValueError:
-                return None  # an HTTP date: fall back to our own backoff
-    return None
 
 
 def _one_line(text: str, limit: int = 200) -> str:

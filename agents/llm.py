@@ -11,15 +11,17 @@ Two modes:
   Earlier calls in the task (carried as data in the chat's turns) are shown back to the model as
   calls with their results.
 
-Token usage, latency and attempts go to ``last_meta``, which the kernel keeps outside the hash
-chain. The API key is held by the client only: it is never part of the agent's spec, its name
+Token usage, latency, attempts and a reasoning model's thinking (split from its reply by the
+client) go to ``last_meta``, which the kernel keeps outside the hash chain. The API key is held by the client only: it is never part of the agent's spec, its name
 or its metadata.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 import time
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
@@ -27,6 +29,7 @@ import msgspec
 
 from campus.agents.chat import OPENAI_URL, ChatClient, Completion
 from campus.agents.memory import DEFAULT_BUDGET, Memory, make_memory
+from campus.agents.providers import PROVIDERS, TokenLimit, provider_of
 from campus.agents.variants import DEFAULT_VARIANT, load_variant
 from campus.events import StructuredCall
 from campus.kernel.agent import AgentView, Reply, TaskMemory, Turn
@@ -34,11 +37,19 @@ from campus.kernel.tools import from_wire_name, openai_tools, wire_name
 
 MODES = ("text", "tools")
 
-TOOLS_MODE_NOTE = """\
-In this conversation the tools are also offered to you as functions. Call exactly one function \
-per reply: a tool, `answer` (with the letter of your choice) for a multiple-choice question, or \
-`finish` when everything the task asks is done. A reply without a function call is read as text, \
-in the format described above."""
+TOOLS_MODE_INSTRUCTIONS = """\
+You are a student at a university, living through the term one task at a time. You change the \
+world only by calling the functions offered to you. A sentence written as "I ..." is your own \
+thought at that moment: act on it. Be at the right place at the right time, and write down in \
+the world what you will need later (your calendar holds your commitments): every task starts \
+a fresh conversation.
+
+Call exactly one function per reply: a tool; `answer` with the letter of your choice, for a \
+multiple-choice question; or `finish`, once everything the task asks is done. Each result says \
+what happened. Walking takes the minutes of the path walked, any other call one minute, and a \
+call that fails changes nothing and takes no time."""
+"""The system prompt's opening in tools mode, in place of the task's text-protocol manual and tool
+list (the functions' schemas carry the tools)."""
 
 SESSION_FUNCTIONS: list[dict[str, Any]] = [
     {"type": "function", "function": {
@@ -64,6 +75,8 @@ class LLMConfig(msgspec.Struct, frozen=True, kw_only=True):
     memory_tokens: int = DEFAULT_BUDGET
     temperature: float | None = None
     max_tokens: int | None = None
+    provider: str | None = None
+    """The provider prefix the model was named with (``openai`` for ``openai/gpt-4.1``), if any."""
 
     def check(self) -> LLMConfig:
         """The config itself, or ``ValueError`` saying what is wrong with it."""
@@ -77,6 +90,7 @@ class LLMConfig(msgspec.Struct, frozen=True, kw_only=True):
             raise ValueError(f"temperature must be between 0 and 2, not {self.temperature}")
         if self.max_tokens is not None and self.max_tokens < 1:
             raise ValueError(f"max tokens must be at least 1, not {self.max_tokens}")
+        provider_of(self.provider)
         load_variant(self.variant)
         make_memory(self.memory, self.memory_tokens)
         return self
@@ -101,7 +115,14 @@ class LLMConfig(msgspec.Struct, frozen=True, kw_only=True):
             raise ValueError(f"cannot read the agent spec {spec!r}: {error}") from None
 
     def short_name(self) -> str:
-        return f"llm-{self.model}"
+        return f"llm-{self.provider}-{self.model}" if self.provider else f"llm-{self.model}"
+
+    def token_limit(self) -> TokenLimit:
+        """What the server calls the reply-length limit: OpenAI's own API wants ``max_completion_tokens``."""
+        provider = provider_of(self.provider)
+        if provider is None and public_url(self.base_url) == OPENAI_URL:
+            provider = PROVIDERS["openai"]
+        return provider.token_limit if provider is not None else "max_tokens"
 
 
 def public_url(url: str) -> str:
@@ -130,8 +151,10 @@ class LLMAgent:
         latency = time.perf_counter() - begun
         reply, dropped = self.reply(completion)
         self.last_meta = {"model": completion.model or self.config.model, **completion.usage,
-                          "latency_s": round(latency, 4), "attempts": self.client.attempts,
-                          "finish_reason": completion.finish_reason}
+                          "latency_s": round(latency, 4), "attempts": completion.attempts,
+                          "finish_reason": completion.finish_reason, "request_sha256": request_hash(request)}
+        if completion.reasoning:
+            self.last_meta["reasoning"] = completion.reasoning
         if dropped:
             self.last_meta["dropped_tool_calls"] = dropped
         return reply
@@ -143,22 +166,7 @@ class LLMAgent:
 
     def request(self, view: AgentView) -> dict[str, Any]:
         """The keyword arguments of ``chat.completions.create`` for this view."""
-        tools_mode = self.config.mode == "tools"
-        system = "\n\n".join(filter(None, (
-            view.prompt, TOOLS_MODE_NOTE if tools_mode else "", "## How you work\n" + self.variant,
-            self.memory.guidance, _section("What you remember", self.memory.recall(view)),
-        )))
-        functions = openai_tools(view.tools) + SESSION_FUNCTIONS if tools_mode else []
-        names = frozenset(f["function"]["name"] for f in functions)
-        chat = call_messages(view.messages, names) if tools_mode else plain_messages(view.messages)
-        request: dict[str, Any] = {"model": self.config.model, "messages": [{"role": "system", "content": system}, *chat]}
-        if tools_mode:
-            request["tools"] = functions
-        if self.config.temperature is not None:
-            request["temperature"] = self.config.temperature
-        if self.config.max_tokens is not None:
-            request["max_tokens"] = self.config.max_tokens
-        return request
+        return build_request(self.config, self.variant, self.memory, view)
 
     # ------------------------------------------------------------ the reply
 
@@ -177,6 +185,38 @@ class LLMAgent:
             if as_text is not None:  # keep the notes in the record: the call is written in the text protocol
                 return f"{content.strip()}\n{as_text}", dropped
         return StructuredCall(name=from_wire_name(call.name), arguments=arguments, id=call.id), dropped
+
+
+def build_request(config: LLMConfig, variant: str, memory: Memory, view: AgentView) -> dict[str, Any]:
+    """The keyword arguments of ``chat.completions.create`` for ``view``: a function of the config, the
+    variant's text, what the memory holds and the view, so the request of any recorded step can be rebuilt."""
+    tools_mode = config.mode == "tools"
+    system = system_prompt(view, variant, tools_mode=tools_mode, memory=memory)
+    functions = openai_tools(view.tools) + SESSION_FUNCTIONS if tools_mode else []
+    names = frozenset(f["function"]["name"] for f in functions)
+    chat = call_messages(view.messages, names) if tools_mode else plain_messages(view.messages)
+    request: dict[str, Any] = {"model": config.model, "messages": [{"role": "system", "content": system}, *chat]}
+    if tools_mode:
+        request["tools"] = functions
+    if config.temperature is not None:
+        request["temperature"] = config.temperature
+    if config.max_tokens is not None:
+        request[config.token_limit()] = config.max_tokens
+    return request
+
+
+def system_prompt(view: AgentView, variant: str, *, tools_mode: bool = False, memory: Memory | None = None) -> str:
+    """The task's instructions (in tools mode, ``TOOLS_MODE_INSTRUCTIONS``), the variant's working habits
+    and what the memory recalls for this view."""
+    return "\n\n".join(filter(None, (
+        TOOLS_MODE_INSTRUCTIONS if tools_mode else view.prompt, "## How you work\n" + variant,
+        memory.guidance if memory else "", _section("What you remember", memory.recall(view) if memory else ""),
+    )))
+
+
+def request_hash(request: dict[str, Any]) -> str:
+    """sha256 of the request as canonical JSON (sorted keys): the exact messages, tools and settings sent."""
+    return hashlib.sha256(_SORTED.encode(request)).hexdigest()
 
 
 def _section(title: str, body: str) -> str:
@@ -209,9 +249,10 @@ def call_messages(turns: tuple[Turn, ...], functions: frozenset[str]) -> list[di
     """
     messages: list[dict[str, Any]] = []
     pending: str | None = None
+    spell = _wire_speller(functions)
     for turn in turns:
         if pending is not None and turn.role == "user":
-            messages.append({"role": "tool", "tool_call_id": pending, "content": turn.content})
+            messages.append({"role": "tool", "tool_call_id": pending, "content": spell(turn.content)})
             pending = None
             continue
         if turn.call is not None and wire_name(turn.call.name) in functions:
@@ -220,8 +261,19 @@ def call_messages(turns: tuple[Turn, ...], functions: frozenset[str]) -> list[di
             messages.append({"role": "assistant", "content": None,
                              "tool_calls": [{"id": pending, "type": "function", "function": function}]})
         else:
-            messages.append({"role": turn.role, "content": turn.content or "(no reply)"})
+            messages.append({"role": turn.role, "content": spell(turn.content) if turn.role == "user" else
+                             turn.content or "(no reply)"})
     return messages
+
+
+def _wire_speller(functions: frozenset[str]) -> Callable[[str], str]:
+    """Rewrites the dotted tool names in what the campus says (``calendar.add_event``) as the functions'
+    names (``calendar__add_event``), so a tools-mode model meets one spelling of each tool."""
+    dotted = {from_wire_name(name): name for name in functions if "__" in name}
+    if not dotted:
+        return lambda text: text or "(no reply)"
+    pattern = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, sorted(dotted, key=len, reverse=True))) + r")(?![\w])")
+    return lambda text: pattern.sub(lambda found: dotted[found.group(1)], text) if text else "(no reply)"
 
 
 def call_as_text(name: str, arguments: dict[str, Any]) -> str | None:

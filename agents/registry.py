@@ -3,7 +3,7 @@
 - a built-in name (``oracle``, the controls ``noop``, ``stateless``, ``diligent``, ``stale``, the
   adversaries ``testwise``, ``optionsonly``, ``dawdler``, ``absent``, and the disruption controls
   ``abstainer``, ``optimist``; ``agents.BUILTIN``);
-- ``llm`` or ``llm:model=...;mode=...;...`` (``LLMConfig``'s spec): a chat model over the
+- ``llm``, ``llm:PROVIDER/MODEL`` or ``llm:model=...;mode=...;...`` (``LLMConfig``'s spec): a chat model over the
   OpenAI protocol. Options given now override the spec, which overrides the environment; the
   run records the resulting spec (never the key), so resuming and forking rebuild the same agent;
 - ``recorded:RUN``: RUN's recorded replies, in order (see ``agents.recorded``);
@@ -18,10 +18,11 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from campus.agents import BUILTIN, make_agent
-from campus.agents.chat import OPENAI_URL, ChatClient
+from campus.agents.chat import DEFAULT_RETRIES, DEFAULT_TIMEOUT, OPENAI_URL, ChatClient
 from campus.agents.llm import LLMAgent, LLMConfig
 from campus.agents.memory import DEFAULT_BUDGET
 from campus.agents.readers import READERS, Reader
+from campus.agents.providers import provider_of, split_model
 from campus.agents.recorded import PREFIX, recorded_agent
 from campus.agents.variants import DEFAULT_VARIANT, default_memory
 from campus.kernel.agent import Agent
@@ -47,11 +48,15 @@ class AgentOptions:
     memory_tokens: int | None = None
     temperature: float | None = None
     max_tokens: int | None = None
-    retries: int = 4
+    retries: int = DEFAULT_RETRIES
+    timeout: float = DEFAULT_TIMEOUT
 
     def given(self) -> list[str]:
-        """The options that were given (``retries`` has a default, so it never counts)."""
-        return [f.name for f in fields(self) if f.name != "retries" and getattr(self, f.name) is not None]
+        """The options that were given (``retries`` and ``timeout`` have defaults, so they never count)."""
+        return [f.name for f in fields(self) if f.name not in _CLIENT_ONLY and getattr(self, f.name) is not None]
+
+
+_CLIENT_ONLY = ("retries", "timeout")
 
 
 def is_llm(name: str) -> bool:
@@ -85,7 +90,9 @@ def resolve(name: str, options: AgentOptions = AgentOptions(), *, store: EventSt
     recorded = check_name(name, options)
     if is_llm(name):
         config = llm_config(name, options)
-        client = ChatClient(base_url=config.base_url, api_key=api_key(options, config.base_url), retries=options.retries)
+        key, hint = api_key(options, config)
+        client = ChatClient(base_url=config.base_url, api_key=key, retries=options.retries, timeout=options.timeout,
+                            key_hint=hint)
         return LLMAgent(config, client), recorded
     source = recorded_source(name)
     if source is not None:
@@ -96,8 +103,21 @@ def resolve(name: str, options: AgentOptions = AgentOptions(), *, store: EventSt
 
 
 def llm_config(name: str, options: AgentOptions) -> LLMConfig:
-    """The config from the options, over the stored spec (resume, fork), over the environment."""
-    stored = LLMConfig.from_spec(name) if name.startswith("llm:") else None
+    """The config from the options, over the stored spec (resume, fork), over the environment.
+
+    A model named with a provider prefix (``openai/gpt-4.1``) is sent without it, to the provider's
+    endpoint unless ``--base-url`` names another. ``llm:openai/gpt-4.1`` is short for ``llm --model
+    openai/gpt-4.1`` (so a sweep can name models).
+    """
+    shorthand = name[len("llm:"):] if name.startswith("llm:") and "=" not in name else None
+    stored = LLMConfig.from_spec(name) if name.startswith("llm:") and shorthand is None else None
+    if options.model is not None or shorthand:
+        provider_name, model = split_model(options.model or shorthand or "")
+    elif stored is not None:
+        provider_name, model = stored.provider, stored.model
+    else:
+        provider_name, model = split_model(os.environ.get("CAMPUS_MODEL") or "")
+    provider = provider_of(provider_name)
 
     def pick(option: str, environment: str | None = None, default: Any = None) -> Any:
         given = getattr(options, option)
@@ -108,9 +128,12 @@ def llm_config(name: str, options: AgentOptions) -> LLMConfig:
         return (os.environ.get(environment) if environment else None) or default
 
     variant = pick("variant", default=DEFAULT_VARIANT)
+    named_now = provider is not None and stored is None or options.model is not None
+    base_url = options.base_url or (provider.base_url if named_now and provider else None)
     config = LLMConfig(
-        model=pick("model", "CAMPUS_MODEL", default=""),
-        base_url=pick("base_url", "OPENAI_BASE_URL", default=OPENAI_URL),
+        model=model,
+        provider=provider_name,
+        base_url=base_url or pick("base_url", "OPENAI_BASE_URL", default=OPENAI_URL),
         mode=pick("mode", default="text"),
         variant=variant,
         memory=pick("memory", default=default_memory(variant)),
@@ -121,13 +144,17 @@ def llm_config(name: str, options: AgentOptions) -> LLMConfig:
     return config.check()
 
 
-def api_key(options: AgentOptions, base_url: str) -> str:
-    key = options.api_key or os.environ.get("OPENAI_API_KEY")
+def api_key(options: AgentOptions, config: LLMConfig) -> tuple[str, str]:
+    """The key to send, and the variable that holds it (named in errors about it)."""
+    provider = provider_of(config.provider)
+    variable = provider.key_variable if provider is not None else "OPENAI_API_KEY"
+    key = options.api_key or (os.environ.get(variable) if variable else None)
     if key:
-        return key
-    if base_url.rstrip("/") == OPENAI_URL:
-        raise ValueError("no API key for OpenAI: pass --api-key or set OPENAI_API_KEY")
-    return KEY_PLACEHOLDER
+        return key, variable or "--api-key"
+    if variable is not None and (provider is not None or config.base_url.rstrip("/") == OPENAI_URL):
+        who = config.provider or "OpenAI"
+        raise ValueError(f"no API key for {who}: pass --api-key or set {variable}")
+    return KEY_PLACEHOLDER, variable or "--api-key"
 
 
 def run_label(name: str) -> str:

@@ -14,8 +14,9 @@ from typing import Any
 import typer
 
 from campus.agents import BUILTIN
-from campus.agents.chat import OPENAI_URL
+from campus.agents.chat import DEFAULT_RETRIES, DEFAULT_TIMEOUT, OPENAI_URL
 from campus.agents.memory import MEMORIES
+from campus.agents.providers import PROVIDERS
 from campus.agents.registry import AgentOptions
 from campus.agents.variants import DEFAULT_VARIANT, variant_names
 
@@ -24,12 +25,15 @@ AGENT_HELP = (f"Who plays: a built-in agent ({', '.join(BUILTIN)}), 'llm' (a cha
 
 _OPTIONS: dict[str, tuple[type, Any]] = {
     "model": (str, typer.Option(None, "--model", rich_help_panel="Model-backed agents (--agent llm)",
-                                help="Model name as the server knows it. Default: $CAMPUS_MODEL.")),
+                                help=f"PROVIDER/MODEL (providers: {', '.join(PROVIDERS)}; e.g. openai/gpt-4.1, "
+                                     "vllm/Qwen/Qwen3-8B), which picks the endpoint and key variable, or a model "
+                                     "name as the --base-url server knows it. Default: $CAMPUS_MODEL.")),
     "base_url": (str, typer.Option(None, "--base-url", rich_help_panel="Model-backed agents (--agent llm)",
-                                   help=f"The OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 (vLLM) or "
-                                        f"http://localhost:11434/v1 (Ollama). Default: $OPENAI_BASE_URL, else {OPENAI_URL}.")),
+                                   help=f"The OpenAI-compatible endpoint, e.g. http://gpu-box:8000/v1; wins over the "
+                                        f"provider's. Default: the provider's, else $OPENAI_BASE_URL, else {OPENAI_URL}.")),
     "api_key": (str, typer.Option(None, "--api-key", rich_help_panel="Model-backed agents (--agent llm)", show_default=False,
-                                  help="API key. Default: $OPENAI_API_KEY; a server other than OpenAI's may need none. "
+                                  help="API key. Default: the provider's variable ($OPENAI_API_KEY, $ANTHROPIC_API_KEY, ...); "
+                                       "vllm, ollama and other local servers need none. "
                                        "Never stored in the database.")),
     "mode": (str, typer.Option(None, "--mode", rich_help_panel="Model-backed agents (--agent llm)",
                                help="'text': the model writes StuLife actions (<action>Action: tool(...)</action>), "
@@ -51,10 +55,12 @@ _OPTIONS: dict[str, tuple[type, Any]] = {
                                         help="Sampling temperature. Default: the server's.")),
     "max_tokens": (int, typer.Option(None, "--max-tokens", min=1, rich_help_panel="Model-backed agents (--agent llm)",
                                      help="Longest reply, in tokens. Default: the server's.")),
-    "retries": (int, typer.Option(4, "--retries", min=0, rich_help_panel="Model-backed agents (--agent llm)",
+    "retries": (int, typer.Option(DEFAULT_RETRIES, "--retries", min=0, rich_help_panel="Model-backed agents (--agent llm)",
                                   help="Retries on rate limits (429), server errors (5xx), timeouts and refused "
-                                       "connections, with exponential backoff; then the run stops with an error and "
-                                       "can be resumed.")),
+                                       "connections, with the openai client's exponential backoff; then the run stops "
+                                       "with an error and can be resumed.")),
+    "timeout": (float, typer.Option(DEFAULT_TIMEOUT, "--timeout", min=0.001, rich_help_panel="Model-backed agents (--agent llm)",
+                                    help="Seconds to wait for one reply before it counts as a timeout (and is retried).")),
 }
 
 

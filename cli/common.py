@@ -18,9 +18,10 @@ from campus.kernel.agent import AgentUnavailable
 from campus.kernel.clock import TimeFormatError
 from campus.kernel.runner import SessionError
 from campus.kernel.store import EventStore, StoreError, open_store
+from campus.replays.diff import mismatches
 from campus.replays.export import ExportFormatError
 from campus.replays.seek import SeekError
-from campus.scenarios.play import RunSpec, load_inputs, load_world
+from campus.scenarios.play import Run, RunSpec, load_inputs, load_world
 from campus.scenarios.task import Term
 from campus.world.index import WorldIndex
 
@@ -56,6 +57,19 @@ def open_db(path: str, *, must_exist: bool = True) -> Iterator[EventStore]:
         fail(f"{path} is damaged: {error}")
     finally:
         store.close()
+
+
+def pairing_warning(a: Run, b: Run, force: bool) -> str | None:
+    """Refuse (one line, exit 2) to compare runs whose tasks do not pair, unless ``force``; then the warning to show."""
+    found = mismatches(a, b)
+    if not found:
+        return None
+    what = f"{a.branch.id} and {b.branch.id} are not runs of the same world, term and rules ({'; '.join(found)})"
+    if not force:
+        fail(f"{what}, so their tasks do not pair; pass --force to compare them anyway")
+    warning = f"compared with --force: {what}; task pairings, flips and the noise test mean nothing here"
+    err.print(f"[bold yellow]warning:[/] {escape(warning)}", highlight=False)
+    return warning
 
 
 def emit_json(value: Any) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +17,10 @@ import msgspec
 import typer
 from rich.table import Table
 
-from campus.agents.registry import AgentOptions, recorded_source, replay_run, resolve, run_label
+from campus.agents.registry import AgentOptions, is_llm, recorded_source, replay_run, resolve, run_label
 from campus.cli.agents import AGENT_HELP, with_agent_options
-from campus.cli.common import DB, JSON, WORLD_HELP, emit_json, err, fail, inputs_of, open_db, out, world_of
+from campus.cli.common import (DB, EXPECTED_ERRORS, JSON, WORLD_HELP, emit_json, err, fail, inputs_of, open_db, out,
+                               pairing_warning, world_of)
 from campus.cli.progress import task_progress
 from campus.cli.report import report as report_command
 from campus.cli.audit import audit as audit_command
@@ -26,17 +28,23 @@ from campus.cli.sweep import sweep as sweep_command
 from campus.cli.mcp import mcp as mcp_command
 from campus.cli.probe import probe as probe_command
 from campus.kernel.logs import configure as configure_logs
+from campus.events import genesis_hash
+from campus.kernel.runner import run_config
 from campus.kernel.store import StoreError
 from campus.replays.diff import diff_runs
 from campus.replays.export import import_lines, write_export
 from campus.replays.signing import SigningError, check_signed, generate_key, private_key, public_key, sign, store_signature
 from campus.replays.fork import InjectedReply, fork_run
 from campus.replays.seek import describe_state, resolve_position, seek
+from campus.replays.status import abandoned_twin, run_status, term_scale
+from campus.replays.usage import run_usage, usage_line
 from campus.replays.verify import verify
-from campus.scenarios.play import DEFAULT_ROUND_LIMIT, ROUNDS_HELP, Run, RunSpec, open_run, start_run
+from campus.scenarios.play import DEFAULT_ROUND_LIMIT, ROUNDS_HELP, Run, RunSpec, open_run, slug, start_run
 from campus.scenarios.scorecard import scorecard
+from campus.scenarios.task import Term, decode_term
 from campus.scenarios.term import generate_term
 from campus.world.generate import generate_world
+from campus.world.index import WorldIndex
 from campus.world.model import World, counts
 from campus.world.stulife import ImportReport, StuLifeDataError, load_stulife
 
@@ -63,12 +71,31 @@ app.command(name="probe")(probe_command)
 
 AGENT = typer.Option("oracle", "--agent", help=AGENT_HELP)
 
+MANY_BRANCHES = 50
+"""Above this many new branches, a command asks for --yes."""
 
-def _play(run: Run, agent: Any, *, show_progress: bool, max_steps: int | None = None) -> None:
+
+def _play(run: Run, agent: Any, db: str, *, show_progress: bool, max_steps: int | None = None) -> None:
+    """Play ``run``; an error stops it with one line that names the run and how to go on."""
     remaining = len(run.term.tasks) - len(run.ended_tasks())
-    with task_progress(err, remaining, "playing", show_progress) as tick:
-        hook = None if tick is None else (lambda state, ended: tick(state.now))
-        run.session(agent, on_task_end=hook).run(max_steps=max_steps)
+    try:
+        with task_progress(err, remaining, "playing", show_progress) as tick:
+            hook = None if tick is None else (lambda state, ended: tick(state.now))
+            run.session(agent, on_task_end=hook).run(max_steps=max_steps)
+    except EXPECTED_ERRORS as error:
+        status = run_status(run.store, run.branch.id)
+        if status.state == "abandoned" and run.branch.parent is None:
+            fail(f"{error} (run {run.branch.id} has no reply yet and is hidden from 'campus runs'; "
+                 f"the same command plays into it again)")
+        fail(f"{error} (run {run.branch.id} {status}; continue it with: campus run --db {db} --resume {run.branch.id})")
+
+
+def _start(store: Any, spec: RunSpec, inputs: tuple[WorldIndex, Term]) -> Run:
+    """A new run of ``spec``, or the abandoned run that the same command left before its first reply."""
+    world, term = inputs
+    base = spec.branch_id or f"{slug(spec.label or spec.agent)}-s{spec.seed}"
+    twin = abandoned_twin(store, base, spec.agent, genesis_hash(world.hash, term.hash, spec.seed, run_config(spec.round_limit)))
+    return open_run(store, twin) if twin is not None else start_run(store, spec, inputs)
 
 
 def _summary(run: Run) -> dict[str, Any]:
@@ -150,6 +177,7 @@ def run(
     max_steps: int = typer.Option(None, "--max-steps", min=0, help="Stop after this many agent replies (resume later)."),
     world_source: str = typer.Option(None, "--world", metavar="SOURCE", help=WORLD_HELP),
     disruptions: bool = typer.Option(False, "--disruptions", help=DISRUPTIONS_HELP),
+    name: str = typer.Option(None, "--name", help="Name of the new run (default: AGENT-sSEED, numbered if taken)."),
     as_json: bool = JSON,
     agent_options: AgentOptions = AgentOptions(),
 ) -> None:
@@ -159,6 +187,8 @@ def run(
     play it into runs.db, and print the scorecard.
     """
     inputs = None if recorded_source(agent) else inputs_of(world_source, seed, scale, resume, disruptions)
+    if name is not None and (resume is not None or inputs is None):
+        fail("--name names a new run: not with --resume, and not with recorded:RUN (its replay is named after RUN)")
     with open_db(db, must_exist=resume is not None) as store:
         if resume is not None:
             current = open_run(store, resume)
@@ -168,9 +198,10 @@ def run(
         else:
             world, term = inputs
             player, agent_name = resolve(agent, agent_options, store=store, term=term, world=world)
-            spec = RunSpec(seed=seed, scale=scale, agent=agent_name, round_limit=rounds, label=run_label(agent_name))
-            current = start_run(store, spec, inputs)
-        _play(current, player, show_progress=not as_json, max_steps=max_steps)
+            spec = RunSpec(seed=seed, scale=scale, agent=agent_name, round_limit=rounds, label=run_label(agent_name),
+                           branch_id=name)
+            current = _start(store, spec, inputs)
+        _play(current, player, db, show_progress=not as_json, max_steps=max_steps)
         summary = _summary(current)
     emit_json(summary) if as_json else _print_summary(summary)
 
@@ -243,7 +274,7 @@ def fork(
         child, point = fork_run(parent, seq, agent_name=agent_name, new_id=name, deferred=reply is not None)
         if reply is not None:
             player = InjectedReply(reply, player)
-        _play(child, player, show_progress=not as_json, max_steps=max_steps)
+        _play(child, player, db, show_progress=not as_json, max_steps=max_steps)
         summary = _summary(child) | {"parent": run_id, "fork_seq": point.seq, "requested_seq": point.requested}
     if as_json:
         emit_json(summary)
@@ -257,13 +288,17 @@ def fork(
 def verify_command(
     run_id: str = typer.Argument(..., metavar="RUN", help="The run to verify."),
     db: str = DB,
-    deep: bool = typer.Option(False, "--deep", help="Also replay the whole run from its recorded replies and compare every event."),
+    deep: bool = typer.Option(False, "--deep", help="Also replay the whole run from its recorded replies and compare every "
+                                                    "hash; for a model's run, also rebuild every request it sent and "
+                                                    "compare it with the recorded request hash."),
     signed_by: str = typer.Option(None, "--signed-by", metavar="PUBKEY",
                                   help="Also require a stored signature by this Ed25519 public key (PEM) over exactly this "
                                        "run's head: who produced it (see 'campus export --sign', 'campus keygen')."),
     as_json: bool = JSON,
 ) -> None:
     """Check the hash chain, re-execute every tool call and re-judge every task. Exit 1 on the first mismatch."""
+    from campus.lab.prompt_check import check_prompts
+
     unsigned: str | None = None
     with open_db(db) as store:
         key = public_key(signed_by) if signed_by else None
@@ -272,12 +307,17 @@ def verify_command(
             report = verify(current, deep=deep, on_task=tick)
         if key is not None and report.ok:
             unsigned = check_signed(current, key)
+        prompts = check_prompts(current) if deep and report.ok else None
     if as_json:
-        emit_json(msgspec.to_builtins(report) | ({"signed_by": signed_by, "signed": unsigned is None} if signed_by else {}))
+        emit_json(msgspec.to_builtins(report) | ({"signed_by": signed_by, "signed": unsigned is None} if signed_by else {})
+                  | ({"prompts": asdict(prompts)} if prompts else {}))
     elif report.ok:
         out.print(f"[green]verified[/] {report.run}: {report.events} events, {report.tool_calls} tool calls re-executed, "
                   f"{report.tasks_judged} tasks re-judged in {report.seconds:.3f}s"
                   + ("" if not signed_by or unsigned else f"; its head is signed by {signed_by}"))
+        if prompts is not None and prompts.mismatch is None and prompts.skipped is None:
+            out.print(f"{prompts.checked} model requests rebuilt from the log and the agent spec match their recorded hashes",
+                      highlight=False)
         if unsigned:
             err.print(f"[bold red]not signed[/] by {signed_by}: {unsigned}", highlight=False)
     else:
@@ -285,7 +325,9 @@ def verify_command(
         err.print(f"[bold red]mismatch[/] in {report.run} at seq {mismatch.seq} ({mismatch.check})")  # type: ignore[union-attr]
         err.print(f"expected: {msgspec.json.encode(mismatch.expected).decode()[:2000]}")  # type: ignore[union-attr]
         err.print(f"actual:   {msgspec.json.encode(mismatch.actual).decode()[:2000]}")  # type: ignore[union-attr]
-    if not report.ok or unsigned:
+    if prompts is not None and prompts.mismatch is not None:
+        err.print(f"[bold red]prompt mismatch[/] in {run_id}: {prompts.mismatch}", highlight=False)
+    if not report.ok or unsigned or (prompts is not None and prompts.mismatch is not None):
         raise typer.Exit(1)
 
 
@@ -310,14 +352,23 @@ def diff(
     run_a: str = typer.Argument(..., metavar="RUN_A"),
     run_b: str = typer.Argument(..., metavar="RUN_B"),
     db: str = DB,
+    force: bool = typer.Option(False, "--force", help="Compare runs of different worlds, terms or rules anyway (with a warning)."),
     as_json: bool = JSON,
 ) -> None:
-    """Compare two runs: first divergence, tasks whose outcome flipped, and final-state differences."""
+    """Compare two runs: first divergence, tasks whose outcome flipped, and final-state differences.
+
+    Only runs of the same world, term (seed and scale) and rules pair task by task; others are
+    refused unless --force.
+    """
     with open_db(db) as store:
-        report = diff_runs(open_run(store, run_a), open_run(store, run_b))
+        a, b = open_run(store, run_a), open_run(store, run_b)
+        warning = pairing_warning(a, b, force)
+        report = diff_runs(a, b) | ({"warning": warning} if warning else {})
     if as_json:
         emit_json(report)
         return
+    if warning is not None:
+        out.print(f"WARNING: {warning}", highlight=False, markup=False)
     _print_diff(report)
 
 
@@ -466,7 +517,8 @@ def score(
 ) -> None:
     """Re-score a stored run by replaying its log and judging every task again (no agent is called).
 
-    Prints the scorecard; exit 1 if any task is judged differently from what the run recorded.
+    Prints the scorecard, and for a model's run its token and latency totals (per task in
+    --json); exit 1 if any task is judged differently from what the run recorded.
     """
     from campus.replays.score import rescore
 
@@ -474,12 +526,15 @@ def score(
         current = open_run(store, run_id)
         with task_progress(err, len(current.ended_tasks()), "scoring", not as_json) as tick:
             report = rescore(current, on_task=tick)
+        usage = run_usage(store, run_id)
     if as_json:
-        emit_json(report)
+        emit_json(msgspec.to_builtins(report) | {"usage": asdict(usage)})
     else:
         out.print(f"{report.run}: " + ("scorecard reproduced" if report.matches else "[bold red]scorecard differs[/]"))
         out.print(_metrics_line(report.scorecard), highlight=False)
         _print_disruptions(report.scorecard, report.errors)
+        if usage.total.prompt_tokens or usage.total.latency_s:
+            out.print(usage_line(usage.total), highlight=False)
         for item in report.changed[:20]:
             out.print(f"- {item['task_id']}: recorded {item['recorded']}, judged {item['judged']}", highlight=False, markup=False)
     if not report.matches:
@@ -493,6 +548,7 @@ def lifelong(
     agent: str = typer.Option(None, "--agent", help="Agent that answers the re-tests (default: the run's own)."),
     blocks: int = typer.Option(4, "--blocks", min=2, help="Blocks the term's questions are split into (the K of appendix B)."),
     per_block: int = typer.Option(8, "--per-block", min=1, help="Questions of a block re-tested by each probe."),
+    yes: bool = typer.Option(False, "--yes", help=f"Make the probe branches even when there are more than {MANY_BRANCHES}."),
     as_json: bool = JSON,
 ) -> None:
     """Lifelong-learning metrics (AP, AIP, FGT, BWT, FWT of the paper's appendix B), measured by forks.
@@ -501,8 +557,14 @@ def lifelong(
     asks a sample of earlier blocks' questions again; the success matrix gives the metrics.
     Probe branches stay in the database (RUN~lifelong-tT-bI) to replay, verify or diff.
     """
-    from campus.lab.lifelong import as_dict, lifelong as measure
+    from campus.lab.lifelong import as_dict, lifelong as measure, probe_count
 
+    branches = probe_count(blocks)
+    if branches > MANY_BRANCHES and not yes:
+        fail(f"--blocks {blocks} makes {branches} probe branches in {db} (more than {MANY_BRANCHES}); "
+             "pass --yes to make them, or fewer --blocks")
+    if not as_json:
+        err.print(f"making {branches} probe branches of {run_id}", highlight=False)
     with open_db(db) as store:
         current = open_run(store, run_id)
         name = agent or current.branch.agent
@@ -531,23 +593,47 @@ def lifelong(
 
 
 @app.command()
-def runs(db: str = DB, as_json: bool = JSON) -> None:
-    """List the runs (branches) in a database."""
+def runs(
+    db: str = DB,
+    show_all: bool = typer.Option(False, "--all", help="Also list abandoned runs (no reply from their agent)."),
+    as_json: bool = JSON,
+) -> None:
+    """List the runs (branches) in a database: status, agent, seed, scale, StuGPA, parent and fork point.
+
+    A run is finished, stopped at a step (continue it with 'campus run --resume RUN'), or
+    abandoned: its agent never replied (an unreachable model, a bad key); those are hidden
+    unless --all.
+    """
     with open_db(db) as store:
-        rows = [
-            {"run": b.id, "agent": b.agent, "seed": b.seed, "parent": b.parent, "fork_seq": b.fork_seq,
-             "events": store.head(b.id)[0], "final_hash": store.head(b.id)[1]}
-            for b in store.branches()
-        ]
+        terms: dict[str, Term] = {}
+        scales: dict[str, float | None] = {}
+        rows = []
+        for b in store.branches():
+            status = run_status(store, b.id)
+            if status.state == "abandoned" and not show_all:
+                continue
+            if b.term_hash not in terms:
+                terms[b.term_hash] = decode_term(store.get_blob(b.term_hash), b.schema)
+                scales[b.term_hash] = term_scale(store, b.term_hash)
+            card = scorecard(terms[b.term_hash], open_run(store, b.id).ended_tasks())
+            usage = run_usage(store, b.id).total if is_llm(b.agent) else None
+            rows.append({"tokens": None if usage is None else usage.prompt_tokens + usage.completion_tokens,
+                         "latency_s": None if usage is None else usage.latency_s,"run": b.id, "status": status.state, "agent": b.agent, "label": run_label(b.agent),
+                         "seed": b.seed, "scale": scales[b.term_hash], "stugpa": card["stugpa"]["total"],
+                         "tasks_ended": card["total"]["tasks"], "parent": b.parent,
+                         "fork_seq": b.fork_seq if b.parent else None, "events": status.head,
+                         "final_hash": store.head(b.id)[1], "status_text": str(status)})
     if as_json:
         emit_json(rows)
         return
     table = Table()
-    for column in ("run", "agent", "seed", "parent", "events", "final hash"):
-        table.add_column(column)
+    numbers = ("seed", "scale", "StuGPA", "fork at", "events", "tokens")
+    for column in ("run", "status", "agent", "seed", "scale", "StuGPA", "parent", "fork at", "events", "tokens", "final hash"):
+        table.add_column(column, justify="right" if column in numbers else "left")
     for r in rows:
-        parent = f"{r['parent']}@{r['fork_seq']}" if r["parent"] else ""
-        table.add_row(str(r["run"]), str(r["agent"]), str(r["seed"]), parent, str(r["events"]), str(r["final_hash"])[:16])
+        table.add_row(r["run"], r["status_text"], r["label"], str(r["seed"]), "" if r["scale"] is None else f"{r['scale']:g}",
+                      f"{r['stugpa']:.2f}", r["parent"] or "", "" if r["fork_seq"] is None else str(r["fork_seq"]),
+                      str(r["events"]), "" if r["tokens"] is None else f"{r['tokens']:,}", r["final_hash"][:16])
     out.print(table)
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import msgspec
 import typer
 
-from campus.cli.common import fail
+from campus.cli.common import fail, pairing_warning
 from campus.kernel.store import StoreError, open_store
 from campus.reports.report import ReportError, write_report
 from campus.scenarios.play import open_run
@@ -22,6 +22,7 @@ def report(
     html: Path = typer.Option(..., "--html", help="The HTML file to write (one file, opens with no network)."),
     vs: str = typer.Option(None, "--vs", metavar="RUN2", help="Compare with this run: side by side, first divergence highlighted."),
     db: str = typer.Option("runs.db", "--db", help="The SQLite file holding the runs."),
+    force: bool = typer.Option(False, "--force", help="With --vs: compare runs of different worlds, terms or rules anyway."),
     as_json: bool = typer.Option(False, "--json", help="Print what was written as JSON."),
 ) -> None:
     """Write an HTML report: scorecard and charts, a day-by-day timeline, each task's transcript
@@ -38,6 +39,8 @@ def report(
         started = time.perf_counter()
         first = open_run(store, run_id)
         second = open_run(store, vs) if vs is not None else None
+        if second is not None:
+            pairing_warning(first, second, force)
         size = write_report(html, first, second)
         seconds = time.perf_counter() - started
     except (StoreError, ReportError, ValueError) as error:

@@ -29,6 +29,7 @@ from campus.kernel.logs import configure as configure_logs
 from campus.kernel.store import EventStore, StoreError, open_store
 from campus.reports.comparison import METRICS, Metric, compare
 from campus.reports.stats import Estimate, PairedDifference
+from campus.lab.ray_sweep import play_on_ray
 from campus.lab.sweep import (
     AgentSpec,
     PlannedRun,
@@ -39,6 +40,7 @@ from campus.lab.sweep import (
     parse_seeds,
     plan_sweep,
     play_sweep,
+    play_threads,
 )
 from campus.scenarios.play import DEFAULT_ROUND_LIMIT, ROUNDS_HELP
 from campus.scenarios.task import Term
@@ -52,9 +54,20 @@ def build_agent(spec: AgentSpec, store: EventStore, term: Term, world: WorldInde
 def sweep(
     ctx: typer.Context,
     agents: list[str] = typer.Option(..., "--agent", help=f"An agent to play every seed (repeat for more): {', '.join(BUILTIN)}, "
-                                                           "llm:model=...;base_url=...;... or recorded:RUN."),
+                                                           "llm:PROVIDER/MODEL (e.g. llm:openai/gpt-4.1), "
+                                                           "llm:model=...;base_url=...;... or recorded:RUN. "
+                                                           "Model keys come from the provider's variable."),
     seeds: str = typer.Option(..., "--seeds", help="Seeds as a range, a list or both: 1-20, 3, 1,4,7, 1-3,9."),
+    trials: int = typer.Option(1, "--trials", min=1, help="Play each (agent, seed) this many times (runs -t2, -t3, ...); "
+                                                          "with 2 or more the table adds pass^k and the flip rate."),
     workers: int = typer.Option(os.cpu_count() or 1, "--workers", min=1, help="Worker processes playing at once (default: one per CPU)."),
+    concurrency: int = typer.Option(1, "--concurrency", min=1, help="Play this many runs at once on threads of this process "
+                                                                    "instead of worker processes: for model agents, which "
+                                                                    "wait on the network. Each run has its own connection."),
+    ray: str = typer.Option(None, "--ray", metavar="ADDRESS",
+                            help="Play the runs as Ray tasks, each into a SQLite file of its own, merged into --db "
+                                 "as they finish: 'local' starts Ray on this machine, 'auto' joins the cluster this "
+                                 "machine belongs to (after 'ray start'), ray://HOST:10001 a remote one."),
     scale: float = typer.Option(1.0, "--scale", help="Term size relative to the paper's task counts."),
     db: str = typer.Option("runs.db", "--db", help="The SQLite file all runs go into (created if missing)."),
     rounds: int = typer.Option(DEFAULT_ROUND_LIMIT, "--rounds", min=1, help=ROUNDS_HELP),
@@ -64,26 +77,36 @@ def sweep(
     """Play every agent on every seed in parallel, then compare the agents.
 
     Each seed has its own generated world and term, shared by all agents,
-    so agents are compared seed by seed. Runs are named <agent>-s<seed>.
+    so agents are compared seed by seed. Runs are named <agent>-s<seed>
+    (<agent>-s<seed>-t<k> for trial k > 1).
     Running the same sweep again keeps finished runs, continues interrupted
     ones and plays the missing ones. The table shows each agent's mean over
     seeds ± the half-width of its 95% t-interval, and the paired difference
-    between agents, starred when its interval excludes 0.
+    between agents, starred when its interval excludes 0. With --trials K,
+    a seed's value is the mean of its trials, and each agent also gets
+    pass^k (k = 1..K: the chance that k trials of a task all succeed) and
+    the flip rate (the share of tasks not decided the same in every trial).
     """
     try:
         specs = _specs(agents)
-        settings = SweepSettings(db=db, scale=scale, rounds=rounds, prefix=prefix)
+        settings = SweepSettings(db=db, scale=scale, rounds=rounds, prefix=prefix, trials=trials)
         planned = _plan(settings, specs, parse_seeds(seeds))
         with _progress(planned, enabled=not as_json) as progress:
-            play_sweep(settings, planned, workers, build_agent, progress, _worker_logs(ctx))
+            if ray is not None:
+                play_on_ray(settings, planned, ray, build_agent, progress)
+            elif concurrency > 1:
+                play_threads(settings, planned, concurrency, build_agent, progress)
+            else:
+                play_sweep(settings, planned, workers, build_agent, progress, _worker_logs(ctx))
         results = _collect(settings, planned)
     except (ValueError, SweepError, StoreError) as error:
         fail(str(error))
     except KeyboardInterrupt:
         fail("interrupted; finished runs are kept, and the same command continues the sweep", code=130)
     comparison = compare(results, [spec.label for spec in specs])
-    report = {"db": db, "scale": scale, "rounds": rounds, "seeds": sorted({r.seed for r in planned}),
-              "agents": [spec.label for spec in specs], "runs": [asdict(r) for r in results]} | comparison
+    runs = [{key: value for key, value in asdict(r).items() if key != "outcomes"} for r in results]
+    report = {"db": db, "scale": scale, "rounds": rounds, "trials": trials, "seeds": sorted({r.seed for r in planned}),
+              "agents": [spec.label for spec in specs], "runs": runs} | comparison
     if as_json:
         sys.stdout.write(msgspec.json.encode(report).decode() + "\n")
     else:
@@ -165,7 +188,8 @@ def _progress(planned: list[PlannedRun], enabled: bool) -> Iterator[Any]:
 def _print_report(report: dict[str, Any], results: list[RunResult]) -> None:
     agents = report["agents"]
     seeds = report["seeds"]
-    table = Table(title=f"{len(agents)} agent(s) x {len(seeds)} seed(s), scale {report['scale']:g}, "
+    trials = f" x {report['trials']} trials" if report["trials"] > 1 else ""
+    table = Table(title=f"{len(agents)} agent(s) x {len(seeds)} seed(s){trials}, scale {report['scale']:g}, "
                         f"{report['rounds']} rounds per task ({report['db']})")
     table.add_column("metric")
     for agent in agents:
@@ -176,7 +200,16 @@ def _print_report(report: dict[str, Any], results: list[RunResult]) -> None:
         cells = [_estimate(report["summary"][agent][metric.key], metric) for agent in agents]
         cells += [_difference(pair["metrics"][metric.key], metric) for pair in report["paired"]]
         table.add_row(metric.title, *cells)
+    consistency = report["consistency"]
+    if any(consistency.values()):
+        for k in range(1, report["trials"] + 1):
+            table.add_row(f"pass^{k}", *[_share(c.pass_hat_k.get(k) if c else None) for c in map(consistency.get, agents)])
+        table.add_row("flip rate", *[_share(c.flip_rate if c else None) for c in map(consistency.get, agents)])
     out.print(table)
+    if any(consistency.values()):
+        out.print(f"pass^k: the chance that k of the {report['trials']} trials of a task all succeed, averaged over "
+                  f"every seed's scored tasks; flip rate: the share of those tasks not decided the same in every trial.",
+                  highlight=False)
     confidence = f"{report['confidence']:.0%}"
     out.print(f"mean ± half-width of the {confidence} t-interval over seeds; the difference columns pair the "
               f"agents seed by seed, * = its {confidence} interval excludes 0 (more than seed-to-seed noise); "
@@ -184,6 +217,10 @@ def _print_report(report: dict[str, Any], results: list[RunResult]) -> None:
     actions = {action: sum(r.action == action for r in results) for action in ("new", "resume", "keep")}
     out.print(f"{len(results)} runs: {actions['new']} played, {actions['resume']} continued, {actions['keep']} kept "
               f"from before; all in {report['db']}", highlight=False)
+
+
+def _share(value: float | None) -> str:
+    return "n/a" if value is None else f"{value * 100:.1f}%"
 
 
 def _number(value: float, metric: Metric, signed: bool = False) -> str:

@@ -41,6 +41,11 @@ DEFAULT_BLOCKS = 4
 DEFAULT_PER_BLOCK = 8
 
 
+def probe_count(blocks: int) -> int:
+    """Probe branches ``lifelong`` makes: every block from the start, and each earlier block after each block."""
+    return blocks + blocks * (blocks + 1) // 2
+
+
 class Probe(msgspec.Struct, frozen=True, kw_only=True):
     after_block: int
     block: int

@@ -5,6 +5,9 @@ prefix), the ids ``campus run`` gives; the sweep passes them to ``new_run`` rath
 letting the store pick a free name, so two workers can never race for one id, and running
 the same sweep again finds its runs by name.
 
+**Trials.** ``--trials K`` plays each (agent, seed) K times: trial 1 keeps the id above,
+trial k > 1 is ``<agent>-s<seed>-t<k>``, so raising K later keeps the trials already played.
+
 **Resuming.** Before any work, ``plan_sweep`` looks each id up: absent -> a new run;
 present and finished -> kept as it is (never replayed, never appended to); present but
 unfinished (an interrupted sweep, a killed worker) -> continued exactly like
@@ -19,6 +22,10 @@ sweep plays that seed in the same worker. A worker dies with the sweep process (
 kernel's parent-death signal; elsewhere it checks between chunks of ``CHUNK_STEPS`` replies), so
 a killed sweep leaves no orphan writing on. When a worker fails or dies, the sweep stops the
 others and reports it; whatever they committed stays, and the next sweep continues from there.
+
+**Threads** (``play_threads``): N runs at once in one process, for agents that wait on the
+network (model agents). Each run opens its own SQLite connection in its own thread and takes
+its branch's lease; a failure stops the others at their next chunk of replies.
 
 **Agents** are named by ``AgentSpec`` (the name or spec its runs record) and built in the
 worker by a factory the caller passes (``agents.registry`` for the command line); the factory
@@ -36,8 +43,10 @@ import signal
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from threading import Event, Lock
+from typing import Any, Literal
 
 import msgspec
 
@@ -53,8 +62,13 @@ from campus.scenarios.task import Term, decode_term
 from campus.scenarios.term import term_name
 from campus.world.index import WorldIndex
 
+AGAIN = "finished runs are kept, and the same command continues the sweep"
+
 CHUNK_STEPS = 500
 """Agent replies a worker plays between two checks that the sweep process is still there."""
+
+THREAD_CHUNK_STEPS = 20
+"""Agent replies a thread plays between two checks that the sweep has not stopped."""
 
 POLL_SECONDS = 0.2
 
@@ -83,13 +97,16 @@ class AgentSpec:
         return slug(self.short or self.name)
 
 
+Action = Literal["new", "resume", "keep"]
+
+
 @dataclass(frozen=True)
 class PlannedRun:
     run_id: str
     agent: AgentSpec
     seed: int
-    action: str
-    """``new``, ``resume`` or ``keep``."""
+    action: Action
+    trial: int = 1
 
 
 @dataclass(frozen=True)
@@ -98,6 +115,7 @@ class SweepSettings:
     scale: float = 1.0
     rounds: int = DEFAULT_ROUND_LIMIT
     prefix: str = ""
+    trials: int = 1
 
 
 AgentFactory = Callable[[AgentSpec, EventStore, Term, WorldIndex], Agent]
@@ -127,8 +145,9 @@ def parse_seeds(spec: str) -> list[int]:
     return sorted(seeds)
 
 
-def run_id(agent: AgentSpec, seed: int, prefix: str = "") -> str:
-    return f"{prefix}-{agent.label}-s{seed}" if prefix else f"{agent.label}-s{seed}"
+def run_id(agent: AgentSpec, seed: int, prefix: str = "", trial: int = 1) -> str:
+    base = f"{prefix}-{agent.label}-s{seed}" if prefix else f"{agent.label}-s{seed}"
+    return base if trial == 1 else f"{base}-t{trial}"
 
 
 # ---------------------------------------------------------------- planning
@@ -140,20 +159,23 @@ def plan_sweep(store: EventStore, agents: Sequence[AgentSpec], seeds: Sequence[i
     labels = [agent.label for agent in agents]
     if len(set(labels)) != len(labels):
         raise ValueError(f"agents must differ: {', '.join(labels)}")
+    if settings.trials < 1:
+        raise ValueError(f"trials must be at least 1, got {settings.trials}")
     worlds: dict[int, str] = {}
     planned = []
     for seed in seeds:
         for agent in agents:
-            name = run_id(agent, seed, settings.prefix)
-            try:
-                store.branch(name)
-            except StoreError:
-                planned.append(PlannedRun(name, agent, seed, "new"))
-                continue
-            if seed not in worlds:
-                worlds[seed] = load_world("generated", seed).hash
-            _check_stored(store, name, agent, seed, settings, worlds[seed])
-            planned.append(PlannedRun(name, agent, seed, "keep" if is_finished(store, name) else "resume"))
+            for trial in range(1, settings.trials + 1):
+                name = run_id(agent, seed, settings.prefix, trial)
+                try:
+                    store.branch(name)
+                except StoreError:
+                    planned.append(PlannedRun(name, agent, seed, "new", trial))
+                    continue
+                if seed not in worlds:
+                    worlds[seed] = load_world("generated", seed).hash
+                _check_stored(store, name, agent, seed, settings, worlds[seed])
+                planned.append(PlannedRun(name, agent, seed, "keep" if is_finished(store, name) else "resume", trial))
     return planned
 
 
@@ -243,7 +265,7 @@ def _follow(processes: list[Any], messages: Any, pending: set[str], progress: Pr
             stopped = _stopped_workers(processes, pending)
             continue
         if message[0] == "failed":
-            raise SweepError(f"run {message[1]} failed: {message[2]}")
+            raise SweepError(f"run {message[1]} failed: {message[2]}; {AGAIN}")
         if message[0] == "done":
             pending.discard(message[1])
         if progress is not None:
@@ -253,9 +275,10 @@ def _follow(processes: list[Any], messages: Any, pending: set[str], progress: Pr
 def _stopped_workers(processes: list[Any], pending: set[str]) -> str | None:
     dead = [p for p in processes if p.exitcode not in (None, 0)]
     if dead:
-        return f"worker process {dead[0].pid} stopped (exit code {dead[0].exitcode}) with {len(pending)} run(s) unfinished"
+        return (f"worker process {dead[0].pid} stopped (exit code {dead[0].exitcode}) with {len(pending)} run(s) "
+                f"unfinished; {AGAIN}")
     if all(p.exitcode is not None for p in processes):
-        return f"every worker ended with {len(pending)} run(s) unfinished"
+        return f"every worker ended with {len(pending)} run(s) unfinished; {AGAIN}"
     return None
 
 
@@ -334,6 +357,61 @@ def _play(current: Run, agent: Agent, messages: Any, with_progress: bool, orphan
     return True
 
 
+def play_threads(settings: SweepSettings, planned: Sequence[PlannedRun], concurrency: int, factory: AgentFactory,
+                 progress: Progress | None = None) -> None:
+    """Play every run not marked ``keep`` on ``concurrency`` threads of this process; raises ``SweepError``
+    naming the first run that failed (the others stop at their next chunk; what they committed stays)."""
+    runs = [run for run in planned if run.action != "keep"]
+    if not runs:
+        return
+    stop, lock = Event(), Lock()
+    inputs: dict[int, tuple[WorldIndex, Term]] = {}
+
+    def inputs_of(spec: RunSpec) -> tuple[WorldIndex, Term]:
+        with lock:  # one generation per seed, shared by its runs
+            if spec.seed not in inputs:
+                inputs[spec.seed] = load_inputs(spec)
+            return inputs[spec.seed]
+
+    def tell(message: tuple[Any, ...]) -> None:
+        if progress is not None:
+            with lock:
+                progress(message)
+
+    def play_one(planned_run: PlannedRun) -> None:
+        store = open_store(settings.db)
+        try:
+            if planned_run.action == "new":
+                spec = RunSpec(seed=planned_run.seed, scale=settings.scale, agent=planned_run.agent.name,
+                               round_limit=settings.rounds, branch_id=planned_run.run_id)
+                current = start_run(store, spec, inputs_of(spec))
+            else:
+                current = open_run(store, planned_run.run_id)
+            agent = factory(planned_run.agent, store, current.term, current.world)
+            tell(("start", current.branch.id, len(current.ended_tasks()), len(current.term.tasks)))
+            session = current.session(agent, on_task_end=lambda state, ended: tell(("task", current.branch.id, state.now)))
+            while not session.finished and not stop.is_set():
+                session.run(max_steps=THREAD_CHUNK_STEPS)
+        except Exception as error:
+            stop.set()
+            raise SweepError(f"run {planned_run.run_id} failed: {type(error).__name__}: {error}; {AGAIN}") from None
+        finally:
+            store.close()
+        tell(("done", planned_run.run_id))
+
+    with ThreadPoolExecutor(max_workers=max(1, min(concurrency, len(runs))), thread_name_prefix="campus-sweep") as pool:
+        futures = [pool.submit(play_one, run) for run in runs]
+        try:
+            done, _ = wait(futures, return_when=FIRST_EXCEPTION)
+        except BaseException:  # Ctrl-C: the threads stop at their next chunk
+            stop.set()
+            raise
+        stop.set()
+        for future in futures:
+            if future.done() and future.exception() is not None:
+                raise future.exception()  # type: ignore[misc]
+
+
 # ---------------------------------------------------------------- results
 
 
@@ -347,6 +425,9 @@ class RunResult:
     final_hash: str
     finished: bool
     scorecard: dict[str, Any]
+    trial: int = 1
+    outcomes: dict[str, bool] = field(default_factory=dict, repr=False)
+    """Task id -> succeeded, for every scored task the run ended (what pass^k and the flip rate read)."""
 
 
 def collect(store: EventStore, planned: Sequence[PlannedRun]) -> list[RunResult]:
@@ -358,9 +439,11 @@ def collect(store: EventStore, planned: Sequence[PlannedRun]) -> list[RunResult]
         if info.term_hash not in terms:
             terms[info.term_hash] = decode_term(store.get_blob(info.term_hash), info.schema)
         head, final_hash = store.head(run.run_id)
+        ended = ended_tasks(store, run.run_id)
+        outcomes = {e.task_id: e.outcome == "success" for e in ended if e.outcome != "unscored"}
         results.append(RunResult(run.run_id, run.agent.label, run.seed, run.action, head, final_hash,
-                                 is_finished(store, run.run_id),
-                                 scorecard(terms[info.term_hash], ended_tasks(store, run.run_id))))
+                                 is_finished(store, run.run_id), scorecard(terms[info.term_hash], ended),
+                                 run.trial, outcomes))
     return results
 
 

@@ -14,8 +14,9 @@ With repeated runs or seeds, ``campus sweep`` gives confidence intervals instead
 
 from __future__ import annotations
 
-import math
 from typing import Any
+
+from scipy.stats import binomtest
 
 from campus.events import (
     AdvisorAvailability,
@@ -240,13 +241,11 @@ def probe_pairs(a: Run, b: Run) -> dict[str, dict[str, Any]]:
 
 
 def mcnemar_exact(only_a: int, only_b: int) -> float:
-    """Two-sided exact McNemar p-value: the binomial test of ``only_a`` vs ``only_b`` at p = 1/2."""
+    """Two-sided exact McNemar p-value: scipy's exact binomial test of ``only_a`` vs ``only_b`` at p = 1/2."""
     n = only_a + only_b
     if n == 0:
         return 1.0
-    k = min(only_a, only_b)
-    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
-    return min(1.0, 2 * tail)
+    return float(binomtest(only_a, n, 0.5).pvalue)
 
 
 def noise_check(a: Run, b: Run) -> dict[str, Any]:
@@ -260,6 +259,20 @@ def noise_check(a: Run, b: Run) -> dict[str, Any]:
     return {"method": "exact McNemar test on paired task outcomes", "paired_tasks": len(shared),
             "solved_only_by_a": only_a, "solved_only_by_b": only_b, "p_value": p_value,
             "exceeds_noise": p_value < NOISE_LEVEL}
+
+
+def mismatches(a: Run, b: Run) -> list[str]:
+    """What keeps two runs from pairing task by task: a different world, term (and so seed or scale) or rules."""
+    found = []
+    if a.world.hash != b.world.hash:
+        found.append(f"world {a.world.world.name} ({a.world.hash[:12]}) vs {b.world.world.name} ({b.world.hash[:12]})")
+    if a.term.hash != b.term.hash:
+        found.append(f"term {a.term.name} ({a.term.hash[:12]}) vs {b.term.name} ({b.term.hash[:12]})")
+    if a.branch.config != b.branch.config:
+        keys = sorted(k for k in a.branch.config.keys() | b.branch.config.keys()
+                      if a.branch.config.get(k) != b.branch.config.get(k))
+        found.append("rules " + ", ".join(f"{k} {a.branch.config.get(k)!r} vs {b.branch.config.get(k)!r}" for k in keys))
+    return found
 
 
 def diff_runs(a: Run, b: Run) -> dict[str, Any]:

@@ -178,6 +178,36 @@ def _check_signature(signature: Signature, line: int, genesis: str, agent: str, 
         raise ExportFormatError(f"line {line}: the signature does not verify under the key it names")
 
 
+def append_lines(store: EventStore, lines: Iterable[str], branch_id: str) -> Run:
+    """Check the whole export of a longer version of the stored run ``branch_id`` (same genesis, same
+    events up to its head), then append the events it has beyond that head in one transaction."""
+    numbered = _numbered(lines)
+    first = next(numbered, None)
+    if first is None:
+        raise ExportFormatError("the file is empty: line 1 should be a campus export header")
+    stored = store.branch(branch_id)
+    if _header(first[1]).branch.genesis != stored.genesis:
+        raise ExportFormatError(f"line 1: the export is not a continuation of {branch_id} (another genesis)")
+    records = _checked_records(numbered, stored.genesis, trailed=True)
+    store.lease(branch_id)
+    try:
+        head, head_hash = store.head(branch_id)
+        if len(records) < head or (head and chain_of(records[:head], stored.genesis) != head_hash):
+            raise ExportFormatError(f"the export does not continue {branch_id} from its head (seq {head})")
+        store.append(branch_id, records[head:], expect=head)
+    finally:
+        store.release(branch_id)
+    return open_run(store, branch_id)
+
+
+def chain_of(records: list[Record], genesis: str) -> str:
+    """The head hash of ``records`` chained from ``genesis``."""
+    prev = genesis
+    for t, event, _ in records:
+        prev = chain_hash(prev, t, event.payload if isinstance(event, Verbatim) else canonical(event))
+    return prev
+
+
 def _numbered(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
     """Non-blank lines with their line numbers; text that is not UTF-8 is refused with its line."""
     iterator = iter(lines)

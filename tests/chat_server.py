@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -22,6 +23,8 @@ class Answer:
     status: int
     body: bytes
     headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+    """Seconds to wait before answering (to meet a client's timeout)."""
 
 
 def completion(content: str | None = None, tool_calls: list[dict[str, Any]] | None = None, *,
@@ -53,12 +56,21 @@ def error(status: int, message: str = "scripted error", headers: dict[str, str] 
 
 
 class ChatServer:
-    """Serves ``script`` in order; once it runs out, every request gets a 400 saying so."""
+    """Serves ``script`` in order; once it runs out, every request gets a 400 saying so.
 
-    def __init__(self, script: Iterable[Answer] = (), *, api_key: str | None = None) -> None:
+    With ``respond``, every request is answered by ``respond(request)`` instead (for many runs
+    at once, whose requests arrive in no fixed order). ``most_at_once`` is the largest number
+    of requests that were in flight together.
+    """
+
+    def __init__(self, script: Iterable[Answer] = (), *, api_key: str | None = None,
+                 respond: Callable[[dict[str, Any]], Answer] | None = None) -> None:
         self.script: deque[Answer] = deque(script)
         self.api_key = api_key
+        self.respond = respond
         self.requests: list[dict[str, Any]] = []
+        self.in_flight = 0
+        self.most_at_once = 0
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
@@ -85,6 +97,8 @@ class ChatServer:
             self.requests.append(request)
             if self.api_key is not None and authorization != f"Bearer {self.api_key}":
                 return error(401, "Incorrect API key provided")
+            if self.respond is not None:
+                return self.respond(request)
             if not self.script:
                 return error(400, "the test script has no more answers")
             return self.script.popleft()
@@ -99,10 +113,16 @@ class ChatServer:
             def do_POST(self) -> None:  # noqa: N802 (the http.server name)
                 length = int(self.headers.get("Content-Length", "0"))
                 body = json.loads(self.rfile.read(length) or b"{}")
+                with server._lock:
+                    server.in_flight += 1
+                    server.most_at_once = max(server.most_at_once, server.in_flight)
                 if self.path.rstrip("/") != "/v1/chat/completions":
                     answer = error(404, f"no route {self.path}")
                 else:
                     answer = server._next(body, self.headers.get("Authorization"))
+                time.sleep(answer.delay)
+                with server._lock:
+                    server.in_flight -= 1
                 self.send_response(answer.status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(answer.body)))

@@ -33,7 +33,6 @@ def as_tool_calls(replies: list[str]) -> list[Answer]:
     return answers
 
 
-def llm_agent(server: ChatServer, *, api_key: str = "sk-test", retries: int = 2, backoff: float = 0.001,
-              **config: Any) -> LLMAgent:
-    client = ChatClient(base_url=server.url, api_key=api_key, retries=retries, backoff=backoff)
+def llm_agent(server: ChatServer, *, api_key: str = "sk-test", retries: int = 2, **config: Any) -> LLMAgent:
+    client = ChatClient(base_url=server.url, api_key=api_key, retries=retries)
     return LLMAgent(LLMConfig(model="script-model", base_url=server.url, **config), client)

@@ -19,7 +19,7 @@ from campus.kernel.tools import from_wire_name
 from campus.scenarios.play import new_run, open_run
 from campus.scenarios.scorecard import scorecard
 from campus.scenarios.task import Term
-from tests.chat_server import Answer, ChatServer, error, text, tool_call
+from tests.chat_server import Answer, ChatServer, completion, error, text, tool_call
 from campus.kernel.recorded import replies_of
 from tests.llm_support import as_text_answers, as_tool_calls, llm_agent
 from campus.world.index import WorldIndex
@@ -122,29 +122,56 @@ def test_a_function_call_written_as_text_reads_back_as_the_same_action(oracle_re
 # ---------------------------------------------------------------- retries and errors
 
 
-def test_a_rate_limit_and_server_errors_are_retried_with_backoff() -> None:
-    waits: list[float] = []
-    script = [error(429, headers={"retry-after": "0.25"}), error(503), error(500), text("done")]
+def test_a_rate_limit_and_server_errors_are_retried_by_the_client_honouring_retry_after() -> None:
+    fast = {"retry-after-ms": "5"}
+    script = [error(429, headers=fast), error(503, headers=fast), error(500, headers=fast), text("done")]
     with ChatServer(script) as server:
-        client = ChatClient(base_url=server.url, api_key="k", retries=3, backoff=0.5, sleep=waits.append)
+        client = ChatClient(base_url=server.url, api_key="k", retries=3)
         got = client.complete({"model": "m", "messages": [{"role": "user", "content": "hi"}]})
-    assert got.content == "done" and client.attempts == 4 and len(server.requests) == 4
-    assert waits == [0.25, 1.0, 2.0]  # the server's Retry-After first, then 0.5 * 2**n
+    assert got.content == "done" and got.attempts == 4 and len(server.requests) == 4
 
 
 def test_retries_are_bounded_and_the_last_error_is_named() -> None:
-    with ChatServer([error(429)] * 5) as server:
-        client = ChatClient(base_url=server.url, api_key="k", retries=2, backoff=0.0)
+    with ChatServer([error(429, headers={"retry-after-ms": "1"})] * 5) as server:
+        client = ChatClient(base_url=server.url, api_key="k", retries=2)
         with pytest.raises(ChatError, match=r"answered 429: .*gave up after 3 attempts"):
             client.complete({"model": "m", "messages": []})
     assert len(server.requests) == 3
+
+
+def test_a_timeout_is_the_clients_own_and_a_clear_error() -> None:
+    slow = Answer(200, text("late").body, delay=0.5)
+    with ChatServer([slow]) as server:
+        client = ChatClient(base_url=server.url, api_key="k", retries=0, timeout=0.05)
+        with pytest.raises(ChatError, match=r"did not answer in time$"):
+            client.complete({"model": "m", "messages": []})
+
+
+@pytest.mark.parametrize(("content", "reasoning_content", "reply", "reasoning"), [
+    ("<think>plan the walk</think>\n<action>Answer: B</action>", None, "<action>Answer: B</action>", "plan the walk"),
+    ("weigh the options</think><action>Answer: C</action>", None, "<action>Answer: C</action>", "weigh the options"),
+    ("<action>Answer: A</action>", "the server split it", "<action>Answer: A</action>", "the server split it"),
+    ("<action>Answer: A</action> <think>not leading</think>", None, "<action>Answer: A</action> <think>not leading</think>", None),
+])
+def test_reasoning_is_split_from_the_reply_and_kept_in_meta(world: WorldIndex, short_term: Term, content: str,
+                                                            reasoning_content: str | None, reply: str, reasoning: str | None) -> None:
+    answer = completion(content)
+    if reasoning_content is not None:
+        body = json.loads(answer.body)
+        body["choices"][0]["message"]["reasoning_content"] = reasoning_content
+        answer = Answer(200, json.dumps(body).encode())
+    with ChatServer([answer]) as server:
+        agent = llm_agent(server)
+        got = agent.act(first_view(world, short_term))
+    assert got == reply
+    assert agent.last_meta is not None and agent.last_meta.get("reasoning") == reasoning
 
 
 @pytest.mark.parametrize("body", [b"<html>bad gateway</html>", b'{"id": "x"}', b'{"choices": []}',
                                   b'{"choices": [{"message": {"content": 5}}]}'])
 def test_a_malformed_response_is_a_clear_error_and_not_retried(body: bytes) -> None:
     with ChatServer([Answer(200, body)] * 3) as server:
-        client = ChatClient(base_url=server.url, api_key="k", retries=2, backoff=0.0)
+        client = ChatClient(base_url=server.url, api_key="k", retries=2)
         with pytest.raises(ChatError) as raised:
             client.complete({"model": "m", "messages": []})
     message = str(raised.value)
@@ -154,12 +181,12 @@ def test_a_malformed_response_is_a_clear_error_and_not_retried(body: bytes) -> N
 
 def test_bad_credentials_and_an_unreachable_endpoint_are_one_line_errors() -> None:
     with ChatServer([text("never")], api_key=KEY) as server:
-        client = ChatClient(base_url=server.url, api_key="sk-wrong", retries=3, backoff=0.0)
+        client = ChatClient(base_url=server.url, api_key="sk-wrong", retries=3)
         with pytest.raises(ChatError, match=r"refused the API key \(401\).*OPENAI_API_KEY"):
             client.complete({"model": "m", "messages": []})
         assert len(server.requests) == 1
         url = server.url
-    client = ChatClient(base_url=url, api_key="k", retries=1, backoff=0.0)
+    client = ChatClient(base_url=url, api_key="k", retries=1)
     with pytest.raises(ChatError, match=r"cannot reach the model endpoint .* \(gave up after 2 attempts\)") as raised:
         client.complete({"model": "m", "messages": []})
     assert "\n" not in str(raised.value)

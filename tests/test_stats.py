@@ -6,15 +6,15 @@ import math
 
 import pytest
 
+from campus.replays.diff import mcnemar_exact
 from campus.reports.stats import (
     estimate,
     flip_rate,
     paired_difference,
     pass_hat_k,
-    regularized_beta,
-    t_cdf,
     t_quantile,
 )
+from tests.stats_oracles import mcnemar_by_sums, regularized_beta, t_cdf, t_quantile_by_bisection
 
 # Student's t quantiles as printed in standard tables (p = one-sided cumulative probability).
 TABULATED = [
@@ -31,11 +31,27 @@ def test_t_quantile_matches_the_tables_to_four_decimals(p: float, df: int, expec
     assert t_quantile(1 - p, df) == pytest.approx(-expected, abs=5e-5)
 
 
-def test_t_cdf_inverts_the_quantile_and_is_symmetric() -> None:
+@pytest.mark.parametrize(("p", "df", "expected"), TABULATED)
+def test_the_hand_written_oracle_matches_the_tables_too(p: float, df: int, expected: float) -> None:
+    assert t_quantile_by_bisection(p, df) == pytest.approx(expected, abs=5e-5)
+
+
+def test_scipys_quantile_agrees_with_the_hand_written_one_to_ten_digits() -> None:
+    for df in (1, 2, 2.5, 4, 7, 19, 60, 500):
+        for p in (0.01, 0.3, 0.6, 0.9, 0.975, 0.999, 0.9999):
+            assert t_quantile(p, df) == pytest.approx(t_quantile_by_bisection(p, df), rel=1e-10, abs=1e-10)
+
+
+@pytest.mark.parametrize("only_a,only_b", [(0, 0), (5, 0), (3, 3), (1, 9), (9, 1), (40, 61), (0, 170), (512, 600)])
+def test_scipys_exact_mcnemar_agrees_with_the_binomial_sums(only_a: int, only_b: int) -> None:
+    assert mcnemar_exact(only_a, only_b) == pytest.approx(mcnemar_by_sums(only_a, only_b), rel=1e-9, abs=1e-300)
+
+
+def test_the_oracles_cdf_inverts_its_quantile_and_is_symmetric() -> None:
     assert t_quantile(0.5, 4) == 0.0
     for df in (1, 2.5, 7, 60):
         for p in (0.6, 0.9, 0.975, 0.999):
-            assert t_cdf(t_quantile(p, df), df) == pytest.approx(p, abs=1e-12)
+            assert t_cdf(t_quantile_by_bisection(p, df), df) == pytest.approx(p, abs=1e-12)
         assert t_cdf(-1.3, df) == pytest.approx(1 - t_cdf(1.3, df), abs=1e-14)
     assert t_cdf(1.0, 1) == pytest.approx(0.75, abs=1e-14)  # Cauchy: 1/2 + atan(1)/pi
 
