@@ -213,6 +213,12 @@ class _Index:
         self.by_article_title = _group(self.placed, lambda p: fold(p.article.title))
         self.clubs = sorted(model.clubs, key=lambda c: c.id)
         self.advisors = sorted(model.advisors, key=lambda a: a.id)
+        self.entities: dict[tuple[bool, str], dict[str, list[Any]]] = {
+            (is_club, by): _group(entities, (lambda e: fold(e.id)) if by == "id" else (lambda e: fold(e.name)))
+            for is_club, entities in ((True, self.clubs), (False, self.advisors))
+            for by in ("id", "name")
+        }
+        """(is a club, by id or name) -> folded identifier -> the entities it names, in id order."""
         self.club_categories = sorted({plain(c.category) for c in self.clubs}, key=str.casefold)
         self.areas = sorted({plain(a.area) for a in self.advisors}, key=str.casefold)
         self.fields = sorted({plain(a.field) for a in self.advisors}, key=str.casefold)
@@ -494,7 +500,7 @@ def query_by_identifier(view: ToolView, args: dict[str, Any]) -> Outcome:
     key = fold(identifier)
     if not key:
         return fail(f"identifier is empty; give a {kind}'s full name, or its id with by=\"id\".")
-    found = [e for e in entities if fold(e.id if by == "id" else e.name) == key]
+    found = index.entities[is_club, "id" if by == "id" else "name"].get(key, [])
     if not found:
         return _no_entity(entities, identifier, by, kind)
     if len(found) > 1:
