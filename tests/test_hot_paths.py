@@ -99,3 +99,21 @@ def test_a_booking_in_a_room_still_lists_that_room_seat_by_seat(world: WorldInde
     assert listed["free"] == ["08:00-10:00", "11:00-22:00"]
     others = [s["free"] for s in result.data["rooms"][0]["seats"] if s["seat_id"] != seat.id]
     assert others and all(free == ["08:00-22:00"] for free in others)
+
+
+def test_category_lists_find_what_a_fold_over_every_entity_finds(world: WorldIndex) -> None:
+    from campus.subsystems.information import _advisors_matching
+
+    index = _index(_plain_view(world))
+    categories = sorted({c.category for c in index.clubs})
+    for category in [*categories, categories[0].upper(), "no such category"]:
+        assert index.clubs_by_category.get(fold(category), []) == [c for c in index.clubs if fold(c.category) == fold(category)]
+    words = sorted({a.area for a in index.advisors} | {a.field for a in index.advisors})[:40] + ["learning", "AI", "nothing at all"]
+    for word in words:
+        key = fold(word)
+        for level, slow in (
+            ("level_1", [a for a in index.advisors if fold(a.area) == key]),
+            ("level_2", [a for a in index.advisors if fold(a.field) == key]),
+            (None, [a for a in index.advisors if any(key in fold(t) for t in (a.area, a.field, *a.tags))]),
+        ):
+            assert _advisors_matching(index, key, level) == slow
