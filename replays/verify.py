@@ -40,6 +40,7 @@ from campus.events import (
     Answered,
     DayStarted,
     Event,
+    KINDS,
     InstructionRevealed,
     RunEnded,
     RunStarted,
@@ -86,6 +87,7 @@ class Report(msgspec.Struct, kw_only=True):
 
 BATCH = 2_000
 """Rows read at a time: a reply is at most 64k characters, so a batch stays within ~150 MB even when all are."""
+_TAGS = {cls: tag for tag, cls in KINDS.items()}
 _CLOCK_EVENTS = (DayStarted, WorldChanged)
 """The world clock may fire while a call is under way (a day starting during a long walk)."""
 
@@ -282,7 +284,7 @@ class _ReExecution:
         self.readings: dict[str, Call | Answer | Finish | Invalid] = {}
 
     def step(self, row: Row, event: Event) -> Mismatch | None:
-        if self.peeked is None:
+        if self.peeked is None and self.pending is not None:
             self.peeked = self._next_expected()
         mismatch = self._place(row, event)
         if mismatch is not None:
@@ -322,7 +324,7 @@ class _ReExecution:
 
     def _misplaced(self, row: Row, event: Event) -> str | None:
         """What the session would have written here instead, if ``event`` is not it."""
-        kind = type(event).__struct_config__.tag
+        kind = _TAGS[type(event)]
         if row.kind != kind:
             return f"the kind of its payload, {kind}"
         if self.over:
@@ -362,14 +364,16 @@ class _ReExecution:
 
     def _due(self) -> int | None:
         """When the world clock fires next (day starts and world changes are never late)."""
-        times = []
-        day = self.state.clock.day + 1
-        if day <= self.last_day:
-            times.append(day_start(day))
-        done = self.state.session.triggers_done
-        if done < len(self.triggers):
-            times.append(self.triggers[done].t)
-        return min(times) if times else None
+        day, done = self.state.clock.day + 1, self.state.session.triggers_done
+        if (day, done) != self._due_after:
+            times = [day_start(day)] if day <= self.last_day else []
+            if done < len(self.triggers):
+                times.append(self.triggers[done].t)
+            self._due_after, self._due_at = (day, done), min(times) if times else None
+        return self._due_at
+
+    _due_after: tuple[int, int] | None = None
+    _due_at: int | None = None
 
     def _clock(self, row: Row, event: DayStarted | WorldChanged) -> str | None:
         if isinstance(event, DayStarted):
@@ -460,7 +464,8 @@ class _ReExecution:
         if by_clock and self.peeked is not None and not isinstance(self.peeked, ToolResult):
             # firings and facts follow what caused them at once; only a call's result waits for its minutes
             return _compare(row, "rule firing" if _fired(self.peeked) else "re-execution", self.peeked, event)
-        self._catch_up(row.t, by_clock and not _fired(event))
+        if self.timed and not self.clock_due:
+            self._catch_up(row.t, by_clock and not _fired(event))
         if self.clock_due or (by_clock and _fired(event)):
             want = self.clock_due.pop(0) if self.clock_due else None
             return _compare(row, "rule firing", want, event)
