@@ -117,3 +117,11 @@ def test_category_lists_find_what_a_fold_over_every_entity_finds(world: WorldInd
             (None, [a for a in index.advisors if any(key in fold(t) for t in (a.area, a.field, *a.tags))]),
         ):
             assert _advisors_matching(index, key, level) == slow
+
+
+def test_clock_labels_from_the_table_are_the_formatted_ones() -> None:
+    from campus.kernel.clock import MINUTES_PER_DAY, clock_label
+
+    for t in range(-2 * MINUTES_PER_DAY, 9 * MINUTES_PER_DAY, 7):
+        minute = t % MINUTES_PER_DAY
+        assert clock_label(t) == f"{minute // 60:02d}:{minute % 60:02d}"
