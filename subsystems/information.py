@@ -36,6 +36,7 @@ titles are matched in that transliterated form, which is the form agents see.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 import unicodedata
 import weakref
@@ -86,6 +87,7 @@ _TRANSLITERATION = str.maketrans({
 })
 
 
+@functools.lru_cache(maxsize=65_536)
 def plain(text: str) -> str:
     """``text`` in ASCII: typographic characters transliterated, accents dropped, the rest '?'."""
     if text.isascii():
@@ -99,6 +101,7 @@ def plain(text: str) -> str:
     return "".join(out)
 
 
+@functools.lru_cache(maxsize=65_536)
 def fold(text: str) -> str:
     """The form titles, names and ids are compared in."""
     return " ".join(plain(text).split()).casefold()
