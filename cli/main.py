@@ -764,6 +764,37 @@ def bench_memory(
                   f"(target <= {report['target_mb']:.0f} MB: {verdict}), {figure['cpu_seconds']} s CPU", highlight=False)
 
 
+@bench_app.command("calls")
+def bench_calls(
+    world_source: str = typer.Option("stulife:../shared/stulife", "--world", metavar="SOURCE",
+                                     help="The campus to call tools on: 'stulife:DIR' (the published one, as the issue measures) or 'generated'."),
+    rounds: int = typer.Option(1_667, "--rounds", min=1, help="Rounds of the 12 calls (1,667 rounds = 20,004 calls)."),
+    repeats: int = typer.Option(5, "--repeats", min=1, help="Repetitions of the whole workload per log; the median is reported."),
+    directory: str = typer.Option(None, "--dir", help="Where to put the scratch databases (default: a temp dir)."),
+    as_json: bool = JSON,
+) -> None:
+    """Drive the reference's 12-call mix (parse, dispatch, log) on SQLite and in memory; time three tools alone.
+
+    Every input is drawn beforehand from the world with a fixed seed and checked to succeed; the state is reset every 10 rounds by forking an empty run. Prints calls/s (median and range of the repetitions), CPU µs per call, and each target with met / not met.
+    """
+    from campus.lab.bench_calls import run_calls_bench
+
+    try:
+        report = run_calls_bench(world_source, rounds, repeats, directory,
+                                 say=None if as_json else lambda message: err.print(f"[dim]{message}[/dim]"))
+    except ValueError as error:
+        fail(str(error))
+    if as_json:
+        emit_json(report)
+        return
+    table = Table(title=f"campus tool-call benchmark on {report['figures']['world']}")
+    for column in ("measure", "value", "target"):
+        table.add_column(column)
+    for row in report["rows"]:
+        table.add_row(row["measure"], row["value"], row["target"])
+    out.print(table)
+
+
 @bench_app.command("term")
 def bench_term(
     seed: int = typer.Option(0, "--seed"),

@@ -12,6 +12,8 @@ were created in.
 
 from __future__ import annotations
 
+import functools
+
 import re
 
 import simpy
@@ -57,11 +59,15 @@ def date_label(day: int) -> str:
     return f"Week {day // 7}, {DAYS[day % 7]}"
 
 
+_CLOCK_LABELS = tuple(f"{minute // 60:02d}:{minute % 60:02d}" for minute in range(MINUTES_PER_DAY))
+
+
 def clock_label(t: int) -> str:
-    minute = t % MINUTES_PER_DAY
-    return f"{minute // 60:02d}:{minute % 60:02d}"
+    """``HH:MM`` of the minute ``t`` falls on in its day."""
+    return _CLOCK_LABELS[t % MINUTES_PER_DAY]
 
 
+@functools.lru_cache(maxsize=8192)
 def time_label(when: CalendarTime) -> str:
     """The label of a calendar event's time, e.g. ``Week 1-18, Monday, 14:00-16:50``."""
     weeks = f"{when.first_week}" if when.first_week == when.last_week else f"{when.first_week}-{when.last_week}"

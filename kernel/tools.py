@@ -221,26 +221,26 @@ def bind_arguments(
     by its wire name if ``wire`` (the caller made a native function call).
     """
     names = [p.name for p in tool.params]
-    name, signature = tool.shown(wire), tool.signature(wire)
+    name = tool.shown(wire)
     if len(positional) > len(names):
-        return f"{name} takes at most {len(names)} argument(s) but got {len(positional)}. Call it as {signature}."
+        return f"{name} takes at most {len(names)} argument(s) but got {len(positional)}. Call it as {tool.signature(wire)}."
     bound: dict[str, Any] = dict(zip(names, positional))
     for key, value in args.items():
         if key in bound:
-            return f"argument '{key}' was given twice. Call it as {signature}."
+            return f"argument '{key}' was given twice. Call it as {tool.signature(wire)}."
         bound[key] = value
     unknown = [k for k in bound if k not in names]
     if unknown:
-        return f"{name} has no parameter '{min(unknown)}'. Call it as {signature}."
+        return f"{name} has no parameter '{min(unknown)}'. Call it as {tool.signature(wire)}."
     for param in tool.params:
         if param.name not in bound or bound[param.name] is None:
             if param.required:
-                return f"{name} needs '{param.name}' ({param.description}). Call it as {signature}."
+                return f"{name} needs '{param.name}' ({param.description}). Call it as {tool.signature(wire)}."
             bound.pop(param.name, None)
             continue
         problem = _check_value(param, bound[param.name])
         if problem:
-            return f"argument '{param.name}' {problem}. Call it as {signature}."
+            return f"argument '{param.name}' {problem}. Call it as {tool.signature(wire)}."
     return bound
 
 

@@ -56,6 +56,7 @@ The figures (``rows`` for people, ``figures`` for scripts)
    both start with cold route caches.
 
 Plus the whole default term played by the oracle to a file DB (wall time, events/s).
+Last, the process's peak resident memory (``ru_maxrss``) over the whole benchmark.
 
 Every timed section starts right after ``gc.collect()``; otherwise Python's cyclic GC runs
 as it would in ``campus`` (its pauses are part of what a fold or a seek costs). Only the
@@ -70,6 +71,7 @@ import itertools
 import os
 import platform
 import random
+import resource
 import shutil
 import sqlite3
 import statistics
@@ -143,11 +145,12 @@ RNG_SEED = 20240601
 
 TARGETS = {
     "append": 50_000.0,  # events/s, at least
-    "fold": 1_000_000.0,  # events/s, at least
-    "seek_p99_ms": 10.0,  # at most
+    "fold": 1_500_000.0,  # events/s, at least (issue 18; the kernel issue asked 1M)
+    "seek_p99_ms": 5.0,  # at most (issue 18; was 10)
     "fork_ms": 5.0,  # at most
     "diverge_ms": 10.0,  # at most
-    "verify": 100_000.0,  # events/s, at least
+    "verify": 150_000.0,  # events/s, at least (issue 18; was 100k)
+    "peak_mb": 500.0,  # the process's peak resident memory, at most (issue 18)
 }
 
 Say = Callable[[str], None]
@@ -193,6 +196,7 @@ def _measure_all(events: int, scratch: Path, say: Say) -> dict[str, Any]:
     say("driving a session through the tools …")
     figures["tools"] = measure_tools(world, scratch / "tools.db")
     figures["total_seconds"] = round(time.perf_counter() - started, 1)
+    figures["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     return figures
 
 
@@ -836,6 +840,7 @@ def table_rows(f: dict[str, Any]) -> list[dict[str, Any]]:
         _at_least(f"6. hash chain only, {n}", ver["chain_long"]["events_per_s"], TARGETS["verify"], "ev/s"),
         _info("7. tool calls, session + SQLite", f"{tools['sqlite']['calls_per_s']:,.0f} calls/s ({tools['sqlite']['tool_calls']:,} calls, {tools['sqlite']['errors']} failed)"),
         _info("7. tool calls, session + memory", f"{tools['memory']['calls_per_s']:,.0f} calls/s"),
+        _at_most("peak memory of the process (RSS)", f["peak_rss_mb"], TARGETS["peak_mb"], "MB"),
         _info("total time", f"{f['total_seconds']:.0f} s"),
     ]
 

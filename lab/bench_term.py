@@ -20,8 +20,9 @@ from campus.kernel.store import SQLiteStore
 from campus.scenarios.play import RunSpec, load_inputs, start_run
 from campus.scenarios.scorecard import scorecard
 
-TARGET_SECONDS = 3.0
-TARGET_MB = 200.0
+TARGET_SECONDS = 0.4
+TARGET_MB = 120.0
+"""Issue 18's targets for the whole term (the term issue's were 3 s and 200 MB)."""
 
 
 def measure_full_term(seed: int = 0, scale: float = 1.0, directory: str | None = None) -> dict[str, Any]:

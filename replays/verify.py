@@ -42,6 +42,7 @@ from campus.events import (
     Answered,
     DayStarted,
     Event,
+    KINDS,
     InstructionRevealed,
     RunEnded,
     RunStarted,
@@ -89,6 +90,7 @@ class Report(msgspec.Struct, kw_only=True):
 
 BATCH = 2_000
 """Rows read at a time: a reply is at most 64k characters, so a batch stays within ~150 MB even when all are."""
+_TAGS = {cls: tag for tag, cls in KINDS.items()}
 _CLOCK_EVENTS = (DayStarted, WorldChanged)
 """The world clock may fire while a call is under way (a day starting during a long walk)."""
 
@@ -291,9 +293,10 @@ class _ReExecution:
         self.call_t = 0
         self.over = False
         self.snapshots = _snapshots(run)
+        self.readings: dict[tuple[str, bool], Call | Answer | Finish | Invalid] = {}
 
     def step(self, row: Row, event: Event) -> Mismatch | None:
-        if self.peeked is None:
+        if self.peeked is None and self.pending is not None:
             self.peeked = self._next_expected()
         mismatch = self._place(row, event)
         if mismatch is not None:
@@ -335,7 +338,7 @@ class _ReExecution:
 
     def _misplaced(self, row: Row, event: Event) -> str | None:
         """What the session would have written here instead, if ``event`` is not it."""
-        kind = type(event).__struct_config__.tag
+        kind = _TAGS[type(event)]
         if row.kind != kind:
             return f"the kind of its payload, {kind}"
         if self.over:
@@ -375,14 +378,16 @@ class _ReExecution:
 
     def _due(self) -> int | None:
         """When the world clock fires next (day starts and world changes are never late)."""
-        times = []
-        day = self.state.clock.day + 1
-        if day <= self.last_day:
-            times.append(day_start(day))
-        done = self.state.session.triggers_done
-        if done < len(self.triggers):
-            times.append(self.triggers[done].t)
-        return min(times) if times else None
+        day, done = self.state.clock.day + 1, self.state.session.triggers_done
+        if (day, done) != self._due_after:
+            times = [day_start(day)] if day <= self.last_day else []
+            if done < len(self.triggers):
+                times.append(self.triggers[done].t)
+            self._due_after, self._due_at = (day, done), min(times) if times else None
+        return self._due_at
+
+    _due_after: tuple[int, int] | None = None
+    _due_at: int | None = None
 
     def _clock(self, row: Row, event: DayStarted | WorldChanged) -> str | None:
         if isinstance(event, DayStarted):
@@ -417,10 +422,10 @@ class _ReExecution:
                 return "no reply here"
             if session.turns >= self._limit():
                 return "the end of the task at its round limit"
-            self.action = action_of(event, free_answer=self.cards[session.next_task].answers == "text")
+            self.action = self._read(event, free_answer=self.cards[session.next_task].answers == "text")
         elif isinstance(event, (ToolCalled, ActionRejected, Answered)):
             expected = self._carried_out(task, session.calls)
-            if expected is None or canonical(event) != canonical(expected):
+            if expected is None or not (_as_stored(expected, row) or canonical(event) == canonical(expected)):
                 return "what the reply before it reads as" if expected is None else f"{_plain(canonical(expected))}"
             self.answered = isinstance(event, Answered)
             self.action = None
@@ -444,6 +449,16 @@ class _ReExecution:
 
     _student_t = 0
 
+    def _read(self, replied: AgentReplied, *, free_answer: bool) -> Call | Answer | Finish | Invalid:
+        """``action_of`` the reply, read once per distinct (reply text, answer kind): agents repeat themselves."""
+        if replied.call is not None or replied.text is None:
+            return action_of(replied, free_answer=free_answer)
+        key = (replied.text, free_answer)
+        action = self.readings.get(key)
+        if action is None:
+            action = self.readings[key] = action_of(replied, free_answer=free_answer)
+        return action
+
     def _limit(self) -> int:
         card = self.cards[self.state.session.next_task]
         return int(card.round_limit or self.run.branch.config["round_limit"])
@@ -463,17 +478,18 @@ class _ReExecution:
         by_clock = _by_clock(event)
         if by_clock and self.peeked is not None and not isinstance(self.peeked, ToolResult):
             # firings and facts follow what caused them at once; only a call's result waits for its minutes
-            return _compare(row.seq, "rule firing" if _fired(self.peeked) else "re-execution", self.peeked, event)
-        self._catch_up(row.t, by_clock and not _fired(event))
+            return _compare(row, "rule firing" if _fired(self.peeked) else "re-execution", self.peeked, event)
+        if self.timed and not self.clock_due:
+            self._catch_up(row.t, by_clock and not _fired(event))
         if self.clock_due or (by_clock and _fired(event)):
             want = self.clock_due.pop(0) if self.clock_due else None
-            return _compare(row.seq, "rule firing", want, event)
+            return _compare(row, "rule firing", want, event)
         if by_clock:
             return None
         want, self.peeked = self.peeked, None
         if want is None:
             return Mismatch(seq=row.seq, check="rule firing", expected=None, actual=_plain(canonical(event))) if _fired(event) else None
-        mismatch = _compare(row.seq, "rule firing" if _fired(want) or _fired(event) else "re-execution", want, event)
+        mismatch = _compare(row, "rule firing" if _fired(want) or _fired(event) else "re-execution", want, event)
         if mismatch is None and isinstance(event, ToolResult) and row.t != self.call_t + event.minutes:
             return Mismatch(seq=row.seq, check="time", expected=self.call_t + event.minutes, actual=row.t)
         return mismatch
@@ -536,12 +552,20 @@ class _ReExecution:
         return None
 
 
-def _compare(seq: int, check: str, want: Event | None, event: Event) -> Mismatch | None:
+def _compare(row: Row, check: str, want: Event | None, event: Event) -> Mismatch | None:
+    if want is not None and _as_stored(want, row):
+        return None
     actual = canonical(event)
     if want is None:
-        return Mismatch(seq=seq, check=check, expected=None, actual=_plain(actual))
+        return Mismatch(seq=row.seq, check=check, expected=None, actual=_plain(actual))
     expected = canonical(want)
-    return None if actual == expected else Mismatch(seq=seq, check=check, expected=_plain(expected), actual=_plain(actual))
+    return None if actual == expected else Mismatch(seq=row.seq, check=check, expected=_plain(expected), actual=_plain(actual))
+
+
+def _as_stored(want: Event, row: Row) -> bool:
+    """Whether the row stores exactly ``want``'s canonical bytes: then its event is ``want`` (a current-schema
+    payload decodes and encodes back to itself), with no second encoding of the stored event."""
+    return canonical(want) == row.payload.encode("utf-8")
 
 
 def _snapshots(run: Run) -> dict[int, str | None]:

@@ -31,6 +31,8 @@ event of the advisor's calendar on that date.
 
 from __future__ import annotations
 
+import functools
+
 import re
 from functools import lru_cache
 from typing import Any
@@ -251,6 +253,7 @@ def _single_line(text: str) -> bool:
     return _CONTROL.search(text) is None
 
 
+@functools.lru_cache(maxsize=8192)
 def _event_number(event_id: str) -> int:
     match = _EVENT_ID.fullmatch(event_id)
     return int(match.group(1)) if match else 10**12
@@ -373,15 +376,14 @@ def view_schedule(view: Any, args: dict[str, Any]) -> Outcome:
     if not entries:
         return ok(f"No events on {label} in calendar '{cid}'.", data={"events": []})
     lines = [f"Found {len(entries)} event(s) on {label} in calendar '{cid}':"]
+    events = []
     for e in entries:
         place = f" at {e.location}" if e.location else ""
-        lines.append(f"- [{e.event_id}] {_clock(e.when.start)}-{_clock(e.when.end)} {e.title}{place} ({time_label(e.when)})")
+        when = time_label(e.when)
+        lines.append(f"- [{e.event_id}] {_clock(e.when.start)}-{_clock(e.when.end)} {e.title}{place} ({when})")
         if e.description:
             lines.append("  Description: " + e.description.replace("\n", "\n    "))
-    events = [
-        {"event_id": e.event_id, "title": e.title, "location": e.location, "time": time_label(e.when), "description": e.description}
-        for e in entries
-    ]
+        events.append({"event_id": e.event_id, "title": e.title, "location": e.location, "time": when, "description": e.description})
     return ok("\n".join(lines), data={"events": events})
 
 

@@ -36,6 +36,7 @@ titles are matched in that transliterated form, which is the form agents see.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 import unicodedata
 import weakref
@@ -86,6 +87,7 @@ _TRANSLITERATION = str.maketrans({
 })
 
 
+@functools.lru_cache(maxsize=65_536)
 def plain(text: str) -> str:
     """``text`` in ASCII: typographic characters transliterated, accents dropped, the rest '?'."""
     if text.isascii():
@@ -99,6 +101,7 @@ def plain(text: str) -> str:
     return "".join(out)
 
 
+@functools.lru_cache(maxsize=65_536)
 def fold(text: str) -> str:
     """The form titles, names and ids are compared in."""
     return " ".join(plain(text).split()).casefold()
@@ -213,6 +216,16 @@ class _Index:
         self.by_article_title = _group(self.placed, lambda p: fold(p.article.title))
         self.clubs = sorted(model.clubs, key=lambda c: c.id)
         self.advisors = sorted(model.advisors, key=lambda a: a.id)
+        self.entities: dict[tuple[bool, str], dict[str, list[Any]]] = {
+            (is_club, by): _group(entities, (lambda e: fold(e.id)) if by == "id" else (lambda e: fold(e.name)))
+            for is_club, entities in ((True, self.clubs), (False, self.advisors))
+            for by in ("id", "name")
+        }
+        """(is a club, by id or name) -> folded identifier -> the entities it names, in id order."""
+        self.clubs_by_category = _group(self.clubs, lambda c: fold(c.category))
+        self.advisor_texts = [(a, fold(a.area), fold(a.field), tuple(fold(t) for t in (a.area, a.field, *a.tags)))
+                              for a in self.advisors]
+        """Each advisor with its area, its field, and the texts a category is searched for in, folded."""
         self.club_categories = sorted({plain(c.category) for c in self.clubs}, key=str.casefold)
         self.areas = sorted({plain(a.area) for a in self.advisors}, key=str.casefold)
         self.fields = sorted({plain(a.field) for a in self.advisors}, key=str.casefold)
@@ -409,7 +422,7 @@ def _list_clubs(index: _Index, category: str) -> Outcome:
     if not index.clubs:
         return fail("This campus has no clubs.")
     key = fold(category)
-    clubs = [c for c in index.clubs if fold(c.category) == key]
+    clubs = index.clubs_by_category.get(key, [])
     if not clubs:
         return fail(f"There is no club category '{_quote(category)}'. Club categories: {'; '.join(index.club_categories)}.")
     name = plain(clubs[0].category)
@@ -419,19 +432,19 @@ def _list_clubs(index: _Index, category: str) -> Outcome:
     return ok("\n".join(lines), data={"category": name, "club_ids": [c.id for c in clubs]})
 
 
-def _advisor_matches(advisor: Advisor, key: str, level: str | None) -> bool:
+def _advisors_matching(index: _Index, key: str, level: str | None) -> list[Advisor]:
     if level == "level_1":
-        return fold(advisor.area) == key
+        return [a for a, area, _, _ in index.advisor_texts if area == key]
     if level == "level_2":
-        return fold(advisor.field) == key
-    return any(key in fold(text) for text in (advisor.area, advisor.field, *advisor.tags))
+        return [a for a, _, field, _ in index.advisor_texts if field == key]
+    return [a for a, _, _, texts in index.advisor_texts if any(key in text for text in texts)]
 
 
 def _list_advisors(index: _Index, category: str, level: str | None) -> Outcome:
     if not index.advisors:
         return fail("This campus has no advisors.")
     key = fold(category)
-    found = [a for a in index.advisors if _advisor_matches(a, key, level)]
+    found = _advisors_matching(index, key, level)
     if not found:
         if level == "level_2":
             known = f"Second-level fields (level='level_2'): {'; '.join(index.fields)}."
@@ -494,7 +507,7 @@ def query_by_identifier(view: ToolView, args: dict[str, Any]) -> Outcome:
     key = fold(identifier)
     if not key:
         return fail(f"identifier is empty; give a {kind}'s full name, or its id with by=\"id\".")
-    found = [e for e in entities if fold(e.id if by == "id" else e.name) == key]
+    found = index.entities[is_club, "id" if by == "id" else "name"].get(key, [])
     if not found:
         return _no_entity(entities, identifier, by, kind)
     if len(found) > 1:

@@ -132,6 +132,10 @@ class Place:
                 rooms_of = self.seat_rooms.setdefault(seat.id.casefold(), [])
                 if room not in rooms_of:
                     rooms_of.append(room)
+        self.distinct = {id(room): _distinct(room.seats) for room in self.rooms}
+        """``id`` of one of ``rooms`` -> its seats, one per id (the rooms are held here, so the ids stay theirs)."""
+        self.drawn: dict[tuple[int, int, int], list[Seat]] = {}
+        """(``id`` of a room, seed, day) -> its seats the seeded draw opens that day, in room order."""
 
     def describe(self) -> str:
         return f"{self.name} ({self.building_id})"
@@ -173,15 +177,20 @@ def shape_key(building_id: str, room_id: str, day: int) -> str:
 
 
 def open_seats(view: ToolView, place: Place, room: Room, day: int) -> list[Seat]:
-    """The room's seats that are open on the day, in the room's order (bookings aside)."""
-    date = date_label(day)
+    """The room's seats that are open on the day, in the room's order (bookings aside); the seeded
+    draw is made once per (room, seed, day)."""
     part: ReservationState = view.state.reservation
     shaped = part.shaped.get(shape_key(place.building_id, room.id, day))
-    seats = _distinct(room.seats)
+    seats = place.distinct[id(room)]
     if shaped is not None:
         chosen = set(shaped)
         return [seat for seat in seats if seat.id in chosen]
-    return [seat for seat in seats if seat_drawn_open(view.seed, date, seat.id)]
+    key = (id(room), view.seed, day)
+    drawn = place.drawn.get(key)
+    if drawn is None:
+        date = date_label(day)
+        drawn = place.drawn[key] = [seat for seat in seats if seat_drawn_open(view.seed, date, seat.id)]
+    return list(drawn)
 
 
 def _distinct(seats: Sequence[Seat]) -> list[Seat]:
@@ -379,31 +388,47 @@ def _study_listing(
         return [f"{_room_label(room)}, {room.floor}, study area: closed on {date_label(day)}."], {
             "room_id": room.id, "name": room.name, "floor": room.floor, "kind": room.kind, "closed": True, "seats": []}
     low, high = room_hours(part, key)
-    for seat in open_seats(view, place, room, day):
-        seat = seat_now(part, seat)
-        if not all(f in seat.features for f in features):
-            continue
-        busy = booked.get(seat.id, [])
-        windows = [(max(s, low), min(e, high)) for s, e in free_windows(busy, earliest) if min(e, high) > max(s, low)]
-        if windows:
-            offered.append((seat, windows, busy))
-    if features:
-        count = f"{len(offered)} open seat(s) have {', '.join(features)}"
+    idle = _within(free_windows((), earliest), low, high)
+    seats = open_seats(view, place, room, day)
+    if not (booked or features or part.features):  # every open seat is free at the same times
+        offered = [(seat, idle, []) for seat in seats[:limit]] if idle else []
+        total = len(seats) if idle else 0
     else:
-        count = f"{len(offered)} of {len(_distinct(room.seats))} seats open"
+        for seat in seats:
+            seat = seat_now(part, seat)
+            if not all(f in seat.features for f in features):
+                continue
+            busy = booked.get(seat.id)
+            windows = idle if busy is None else _within(free_windows(busy, earliest), low, high)
+            if windows:
+                offered.append((seat, windows, busy or []))
+        total = len(offered)
+    if features:
+        count = f"{total} open seat(s) have {', '.join(features)}"
+    else:
+        count = f"{total} of {len(place.distinct[id(room)])} seats open"
     note = f" (open only {_span(low, high)} that day)" if (low, high) != (OPEN, CLOSE) else ""
     lines = [f"{_room_label(room)}, {room.floor}, study area (book one seat){note}: {count}."]
     seats_data = []
+    idle_spans = _spans(idle)
+    idle_free = ", ".join(idle_spans)
     for seat, windows, busy in offered[:limit]:
-        lines.append(f"  - {seat.id} [{', '.join(seat.features)}]: free {', '.join(_spans(windows))}{_booked_note(busy)}")
-        seats_data.append({"seat_id": seat.id, "features": list(seat.features), "free": _spans(windows)})
-    if len(offered) > limit:
+        spans = idle_spans if windows is idle else _spans(windows)
+        free = idle_free if windows is idle else ", ".join(spans)
+        lines.append(f"  - {seat.id} [{', '.join(seat.features)}]: free {free}{_booked_note(busy)}")
+        seats_data.append({"seat_id": seat.id, "features": list(seat.features), "free": list(spans)})
+    if total > limit:
         lines.append(
-            f"  ... and {len(offered) - limit} more open seats; narrow the list with room=\"{_room_label(room)}\" "
+            f"  ... and {total - limit} more open seats; narrow the list with room=\"{_room_label(room)}\" "
             "and/or features=[...]."
         )
-    data = {"room_id": room.id, "name": room.name, "floor": room.floor, "kind": room.kind, "open_seats": len(offered), "seats": seats_data}
+    data = {"room_id": room.id, "name": room.name, "floor": room.floor, "kind": room.kind, "open_seats": total, "seats": seats_data}
     return lines, data
+
+
+def _within(windows: list[tuple[int, int]], low: int, high: int) -> list[tuple[int, int]]:
+    """The windows clipped to the room's hours that day (``low``-``high``), empty ones dropped."""
+    return [(max(s, low), min(e, high)) for s, e in windows if min(e, high) > max(s, low)]
 
 
 def _booked_note(busy: Sequence[Booking]) -> str:

@@ -692,7 +692,8 @@ def test_structured_bad_answer(arguments: Any) -> None:
 
 
 _KEYS = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True)
-_PLAIN = st.text(st.characters(blacklist_characters='"\\\n', blacklist_categories=("Cs",)), max_size=30)
+_PLAIN = st.text(st.characters(blacklist_characters='"\\\n', blacklist_categories=("Cs",)), max_size=30) | st.text(
+    st.characters(max_codepoint=127, blacklist_characters='"\\\n'), max_size=30)
 
 
 @given(
@@ -714,6 +715,8 @@ def test_the_fast_path_agrees_with_the_full_parser(name: str, pairs: list, space
     except _Reject as reject:
         full = reject.invalid
     assert fast == full
+    if isinstance(fast, Call):  # the same arguments in the same order, as handlers and messages see them
+        assert isinstance(full, Call) and list(fast.args.items()) == list(full.args.items())
 
 
 def test_the_fast_path_takes_plain_calls_and_leaves_the_rest() -> None:

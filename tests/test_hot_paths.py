@@ -1,0 +1,127 @@
+"""The hot handlers' fast paths against the slow paths they replace, on generated and published worlds.
+
+Each fast path must give exactly what the plain computation gives: the advisor/club index what a
+fold over every entity finds, the memoised seat draw what a fresh draw gives, and a listing built
+on the shared free times of unbooked seats what the seat-by-seat loop builds.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import pytest
+
+from campus.events import Booked, SeatFeatures, WorldChanged
+from campus.kernel.clock import date_label
+from campus.kernel.engine import Kernel, ToolView
+from campus.scenarios.play import build_kernel
+from campus.subsystems.information import _index, fold
+from campus.subsystems.reservation import libraries, open_seats, seat_drawn_open
+from tests.conftest import SHARED
+from campus.world.generate import generate_world
+from campus.world.index import WorldIndex
+
+STULIFE = SHARED / "stulife"
+SYSTEMS = ("reservation", "data_system")
+DAYS = (7, 23, 60, 131)
+
+
+@pytest.fixture(scope="module", params=["generated", "published"])
+def world(request: pytest.FixtureRequest) -> WorldIndex:
+    if request.param == "generated":
+        return WorldIndex(generate_world(1))
+    if not (STULIFE / "campus_data.json").exists():
+        pytest.skip(f"the StuLife data is not at {STULIFE}")
+    from campus.world.stulife import load_stulife
+
+    return WorldIndex(load_stulife(STULIFE)[0])
+
+
+def _call(kernel: Kernel, state: Any, name: str, seed: int = 0, **args: Any) -> Any:
+    return kernel.dispatch(state, task_id="t", name=name, args=args, systems=SYSTEMS, seed=seed).result
+
+
+def test_the_entity_index_finds_what_a_fold_over_every_entity_finds(world: WorldIndex) -> None:
+    index = _index(_plain_view(world))
+    for is_club, entities in ((True, index.clubs), (False, index.advisors)):
+        for by in ("id", "name"):
+            keys = [e.id if by == "id" else e.name for e in entities[:300]]
+            keys += [k.upper() for k in keys[:20]] + [f"  {k} " for k in keys[:20]] + ["nobody", "T9999"]
+            for key in keys:
+                slow = [e for e in entities if fold(e.id if by == "id" else e.name) == fold(key)]
+                assert index.entities[is_club, by].get(fold(key), []) == slow
+
+
+def _plain_view(world: WorldIndex) -> ToolView:
+    return ToolView(world=world, state=build_kernel(world).projection.initial(), task_id="t", now=0, seed=0)
+
+
+def test_the_memoised_seat_draw_is_the_fresh_draw(world: WorldIndex) -> None:
+    view = _plain_view(world)
+    for seed in (0, 3):
+        seeded = msgspec.structs.replace(view, seed=seed)
+        for place in libraries(world).places:
+            for room in place.rooms:
+                for day in DAYS:
+                    fresh = [s for s in place.distinct[id(room)] if seat_drawn_open(seed, date_label(day), s.id)]
+                    assert open_seats(seeded, place, room, day) == fresh
+                    assert open_seats(seeded, place, room, day) == fresh  # the second read comes from the memo
+
+
+def test_a_listing_on_shared_free_times_is_the_seat_by_seat_listing(world: WorldIndex) -> None:
+    """A feature change on a seat of no library sends the listing down the seat-by-seat loop without changing what it lists."""
+    kernel = build_kernel(world)
+    fast, slow = kernel.projection.initial(), kernel.projection.initial()
+    change = SeatFeatures(building_id="nowhere", room_id="none", seat_id="no-such-seat", old=[], new=["good_wifi"])
+    kernel.projection.apply(slow, 1, 0, WorldChanged(change_id="c", change=change, rule="r"))
+    assert slow.reservation.features and not fast.reservation.features
+    for place in libraries(world).places:
+        for day in DAYS:
+            for seed in (0, 1):
+                args = {"location_id": place.building_id, "date": date_label(day)}
+                expected = _call(kernel, slow, "reservation.query_availability", seed, **args)
+                assert expected.ok
+                assert msgspec.json.encode(_call(kernel, fast, "reservation.query_availability", seed, **args)) == msgspec.json.encode(expected)
+
+
+def test_a_booking_in_a_room_still_lists_that_room_seat_by_seat(world: WorldIndex) -> None:
+    kernel = build_kernel(world)
+    state = kernel.projection.initial()
+    place = next(p for p in libraries(world).places if any(r.kind == "StudyArea" and r.seats for r in p.rooms))
+    room = next(r for r in place.rooms if r.kind == "StudyArea" and r.seats)
+    seat = open_seats(_plain_view(world), place, room, DAYS[0])[0]
+    kernel.projection.apply(state, 1, 0, Booked(booking_id="bk_1", task_id="t", location_id=place.building_id, room_id=room.id,
+                                                 item_name=room.name, seat_id=seat.id, day=DAYS[0], start=600, end=660))
+    result = _call(kernel, state, "reservation.query_availability", location_id=place.building_id, date=date_label(DAYS[0]),
+                   room=f"{room.name} ({room.id})")
+    listed = next(s for s in result.data["rooms"][0]["seats"] if s["seat_id"] == seat.id)
+    assert listed["free"] == ["08:00-10:00", "11:00-22:00"]
+    others = [s["free"] for s in result.data["rooms"][0]["seats"] if s["seat_id"] != seat.id]
+    assert others and all(free == ["08:00-22:00"] for free in others)
+
+
+def test_category_lists_find_what_a_fold_over_every_entity_finds(world: WorldIndex) -> None:
+    from campus.subsystems.information import _advisors_matching
+
+    index = _index(_plain_view(world))
+    categories = sorted({c.category for c in index.clubs})
+    for category in [*categories, categories[0].upper(), "no such category"]:
+        assert index.clubs_by_category.get(fold(category), []) == [c for c in index.clubs if fold(c.category) == fold(category)]
+    words = sorted({a.area for a in index.advisors} | {a.field for a in index.advisors})[:40] + ["learning", "AI", "nothing at all"]
+    for word in words:
+        key = fold(word)
+        for level, slow in (
+            ("level_1", [a for a in index.advisors if fold(a.area) == key]),
+            ("level_2", [a for a in index.advisors if fold(a.field) == key]),
+            (None, [a for a in index.advisors if any(key in fold(t) for t in (a.area, a.field, *a.tags))]),
+        ):
+            assert _advisors_matching(index, key, level) == slow
+
+
+def test_clock_labels_from_the_table_are_the_formatted_ones() -> None:
+    from campus.kernel.clock import MINUTES_PER_DAY, clock_label
+
+    for t in range(-2 * MINUTES_PER_DAY, 9 * MINUTES_PER_DAY, 7):
+        minute = t % MINUTES_PER_DAY
+        assert clock_label(t) == f"{minute // 60:02d}:{minute % 60:02d}"
