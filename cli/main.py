@@ -94,7 +94,8 @@ def _start(store: Any, spec: RunSpec, inputs: tuple[WorldIndex, Term]) -> Run:
     """A new run of ``spec``, or the abandoned run that the same command left before its first reply."""
     world, term = inputs
     base = spec.branch_id or f"{slug(spec.label or spec.agent)}-s{spec.seed}"
-    twin = abandoned_twin(store, base, spec.agent, genesis_hash(world.hash, term.hash, spec.seed, run_config(spec.round_limit)))
+    genesis = genesis_hash(world.hash, term.hash, spec.seed, run_config(spec.round_limit), spec.agent)
+    twin = abandoned_twin(store, base, spec.agent, genesis)
     return open_run(store, twin) if twin is not None else start_run(store, spec, inputs)
 
 

@@ -25,6 +25,11 @@ from campus.kernel.store import EventStore
 from campus.kernel.tasks import iter_tasks
 from campus.kernel.tools import wire_name
 
+CONVERSATION_KINDS = frozenset({
+    "task_released", "agent_replied", "tool_result", "action_rejected", "instruction_revealed", "task_ended",
+})
+"""The kinds a task's chat is built from (``add_turn``), for readers that need only the conversation."""
+
 def add_turn(turns: list[Turn], event: Event) -> None:
     """Extend the task's chat as the agent saw it; consecutive messages of one side are merged."""
     if isinstance(event, TaskReleased):

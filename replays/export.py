@@ -186,9 +186,12 @@ def append_lines(store: EventStore, lines: Iterable[str], branch_id: str) -> Run
     if first is None:
         raise ExportFormatError("the file is empty: line 1 should be a campus export header")
     stored = store.branch(branch_id)
-    if _header(first[1]).branch.genesis != stored.genesis:
+    meta = _header(first[1]).branch
+    if meta.genesis != stored.genesis:
         raise ExportFormatError(f"line 1: the export is not a continuation of {branch_id} (another genesis)")
-    records = _checked_records(numbered, stored.genesis, trailed=True)
+    if meta.agents and len(meta.agents) > 1:
+        raise ExportFormatError(f"line 1: the export changes agent part way; only a run of one agent can continue {branch_id}")
+    records, _ = _checked_records(numbered, stored.genesis, {}, trailed=True)
     store.lease(branch_id)
     try:
         head, head_hash = store.head(branch_id)
