@@ -78,6 +78,8 @@ MAX_SEATS_EACH = 10
 """Open seats listed per room when several study areas are listed (a whole library: ~100 lines)."""
 MAX_LISTED = 25
 MAX_ID = 200
+DRAWS_KEPT = 1_024
+"""Seat draws a library remembers, (room, seed, day) each, before it forgets them all."""
 
 _THRESHOLD = int(OPEN_SHARE * 2**64)
 STUDY = "StudyArea"
@@ -188,6 +190,8 @@ def open_seats(view: ToolView, place: Place, room: Room, day: int) -> list[Seat]
     key = (id(room), view.seed, day)
     drawn = place.drawn.get(key)
     if drawn is None:
+        if len(place.drawn) >= DRAWS_KEPT:  # a long sweep visits many seeds; keep the memo bounded
+            place.drawn.clear()
         date = date_label(day)
         drawn = place.drawn[key] = [seat for seat in seats if seat_drawn_open(view.seed, date, seat.id)]
     return list(drawn)

@@ -125,3 +125,15 @@ def test_clock_labels_from_the_table_are_the_formatted_ones() -> None:
     for t in range(-2 * MINUTES_PER_DAY, 9 * MINUTES_PER_DAY, 7):
         minute = t % MINUTES_PER_DAY
         assert clock_label(t) == f"{minute // 60:02d}:{minute % 60:02d}"
+
+
+def test_the_seat_draw_memo_stays_bounded_and_right(world: WorldIndex) -> None:
+    from campus.subsystems.reservation import DRAWS_KEPT
+
+    view = _plain_view(world)
+    place = libraries(world).places[0]
+    room = next(r for r in place.rooms if r.seats)
+    for seed in range(DRAWS_KEPT + 5):
+        seeded = msgspec.structs.replace(view, seed=seed)
+        assert open_seats(seeded, place, room, 9) == [s for s in place.distinct[id(room)] if seat_drawn_open(seed, date_label(9), s.id)]
+        assert len(place.drawn) <= DRAWS_KEPT
