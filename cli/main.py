@@ -28,8 +28,9 @@ from campus.cli.sweep import sweep as sweep_command
 from campus.cli.mcp import mcp as mcp_command
 from campus.cli.probe import probe as probe_command
 from campus.kernel.logs import configure as configure_logs
-from campus.events import genesis_hash
+from campus.events import TaskEnded, genesis_hash
 from campus.kernel.runner import run_config
+from campus.kernel.tasks import events_of
 from campus.kernel.store import StoreError
 from campus.replays.diff import diff_runs
 from campus.replays.export import import_lines, write_export
@@ -616,7 +617,7 @@ def runs(
             if b.term_hash not in terms:
                 terms[b.term_hash] = decode_term(store.get_blob(b.term_hash), b.schema)
                 scales[b.term_hash] = term_scale(store, b.term_hash)
-            card = scorecard(terms[b.term_hash], open_run(store, b.id).ended_tasks())
+            card = scorecard(terms[b.term_hash], events_of(store, b.id, TaskEnded))
             usage = run_usage(store, b.id).total if is_llm(b.agent) else None
             rows.append({"tokens": None if usage is None else usage.prompt_tokens + usage.completion_tokens,
                          "latency_s": None if usage is None else usage.latency_s,"run": b.id, "status": status.state, "agent": b.agent, "label": run_label(b.agent),

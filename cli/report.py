@@ -13,13 +13,16 @@ import typer
 
 from campus.cli.common import fail, pairing_warning
 from campus.kernel.store import StoreError, open_store
+from campus.reports.csv_export import write_csv
 from campus.reports.report import ReportError, write_report
 from campus.scenarios.play import open_run
 
 
 def report(
     run_id: str = typer.Argument(..., metavar="RUN", help="The run (branch) to show."),
-    html: Path = typer.Option(..., "--html", help="The HTML file to write (one file, opens with no network)."),
+    html: Path = typer.Option(None, "--html", help="The HTML file to write (one file, opens with no network)."),
+    csv_dir: Path = typer.Option(None, "--csv", metavar="DIR", help="Also (or only) write RUN's tasks.csv and "
+                                                                    "tool_calls.csv into this folder, for triage."),
     vs: str = typer.Option(None, "--vs", metavar="RUN2", help="Compare with this run: side by side, first divergence highlighted."),
     db: str = typer.Option("runs.db", "--db", help="The SQLite file holding the runs."),
     force: bool = typer.Option(False, "--force", help="With --vs: compare runs of different worlds, terms or rules anyway."),
@@ -27,13 +30,18 @@ def report(
 ) -> None:
     """Write an HTML report: scorecard and charts, a day-by-day timeline, each task's transcript
     (click a task) and the student's walks on the campus map; with --vs, two runs aligned by task.
+    With --csv DIR, the run's tasks and tool calls as CSV files too.
     """
+    if html is None and csv_dir is None:
+        fail("say what to write: --html FILE, --csv DIR or both")
     if db != ":memory:" and not Path(db).exists():
         fail(f"no database at {db}; create one with 'campus run --db {db}'")
-    if html.exists() and html.is_dir():
+    if html is not None and html.exists() and html.is_dir():
         fail(f"{html} is a directory; give a file name such as report.html")
-    if not html.parent.exists():
+    if html is not None and not html.parent.exists():
         fail(f"the folder {html.parent} does not exist")
+    if csv_dir is not None and csv_dir.exists() and not csv_dir.is_dir():
+        fail(f"{csv_dir} is a file; --csv takes a folder")
     store = open_store(db)
     try:
         started = time.perf_counter()
@@ -41,7 +49,8 @@ def report(
         second = open_run(store, vs) if vs is not None else None
         if second is not None:
             pairing_warning(first, second, force)
-        size = write_report(html, first, second)
+        size = write_report(html, first, second) if html is not None else 0
+        rows = write_csv(first, csv_dir) if csv_dir is not None else None
         seconds = time.perf_counter() - started
     except (StoreError, ReportError, ValueError) as error:
         fail(str(error))
@@ -49,6 +58,11 @@ def report(
         store.close()
     runs = [run_id] + ([vs] if vs else [])
     if as_json:
-        typer.echo(msgspec.json.encode({"html": str(html), "bytes": size, "runs": runs, "seconds": round(seconds, 3)}).decode())
-    else:
+        typer.echo(msgspec.json.encode({"html": None if html is None else str(html), "bytes": size, "runs": runs,
+                                        "csv": rows, "seconds": round(seconds, 3)}).decode())
+        return
+    if html is not None:
         typer.echo(f"wrote {html} ({size / 1e6:.1f} MB, {' vs '.join(runs)}) in {seconds:.2f} s")
+    if rows is not None:
+        typer.echo(f"wrote {csv_dir}/tasks.csv ({rows['tasks']} tasks) and {csv_dir}/tool_calls.csv "
+                   f"({rows['tool_calls']} tool calls) of {run_id}")

@@ -112,7 +112,7 @@ def _point(run: Run, make_agent: AgentFactory, agent_name: str, point: tuple[int
     if not probes:
         raise ValueError(f"the log of {run.branch.id} up to step {seq} holds nothing to ask about")
     branch = unique_branch_id(run.store, f"{run.branch.id}~probe-{seq}")
-    plants = list({plant.task_id: plant for probe in probes for plant in plants_of(probe)}.values())
+    plants = list({plant.task_id: plant for probe in probes for plant in plants_of(probe.query)}.values())
     asked = [plant_task(plant, now) for plant in plants] + [probe_task(probe, now, run.branch.id) for probe in probes]
     term = probe_term(run.term, done, asked)
     store_inputs(run.store, run.world, term)

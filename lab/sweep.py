@@ -379,6 +379,8 @@ def play_threads(settings: SweepSettings, planned: Sequence[PlannedRun], concurr
                 progress(message)
 
     def play_one(planned_run: PlannedRun) -> None:
+        if stop.is_set():  # the sweep stopped before this run's turn came
+            return
         store = open_store(settings.db)
         try:
             if planned_run.action == "new":

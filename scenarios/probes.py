@@ -187,11 +187,14 @@ class Past:
     added: list[tuple[int, int, CalendarEventAdded]] = field(default_factory=list)
     planted: dict[str, int] = field(default_factory=dict)
     """The seq at which each planted note was given."""
+    times: dict[int, int] = field(default_factory=dict)
+    """The simulated minute of each row read, by seq."""
 
     @classmethod
     def of(cls, rows: Iterable[Logged]) -> Past:
         past = cls()
         for seq, t, event in rows:
+            past.times[seq] = t
             if isinstance(event, EmailSent):
                 past.emails.append((seq, t, event))
             elif isinstance(event, Booked):
@@ -550,13 +553,9 @@ IN_FORK = "planted in the fork"
 """The bin of a probe whose evidence is a note given in the probe fork, just before the questions."""
 
 
-def plants_of(probe: Probe) -> list[Plant]:
-    return plants_of_query(probe.query)
-
-
 def distance_bins(probe: Probe) -> tuple[str, str]:
     """``(events bin, days bin)`` of a probe."""
-    if plants_of(probe):
+    if plants_of(probe.query):
         return IN_FORK, IN_FORK
     if probe.evidence_t is None or not probe.evidence:
         return NO_EVIDENCE, NO_EVIDENCE
@@ -598,20 +597,20 @@ def reveals(probe: Probe) -> bool:
 
 def _probe(ability: Ability, query: Query, past: Past, describe: Callable[[str], str], asked_seq: int, asked_t: int,
            seed: int, version: int) -> Probe:
-    planted = {p.task_id: asked_seq for p in plants_of_query(query)}
+    planted = {p.task_id: asked_seq for p in plants_of(query)}
     answer, evidence, distractors = answer_of(query, replace(past, planted=past.planted | planted) if planted else past)
     if planted:  # the notes are given in the fork: no seq of the parent is evidence
         evidence = []
-    times = {seq: t for rows in (past.emails, past.bookings, past.walks, past.added) for seq, t, _ in rows}
     key = f"{version}:{seed}:{ability}:{asked_seq}:{_QUERY.encode(query).decode()}"
     return Probe(
         probe_id=hashlib.sha256(key.encode()).hexdigest()[:12], ability=ability, asked_at_seq=asked_seq,
         asked_at_t=asked_t, question=question_of(query, describe), query=query, answer=answer, evidence=evidence,
-        evidence_t=min((times[seq] for seq in evidence), default=None), distractors=distractors,
+        evidence_t=min((past.times[seq] for seq in evidence), default=None), distractors=distractors,
     )
 
 
-def plants_of_query(query: Query) -> list[Plant]:
+def plants_of(query: Query) -> list[Plant]:
+    """The notes a query rests on (none for a query about the log itself)."""
     if isinstance(query, ToldPlaces):
         return list(query.plants)
     return [query.plant] if isinstance(query, Instructed | Preferred) else []

@@ -34,3 +34,22 @@ def test_runs_of_other_worlds_terms_or_rules_are_refused_and_force_warns_on_top(
     assert forced.exit_code == 0 and forced.stdout.startswith("WARNING: compared with --force: a and seed1")
     as_json = json.loads(campus("diff", "a", "seed1", "--db", db, "--force", "--json").stdout)
     assert as_json["warning"].startswith("compared with --force")
+
+
+def test_report_writes_a_runs_tasks_and_tool_calls_as_csv(tmp_path: Path) -> None:
+    import csv
+
+    db = str(tmp_path / "runs.db")
+    played = json.loads(campus("run", "--db", db, "--scale", "0.05", "--json").stdout)
+    written = json.loads(campus("report", played["run"], "--db", db, "--csv", str(tmp_path / "out"), "--json").stdout)
+    with open(tmp_path / "out" / "tasks.csv", encoding="utf-8") as handle:
+        tasks = list(csv.DictReader(handle))
+    with open(tmp_path / "out" / "tool_calls.csv", encoding="utf-8") as handle:
+        calls = list(csv.DictReader(handle))
+    assert written["html"] is None and written["csv"] == {"tasks": len(tasks), "tool_calls": len(calls)}
+    assert sum(t["outcome"] != "unscored" for t in tasks) == played["scorecard"]["total"]["tasks"]
+    assert {t["outcome"] for t in tasks} <= {"success", "unscored"} and len({t["task_id"] for t in tasks}) == len(tasks)
+    assert calls and all(json.loads(c["args"]) is not None and c["status"] for c in calls)
+    assert [int(c["seq"]) for c in calls] == sorted(int(c["seq"]) for c in calls)
+    nothing = campus("report", played["run"], "--db", db)
+    assert nothing.exit_code == 2 and "--html FILE, --csv DIR or both" in nothing.stderr

@@ -69,7 +69,7 @@ def test_each_generator_asks_without_giving_its_answer_away(probes: list[Probe],
 
 def test_every_answerable_probe_cites_its_evidence_before_the_question(probes: list[Probe]) -> None:
     for probe in probes:
-        if plants_of(probe):
+        if plants_of(probe.query):
             assert probe.ability in PLANTED and probe.evidence == [] and distance_bins(probe) == (IN_FORK, IN_FORK)
         elif isinstance(probe.answer, NoRecord):
             assert probe.evidence == [] and probe.evidence_t is None and probe.twin

@@ -1,0 +1,58 @@
+"""A run's tasks and tool calls as CSV files, for triage in a spreadsheet or a notebook.
+
+``tasks.csv``: one row per ended task (id, scenario, phase, release time, outcome, reason, turns,
+and the model's tokens and latency for it when the agent reported them). ``tool_calls.csv``: one
+row per tool call in log order (seq, simulated time, task, tool, arguments as JSON, status,
+message, minutes it took).
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import msgspec
+
+from campus.events import TaskEnded, ToolCalled, ToolResult, decode_event
+from campus.kernel.clock import label
+from campus.kernel.tasks import events_of
+from campus.replays.usage import Usage, run_usage
+from campus.scenarios.play import Run
+
+TASK_COLUMNS = ("task_id", "scenario", "phase", "released", "outcome", "reason", "turns", "prompt_tokens",
+                "completion_tokens", "latency_s")
+CALL_COLUMNS = ("seq", "time", "task_id", "tool", "args", "status", "message", "minutes")
+
+
+def write_csv(run: Run, folder: Path) -> dict[str, int]:
+    """Write ``tasks.csv`` and ``tool_calls.csv`` into ``folder``; the number of rows of each."""
+    folder.mkdir(parents=True, exist_ok=True)
+    tasks = {task.id: task for task in run.term.tasks}
+    usage = run_usage(run.store, run.branch.id).by_task
+    task_rows: list[tuple[object, ...]] = []
+    for ended in events_of(run.store, run.branch.id, TaskEnded):
+        task = tasks[ended.task_id]
+        spent = usage.get(ended.task_id, Usage())
+        task_rows.append((ended.task_id, task.scenario, task.phase, label(task.release), ended.outcome, ended.reason,
+                          ended.turns, spent.prompt_tokens, spent.completion_tokens, spent.latency_s))
+    call_rows: list[tuple[object, ...]] = []
+    open_calls: dict[str, list[object]] = {}
+    for row in run.store.rows(run.branch.id):
+        if row.kind not in ("tool_called", "tool_result"):
+            continue
+        event = decode_event(row.payload)
+        if isinstance(event, ToolCalled):
+            open_calls[event.call_id] = [row.seq, label(row.t), event.task_id, event.tool,
+                                         msgspec.json.encode(event.args).decode()]
+        elif isinstance(event, ToolResult) and event.call_id in open_calls:
+            call_rows.append((*open_calls.pop(event.call_id), event.status, event.message, event.minutes))
+    _write(folder / "tasks.csv", TASK_COLUMNS, task_rows)
+    _write(folder / "tool_calls.csv", CALL_COLUMNS, call_rows)
+    return {"tasks": len(task_rows), "tool_calls": len(call_rows)}
+
+
+def _write(path: Path, columns: tuple[str, ...], rows: list[tuple[object, ...]]) -> None:
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(columns)
+        writer.writerows(rows)
