@@ -228,6 +228,24 @@ class Booked(Event, tag="booked", frozen=True):
     seat_id: str = ""
 
 
+# ---------------------------------------------------------------- domain facts: people and errands
+
+
+class ClueRevealed(Event, tag="clue_revealed", frozen=True):
+    """A person told the student a clue (``people.ask``)."""
+
+    clue_id: str
+    holder: str
+    payload: str
+
+
+class ErrandReported(Event, tag="errand_reported", frozen=True):
+    """The student reported an errand done at simulated minute ``at``."""
+
+    errand_id: str
+    at: int
+
+
 # ---------------------------------------------------------------- domain facts: courses
 
 
@@ -273,6 +291,8 @@ AnyEvent = Union[
     CalendarEventRemoved,
     EmailSent,
     Booked,
+    ClueRevealed,
+    ErrandReported,
     DraftAdded,
     DraftRemoved,
     PassAssigned,
