@@ -17,7 +17,7 @@ with the clue's payload, which the text does not give and no option list narrows
 
 The day is judged by the ``busy_day`` evaluator; each checkpoint becomes a mark
 ``<errand>/<checkpoint>`` (0/1) and each errand's lateness ``<errand>/late`` (minutes after its
-deadline, 0 if on time; a never-reported errand counts as ``CLOSE`` minus its deadline). SR
+deadline, 0 if on time; a never-reported errand counts as ``CLOSE`` minus its deadline, at least 1). SR
 and CS (Trainee-Bench Eq. 4) are folds over those marks (``busy_metrics``).
 """
 
@@ -418,7 +418,7 @@ def _holds(check: dict[str, Any], errand: dict[str, Any], events: Sequence[Event
 def _late(errand: dict[str, Any], events: Sequence[Event]) -> int:
     at = next((e.at for e in events if isinstance(e, ErrandReported) and e.errand_id == errand["id"]), None)
     end = errand["deadline"] - errand["deadline"] % MINUTES_PER_DAY + CLOSE
-    return max(0, (end if at is None else at) - errand["deadline"])
+    return max(1, end - errand["deadline"]) if at is None else max(0, at - errand["deadline"])
 
 
 @evaluator("busy_day")

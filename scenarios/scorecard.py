@@ -17,6 +17,8 @@ stopped early is scored on what it did. The paper's metrics (stulife.md §10.1):
 - **DRS** (disruption resilience score): success over disruption tasks, and **stt**: Pass@1
   per sub-type x level cell with its count and a 95 % Wilson interval (STT-Arena's table).
   Both appear only for a term with disruption tasks, so older scorecards are unchanged.
+- **busy_days** (only for a term with busy days): errands, SR and CS (Trainee-Bench Eq. 4), late
+  errands and minutes late, errands per day, CS per family (``scenarios/busy_days.busy_metrics``).
 A component with no tasks in the term scores 0 and is reported as ``null``.
 """
 
@@ -27,6 +29,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from campus.events import TaskEnded
+from campus.scenarios.busy_days import busy_metrics
 from campus.scenarios.disruptions import SCENARIO as DISRUPTIONS
 from campus.scenarios.task import Task, Term
 
@@ -49,6 +52,9 @@ def scorecard(term: Term, ended: Iterable[TaskEnded]) -> dict[str, Any]:
     turns = [outcomes[task.id].turns for task in succeeded]
     disrupted = [task for task in scored if task.scenario == DISRUPTIONS]
     extra = {"drs": _rate_of(disrupted, success), "stt": stt_cells(disrupted, success)} if disrupted else {}
+    busy = busy_metrics(term, {task_id: event.marks for task_id, event in outcomes.items()})
+    if busy is not None:
+        extra["busy_days"] = busy
     return extra | {
         "stugpa": stugpa(scored, outcomes),
         "ltrr": _rate_of([t for t in scored if t.flags.long_term], success),

@@ -1,0 +1,88 @@
+"""Busy days: the term option, the errand families, and the controls that prove the checkpoints."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from campus.agents import make_agent
+from campus.events import Walked
+from campus.kernel.store import MemoryStore
+from campus.scenarios.busy_days import EARLY, FAMILIES, LATE, SCENARIO, _present, busy_metrics
+from campus.scenarios.play import RunSpec, start_run
+from campus.scenarios.scorecard import scorecard
+from campus.scenarios.task import Term
+from campus.scenarios.term import generate_term
+from campus.world.index import WorldIndex
+
+
+@pytest.fixture(scope="module")
+def busy_term(world: WorldIndex) -> Term:
+    return generate_term(world, 0, busy=True)
+
+
+@pytest.fixture(scope="module")
+def played(world: WorldIndex, busy_term: Term) -> dict[str, dict[str, dict[str, int]]]:
+    """agent -> busy-day task -> marks, for the oracle and the two busy-day controls."""
+    out = {}
+    for name in ("oracle", "guesser", "fifo"):
+        run = start_run(MemoryStore(), RunSpec(seed=0, agent=name, busy_days=True), (world, busy_term))
+        run.session(make_agent(name, busy_term, world)).run()
+        out[name] = {e.task_id: e.marks for e in run.ended_tasks() if e.task_id.startswith("busy")}
+    return out
+
+
+def _checkpoints(term: Term) -> list[tuple[str, dict[str, Any]]]:
+    return [(task.id, {**c, "key": f"{e['id']}/{c['name']}"}) for task in term.tasks if task.scenario == SCENARIO
+            for e in task.ground_truth["errands"] for c in e["checkpoints"]]
+
+
+def test_the_option_adds_twelve_busy_days_of_eight_families_and_is_off_by_default(world: WorldIndex, term: Term,
+                                                                                   busy_term: Term) -> None:
+    days = [task for task in busy_term.tasks if task.scenario == SCENARIO]
+    errands = [e for day in days for e in day.ground_truth["errands"] if e["family"] != "appointment"]
+    assert len(days) >= 12 and len(errands) >= 50 and {e["family"] for e in errands} == set(FAMILIES)
+    assert not any(task.scenario == SCENARIO for task in term.tasks)
+    assert generate_term(world, 0, busy=True).hash == busy_term.hash
+
+
+def test_errands_stream_in_and_the_brief_lists_only_the_first(busy_term: Term) -> None:
+    day = next(task for task in busy_term.tasks if task.scenario == SCENARIO)
+    releases = sorted({e["release"] for e in day.ground_truth["errands"] if e["family"] != "appointment"})
+    assert len(releases) >= 3 and releases[0] == day.release
+    later = [e["id"] for e in day.ground_truth["errands"] if e["release"] > day.release and e["family"] != "appointment"]
+    assert later and not any(f"[{errand_id}]" in day.instruction for errand_id in later)
+    posted = [t for t in busy_term.world_changes if t.id.startswith(f"busy-e{day.id[6:]}-") and "clue" not in t.id]
+    assert sorted(t.t for t in posted) == sorted(e["release"] for e in day.ground_truth["errands"] if e["family"] != "appointment")
+
+
+def test_the_oracle_passes_every_checkpoint(busy_term: Term, played: dict[str, Any]) -> None:
+    marks = played["oracle"]
+    assert all(marks[task][c["key"]] == 1 for task, c in _checkpoints(busy_term))
+    metrics = busy_metrics(busy_term, marks)
+    assert metrics is not None and metrics["sr"] == metrics["cs"] == 1.0 and metrics["lateness_minutes"] == 0
+
+
+def test_the_guesser_fails_exactly_the_clue_dependent_checkpoints(busy_term: Term, played: dict[str, Any]) -> None:
+    for task, c in _checkpoints(busy_term):
+        clue_dependent = c.get("needs_clue", False) or c["check"]["check"] == "revealed"
+        assert played["guesser"][task][c["key"]] == int(not clue_dependent), c["key"]
+
+
+def test_fifo_misses_exactly_the_appointments(busy_term: Term, played: dict[str, Any]) -> None:
+    for task, c in _checkpoints(busy_term):
+        assert played["fifo"][task][c["key"]] == int(c["check"]["check"] != "present"), c["key"]
+    card = scorecard(busy_term, [])
+    assert card["busy_days"]["cs"] == 0.0 and card["busy_days"]["late_errands"] == card["busy_days"]["errands"] - 2 * 12  # none reported
+
+
+@pytest.mark.parametrize(("arrive", "leave", "kept"), [(-EARLY, None, True), (-EARLY - 1, None, False), (LATE, None, True),
+                                                       (LATE + 1, None, False), (0, 30, False), (0, 45, True)])
+def test_an_appointment_needs_arrival_within_the_tolerances_and_staying_to_the_end(arrive: int, leave: int | None,
+                                                                                    kept: bool) -> None:
+    start = 600
+    events: list[Any] = [Walked(path=["H", "X"], depart=start + arrive - 10, arrive=start + arrive)]
+    if leave is not None:
+        events.append(Walked(path=["X", "H"], depart=start + leave, arrive=start + leave + 10))
+    assert _present(events, "H", {"building": "X", "start": start, "end": start + 45}) is kept
