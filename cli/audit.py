@@ -29,6 +29,8 @@ def audit(
     world_source: str = typer.Option("generated", "--world", metavar="SOURCE", help="'generated' or 'stulife:DIR'."),
     scale: float = typer.Option(1.0, "--scale", help="Task counts relative to the paper's."),
     workers: int = typer.Option(0, "--workers", min=0, help="Worker processes (0: one per core)."),
+    busy_days: bool = typer.Option(False, "--busy-days", help="Audit the term with busy days, and play the busy-day "
+                                   "controls guesser and fifo (each must fail exactly its checkpoints)."),
     as_json: bool = typer.Option(False, "--json", help="Print machine-readable JSON instead of tables."),
 ) -> None:
     """Check every seed's term: oracle at 100 %, controls in order, guessers at chance, absent and dawdler as expected.
@@ -53,9 +55,9 @@ def audit(
             def advance(_: SeedResult) -> None:
                 bar.update(task, advance=1)
 
-            results = run_audit(chosen, world_source, scale, count, on_seed=advance)
+            results = run_audit(chosen, world_source, scale, count, on_seed=advance, busy=busy_days)
     else:
-        results = run_audit(chosen, world_source, scale, count)
+        results = run_audit(chosen, world_source, scale, count, busy=busy_days)
     summary = summarise(results)
     if as_json:
         out.print_json(json.dumps(summary))
@@ -97,6 +99,9 @@ def _print(summary: dict[str, Any], world: str) -> None:
     late = summary["lateness"]
     out.print(f"largest lateness of a released task: oracle {late['oracle']} min, dawdler {late['dawdler']} min",
               highlight=False)
+    if summary.get("busy_days") is not None:
+        wrong = ", ".join(f"{name} {count}" for name, count in summary["busy_days"].items())
+        out.print(f"busy-day checkpoints judged otherwise than they must be: {wrong}", highlight=False)
     out.print(f"seeds that did not generate: {', '.join(map(str, summary['failed_seeds'])) or 'none'}", highlight=False)
     if summary["violations"]:
         out.print(f"[bold red]{len(summary['violations'])} violations[/]")

@@ -3,6 +3,7 @@
 from campus.events import model
 from campus.events.changes import (
     AdvisorAvailability,
+    Announcement,
     CalendarEntry,
     CalendarTime,
     ClueHeld,
@@ -32,6 +33,7 @@ from campus.events.model import SCHEMA_VERSION
 
 __all__ = [name for name in dir(model) if not name.startswith("_") and name[0].isupper()] + [
     "AdvisorAvailability",
+    "Announcement",
     "CalendarEntry",
     "CalendarTime",
     "ClueHeld",

@@ -146,8 +146,14 @@ class ErrandPosted(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", 
     priority: Priority
 
 
+class Announcement(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="announcement"):
+    """Something the student is told at this moment (an appointment about to begin); it changes no state."""
+
+    text: str
+
+
 WorldChange = Union[Popularity, SeatAvailability, AdvisorAvailability, CalendarEntry, RoomStatus, RoomHours, SeatFeatures,
-                    WalkwayStatus, ClueHeld, ErrandPosted]
+                    WalkwayStatus, ClueHeld, ErrandPosted, Announcement]
 CompareAndSet = Union[RoomStatus, RoomHours, SeatFeatures, WalkwayStatus]
 """The changes a trigger rule may make: every one carries the ``old`` value it replaces."""
 

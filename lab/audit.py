@@ -11,6 +11,8 @@ success per scenario and the headline metrics. Over all seeds it checks:
   (Clopper-Pearson) 95 % interval lies wholly above chance + margin;
 - **absent**: no attendance points and no exam question handed out in a room (finals are online);
 - **dawdler**: solves at least ``DAWDLER_FLOOR`` of the scored tasks;
+- **busy days** (``busy``): the oracle passes every busy-day checkpoint, ``guesser`` fails exactly the
+  clue-dependent ones and ``fifo`` exactly the appointments (``scenarios/busy_days.should_pass``);
 - **generation**: every seed gives a term.
 
 Seeds are played by spawned worker processes (like ``lab/sweep.py``: no state crosses a fork).
@@ -28,6 +30,7 @@ from typing import Any, Literal
 
 from campus.agents import make_agent
 from campus.kernel.store import open_store
+from campus.scenarios.busy_days import BUSY_CONTROLS, unexpected
 from campus.scenarios.play import RunSpec, start_run
 from campus.scenarios.scorecard import scorecard
 from campus.scenarios.task import Term
@@ -62,24 +65,30 @@ class SeedResult:
     """``attendance`` points and ``exam`` questions solved that were handed out in a room, for ``absent``."""
     lateness: dict[str, int] = field(default_factory=dict)
     """agent -> the largest minutes between a task's scheduled release and the moment it was shown."""
+    busy: dict[str, list[str]] = field(default_factory=dict)
+    """oracle and busy-day controls -> the busy-day checkpoints judged otherwise than they must be."""
 
 
-def audit_seed(seed: int, world_source: str, scale: float) -> SeedResult:
-    """Generate and play one seed with every audited agent."""
+def audit_seed(seed: int, world_source: str, scale: float, busy: bool = False) -> SeedResult:
+    """Generate and play one seed with every audited agent (and the busy-day controls if ``busy``)."""
     world = WorldIndex(generate_world(seed) if world_source == "generated" else load_stulife(world_source.partition(":")[2])[0])
     try:
-        term = generate_term(world, seed, scale)
+        term = generate_term(world, seed, scale, busy=busy)
     except ValueError as error:
         return SeedResult(seed=seed, error=str(error))
     result = SeedResult(seed=seed)
     questions = {task.id: 1 / max(1, len(_OPTION.findall(task.instruction))) for task in term.tasks
                  if task.flags.long_term and not task.flags.delivery_only and task.solution
                  and task.solution[-1].startswith("answer:") and _OPTION.search(task.instruction)}
-    for name in AGENTS:
+    for name in (*AGENTS, *BUSY_CONTROLS) if busy else AGENTS:
         store = open_store(None)
-        run = start_run(store, RunSpec(world=world_source, seed=seed, scale=scale, agent=name), (world, term))
+        run = start_run(store, RunSpec(world=world_source, seed=seed, scale=scale, agent=name, busy_days=busy), (world, term))
         run.session(make_agent(name, term, world)).run()
         ended = run.ended_tasks()
+        if busy and name in ("oracle", *BUSY_CONTROLS):
+            result.busy[name] = unexpected(term, name, {e.task_id: e.marks for e in ended})
+        if name in BUSY_CONTROLS:
+            continue
         card = scorecard(term, ended)
         result.headline[name] = {"stugpa": card["stugpa"]["total"], "ltrr": card["ltrr"] or 0.0,
                                  "pis": card["pis"] or 0.0, "success": card["total"]["success_rate"]}
@@ -103,14 +112,14 @@ def _lateness(store: Any, branch_id: str, term: Term) -> int:
     return late
 
 
-def _audit_job(job: tuple[int, str, float]) -> SeedResult:
+def _audit_job(job: tuple[int, str, float, bool]) -> SeedResult:
     return audit_seed(*job)
 
 
 def run_audit(seeds: Sequence[int], world_source: str = "generated", scale: float = 1.0, workers: int = 1,
-              on_seed: Callable[[SeedResult], None] | None = None) -> list[SeedResult]:
+              on_seed: Callable[[SeedResult], None] | None = None, busy: bool = False) -> list[SeedResult]:
     """Audit ``seeds``; with ``workers`` > 1 in spawned processes. Results come back in seed order."""
-    jobs = [(seed, world_source, scale) for seed in seeds]
+    jobs = [(seed, world_source, scale, busy) for seed in seeds]
     results: list[SeedResult] = []
     if workers <= 1 or len(jobs) <= 1:
         for job in jobs:
@@ -175,6 +184,10 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
             violations.append(f"seed {r.seed}: absent earns {r.absent_points}")
         if r.headline["dawdler"]["success"] < DAWDLER_FLOOR:
             violations.append(f"seed {r.seed}: the dawdler solves {r.headline['dawdler']['success']:.2%}")
+        for name, wrong in r.busy.items():
+            if wrong:
+                violations.append(f"seed {r.seed}: {name} judged otherwise than it must on {len(wrong)} busy-day "
+                                  f"checkpoint(s), e.g. {wrong[0]}")
     guessing: dict[str, dict[str, float]] = {}
     for name in GUESSERS:
         right = sum(r.guesses[name][0] for r in played)
@@ -196,5 +209,7 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
         "guessing": guessing,
         "absent": {key: max((r.absent_points.get(key, 0.0) for r in played), default=0.0) for key in ("attendance", "exam")},
         "lateness": {name: max((r.lateness[name] for r in played), default=0) for name in AGENTS},
+        "busy_days": {name: sum(len(r.busy.get(name, ())) for r in played) for name in ("oracle", *BUSY_CONTROLS)}
+        if any(r.busy for r in played) else None,
         "violations": violations,
     }

@@ -4,9 +4,11 @@
 ``OPEN``-``CLOSE`` window no fixed appointment holds. The whole day is one task, so one
 conversation: at ``OPEN`` the brief lists the first errands (priority, deadline) and the
 day's appointments; later errands are posted by the clock (``ErrandPosted`` world changes at
-their release) and listed by ``errands.inbox()``. An appointment pre-empts whatever the
-student is doing: it must be at the building from ``EARLY`` minutes before the start until
-``LATE`` minutes after it at the latest, and stay until the end.
+their release), announced in the conversation the moment they arrive and listed by
+``errands.inbox()``. An appointment pre-empts whatever the student is doing: ``REMIND`` minutes
+before it the student is interrupted with a reminder (an ``Announcement``), and it must be
+at the building, arriving between ``EARLY`` minutes before the start and ``LATE`` minutes after
+it, and stay until the end.
 
 **Errands** come from ``FAMILIES``, each a seeded rule producing text, clues
 (``ClueHeld`` world changes), weighted checkpoints and the oracle's plan. Checkpoints are
@@ -31,7 +33,7 @@ from typing import Any
 
 import msgspec
 
-from campus.events import CalendarEventAdded, CalendarTime, ClueHeld, ClueRevealed, EmailSent, ErrandPosted, ErrandReported, Event, Walked
+from campus.events import Announcement, CalendarEventAdded, CalendarTime, ClueHeld, ClueRevealed, EmailSent, ErrandPosted, ErrandReported, Event, Walked
 from campus.kernel.clock import MINUTES_PER_DAY, clock_label, date_label, label
 from campus.kernel.schedule import Trigger
 from campus.scenarios.checks import loose
@@ -134,7 +136,7 @@ Made = tuple[str, str, list[ClueHeld], list[dict[str, Any]], list[str], list[str
 def door_code(d: Draw) -> Made:
     club, mate = d.club(), d.classmate()
     code, wrong = _code(d.rng), _code(d.rng)
-    clue = _clue(d, "code", club.id, "door code of the practice room", ("door", "code"), f"the door code is {code}")
+    clue = _clue(d, "code", club.id, "the door code of the practice room", ("door", "code"), f"the door code is {code}")
     subject = f"Door code for {club.name}"
     text = (f"Your teammate {mate} needs the door code of the practice room of {club.name}. Its leader knows it. "
             f"Email it to {mate} with the subject \"{subject}\".")
@@ -150,7 +152,7 @@ def moved_room(d: Draw) -> Made:
     room, wrong = f"Room {d.rng.randrange(1, 6)}.{d.rng.randrange(10, 60)}", f"Room {d.rng.randrange(6, 9)}.{d.rng.randrange(10, 60)}"
     start = d.rng.choice((14, 15, 16)) * 60
     when = CalendarTime(first_week=(d.day + 1) // 7, last_week=(d.day + 1) // 7, weekday=(d.day + 1) % 7, start=start, end=start + 60)
-    clue = _clue(d, "room", advisor.id, "room of tomorrow's seminar", ("room", "moved", "where"), f"it moved to {room}")
+    clue = _clue(d, "room", advisor.id, "the room of tomorrow's seminar", ("room", "moved", "where"), f"it moved to {room}")
     title = f"Seminar with {advisor.name}"
     text = (f"Tomorrow's seminar with {advisor.name} ({time_label(when)}) has moved to another room; only the advisor knows "
             f"which. Add it to your calendar as \"{title}\" at that time with the new room as its location.")
@@ -166,7 +168,7 @@ def shelf_mark(d: Draw) -> Made:
     library = d.rng.choice(d.ctx.world.world.libraries).building_id
     name, mate = d.ctx.world.name_of(library), d.classmate()
     shelf, wrong = f"Shelf {d.rng.choice('ABCDEF')}-{d.rng.randrange(10, 99)}", f"Shelf {d.rng.choice('GHJK')}-{d.rng.randrange(10, 99)}"
-    clue = _clue(d, "shelf", library, "reserved copy for your group", ("shelf", "reserved", "copy"), f"it is on {shelf}",
+    clue = _clue(d, "shelf", library, "the copy put aside for your group", ("shelf", "reserved", "copy"), f"it is on {shelf}",
                  condition="in_person")
     subject = "Reserved copy"
     text = (f"The librarian of {name} put a copy aside for your study group and only says where in person. Find out on "
@@ -181,7 +183,7 @@ def shelf_mark(d: Draw) -> Made:
 def department_rule(d: Draw) -> Made:
     advisor, mate = d.advisor(), d.classmate()
     limit, wrong = d.rng.randrange(16, 60) * 100, d.rng.randrange(60, 90) * 100
-    clue = _clue(d, "rule", advisor.id, "word limit the department applies", ("limit", "words", "rule"),
+    clue = _clue(d, "rule", advisor.id, "the word limit the department applies", ("limit", "words", "rule"),
                  f"the department caps lab reports at {limit} words")
     subject = "Word limit"
     text = (f"The handbook is vague about the word limit of lab reports; {advisor.name} knows the rule the department "
@@ -214,7 +216,7 @@ def club_reschedule(d: Draw) -> Made:
     week = d.day // 7 + 1
     when = CalendarTime(first_week=week, last_week=week, weekday=day, start=hour * 60, end=hour * 60 + 90)
     wrong = CalendarTime(first_week=week, last_week=week, weekday=(day + 2) % 5, start=hour * 60, end=hour * 60 + 90)
-    clue = _clue(d, "time", club.id, "new time of next week's meeting", ("time", "when", "meeting"),
+    clue = _clue(d, "time", club.id, "the new time of next week's meeting", ("time", "when", "meeting"),
                  f"next week we meet {time_label(when)}")
     title = f"{club.name} meeting"
     text = (f"{club.name} moved next week's meeting; its leader has the new time. Add it to your calendar as \"{title}\" "
@@ -230,8 +232,8 @@ def club_reschedule(d: Draw) -> Made:
 def split_fact(d: Draw) -> Made:
     first, second, mate = d.advisor(), d.club(), d.classmate()
     building, room = f"B{d.rng.randrange(100, 999)}", f"{d.rng.randrange(100, 400)}"
-    clues = [_clue(d, "building", first.id, "building of the poster session", ("building", "poster"), f"it is in building {building}"),
-             _clue(d, "number", second.id, "room of the poster session", ("room", "poster"), f"it is room {room}")]
+    clues = [_clue(d, "building", first.id, "the building of the poster session", ("building", "poster"), f"it is in building {building}"),
+             _clue(d, "number", second.id, "the room of the poster session", ("room", "poster"), f"it is room {room}")]
     subject = "Poster session"
     text = (f"Where is Friday's poster session? {first.name} knows the building and the leader of {second.name} the room. "
             f"Email both to {mate} with the subject \"{subject}\".")
@@ -290,6 +292,8 @@ BATCHES = ((0, 3), (4 * 60 + 15, 1), (6 * 60, 1))
 APPOINTMENTS = ((2 * 60 + 45, "Advisor meeting"), (8 * 60, "Study group"))
 """(minutes after OPEN, title): 10:45 and 16:00, 45 minutes each."""
 MEETING = 45
+REMIND = 60
+"""Minutes before an appointment at which the student is interrupted with a reminder."""
 LEAVE = 50
 """The oracle sets off this many minutes before an appointment (every walk on campus is shorter)."""
 
@@ -339,6 +343,9 @@ def _day(ctx: TermContext, rng: random.Random, week: int, day: int, order: list[
     triggers = [Trigger(id=f"busy-{e.id}-clue-{i}", t=base + OPEN, change=clue) for e in errands for i, clue in enumerate(e.clues)]
     triggers += [Trigger(id=f"busy-{e.id}", t=e.release, change=ErrandPosted(
         errand_id=e.id, title=e.title, text=e.text, deadline=e.deadline, priority=e.priority)) for e in errands]  # type: ignore[arg-type]
+    triggers += [Trigger(id=f"busy-{a.id}", t=a.start - REMIND, change=Announcement(
+        text=f"Reminder: {a.title} at {ctx.world.describe(a.building)} begins at {clock_label(a.start)}; it comes before any errand."))
+        for a in appointments]
     first = [e for e in errands if e.release == base + OPEN]
     lines = [f"A busy day. Today's appointments (be there on time; they come before any errand):"]
     lines += [f"- {clock_label(a.start)}-{clock_label(a.end)} {a.title} at {ctx.world.describe(a.building)}" for a in appointments]
@@ -463,3 +470,31 @@ def busy_metrics(term: Term, marks_of: dict[str, dict[str, int]]) -> dict[str, A
             "late_errands": sum(minutes > 0 for minutes in late), "lateness_minutes": sum(late),
             "missed_clue_checkpoints": missed_clue,
             "cs_by_family": {family: round(sum(f) / len(f), 6) for family, f in sorted(families.items())}}
+
+
+BUSY_CONTROLS = ("guesser", "fifo")
+
+
+def should_pass(agent: str, checkpoint: dict[str, Any]) -> bool:
+    """Whether a checkpoint must pass for the oracle or a busy-day control: the guesser fails exactly the
+    clue-dependent ones (asking, and what needs the answer), fifo exactly the appointments."""
+    if agent == "guesser":
+        return not (checkpoint.get("needs_clue", False) or checkpoint["check"]["check"] == "revealed")
+    if agent == "fifo":
+        return checkpoint["check"]["check"] != "present"
+    return True
+
+
+def unexpected(term: Term, agent: str, marks_of: dict[str, dict[str, int]]) -> list[str]:
+    """The busy-day checkpoints ``agent`` (oracle, guesser or fifo) passed or failed against ``should_pass``."""
+    wrong = []
+    for task in term.tasks:
+        if task.scenario != SCENARIO:
+            continue
+        marks = marks_of.get(task.id, {})
+        for errand in task.ground_truth["errands"]:
+            for checkpoint in errand["checkpoints"]:
+                key = f"{errand['id']}/{checkpoint['name']}"
+                if marks.get(key, 0) != int(should_pass(agent, checkpoint)):
+                    wrong.append(f"{task.id} {key}")
+    return wrong

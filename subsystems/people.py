@@ -13,7 +13,8 @@ the student stands in the holder's building) is told, and the reply carries a ``
 fact; a matching clue whose condition fails gets a reply saying where to come. Several matches
 are all told, in clue-id order.
 
-**Errands** arrive as ``ErrandPosted`` world changes at their release time. ``errands.inbox()``
+**Errands** arrive as ``ErrandPosted`` world changes at their release time (inside a task the
+student is also told, as it is of an ``Announcement``: ``kernel/transcript.notice``). ``errands.inbox()``
 lists those posted so far; ``errands.report_done(errand_id)`` records ``ErrandReported`` at the
 current minute (lateness is read from it); ``errands.wait_until(time)`` lets time pass to a
 moment of the day.
@@ -26,7 +27,7 @@ from typing import Any
 
 import msgspec
 
-from campus.events import ClueHeld, ClueRevealed, ErrandPosted, ErrandReported, WorldChanged
+from campus.events import Announcement, ClueHeld, ClueRevealed, ErrandPosted, ErrandReported, WorldChanged
 from campus.kernel.clock import MINUTES_PER_DAY, TimeFormatError, label, parse_moment
 from campus.kernel.projection import Domain
 from campus.kernel.tools import Outcome, Param, Refuse, ToolDecl, ok
@@ -93,7 +94,7 @@ def ask(view: Any, args: dict[str, Any]) -> Outcome:
     told = [clue for clue in held if clue.condition == "always" or here == building]
     if not told:
         return ok(f"{_cap(name)} says: \"I can only tell you that in person; come to {building}.\"", minutes=ASK_MINUTES)
-    lines = [f"{_cap(name)} says: \"About the {clue.topic}: {clue.payload}.\"" for clue in told]
+    lines = [f"{_cap(name)} says: \"About {clue.topic}: {clue.payload}.\"" for clue in told]
     facts = [ClueRevealed(clue_id=clue.clue_id, holder=person_id, payload=clue.payload) for clue in told]
     return ok("\n".join(lines), facts, {"told": [clue.clue_id for clue in told]}, minutes=ASK_MINUTES)
 
@@ -171,6 +172,10 @@ def errand_problem(change: ErrandPosted, world: Any) -> str | None:
     return None if change.title and change.text else f"errand {change.errand_id} has no title or text"
 
 
+def announcement_problem(change: Announcement, world: Any) -> str | None:
+    return None if change.text.strip() else "an announcement needs a text"
+
+
 # ------------------------------------------------------------------ declarations
 
 ASK = ToolDecl(
@@ -231,5 +236,5 @@ PEOPLE = Domain(
     initial=_new_people,
     reducers={WorldChanged: _world_changed, ErrandReported: _reported},
     tools=PEOPLE_TOOLS,
-    changes={ClueHeld: clue_problem, ErrandPosted: errand_problem},
+    changes={ClueHeld: clue_problem, ErrandPosted: errand_problem, Announcement: announcement_problem},
 )

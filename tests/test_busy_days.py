@@ -9,7 +9,8 @@ import pytest
 from campus.agents import make_agent
 from campus.events import Walked
 from campus.kernel.store import MemoryStore
-from campus.scenarios.busy_days import EARLY, FAMILIES, LATE, SCENARIO, _present, busy_metrics
+from campus.scenarios.busy_days import EARLY, FAMILIES, LATE, SCENARIO, _present, busy_metrics, unexpected
+from campus.kernel.transcript import task_memories
 from campus.scenarios.play import RunSpec, start_run
 from campus.scenarios.scorecard import scorecard
 from campus.scenarios.task import Term
@@ -23,13 +24,16 @@ def busy_term(world: WorldIndex) -> Term:
 
 
 @pytest.fixture(scope="module")
-def played(world: WorldIndex, busy_term: Term) -> dict[str, dict[str, dict[str, int]]]:
-    """agent -> busy-day task -> marks, for the oracle and the two busy-day controls."""
-    out = {}
+def played(world: WorldIndex, busy_term: Term) -> dict[str, Any]:
+    """agent -> busy-day task -> marks, for the oracle and the two busy-day controls; ``chat``: the oracle's first busy day."""
+    out: dict[str, Any] = {}
     for name in ("oracle", "guesser", "fifo"):
-        run = start_run(MemoryStore(), RunSpec(seed=0, agent=name, busy_days=True), (world, busy_term))
+        store = MemoryStore()
+        run = start_run(store, RunSpec(seed=0, agent=name, busy_days=True), (world, busy_term))
         run.session(make_agent(name, busy_term, world)).run()
         out[name] = {e.task_id: e.marks for e in run.ended_tasks() if e.task_id.startswith("busy")}
+        if name == "oracle":
+            out["chat"] = next(m for m in task_memories(store, run.branch.id, 10**9) if m.scenario == SCENARIO)
     return out
 
 
@@ -60,6 +64,7 @@ def test_errands_stream_in_and_the_brief_lists_only_the_first(busy_term: Term) -
 def test_the_oracle_passes_every_checkpoint(busy_term: Term, played: dict[str, Any]) -> None:
     marks = played["oracle"]
     assert all(marks[task][c["key"]] == 1 for task, c in _checkpoints(busy_term))
+    assert unexpected(busy_term, "oracle", marks) == [] and unexpected(busy_term, "oracle", {}) != []
     metrics = busy_metrics(busy_term, marks)
     assert metrics is not None and metrics["sr"] == metrics["cs"] == 1.0 and metrics["lateness_minutes"] == 0
 
@@ -68,11 +73,13 @@ def test_the_guesser_fails_exactly_the_clue_dependent_checkpoints(busy_term: Ter
     for task, c in _checkpoints(busy_term):
         clue_dependent = c.get("needs_clue", False) or c["check"]["check"] == "revealed"
         assert played["guesser"][task][c["key"]] == int(not clue_dependent), c["key"]
+    assert unexpected(busy_term, "guesser", played["guesser"]) == [] and unexpected(busy_term, "guesser", played["oracle"]) != []
 
 
 def test_fifo_misses_exactly_the_appointments(busy_term: Term, played: dict[str, Any]) -> None:
     for task, c in _checkpoints(busy_term):
         assert played["fifo"][task][c["key"]] == int(c["check"]["check"] != "present"), c["key"]
+    assert unexpected(busy_term, "fifo", played["fifo"]) == []
     card = scorecard(busy_term, [])
     assert card["busy_days"]["cs"] == 0.0 and card["busy_days"]["late_errands"] == card["busy_days"]["errands"] - 2 * 12  # none reported
 
@@ -86,3 +93,11 @@ def test_an_appointment_needs_arrival_within_the_tolerances_and_staying_to_the_e
     if leave is not None:
         events.append(Walked(path=["X", "H"], depart=start + leave, arrive=start + leave + 10))
     assert _present(events, "H", {"building": "X", "start": start, "end": start + 45}) is kept
+
+
+def test_later_errands_and_reminders_reach_the_day_conversation_when_they_happen(played: dict[str, Any]) -> None:
+    said = [turn.content for turn in played["chat"].messages if turn.role == "user"]
+    assert "Reminder: Advisor meeting" not in said[0] and "New errand" not in said[0]
+    reminder = next(i for i, text in enumerate(said) if "Reminder: Advisor meeting" in text)
+    errand = next(i for i, text in enumerate(said) if text.startswith("New errand ["))
+    assert 0 < reminder < errand
