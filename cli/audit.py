@@ -100,8 +100,11 @@ def _print(summary: dict[str, Any], world: str) -> None:
     out.print(f"largest lateness of a released task: oracle {late['oracle']} min, dawdler {late['dawdler']} min",
               highlight=False)
     if summary.get("busy_days") is not None:
-        wrong = ", ".join(f"{name} {count}" for name, count in summary["busy_days"].items())
-        out.print(f"busy-day checkpoints judged otherwise than they must be: {wrong}", highlight=False)
+        busy = summary["busy_days"]
+        wrong = ", ".join(f"{name} {busy[name]}" for name in ("oracle", "guesser", "fifo"))
+        out.print(f"busy-day checkpoints judged otherwise than they must be: {wrong}; same-checkpoint recurrence: "
+                  f"learner at most {busy['learner_recurrence']:g}, forgetful at least {busy['forgetful_recurrence']:g}",
+                  highlight=False)
     out.print(f"seeds that did not generate: {', '.join(map(str, summary['failed_seeds'])) or 'none'}", highlight=False)
     if summary["violations"]:
         out.print(f"[bold red]{len(summary['violations'])} violations[/]")

@@ -105,6 +105,13 @@ class Answered(Event, tag="answered", frozen=True):
     answer: str
 
 
+class MentorFeedback(Event, tag="mentor_feedback", frozen=True):
+    """What a mentor tells the student about a task just judged (the checkpoints it missed), right before it ends."""
+
+    task_id: str
+    text: str
+
+
 class TaskEnded(Event, tag="task_ended", frozen=True):
     task_id: str
     outcome: str
@@ -280,6 +287,7 @@ AnyEvent = Union[
     TaskReleased,
     InstructionRevealed,
     Answered,
+    MentorFeedback,
     TaskEnded,
     AgentReplied,
     ActionRejected,

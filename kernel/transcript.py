@@ -17,6 +17,7 @@ from campus.events import (
     ErrandPosted,
     Event,
     InstructionRevealed,
+    MentorFeedback,
     StructuredCall,
     TaskReleased,
     ToolResult,
@@ -32,7 +33,7 @@ from campus.kernel.tools import wire_name
 
 CONVERSATION_KINDS = frozenset({
     "task_released", "agent_replied", "tool_result", "action_rejected", "instruction_revealed", "task_ended",
-    "world_changed",
+    "world_changed", "mentor_feedback",
 })
 
 
@@ -54,7 +55,7 @@ def add_turn(turns: list[Turn], event: Event) -> None:
         turn = Turn("assistant", event.text if event.text is not None else render_call(event.call), event.call)
     elif isinstance(event, (ToolResult, ActionRejected)):
         turn = Turn("user", event.message)
-    elif isinstance(event, InstructionRevealed):
+    elif isinstance(event, (InstructionRevealed, MentorFeedback)):
         turn = Turn("user", event.text)
     elif isinstance(event, WorldChanged) and (told := notice(event.change)) is not None:
         turn = Turn("user", told)

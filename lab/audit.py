@@ -12,7 +12,9 @@ success per scenario and the headline metrics. Over all seeds it checks:
 - **absent**: no attendance points and no exam question handed out in a room (finals are online);
 - **dawdler**: solves at least ``DAWDLER_FLOOR`` of the scored tasks;
 - **busy days** (``busy``): the oracle passes every busy-day checkpoint, ``guesser`` fails exactly the
-  clue-dependent ones and ``fifo`` exactly the appointments (``scenarios/busy_days.should_pass``);
+  clue-dependent ones and ``fifo`` exactly the appointments (``scenarios/busy_days.should_pass``); the
+  same-checkpoint recurrence is 0 for ``learner`` (which uses the mentor's feedback) and above 0 for
+  ``forgetful`` (which does not);
 - **generation**: every seed gives a term.
 
 Seeds are played by spawned worker processes (like ``lab/sweep.py``: no state crosses a fork).
@@ -30,7 +32,7 @@ from typing import Any, Literal
 
 from campus.agents import make_agent
 from campus.kernel.store import open_store
-from campus.scenarios.busy_days import BUSY_CONTROLS, unexpected
+from campus.scenarios.busy_days import BUSY_CONTROLS, busy_metrics, unexpected
 from campus.scenarios.play import RunSpec, start_run
 from campus.scenarios.scorecard import scorecard
 from campus.scenarios.task import Term
@@ -45,6 +47,7 @@ AGENTS = (*ORDER, *ADVERSARIES)
 Metric = Literal["stugpa", "ltrr", "pis", "success"]
 METRICS: tuple[Metric, ...] = ("stugpa", "ltrr", "pis", "success")
 GUESSERS = ("testwise", "optionsonly")
+LEARNERS = ("learner", "forgetful")
 CHANCE_MARGIN = 0.05
 DAWDLER_FLOOR = 0.99
 _OPTION = re.compile(r"^[A-Z]\) ", re.MULTILINE)
@@ -67,6 +70,8 @@ class SeedResult:
     """agent -> the largest minutes between a task's scheduled release and the moment it was shown."""
     busy: dict[str, list[str]] = field(default_factory=dict)
     """oracle and busy-day controls -> the busy-day checkpoints judged otherwise than they must be."""
+    recurrence: dict[str, float | None] = field(default_factory=dict)
+    """``learner`` and ``forgetful`` -> their same-checkpoint recurrence rate over the busy days."""
 
 
 def audit_seed(seed: int, world_source: str, scale: float, busy: bool = False) -> SeedResult:
@@ -80,14 +85,17 @@ def audit_seed(seed: int, world_source: str, scale: float, busy: bool = False) -
     questions = {task.id: 1 / max(1, len(_OPTION.findall(task.instruction))) for task in term.tasks
                  if task.flags.long_term and not task.flags.delivery_only and task.solution
                  and task.solution[-1].startswith("answer:") and _OPTION.search(task.instruction)}
-    for name in (*AGENTS, *BUSY_CONTROLS) if busy else AGENTS:
+    for name in (*AGENTS, *BUSY_CONTROLS, *LEARNERS) if busy else AGENTS:
         store = open_store(None)
         run = start_run(store, RunSpec(world=world_source, seed=seed, scale=scale, agent=name, busy_days=busy), (world, term))
         run.session(make_agent(name, term, world)).run()
         ended = run.ended_tasks()
         if busy and name in ("oracle", *BUSY_CONTROLS):
             result.busy[name] = unexpected(term, name, {e.task_id: e.marks for e in ended})
-        if name in BUSY_CONTROLS:
+        if name in LEARNERS:
+            metrics = busy_metrics(term, {e.task_id: e.marks for e in ended})
+            result.recurrence[name] = metrics["recurrence"] if metrics is not None else None
+        if name in (*BUSY_CONTROLS, *LEARNERS):
             continue
         card = scorecard(term, ended)
         result.headline[name] = {"stugpa": card["stugpa"]["total"], "ltrr": card["ltrr"] or 0.0,
@@ -184,6 +192,9 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
             violations.append(f"seed {r.seed}: absent earns {r.absent_points}")
         if r.headline["dawdler"]["success"] < DAWDLER_FLOOR:
             violations.append(f"seed {r.seed}: the dawdler solves {r.headline['dawdler']['success']:.2%}")
+        if r.recurrence and not (r.recurrence["learner"] == 0 and (r.recurrence["forgetful"] or 0) > 0):
+            violations.append(f"seed {r.seed}: recurrence learner {r.recurrence['learner']}, forgetful "
+                              f"{r.recurrence['forgetful']} (must be 0 and above 0)")
         for name, wrong in r.busy.items():
             if wrong:
                 violations.append(f"seed {r.seed}: {name} judged otherwise than it must on {len(wrong)} busy-day "
@@ -210,6 +221,8 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
         "absent": {key: max((r.absent_points.get(key, 0.0) for r in played), default=0.0) for key in ("attendance", "exam")},
         "lateness": {name: max((r.lateness[name] for r in played), default=0) for name in AGENTS},
         "busy_days": {name: sum(len(r.busy.get(name, ())) for r in played) for name in ("oracle", *BUSY_CONTROLS)}
+        | {f"{name}_recurrence": max((r.recurrence[name] or 0.0 for r in played), default=0.0) if name == "learner"
+           else min((r.recurrence[name] or 0.0 for r in played), default=0.0) for name in LEARNERS}
         if any(r.busy for r in played) else None,
         "violations": violations,
     }

@@ -10,6 +10,14 @@ before it the student is interrupted with a reminder (an ``Announcement``), and 
 at the building, arriving between ``EARLY`` minutes before the start and ``LATE`` minutes after
 it, and stay until the end.
 
+**Learning from one day to the next.** Busy days come in pairs: the second of a pair repeats the
+first's errand families with new values (stationary types, new parameters). When a day is
+judged, a ``mentor_feedback`` event gives the feedback sentence of every checkpoint it missed
+(``feedback_text``), the last message of the day's conversation, so a persistent agent's memory
+receives it with the day. ``busy_metrics`` reports ΔCS and ΔSR per family from the first day of
+a pair to the second, and the same-checkpoint recurrence rate: of the checkpoints missed on a
+first day, the share whose family missed the same checkpoint again on the second.
+
 **Errands** come from ``FAMILIES``, each a seeded rule producing text, clues
 (``ClueHeld`` world changes), weighted checkpoints and the oracle's plan. Checkpoints are
 ``{name, weight, kind, check, feedback}``: ``kind`` is ``outcome`` (the right email or
@@ -38,7 +46,7 @@ from campus.kernel.clock import MINUTES_PER_DAY, clock_label, date_label, label
 from campus.kernel.schedule import Trigger
 from campus.scenarios.checks import loose
 from campus.scenarios.context import TermContext
-from campus.scenarios.task import Task, Term, Verdict, evaluator
+from campus.scenarios.task import FEEDBACK, Task, Term, Verdict, evaluator
 from campus.scenarios.timeline import WEEK
 from campus.subsystems.calendar import time_label
 from campus.subsystems.people import HELPDESK
@@ -70,7 +78,8 @@ class Errand:
 
     def truth(self) -> dict[str, Any]:
         return {"id": self.id, "family": self.family, "title": self.title, "release": self.release,
-                "deadline": self.deadline, "priority": self.priority, "checkpoints": self.checkpoints}
+                "deadline": self.deadline, "priority": self.priority, "checkpoints": self.checkpoints,
+                "plan": self.plan, "guess": self.guess}
 
 
 @dataclass(frozen=True)
@@ -278,42 +287,40 @@ class Appointment:
 
     def truth(self) -> dict[str, Any]:
         return {"id": self.id, "family": "appointment", "title": self.title, "release": self.start, "deadline": self.start,
-                "priority": "high", "checkpoints": [{
+                "priority": "high", "plan": [f"arrive:{self.building}@{self.start}", _wait(self.end)], "checkpoints": [{
                     "name": "on_time", "weight": 1, "kind": "time",
                     "check": {"check": "present", "building": self.building, "start": self.start, "end": self.end},
                     "feedback": f"Be at {self.building} by {clock_label(self.start)} and stay until {clock_label(self.end)}."}]}
-
-    def plan(self) -> list[str]:
-        return [_wait(self.start - LEAVE), f"goto:{self.building}", _wait(self.end)]
 
 
 BATCHES = ((0, 3), (4 * 60 + 15, 1), (6 * 60, 1))
 """(minutes after OPEN, errands) released together: the brief's three, then one at 12:15 and one at 14:00."""
 APPOINTMENTS = ((2 * 60 + 45, "Advisor meeting"), (8 * 60, "Study group"))
-"""(minutes after OPEN, title): 10:45 and 16:00, 45 minutes each."""
+"""(minutes after OPEN, title): 10:45 and 16:00, 45 minutes each, in two different buildings that are neither the
+student's home nor a library, so no student is there already (the arrival is what is judged)."""
 MEETING = 45
 REMIND = 60
 """Minutes before an appointment at which the student is interrupted with a reminder."""
-LEAVE = 50
-"""The oracle sets off this many minutes before an appointment (every walk on campus is shorter)."""
 
 
 def generate(ctx: TermContext) -> tuple[list[Task], list[Trigger]]:
     tasks: list[Task] = []
     triggers: list[Trigger] = []
     rng = ctx.rng("busy days")
-    families = list(FAMILIES)
+    per_day = sum(count for _, count in BATCHES)
+    chosen: list[str] = []
     for week in BUSY_WEEKS:
         days = [week * 7 + weekday for weekday in range(7)]
         rng.shuffle(days)
         day = next((d for d in days if ctx.timeline.is_free(d * MINUTES_PER_DAY + OPEN, CLOSE - OPEN)), None)
         if day is None:
             continue
-        base = day * MINUTES_PER_DAY
-        ctx.timeline.reserve(base + OPEN, CLOSE - OPEN, f"busy day week {week}")
-        order = families[:]
-        rng.shuffle(order)
-        task, changes = _day(ctx, rng, week, day, order)
+        ctx.timeline.reserve(day * MINUTES_PER_DAY + OPEN, CLOSE - OPEN, f"busy day week {week}")
+        if len(tasks) % 2 == 0:
+            chosen = rng.sample(list(FAMILIES), per_day)
+        else:
+            rng.shuffle(chosen)
+        task, changes = _day(ctx, rng, week, day, chosen)
         tasks.append(task)
         triggers.extend(changes)
     return tasks, triggers
@@ -337,9 +344,11 @@ def _day(ctx: TermContext, rng: random.Random, week: int, day: int, order: list[
             report = f'call:errands.report_done(errand_id="{errand_id}")'
             errands.append(Errand(errand_id, family, title, text, release, deadline, priority, checks,
                                   [*plan, report], [*guess, report], clues))
-    buildings = sorted(ctx.world.buildings)
-    appointments = [Appointment(f"a{week}-{i + 1}", title, rng.choice(buildings), base + OPEN + offset, base + OPEN + offset + MEETING)
-                    for i, (offset, title) in enumerate(APPOINTMENTS)]
+    libraries = {library.building_id for library in ctx.world.world.libraries}
+    buildings = sorted(set(ctx.world.buildings) - libraries - {ctx.world.home})
+    places = rng.sample(buildings, len(APPOINTMENTS))
+    appointments = [Appointment(f"a{week}-{i + 1}", title, place, base + OPEN + offset, base + OPEN + offset + MEETING)
+                    for i, ((offset, title), place) in enumerate(zip(APPOINTMENTS, places))]
     triggers = [Trigger(id=f"busy-{e.id}-clue-{i}", t=base + OPEN, change=clue) for e in errands for i, clue in enumerate(e.clues)]
     triggers += [Trigger(id=f"busy-{e.id}", t=e.release, change=ErrandPosted(
         errand_id=e.id, title=e.title, text=e.text, deadline=e.deadline, priority=e.priority)) for e in errands]  # type: ignore[arg-type]
@@ -354,7 +363,7 @@ def _day(ctx: TermContext, rng: random.Random, week: int, day: int, order: list[
     lines.append("More errands will arrive during the day; errands.inbox() lists them. Report each errand done with "
                  f"errands.report_done as soon as it is finished. Call finish() only once the day's work is over (by {clock_label(CLOSE)}).")
     truth = {"errands": [e.truth() for e in errands] + [a.truth() for a in appointments]}
-    plans = {"oracle": _oracle_plan(errands, appointments), "guesser": _ordered(errands, appointments, guess=True),
+    plans = {"oracle": compose(truth["errands"]), "guesser": compose(truth["errands"], guess=lambda _: True),
              "fifo": [step for e in errands for step in (_wait(e.release), *e.plan)]}
     task = Task(id=f"busy-w{week}", scenario=SCENARIO, phase=PHASE, release=base + OPEN, instruction="\n".join(lines),
                 systems=SYSTEMS, evaluator="busy_day", ground_truth=truth | {"plans": plans}, round_limit=ROUND_LIMIT,
@@ -366,24 +375,22 @@ def _wait(t: int) -> str:
     return f'call:errands.wait_until(time="{label(t)}")'
 
 
-def _ordered(errands: list[Errand], appointments: list[Appointment], guess: bool = False) -> list[str]:
-    """Errands by release, then priority and deadline, each appointment done before the first errand released after it."""
+def compose(errands: list[dict[str, Any]], guess: Callable[[dict[str, Any]], bool] = lambda _: False) -> list[str]:
+    """A day's plan from its errands' truths: errands by release, then priority and deadline, each appointment
+    before the first errand released after it; ``guess(errand)`` picks the errand's plan without asking."""
     rank = {"high": 0, "normal": 1, "low": 2}
+    appointments = sorted((e for e in errands if e["family"] == "appointment"), key=lambda e: e["release"])
+    work = [e for e in errands if e["family"] != "appointment"]
     steps: list[str] = []
-    pending = sorted(appointments, key=lambda a: a.start)
-    for release in sorted({e.release for e in errands}):
-        while pending and pending[0].start <= release:
-            steps += pending.pop(0).plan()
+    for release in sorted({e["release"] for e in work}):
+        while appointments and appointments[0]["release"] <= release:
+            steps += appointments.pop(0)["plan"]
         steps.append(_wait(release))
-        for errand in sorted((e for e in errands if e.release == release), key=lambda e: (rank[e.priority], e.deadline)):
-            steps += errand.guess if guess else errand.plan
-    for appointment in pending:
-        steps += appointment.plan()
+        for errand in sorted((e for e in work if e["release"] == release), key=lambda e: (rank[e["priority"]], e["deadline"])):
+            steps += errand["guess"] if guess(errand) else errand["plan"]
+    for appointment in appointments:
+        steps += appointment["plan"]
     return steps
-
-
-def _oracle_plan(errands: list[Errand], appointments: list[Appointment]) -> list[str]:
-    return _ordered(errands, appointments)
 
 
 # ------------------------------------------------------------------ judging
@@ -428,6 +435,18 @@ def _late(errand: dict[str, Any], events: Sequence[Event]) -> int:
     return max(1, end - errand["deadline"]) if at is None else max(0, at - errand["deadline"])
 
 
+def feedback_text(task: Task, marks: dict[str, int]) -> str:
+    """The mentor's words: one line per missed checkpoint, naming the errand's title."""
+    missed = [f"- [{errand['title']}] {checkpoint['feedback']}" for errand in task.ground_truth["errands"]
+              for checkpoint in errand["checkpoints"] if not marks.get(f"{errand['id']}/{checkpoint['name']}", 0)]
+    if not missed:
+        return "Mentor feedback on today: every errand and appointment was handled well."
+    return "Mentor feedback on today:\n" + "\n".join(missed)
+
+
+FEEDBACK["busy_day"] = feedback_text
+
+
 @evaluator("busy_day")
 def busy_day(task: Task, state: Any, events: Sequence[Event]) -> Verdict:
     home = next((e.path[0] for e in events if isinstance(e, Walked)), state.geography.location)
@@ -465,11 +484,42 @@ def busy_metrics(term: Term, marks_of: dict[str, dict[str, int]]) -> dict[str, A
             if errand["family"] != "appointment":
                 late.append(marks.get(f"{errand['id']}/late", _late(errand, ())))
     n = len(fractions)
-    return {"days": len(days), "errands": n, "errands_per_day": round(n / len(days), 3),
+    return _learning(days, marks_of) | {"days": len(days), "errands": n, "errands_per_day": round(n / len(days), 3),
             "sr": round(sum(f == 1 for f in fractions) / n, 6), "cs": round(sum(fractions) / n, 6),
             "late_errands": sum(minutes > 0 for minutes in late), "lateness_minutes": sum(late),
             "missed_clue_checkpoints": missed_clue,
             "cs_by_family": {family: round(sum(f) / len(f), 6) for family, f in sorted(families.items())}}
+
+
+def _learning(days: list[Task], marks_of: dict[str, dict[str, int]]) -> dict[str, Any]:
+    """ΔCS and ΔSR per family from the first day of each pair to the second, and the same-checkpoint recurrence rate."""
+    def by_family(task: Task) -> dict[str, tuple[list[float], set[str]]]:
+        marks = marks_of.get(task.id, {})
+        out: dict[str, tuple[list[float], set[str]]] = {}
+        for errand in task.ground_truth["errands"]:
+            if errand["family"] == "appointment":
+                continue
+            got = {c["name"]: marks.get(f"{errand['id']}/{c['name']}", 0) for c in errand["checkpoints"]}
+            fraction = sum(c["weight"] * got[c["name"]] for c in errand["checkpoints"]) / sum(c["weight"] for c in errand["checkpoints"])
+            scores, missed = out.setdefault(errand["family"], ([], set()))
+            scores.append(fraction)
+            missed.update(name for name, passed in got.items() if not passed)
+        return out
+
+    deltas: dict[str, list[tuple[float, float]]] = {}
+    before = again = 0
+    for first, second in zip(days[::2], days[1::2]):
+        one, two = by_family(first), by_family(second)
+        for family in sorted(set(one) & set(two)):
+            cs = sum(two[family][0]) / len(two[family][0]) - sum(one[family][0]) / len(one[family][0])
+            sr = (sum(f == 1 for f in two[family][0]) / len(two[family][0])
+                  - sum(f == 1 for f in one[family][0]) / len(one[family][0]))
+            deltas.setdefault(family, []).append((cs, sr))
+            before += len(one[family][1])
+            again += len(one[family][1] & two[family][1])
+    return {"delta_cs": {f: round(sum(d[0] for d in ds) / len(ds), 6) for f, ds in sorted(deltas.items())},
+            "delta_sr": {f: round(sum(d[1] for d in ds) / len(ds), 6) for f, ds in sorted(deltas.items())},
+            "recurrence": round(again / before, 6) if before else None}
 
 
 BUSY_CONTROLS = ("guesser", "fifo")

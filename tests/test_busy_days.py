@@ -27,13 +27,13 @@ def busy_term(world: WorldIndex) -> Term:
 def played(world: WorldIndex, busy_term: Term) -> dict[str, Any]:
     """agent -> busy-day task -> marks, for the oracle and the two busy-day controls; ``chat``: the oracle's first busy day."""
     out: dict[str, Any] = {}
-    for name in ("oracle", "guesser", "fifo"):
+    for name in ("oracle", "guesser", "fifo", "learner", "forgetful"):
         store = MemoryStore()
         run = start_run(store, RunSpec(seed=0, agent=name, busy_days=True), (world, busy_term))
         run.session(make_agent(name, busy_term, world)).run()
         out[name] = {e.task_id: e.marks for e in run.ended_tasks() if e.task_id.startswith("busy")}
-        if name == "oracle":
-            out["chat"] = next(m for m in task_memories(store, run.branch.id, 10**9) if m.scenario == SCENARIO)
+        days = [m for m in task_memories(store, run.branch.id, 10**9) if m.scenario == SCENARIO]
+        out[f"{name} chat"] = days[0]
     return out
 
 
@@ -96,8 +96,30 @@ def test_an_appointment_needs_arrival_within_the_tolerances_and_staying_to_the_e
 
 
 def test_later_errands_and_reminders_reach_the_day_conversation_when_they_happen(played: dict[str, Any]) -> None:
-    said = [turn.content for turn in played["chat"].messages if turn.role == "user"]
+    said = [turn.content for turn in played["oracle chat"].messages if turn.role == "user"]
     assert "Reminder: Advisor meeting" not in said[0] and "New errand" not in said[0]
     reminder = next(i for i, text in enumerate(said) if "Reminder: Advisor meeting" in text)
     errand = next(i for i, text in enumerate(said) if text.startswith("New errand ["))
     assert 0 < reminder < errand
+
+
+def test_the_mentor_ends_each_day_with_the_missed_checkpoints_feedback(played: dict[str, Any]) -> None:
+    assert played["oracle chat"].messages[-1].content.endswith("handled well.")
+    said = played["guesser chat"].messages[-1].content
+    assert said.startswith("Mentor feedback on today:") and "- [" in said and "Ask " in said
+
+
+def test_feedback_is_learned_by_the_learner_and_lost_on_the_forgetful(busy_term: Term, played: dict[str, Any]) -> None:
+    learner, forgetful = busy_metrics(busy_term, played["learner"]), busy_metrics(busy_term, played["forgetful"])
+    assert learner is not None and forgetful is not None
+    assert learner["recurrence"] == 0 and forgetful["recurrence"] == 1
+    assert all(delta >= 0 for delta in learner["delta_cs"].values()) and max(learner["delta_cs"].values()) > 0
+    assert set(forgetful["delta_cs"].values()) == {0.0} and learner["cs"] > forgetful["cs"]
+
+
+def test_the_second_day_of_a_pair_repeats_the_families_with_new_values(busy_term: Term) -> None:
+    days = [task for task in busy_term.tasks if task.scenario == SCENARIO]
+    for first, second in zip(days[::2], days[1::2]):
+        one, two = ([e for e in day.ground_truth["errands"] if e["family"] != "appointment"] for day in (first, second))
+        assert sorted(e["family"] for e in one) == sorted(e["family"] for e in two)
+        assert {tuple(e["plan"]) for e in one}.isdisjoint({tuple(e["plan"]) for e in two})
