@@ -123,3 +123,12 @@ def test_the_second_day_of_a_pair_repeats_the_families_with_new_values(busy_term
         one, two = ([e for e in day.ground_truth["errands"] if e["family"] != "appointment"] for day in (first, second))
         assert sorted(e["family"] for e in one) == sorted(e["family"] for e in two)
         assert {tuple(e["plan"]) for e in one}.isdisjoint({tuple(e["plan"]) for e in two})
+
+
+def test_env_and_mcp_steps_show_notices_and_feedback_like_the_conversation() -> None:
+    from campus.env.driver import render_events
+    from campus.events import ErrandPosted, MentorFeedback, WorldChanged
+
+    posted = ErrandPosted(errand_id="e2-4", title="Colloquium", text="Tell them.", deadline=10 * 60, priority="high")
+    shown = render_events([WorldChanged(change_id="busy-e2-4", change=posted), MentorFeedback(task_id="busy-w2", text="Well done.")], 1)
+    assert shown == "New errand [e2-4] (high priority, due 10:00): Colloquium: Tell them.\n\nWell done."
