@@ -1,6 +1,7 @@
 """Busy days (Trainee-Bench on the campus): one day of streamed, prioritised errands and fixed appointments.
 
-**The day.** One busy day a week from week 2 (``BUSY_WEEKS``), on a weekday whose
+**The day.** One busy day a week from week 2 (``BUSY_WEEKS``; the first twelve times the scale,
+at least one), on a weekday whose
 ``OPEN``-``CLOSE`` window no fixed appointment holds. The whole day is one task, so one
 conversation: at ``OPEN`` the brief lists the first errands (priority, deadline) and the
 day's appointments; later errands are posted by the clock (``ErrandPosted`` world changes at
@@ -309,7 +310,7 @@ def generate(ctx: TermContext) -> tuple[list[Task], list[Trigger]]:
     rng = ctx.rng("busy days")
     per_day = sum(count for _, count in BATCHES)
     chosen: list[str] = []
-    for week in BUSY_WEEKS:
+    for week in list(BUSY_WEEKS)[:ctx.count(len(BUSY_WEEKS))]:
         days = [week * 7 + weekday for weekday in range(7)]
         rng.shuffle(days)
         day = next((d for d in days if ctx.timeline.is_free(d * MINUTES_PER_DAY + OPEN, CLOSE - OPEN)), None)

@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from campus.agents import make_agent
-from campus.events import Walked
+from campus.env.driver import render_events
+from campus.events import ErrandPosted, MentorFeedback, Walked, WorldChanged
 from campus.kernel.store import MemoryStore
 from campus.scenarios.busy_days import EARLY, FAMILIES, LATE, SCENARIO, _present, busy_metrics, unexpected
 from campus.kernel.transcript import task_memories
@@ -126,9 +127,11 @@ def test_the_second_day_of_a_pair_repeats_the_families_with_new_values(busy_term
 
 
 def test_env_and_mcp_steps_show_notices_and_feedback_like_the_conversation() -> None:
-    from campus.env.driver import render_events
-    from campus.events import ErrandPosted, MentorFeedback, WorldChanged
-
     posted = ErrandPosted(errand_id="e2-4", title="Colloquium", text="Tell them.", deadline=10 * 60, priority="high")
     shown = render_events([WorldChanged(change_id="busy-e2-4", change=posted), MentorFeedback(task_id="busy-w2", text="Well done.")], 1)
     assert shown == "New errand [e2-4] (high priority, due 10:00): Colloquium: Tell them.\n\nWell done."
+
+
+def test_a_smaller_term_has_proportionally_fewer_busy_days(world: WorldIndex) -> None:
+    small = generate_term(world, 3, scale=0.2, busy=True)
+    assert sum(task.scenario == SCENARIO for task in small.tasks) == 2
