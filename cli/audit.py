@@ -30,7 +30,7 @@ def audit(
     scale: float = typer.Option(1.0, "--scale", help="Task counts relative to the paper's."),
     workers: int = typer.Option(0, "--workers", min=0, help="Worker processes (0: one per core)."),
     busy_days: bool = typer.Option(False, "--busy-days", help="Audit the term with busy days, and play the busy-day "
-                                   "controls guesser and fifo (each must fail exactly its checkpoints)."),
+                                   "controls guesser, fifo, learner and forgetful."),
     as_json: bool = typer.Option(False, "--json", help="Print machine-readable JSON instead of tables."),
 ) -> None:
     """Check every seed's term: oracle at 100 %, controls in order, guessers at chance, absent and dawdler as expected.

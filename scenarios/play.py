@@ -91,7 +91,7 @@ class RunSpec:
     disruptions: bool = False
     """Add the mid-task disruption tasks (trigger rules) to the term."""
     busy_days: bool = False
-    """Add the busy days (``scenarios/busy_days.py``) to the term."""
+    """Include the busy days (``scenarios/busy_days.py``) in the term."""
 
 
 def load_world(source: str, seed: int) -> WorldIndex:

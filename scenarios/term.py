@@ -2,8 +2,8 @@
 
 Generators run in a fixed order on one timeline, so fixed appointments are placed before
 flexible work: orientation and regulation sessions, course selection (which decides the
-timetable), lectures and exams on that timetable, then exploration, clubs, advisors and
-library study in the hours left free.
+timetable), lectures and exams on that timetable, the busy days if asked for (whole days kept
+free of them), then exploration, clubs, advisors and library study in the hours left free.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ from campus.events import ErrandPosted, MentorFeedback, Walked, WorldChanged
 from campus.kernel.store import MemoryStore
 from campus.scenarios.busy_days import EARLY, FAMILIES, LATE, SCENARIO, _present, busy_metrics, unexpected
 from campus.kernel.transcript import task_memories
+from campus.replays.verify import verify
 from campus.scenarios.play import RunSpec, start_run
 from campus.scenarios.scorecard import scorecard
 from campus.scenarios.task import Term
@@ -35,6 +36,7 @@ def played(world: WorldIndex, busy_term: Term) -> dict[str, Any]:
         out[name] = {e.task_id: e.marks for e in run.ended_tasks() if e.task_id.startswith("busy")}
         days = [m for m in task_memories(store, run.branch.id, 10**9) if m.scenario == SCENARIO]
         out[f"{name} chat"] = days[0]
+        out[f"{name} run"] = run
     return out
 
 
@@ -43,12 +45,12 @@ def _checkpoints(term: Term) -> list[tuple[str, dict[str, Any]]]:
             for e in task.ground_truth["errands"] for c in e["checkpoints"]]
 
 
-def test_the_option_adds_twelve_busy_days_of_eight_families_and_is_off_by_default(world: WorldIndex, term: Term,
-                                                                                   busy_term: Term) -> None:
+def test_the_option_adds_twelve_busy_days_of_eight_families_and_leaves_the_default_term_as_it_was(
+        world: WorldIndex, term: Term, busy_term: Term) -> None:
     days = [task for task in busy_term.tasks if task.scenario == SCENARIO]
     errands = [e for day in days for e in day.ground_truth["errands"] if e["family"] != "appointment"]
     assert len(days) >= 12 and len(errands) >= 50 and {e["family"] for e in errands} == set(FAMILIES)
-    assert not any(task.scenario == SCENARIO for task in term.tasks)
+    assert term.hash == "9c95f0ebaa80147ab91a85b2edb5990a815a003609f1165667a45fae64a8252b" != busy_term.hash
     assert generate_term(world, 0, busy=True).hash == busy_term.hash
 
 
@@ -135,3 +137,9 @@ def test_env_and_mcp_steps_show_notices_and_feedback_like_the_conversation() -> 
 def test_a_smaller_term_has_proportionally_fewer_busy_days(world: WorldIndex) -> None:
     small = generate_term(world, 3, scale=0.2, busy=True)
     assert sum(task.scenario == SCENARIO for task in small.tasks) == 2
+
+
+@pytest.mark.parametrize("agent", ["oracle", "guesser"])
+def test_a_run_with_busy_days_verifies_deeply_feedback_included(played: dict[str, Any], agent: str) -> None:
+    report = verify(played[f"{agent} run"], deep=True)
+    assert report.ok, report.mismatch
