@@ -11,6 +11,7 @@ from campus.world.index import WorldIndex
 from campus.agents.noop import NoopAgent
 from campus.agents.oracle import OracleAgent
 from campus.agents.adversarial import AbsentAgent, DawdlerAgent, OptionsOnlyAgent, TestwiseAgent
+from campus.agents.busy import FifoAgent, ForgetfulAgent, GuesserAgent, LearnerAgent
 from campus.agents.controls import DiligentAgent, StatelessAgent
 from campus.agents.scripted import AbstainerAgent, OptimistAgent, StaleAgent
 
@@ -18,7 +19,8 @@ CONTROLS = ("noop", "stateless", "diligent")
 """Controls of the metrics: they see only what any agent sees (``agents/controls.py``)."""
 ADVERSARIAL = ("testwise", "optionsonly", "dawdler", "absent")
 DISRUPTION_CONTROLS = ("abstainer", "optimist")
-BUILTIN = ("oracle", *CONTROLS, "stale", *ADVERSARIAL, *DISRUPTION_CONTROLS)
+BUSY_CONTROLS = ("guesser", "fifo", "learner", "forgetful")
+BUILTIN = ("oracle", *CONTROLS, "stale", *ADVERSARIAL, *DISRUPTION_CONTROLS, *BUSY_CONTROLS)
 
 
 def make_agent(name: str, term: Term, world: WorldIndex) -> Agent:
@@ -29,6 +31,7 @@ def make_agent(name: str, term: Term, world: WorldIndex) -> Agent:
     kinds: dict[str, Callable[[Term, WorldIndex], Agent]] = {
         "oracle": OracleAgent, "stale": StaleAgent, "testwise": TestwiseAgent, "optionsonly": OptionsOnlyAgent,
         "dawdler": DawdlerAgent, "absent": AbsentAgent, "abstainer": AbstainerAgent, "optimist": OptimistAgent,
+        "guesser": GuesserAgent, "fifo": FifoAgent, "learner": LearnerAgent, "forgetful": ForgetfulAgent,
     }
     if name in kinds:
         return kinds[name](term, world)

@@ -8,6 +8,9 @@ A plan is data in the term, a tuple of steps:
   shortest unconstrained route there;
 - ``route:<building id>`` — ask where the student is and, unless already there, ask the map
   for the fastest route there as the walkways are now (closed ones left out) and walk it;
+- ``arrive:<building id>@<minute>`` — ask where the student is and, unless already there, wait until
+  ``ARRIVE_BEFORE`` minutes plus the walk before that absolute minute, then walk the shortest
+  unconstrained route there;
 - ``answer:<letter>`` — answer and end the task.
 
 A plan ends with ``finish()`` unless it answered. Replies are a pure function of the plan
@@ -22,6 +25,7 @@ import re
 from collections.abc import Generator, Sequence
 
 from campus.kernel.agent import AgentView
+from campus.kernel.clock import label
 from campus.world.index import WorldIndex
 
 FINISH = "<action>Action: finish()</action>"
@@ -30,6 +34,9 @@ _LOCATION = re.compile(r"You are at .*\((\w+)\)\.")
 _PATH = re.compile(r'geography\.walk_to\(path_info=(\{"path": \[[^\]]*\]\})\)')
 
 Plan = Generator[str, str, None]
+
+ARRIVE_BEFORE = 10
+"""Minutes before an appointment at which an ``arrive`` step means to be there."""
 
 
 def action(call: str) -> str:
@@ -61,6 +68,14 @@ def run_plan(steps: Sequence[str], world: WorldIndex) -> Plan:
                 found = _PATH.search(shown or "")
                 if found is not None:
                     yield walk_action(json.loads(found.group(1))["path"])
+        elif kind == "arrive":
+            building, _, at = arg.partition("@")
+            seen = yield LOCATE
+            here = _LOCATION.search(seen or "")
+            if here is not None and here.group(1) != building:
+                route = world.route(here.group(1), building, {})
+                yield action(f'errands.wait_until(time="{label(int(at) - route.minutes - ARRIVE_BEFORE)}")')
+                yield walk_action(route.path)
         elif kind == "answer":
             yield f"<action>Answer: {arg}</action>"
             return

@@ -32,6 +32,8 @@ def audit(
     disruptions: bool = typer.Option(True, "--disruptions/--no-disruptions",
                                      help="Audit the term with its mid-task disruption tasks, and play the disruption "
                                           "controls (stale, abstainer, optimist) on them."),
+    busy_days: bool = typer.Option(False, "--busy-days", help="Audit the term with busy days, and play the busy-day "
+                                   "controls guesser, fifo, learner and forgetful."),
     as_json: bool = typer.Option(False, "--json", help="Print machine-readable JSON instead of tables."),
 ) -> None:
     """Check every seed's term: oracle at 100 %, controls in order, guessers at chance, absent and dawdler as expected,
@@ -57,9 +59,9 @@ def audit(
             def advance(_: SeedResult) -> None:
                 bar.update(task, advance=1)
 
-            results = run_audit(chosen, world_source, scale, count, on_seed=advance, disruptions=disruptions)
+            results = run_audit(chosen, world_source, scale, count, on_seed=advance, disruptions=disruptions, busy=busy_days)
     else:
-        results = run_audit(chosen, world_source, scale, count, disruptions=disruptions)
+        results = run_audit(chosen, world_source, scale, count, disruptions=disruptions, busy=busy_days)
     summary = summarise(results)
     if as_json:
         out.print_json(json.dumps(summary))
@@ -104,6 +106,12 @@ def _print(summary: dict[str, Any], world: str) -> None:
     for name, kinds in summary["disruptions"].items():
         shown = ", ".join(f"{kinds[kind][0]}/{kinds[kind][1]} {kind}" for kind in ("solvable", "impossible"))
         out.print(f"disruption tasks passed by {name}: {shown}", highlight=False)
+    if summary.get("busy_days") is not None:
+        busy = summary["busy_days"]
+        wrong = ", ".join(f"{name} {busy[name]}" for name in ("oracle", "guesser", "fifo"))
+        out.print(f"busy-day checkpoints judged otherwise than they must be: {wrong}; same-checkpoint recurrence: "
+                  f"learner at most {busy['learner_recurrence']:g}, forgetful at least {busy['forgetful_recurrence']:g}",
+                  highlight=False)
     out.print(f"seeds that did not generate: {', '.join(map(str, summary['failed_seeds'])) or 'none'}", highlight=False)
     if summary["violations"]:
         out.print(f"[bold red]{len(summary['violations'])} violations[/]")

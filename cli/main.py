@@ -52,6 +52,9 @@ from campus.world.stulife import ImportReport, StuLifeDataError, load_stulife
 DISRUPTIONS_HELP = ("Add the mid-task disruption tasks (STT-Arena's nine conflict types, four solvability levels, "
                      "scored as DRS; work in progress, off by default).")
 
+BUSY_HELP = ("Add the busy days: one a week from week 2, a day of streamed errands with deadlines and priorities, "
+             "appointments that come first, and people (people.ask) who hold what the errands need; scored as SR and CS.")
+
 app = typer.Typer(
     help="An event-sourced campus for agents: run a term, then replay, fork, verify and diff it.",
     no_args_is_help=False,
@@ -180,6 +183,7 @@ def run(
     world_source: str = typer.Option(None, "--world", metavar="SOURCE", help=WORLD_HELP),
     disruptions: bool = typer.Option(False, "--disruptions", help=DISRUPTIONS_HELP),
     name: str = typer.Option(None, "--name", help="Name of the new run (default: AGENT-sSEED, numbered if taken)."),
+    busy_days: bool = typer.Option(False, "--busy-days", help=BUSY_HELP),
     as_json: bool = JSON,
     agent_options: AgentOptions = AgentOptions(),
 ) -> None:
@@ -188,7 +192,7 @@ def run(
     With no options: generate the default world and term (seed 0), let the built-in oracle
     play it into runs.db, and print the scorecard.
     """
-    inputs = None if recorded_source(agent) else inputs_of(world_source, seed, scale, resume, disruptions)
+    inputs = None if recorded_source(agent) else inputs_of(world_source, seed, scale, resume, disruptions, busy_days)
     if name is not None and (resume is not None or inputs is None):
         fail("--name names a new run: not with --resume, and not with recorded:RUN (its replay is named after RUN)")
     with open_db(db, must_exist=resume is not None) as store:
@@ -669,6 +673,7 @@ def term_generate(
     scale: float = typer.Option(1.0, "--scale", help="Task counts relative to the paper's (1,284 tasks at 1.0)."),
     world_source: str = typer.Option(None, "--world", metavar="SOURCE", help="'generated' (default) or 'stulife:DIR'."),
     disruptions: bool = typer.Option(False, "--disruptions", help=DISRUPTIONS_HELP),
+    busy_days: bool = typer.Option(False, "--busy-days", help=BUSY_HELP),
     output: Path = typer.Option(None, "--output", "-o", help="Also write the term (with ground truth) as JSON here."),
     as_json: bool = JSON,
 ) -> None:
@@ -678,7 +683,7 @@ def term_generate(
 
     world = world_of(world_source, seed)
     try:
-        term = generate_term(world, seed, scale, disruptions=disruptions)
+        term = generate_term(world, seed, scale, disruptions=disruptions, busy=busy_days)
     except ValueError as error:
         fail(str(error))
     report = term_report(term)

@@ -21,13 +21,15 @@ from campus.events import (
     ActionRejected,
     Event,
     InstructionRevealed,
+    MentorFeedback,
     RunEnded,
     TaskEnded,
     TaskReleased,
     ToolResult,
+    WorldChanged,
 )
 from campus.kernel.agent import AgentView, Reply, Turn
-from campus.kernel.transcript import render_call
+from campus.kernel.transcript import notice, render_call
 from campus.scenarios.play import Run
 
 TERM_OVER = "The term is over: there are no more tasks."
@@ -108,8 +110,10 @@ def render_events(events: Iterable[Event], number: int) -> str:
     for event in events:
         if isinstance(event, (ToolResult, ActionRejected)):
             parts.append(event.message)
-        elif isinstance(event, InstructionRevealed):
+        elif isinstance(event, (InstructionRevealed, MentorFeedback)):
             parts.append(event.text)
+        elif isinstance(event, WorldChanged) and (told := notice(event.change)) is not None:
+            parts.append(told)
         elif isinstance(event, TaskEnded):
             parts.append(f"Task {number} is over ({_REASONS.get(event.reason, event.reason)}).")
         elif isinstance(event, TaskReleased):

@@ -3,9 +3,12 @@
 from campus.events import model
 from campus.events.changes import (
     AdvisorAvailability,
+    Announcement,
     CalendarEntry,
     CalendarTime,
+    ClueHeld,
     CompareAndSet,
+    ErrandPosted,
     Popularity,
     RoomHours,
     RoomStatus,
@@ -32,9 +35,12 @@ from campus.events.model import SCHEMA_VERSION
 
 __all__ = [name for name in dir(model) if not name.startswith("_") and name[0].isupper()] + [
     "AdvisorAvailability",
+    "Announcement",
     "CalendarEntry",
     "CalendarTime",
+    "ClueHeld",
     "CompareAndSet",
+    "ErrandPosted",
     "RoomHours",
     "RoomStatus",
     "SeatFeatures",

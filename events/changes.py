@@ -114,8 +114,46 @@ class WalkwayStatus(msgspec.Struct, frozen=True, kw_only=True, tag_field="type",
     new: WalkwayState
 
 
+ClueCondition = Literal["always", "in_person"]
+"""When a holder tells a clue: to anyone who asks, or only to a student standing in the holder's building."""
+
+
+class ClueHeld(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="clue_held"):
+    """A person comes to know something a student may ask about (``subsystems/people.py``).
+
+    ``keywords``: a question matches when it contains one of them as a word (case ignored);
+    ``payload``: what the holder tells."""
+
+    clue_id: str
+    holder: str
+    topic: str
+    keywords: tuple[str, ...]
+    condition: ClueCondition
+    payload: str
+
+
+Priority = Literal["high", "normal", "low"]
+
+
+class ErrandPosted(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="errand_posted"):
+    """An errand of a busy day reaches the student's list (and, inside a task, is announced to it)."""
+
+    errand_id: str
+    title: str
+    text: str
+    deadline: int
+    """Absolute minute by which it should be reported done."""
+    priority: Priority
+
+
+class Announcement(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="announcement"):
+    """Something the student is told at this moment (an appointment about to begin); it changes no state."""
+
+    text: str
+
+
 WorldChange = Union[Popularity, SeatAvailability, AdvisorAvailability, CalendarEntry, RoomStatus, RoomHours, SeatFeatures,
-                    WalkwayStatus]
+                    WalkwayStatus, ClueHeld, ErrandPosted, Announcement]
 CompareAndSet = Union[RoomStatus, RoomHours, SeatFeatures, WalkwayStatus]
 """The changes a trigger rule may make: every one carries the ``old`` value it replaces."""
 

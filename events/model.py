@@ -105,6 +105,13 @@ class Answered(Event, tag="answered", frozen=True):
     answer: str
 
 
+class MentorFeedback(Event, tag="mentor_feedback", frozen=True):
+    """What a mentor tells the student about a task just judged (the checkpoints it missed), right before it ends."""
+
+    task_id: str
+    text: str
+
+
 class TaskEnded(Event, tag="task_ended", frozen=True):
     task_id: str
     outcome: str
@@ -228,6 +235,24 @@ class Booked(Event, tag="booked", frozen=True):
     seat_id: str = ""
 
 
+# ---------------------------------------------------------------- domain facts: people and errands
+
+
+class ClueRevealed(Event, tag="clue_revealed", frozen=True):
+    """A person told the student a clue (``people.ask``)."""
+
+    clue_id: str
+    holder: str
+    payload: str
+
+
+class ErrandReported(Event, tag="errand_reported", frozen=True):
+    """The student reported an errand done at simulated minute ``at``."""
+
+    errand_id: str
+    at: int
+
+
 # ---------------------------------------------------------------- domain facts: courses
 
 
@@ -262,6 +287,7 @@ AnyEvent = Union[
     TaskReleased,
     InstructionRevealed,
     Answered,
+    MentorFeedback,
     TaskEnded,
     AgentReplied,
     ActionRejected,
@@ -273,6 +299,8 @@ AnyEvent = Union[
     CalendarEventRemoved,
     EmailSent,
     Booked,
+    ClueRevealed,
+    ErrandReported,
     DraftAdded,
     DraftRemoved,
     PassAssigned,

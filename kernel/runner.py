@@ -32,6 +32,7 @@ from campus.events import (
     DayStarted,
     Event,
     InstructionRevealed,
+    MentorFeedback,
     RunEnded,
     RunStarted,
     StructuredCall,
@@ -455,6 +456,9 @@ class Session:
             outcome, detail, marks = self.schedule.evaluate(card.id, self.state, self.task_events)
         else:
             outcome, detail, marks = "unscored", "delivery task: run, not scored", {}
+        told = self.schedule.feedback(card.id, marks) if card.scored else None
+        if told is not None:
+            self._emit(MentorFeedback(task_id=card.id, text=told))
         ended = TaskEnded(task_id=card.id, outcome=outcome, reason=reason, turns=self.state.session.turns,
                           detail=detail, marks=marks)
         self._emit(ended)

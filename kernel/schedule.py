@@ -49,3 +49,7 @@ class Schedule(Protocol):
     def evaluate(self, task_id: str, state: Any, events: Sequence[Event]) -> tuple[str, str, dict[str, int]]:
         """``(outcome, detail, marks)`` for a scored task: outcome is ``success`` or ``failure``."""
         ...
+
+    def feedback(self, task_id: str, marks: dict[str, int]) -> str | None:
+        """A mentor's words on a task just judged (with its marks), told before it ends; None for most tasks."""
+        ...

@@ -13,22 +13,39 @@ import msgspec
 from campus.events import (
     ActionRejected,
     AgentReplied,
+    Announcement,
+    ErrandPosted,
     Event,
     InstructionRevealed,
+    MentorFeedback,
     StructuredCall,
     TaskReleased,
     ToolResult,
+    WorldChanged,
+    WorldChange,
     decode_events,
 )
 from campus.kernel.agent import TaskMemory, Turn
+from campus.kernel.clock import clock_label
 from campus.kernel.store import EventStore
 from campus.kernel.tasks import iter_tasks
 from campus.kernel.tools import wire_name
 
 CONVERSATION_KINDS = frozenset({
     "task_released", "agent_replied", "tool_result", "action_rejected", "instruction_revealed", "task_ended",
+    "world_changed", "mentor_feedback",
 })
 """The kinds a task's chat is built from (``add_turn``), for readers that need only the conversation."""
+
+def notice(change: WorldChange) -> str | None:
+    """What the student is told when a world change reaches it inside a task (most changes are silent)."""
+    if isinstance(change, ErrandPosted):
+        return (f"New errand [{change.errand_id}] ({change.priority} priority, due {clock_label(change.deadline)}): "
+                f"{change.title}: {change.text}")
+    if isinstance(change, Announcement):
+        return change.text
+    return None
+
 
 def add_turn(turns: list[Turn], event: Event) -> None:
     """Extend the task's chat as the agent saw it; consecutive messages of one side are merged."""
@@ -38,8 +55,10 @@ def add_turn(turns: list[Turn], event: Event) -> None:
         turn = Turn("assistant", event.text if event.text is not None else render_call(event.call), event.call)
     elif isinstance(event, (ToolResult, ActionRejected)):
         turn = Turn("user", event.message)
-    elif isinstance(event, InstructionRevealed):
+    elif isinstance(event, (InstructionRevealed, MentorFeedback)):
         turn = Turn("user", event.text)
+    elif isinstance(event, WorldChanged) and (told := notice(event.change)) is not None:
+        turn = Turn("user", told)
     else:
         return
     if turns and turns[-1].role == turn.role and turns[-1].call is None and turn.call is None:

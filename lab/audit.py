@@ -11,10 +11,14 @@ success per scenario and the headline metrics. Over all seeds it checks:
   (Clopper-Pearson) 95 % interval lies wholly above chance + margin;
 - **absent**: no attendance points and no exam question handed out in a room (finals are online);
 - **dawdler**: solves at least ``DAWDLER_FLOOR`` of the scored tasks;
-- **generation**: every seed gives a term;
 - **disruption controls** (a term with disruption tasks): ``stale`` fails every disruption task,
   ``abstainer`` fails every solvable one and passes every impossible one, ``optimist`` the
   reverse (the oracle's 100 % is the first check).
+- **busy days** (``busy``): the oracle passes every busy-day checkpoint, ``guesser`` fails exactly the
+  clue-dependent ones and ``fifo`` exactly the appointments (``scenarios/busy_days.should_pass``); the
+  same-checkpoint recurrence is 0 for ``learner`` (which uses the mentor's feedback) and above 0 for
+  ``forgetful`` (which does not);
+- **generation**: every seed gives a term.
 
 Seeds are played by spawned worker processes (like ``lab/sweep.py``: no state crosses a fork).
 """
@@ -32,6 +36,7 @@ from typing import Any, Literal
 from campus.agents import make_agent
 from campus.kernel.store import open_store
 from campus.scenarios.disruptions import SCENARIO as DISRUPTIONS
+from campus.scenarios.busy_days import BUSY_CONTROLS, busy_metrics, unexpected
 from campus.scenarios.play import RunSpec, start_run
 from campus.scenarios.scorecard import scorecard
 from campus.scenarios.task import Term
@@ -47,6 +52,7 @@ DISRUPTION_CONTROLS = ("stale", "abstainer", "optimist")
 Metric = Literal["stugpa", "ltrr", "pis", "success"]
 METRICS: tuple[Metric, ...] = ("stugpa", "ltrr", "pis", "success")
 GUESSERS = ("testwise", "optionsonly")
+LEARNERS = ("learner", "forgetful")
 CHANCE_MARGIN = 0.05
 DAWDLER_FLOOR = 0.99
 _OPTION = re.compile(r"^[A-Z]\) ", re.MULTILINE)
@@ -69,13 +75,18 @@ class SeedResult:
     """agent -> the largest minutes between a task's scheduled release and the moment it was shown."""
     disrupted: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
     """agent -> ``solvable`` / ``impossible`` -> (disruption tasks passed, disruption tasks); empty without them."""
+    busy: dict[str, list[str]] = field(default_factory=dict)
+    """oracle and busy-day controls -> the busy-day checkpoints judged otherwise than they must be."""
+    recurrence: dict[str, float | None] = field(default_factory=dict)
+    """``learner`` and ``forgetful`` -> their same-checkpoint recurrence rate over the busy days."""
 
 
-def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = True) -> SeedResult:
-    """Generate and play one seed with every audited agent (and the disruption controls, if the term has disruptions)."""
+def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = True, busy: bool = False) -> SeedResult:
+    """Generate and play one seed with every audited agent, the disruption controls if the term has disruptions,
+    and the busy-day controls if ``busy``."""
     world = WorldIndex(generate_world(seed) if world_source == "generated" else load_stulife(world_source.partition(":")[2])[0])
     try:
-        term = generate_term(world, seed, scale, disruptions=disruptions)
+        term = generate_term(world, seed, scale, disruptions=disruptions, busy=busy)
     except ValueError as error:
         return SeedResult(seed=seed, error=str(error))
     solvable = {task.id: task.ground_truth["solvable"] for task in term.tasks if task.scenario == DISRUPTIONS}
@@ -83,15 +94,20 @@ def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = T
     questions = {task.id: 1 / max(1, len(_OPTION.findall(task.instruction))) for task in term.tasks
                  if task.flags.long_term and not task.flags.delivery_only and task.solution
                  and task.solution[-1].startswith("answer:") and _OPTION.search(task.instruction)}
-    for name in AGENTS + (DISRUPTION_CONTROLS if solvable else ()):
+    for name in AGENTS + (DISRUPTION_CONTROLS if solvable else ()) + ((*BUSY_CONTROLS, *LEARNERS) if busy else ()):
         store = open_store(None)
-        run = start_run(store, RunSpec(world=world_source, seed=seed, scale=scale, agent=name, disruptions=disruptions),
-                        (world, term))
+        run = start_run(store, RunSpec(world=world_source, seed=seed, scale=scale, agent=name, disruptions=disruptions,
+                                       busy_days=busy), (world, term))
         run.session(make_agent(name, term, world)).run()
         ended = run.ended_tasks()
-        if solvable:
+        if solvable and name not in (*BUSY_CONTROLS, *LEARNERS):
             result.disrupted[name] = _disrupted(ended, solvable)
-        if name in DISRUPTION_CONTROLS:
+        if busy and name in ("oracle", *BUSY_CONTROLS):
+            result.busy[name] = unexpected(term, name, {e.task_id: e.marks for e in ended})
+        if name in LEARNERS:
+            metrics = busy_metrics(term, {e.task_id: e.marks for e in ended})
+            result.recurrence[name] = metrics["recurrence"] if metrics is not None else None
+        if name in (*DISRUPTION_CONTROLS, *BUSY_CONTROLS, *LEARNERS):
             continue
         card = scorecard(term, ended)
         result.headline[name] = {"stugpa": card["stugpa"]["total"], "ltrr": card["ltrr"] or 0.0,
@@ -130,14 +146,15 @@ def _lateness(store: Any, branch_id: str, term: Term) -> int:
     return late
 
 
-def _audit_job(job: tuple[int, str, float, bool]) -> SeedResult:
+def _audit_job(job: tuple[int, str, float, bool, bool]) -> SeedResult:
     return audit_seed(*job)
 
 
 def run_audit(seeds: Sequence[int], world_source: str = "generated", scale: float = 1.0, workers: int = 1,
-              on_seed: Callable[[SeedResult], None] | None = None, disruptions: bool = True) -> list[SeedResult]:
+              on_seed: Callable[[SeedResult], None] | None = None, disruptions: bool = True,
+              busy: bool = False) -> list[SeedResult]:
     """Audit ``seeds``; with ``workers`` > 1 in spawned processes. Results come back in seed order."""
-    jobs = [(seed, world_source, scale, disruptions) for seed in seeds]
+    jobs = [(seed, world_source, scale, disruptions, busy) for seed in seeds]
     results: list[SeedResult] = []
     if workers <= 1 or len(jobs) <= 1:
         for job in jobs:
@@ -208,6 +225,13 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
                 if passed != (tasks if want == "all" else 0):
                     violations.append(f"seed {r.seed}: {name} passes {passed} of {tasks} {kind} disruption tasks "
                                       f"(it must pass {want})")
+        if r.recurrence and not (r.recurrence["learner"] == 0 and (r.recurrence["forgetful"] or 0) > 0):
+            violations.append(f"seed {r.seed}: recurrence learner {r.recurrence['learner']}, forgetful "
+                              f"{r.recurrence['forgetful']} (must be 0 and above 0)")
+        for name, wrong in r.busy.items():
+            if wrong:
+                violations.append(f"seed {r.seed}: {name} judged otherwise than it must on {len(wrong)} busy-day "
+                                  f"checkpoint(s), e.g. {wrong[0]}")
     guessing: dict[str, dict[str, float]] = {}
     for name in GUESSERS:
         right = sum(r.guesses[name][0] for r in played)
@@ -232,5 +256,9 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
         "disruptions": {name: {kind: [sum(r.disrupted[name][kind][i] for r in played if name in r.disrupted) for i in (0, 1)]
                                for kind in ("solvable", "impossible")}
                         for name in ("oracle", *DISRUPTION_CONTROLS) if any(name in r.disrupted for r in played)},
+        "busy_days": {name: sum(len(r.busy.get(name, ())) for r in played) for name in ("oracle", *BUSY_CONTROLS)}
+        | {f"{name}_recurrence": max((r.recurrence[name] or 0.0 for r in played), default=0.0) if name == "learner"
+           else min((r.recurrence[name] or 0.0 for r in played), default=0.0) for name in LEARNERS}
+        if any(r.busy for r in played) else None,
         "violations": violations,
     }

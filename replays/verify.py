@@ -44,6 +44,7 @@ from campus.events import (
     Event,
     KINDS,
     InstructionRevealed,
+    MentorFeedback,
     RunEnded,
     RunStarted,
     TaskEnded,
@@ -432,12 +433,20 @@ class _ReExecution:
         elif isinstance(event, InstructionRevealed):
             if not session.withheld or event.task_id != task:
                 return "no instruction revealed here"
+        elif isinstance(event, MentorFeedback):
+            if not task or event.task_id != task or self._ending() is None or self.told:
+                return "no mentor feedback here"
+            _, _, marks = self.run.term.evaluate(task, self.state, self.task_events)
+            if event.text != self.run.term.feedback(task, marks):
+                return f"the mentor feedback the term gives on {task}"
+            self.told = True
         elif isinstance(event, TaskEnded):
-            reason = ("answer" if self.answered else "finish" if isinstance(self.action, Finish)
-                      else "round limit" if self.action is None and session.turns >= self._limit() else None)
+            reason = self._ending()
             if not task or event.task_id != task or event.reason != reason or event.turns != session.turns:
                 return "no task end here" if reason is None else f"the end of {task} by {reason} after {session.turns} turns"
-            self.action, self.answered = None, False
+            if not self.told and event.outcome != "unscored" and self.run.term.feedback(task, event.marks) is not None:
+                return f"the mentor feedback on {task} before its end"
+            self.action, self.answered, self.told = None, False, False
         elif isinstance(event, RunEnded):
             if task or session.next_task != len(self.cards):
                 return "no run_ended before the last task has ended"
@@ -448,6 +457,16 @@ class _ReExecution:
         return None
 
     _student_t = 0
+    told = False
+    """Whether the open task's mentor feedback has been given."""
+
+    def _ending(self) -> str | None:
+        """Why the open task ends now, if it does: its answer, a finish, or the round limit."""
+        if self.answered:
+            return "answer"
+        if isinstance(self.action, Finish):
+            return "finish"
+        return "round limit" if self.action is None and self.state.session.turns >= self._limit() else None
 
     def _read(self, replied: AgentReplied, *, free_answer: bool) -> Call | Answer | Finish | Invalid:
         """``action_of`` the reply, read once per distinct (reply text, answer kind): agents repeat themselves."""

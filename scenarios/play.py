@@ -90,6 +90,8 @@ class RunSpec:
     """What the default id is made from (default: ``agent``)."""
     disruptions: bool = False
     """Add the mid-task disruption tasks (trigger rules) to the term."""
+    busy_days: bool = False
+    """Include the busy days (``scenarios/busy_days.py``) in the term."""
 
 
 def load_world(source: str, seed: int) -> WorldIndex:
@@ -106,7 +108,7 @@ def load_world(source: str, seed: int) -> WorldIndex:
 
 def load_inputs(spec: RunSpec) -> tuple[WorldIndex, Term]:
     world = load_world(spec.world, spec.seed)
-    return world, generate_term(world, spec.seed, spec.scale, disruptions=spec.disruptions)
+    return world, generate_term(world, spec.seed, spec.scale, disruptions=spec.disruptions, busy=spec.busy_days)
 
 
 def start_run(store: EventStore, spec: RunSpec, inputs: tuple[WorldIndex, Term] | None = None) -> Run:

@@ -20,6 +20,8 @@ stopped early is scored on what it did. The paper's metrics (stulife.md §10.1):
 - **MPS** (memory-probe score, BEAM's ability vector): the mean probe score per ability (a
   probe's ``probe_permille`` mark; one not answered scores 0) and their unweighted mean. Only
   for a term with memory probes (a probe fork).
+- **busy_days** (only for a term with busy days): errands, SR and CS (Trainee-Bench Eq. 4), late
+  errands and minutes late, errands per day, CS per family (``scenarios/busy_days.busy_metrics``).
 A component with no tasks in the term scores 0 and is reported as ``null``.
 """
 
@@ -30,6 +32,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from campus.events import TaskEnded
+from campus.scenarios.busy_days import busy_metrics
 from campus.scenarios.disruptions import SCENARIO as DISRUPTIONS
 from campus.scenarios.probes import ABILITIES, PROBE_SCENARIO
 from campus.scenarios.task import Task, Term
@@ -56,6 +59,9 @@ def scorecard(term: Term, ended: Iterable[TaskEnded]) -> dict[str, Any]:
     probes = [task for task in scored if task.scenario == PROBE_SCENARIO]
     if probes:
         extra["mps"] = memory_probe_score(probes, outcomes)
+    busy = busy_metrics(term, {task_id: event.marks for task_id, event in outcomes.items()})
+    if busy is not None:
+        extra["busy_days"] = busy
     return extra | {
         "stugpa": stugpa(scored, outcomes),
         "ltrr": _rate_of([t for t in scored if t.flags.long_term], success),

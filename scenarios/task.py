@@ -35,6 +35,8 @@ ARRIVAL_GRACE = 10
 EVALUATORS: dict[str, Evaluator] = {}
 TEXT_ANSWERS: set[str] = set()
 """Evaluators of tasks answered in words (``Answer: <text>``) rather than with a letter."""
+FEEDBACK: dict[str, Callable[["Task", dict[str, int]], "str | None"]] = {}
+"""Evaluator name -> a mentor's words on a judged task from its marks (``Term.feedback``); most evaluators have none."""
 
 
 def evaluator(name: str, *, answers: Literal["letter", "text"] = "letter") -> Callable[[Evaluator], Evaluator]:
@@ -135,6 +137,11 @@ class Term(msgspec.Struct, frozen=True, kw_only=True, dict=True, omit_defaults=T
             return "failure", f"prerequisite {failed[0]} failed", marks
         verdict = EVALUATORS[task.evaluator](task, state, events)
         return ("success" if verdict.success else "failure"), verdict.detail, marks | verdict.marks
+
+    def feedback(self, task_id: str, marks: dict[str, int]) -> str | None:
+        task = self.by_id[task_id]
+        give = FEEDBACK.get(task.evaluator)
+        return give(task, marks) if give is not None else None
 
 
 def attended(task: Task, state: Any, events: Sequence[Event]) -> bool:

@@ -2,8 +2,8 @@
 
 Generators run in a fixed order on one timeline, so fixed appointments are placed before
 flexible work: orientation and regulation sessions, course selection (which decides the
-timetable), lectures and exams on that timetable, then exploration, clubs, advisors and
-library study in the hours left free.
+timetable), lectures and exams on that timetable, the busy days if asked for (whole days kept
+free of them), then exploration, clubs, advisors and library study in the hours left free.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from campus.events import WorldChange
 from campus.kernel.clock import label
 from campus.kernel.schedule import Trigger
 from campus.kernel.triggers import Rule, guards_of, rule_problem
-from campus.scenarios import advisors, clubs, course_selection, exams, exploration, lectures, library
+from campus.scenarios import advisors, busy_days, clubs, course_selection, exams, exploration, lectures, library
 from campus.scenarios.context import TermContext
 from campus.scenarios.disruptions import generate as generate_disruptions
 from campus.scenarios.task import Task, Term
@@ -36,8 +36,9 @@ ATTEMPTS = 12
 a corner; a fresh draw from the same seed almost always fits)."""
 
 
-def generate_term(world: WorldIndex, seed: int = 0, scale: float = 1.0, disruptions: bool = False) -> Term:
-    """The term; ``disruptions=False`` gives the term without trigger rules."""
+def generate_term(world: WorldIndex, seed: int = 0, scale: float = 1.0, disruptions: bool = False,
+                  busy: bool = False) -> Term:
+    """The term; ``disruptions=False`` gives the term without trigger rules, ``busy=False`` without busy days."""
     if scale <= 0:
         raise ValueError(f"scale must be positive, got {scale}")
     tasks: list[Task] = []
@@ -55,7 +56,7 @@ def generate_term(world: WorldIndex, seed: int = 0, scale: float = 1.0, disrupti
         rules.clear()
         ctx = TermContext(world=world, seed=seed, scale=scale, attempt=attempt)
         try:
-            _generate_all(ctx, add)
+            _generate_all(ctx, add, busy)
             if disruptions:
                 made = generate_disruptions(ctx, tasks, triggers)
                 add(made[:2])
@@ -79,12 +80,14 @@ def term_name(seed: int, scale: float) -> str:
     return f"term-{seed}" + (f"-x{scale:g}" if scale != 1 else "")
 
 
-def _generate_all(ctx: TermContext, add: Any) -> None:
+def _generate_all(ctx: TermContext, add: Any, busy: bool = False) -> None:
     add(lectures.generate_regulations(ctx))
     add(course_selection.generate(ctx))
     taught = lectures.generate_courses(ctx)
     add((taught.tasks, taught.triggers))
     add(exams.generate(ctx, taught.syllabi))
+    if busy:
+        add(busy_days.generate(ctx))
     for generate in (course_selection.generate_planning, exploration.generate, clubs.generate, advisors.generate,
                      library.generate):
         add(generate(ctx))

@@ -5,10 +5,11 @@ from campus.subsystems.courses import COURSES
 from campus.subsystems.email import EMAIL
 from campus.subsystems.geography import GEOGRAPHY
 from campus.subsystems.information import INFORMATION
+from campus.subsystems.people import PEOPLE
 from campus.subsystems.reservation import RESERVATION
 from campus.subsystems.tasks import TASKS
 
-DOMAINS = (GEOGRAPHY, CALENDAR, EMAIL, RESERVATION, INFORMATION, COURSES, TASKS)
+DOMAINS = (GEOGRAPHY, CALENDAR, EMAIL, RESERVATION, INFORMATION, COURSES, PEOPLE, TASKS)
 
 SYSTEM_TITLES = {
     "map": "Campus map (read-only)",
@@ -21,5 +22,7 @@ SYSTEM_TITLES = {
     "course_selection": "Course selection",
     "draft": "Draft schedule",
     "registration": "Registration",
+    "people": "People: ask advisors, club leaders and librarians",
+    "errands": "Errands: today's list, reporting done, waiting",
     "task": "The task itself",
 }

@@ -69,12 +69,16 @@ def test_a_run_using_every_subsystem_verifies(stulife_world: WorldIndex) -> None
         "<action>Action: geography.get_current_location()</action>",
         "<action>Action: calendar.wait(minutes=5)</action>",
         '<action>Action: task.report_infeasible(reason="nothing blocks this; the call is tried", blocked_by=["B001"])</action>',
+        '<action>Action: people.ask(person_id="HELPDESK", question="Who knows the door code?")</action>',
+        "<action>Action: errands.inbox()</action>",
+        '<action>Action: errands.wait_until(time="Week 1, Monday 12:00")</action>',
+        '<action>Action: errands.report_done(errand_id="e1-1")</action>',
     ]
     task = Task(
         id="everything", scenario="test", phase="test", release=parse_moment("Week 1, Monday 09:00"),
         instruction="Use every system.", evaluator="parts", ground_truth={"parts": [{"check": "walk", "route": [world.home, "B142"]}]},
         systems=("map", "geography", "calendar", "email", "reservation", "bibliography", "data_system",
-                 "course_selection", "draft", "registration", "task"),
+                 "course_selection", "draft", "registration", "task", "people", "errands"),
     )
     term = Term(name="everything", seed=0, world_hash=world.hash, tasks=(task,))
     run = new_run(MemoryStore(), world, term, agent_name="script", seed=0, round_limit=60)
@@ -83,8 +87,8 @@ def test_a_run_using_every_subsystem_verifies(stulife_world: WorldIndex) -> None
     results = [e for e in events if isinstance(e, ToolResult)]
     assert len(results) == len(replies)
     failed = {i: r.message for i, r in enumerate(results) if r.status != "ok"}
-    assert set(failed) == {11}, failed  # only submitting a one-course draft is refused
-    assert "8 courses" in failed[11]
+    assert set(failed) == {11, len(replies) - 1}, failed  # submitting a one-course draft, reporting an errand never given
+    assert "8 courses" in failed[11] and "no errand" in failed[len(replies) - 1]
     assert sum(isinstance(e, Booked) for e in events) == 1
     assert sum(isinstance(e, (DraftAdded, PassAssigned)) for e in events) == 2
     called = {e.tool for e in events if isinstance(e, ToolCalled)}

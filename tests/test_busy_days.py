@@ -1,0 +1,145 @@
+"""Busy days: the term option, the errand families, and the controls that prove the checkpoints."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from campus.agents import make_agent
+from campus.env.driver import render_events
+from campus.events import ErrandPosted, MentorFeedback, Walked, WorldChanged
+from campus.kernel.store import MemoryStore
+from campus.scenarios.busy_days import EARLY, FAMILIES, LATE, SCENARIO, _present, busy_metrics, unexpected
+from campus.kernel.transcript import task_memories
+from campus.replays.verify import verify
+from campus.scenarios.play import RunSpec, start_run
+from campus.scenarios.scorecard import scorecard
+from campus.scenarios.task import Term
+from campus.scenarios.term import generate_term
+from campus.world.index import WorldIndex
+
+
+@pytest.fixture(scope="module")
+def busy_term(world: WorldIndex) -> Term:
+    return generate_term(world, 0, busy=True)
+
+
+@pytest.fixture(scope="module")
+def played(world: WorldIndex, busy_term: Term) -> dict[str, Any]:
+    """agent -> busy-day task -> marks, for the oracle and the two busy-day controls; ``chat``: the oracle's first busy day."""
+    out: dict[str, Any] = {}
+    for name in ("oracle", "guesser", "fifo", "learner", "forgetful"):
+        store = MemoryStore()
+        run = start_run(store, RunSpec(seed=0, agent=name, busy_days=True), (world, busy_term))
+        run.session(make_agent(name, busy_term, world)).run()
+        out[name] = {e.task_id: e.marks for e in run.ended_tasks() if e.task_id.startswith("busy")}
+        days = [m for m in task_memories(store, run.branch.id, 10**9) if m.scenario == SCENARIO]
+        out[f"{name} chat"] = days[0]
+        out[f"{name} run"] = run
+    return out
+
+
+def _checkpoints(term: Term) -> list[tuple[str, dict[str, Any]]]:
+    return [(task.id, {**c, "key": f"{e['id']}/{c['name']}"}) for task in term.tasks if task.scenario == SCENARIO
+            for e in task.ground_truth["errands"] for c in e["checkpoints"]]
+
+
+def test_the_option_adds_twelve_busy_days_of_eight_families_and_leaves_the_default_term_as_it_was(
+        world: WorldIndex, term: Term, busy_term: Term) -> None:
+    days = [task for task in busy_term.tasks if task.scenario == SCENARIO]
+    errands = [e for day in days for e in day.ground_truth["errands"] if e["family"] != "appointment"]
+    assert len(days) >= 12 and len(errands) >= 50 and {e["family"] for e in errands} == set(FAMILIES)
+    assert term.hash == "9c95f0ebaa80147ab91a85b2edb5990a815a003609f1165667a45fae64a8252b" != busy_term.hash
+    assert generate_term(world, 0, busy=True).hash == busy_term.hash
+
+
+def test_errands_stream_in_and_the_brief_lists_only_the_first(busy_term: Term) -> None:
+    day = next(task for task in busy_term.tasks if task.scenario == SCENARIO)
+    releases = sorted({e["release"] for e in day.ground_truth["errands"] if e["family"] != "appointment"})
+    assert len(releases) >= 3 and releases[0] == day.release
+    later = [e["id"] for e in day.ground_truth["errands"] if e["release"] > day.release and e["family"] != "appointment"]
+    assert later and not any(f"[{errand_id}]" in day.instruction for errand_id in later)
+    posted = [t for t in busy_term.world_changes if t.id.startswith(f"busy-e{day.id[6:]}-") and "clue" not in t.id]
+    assert sorted(t.t for t in posted) == sorted(e["release"] for e in day.ground_truth["errands"] if e["family"] != "appointment")
+
+
+def test_the_oracle_passes_every_checkpoint(busy_term: Term, played: dict[str, Any]) -> None:
+    marks = played["oracle"]
+    assert all(marks[task][c["key"]] == 1 for task, c in _checkpoints(busy_term))
+    assert unexpected(busy_term, "oracle", marks) == [] and unexpected(busy_term, "oracle", {}) != []
+    metrics = busy_metrics(busy_term, marks)
+    assert metrics is not None and metrics["sr"] == metrics["cs"] == 1.0 and metrics["lateness_minutes"] == 0
+
+
+def test_the_guesser_fails_exactly_the_clue_dependent_checkpoints(busy_term: Term, played: dict[str, Any]) -> None:
+    for task, c in _checkpoints(busy_term):
+        clue_dependent = c.get("needs_clue", False) or c["check"]["check"] == "revealed"
+        assert played["guesser"][task][c["key"]] == int(not clue_dependent), c["key"]
+    assert unexpected(busy_term, "guesser", played["guesser"]) == [] and unexpected(busy_term, "guesser", played["oracle"]) != []
+
+
+def test_fifo_misses_exactly_the_appointments(busy_term: Term, played: dict[str, Any]) -> None:
+    for task, c in _checkpoints(busy_term):
+        assert played["fifo"][task][c["key"]] == int(c["check"]["check"] != "present"), c["key"]
+    assert unexpected(busy_term, "fifo", played["fifo"]) == []
+    card = scorecard(busy_term, [])
+    assert card["busy_days"]["cs"] == 0.0 and card["busy_days"]["late_errands"] == card["busy_days"]["errands"] - 2 * 12  # none reported
+
+
+@pytest.mark.parametrize(("arrive", "leave", "kept"), [(-EARLY, None, True), (-EARLY - 1, None, False), (LATE, None, True),
+                                                       (LATE + 1, None, False), (0, 30, False), (0, 45, True)])
+def test_an_appointment_needs_arrival_within_the_tolerances_and_staying_to_the_end(arrive: int, leave: int | None,
+                                                                                    kept: bool) -> None:
+    start = 600
+    events: list[Any] = [Walked(path=["H", "X"], depart=start + arrive - 10, arrive=start + arrive)]
+    if leave is not None:
+        events.append(Walked(path=["X", "H"], depart=start + leave, arrive=start + leave + 10))
+    assert _present(events, "H", {"building": "X", "start": start, "end": start + 45}) is kept
+
+
+def test_later_errands_and_reminders_reach_the_day_conversation_when_they_happen(played: dict[str, Any]) -> None:
+    said = [turn.content for turn in played["oracle chat"].messages if turn.role == "user"]
+    assert "Reminder: Advisor meeting" not in said[0] and "New errand" not in said[0]
+    reminder = next(i for i, text in enumerate(said) if "Reminder: Advisor meeting" in text)
+    errand = next(i for i, text in enumerate(said) if text.startswith("New errand ["))
+    assert 0 < reminder < errand
+
+
+def test_the_mentor_ends_each_day_with_the_missed_checkpoints_feedback(played: dict[str, Any]) -> None:
+    assert played["oracle chat"].messages[-1].content.endswith("handled well.")
+    said = played["guesser chat"].messages[-1].content
+    assert said.startswith("Mentor feedback on today:") and "- [" in said and "Ask " in said
+
+
+def test_feedback_is_learned_by_the_learner_and_lost_on_the_forgetful(busy_term: Term, played: dict[str, Any]) -> None:
+    learner, forgetful = busy_metrics(busy_term, played["learner"]), busy_metrics(busy_term, played["forgetful"])
+    assert learner is not None and forgetful is not None
+    assert learner["recurrence"] == 0 and forgetful["recurrence"] == 1
+    assert all(delta >= 0 for delta in learner["delta_cs"].values()) and max(learner["delta_cs"].values()) > 0
+    assert set(forgetful["delta_cs"].values()) == {0.0} and learner["cs"] > forgetful["cs"]
+
+
+def test_the_second_day_of_a_pair_repeats_the_families_with_new_values(busy_term: Term) -> None:
+    days = [task for task in busy_term.tasks if task.scenario == SCENARIO]
+    for first, second in zip(days[::2], days[1::2]):
+        one, two = ([e for e in day.ground_truth["errands"] if e["family"] != "appointment"] for day in (first, second))
+        assert sorted(e["family"] for e in one) == sorted(e["family"] for e in two)
+        assert {tuple(e["plan"]) for e in one}.isdisjoint({tuple(e["plan"]) for e in two})
+
+
+def test_env_and_mcp_steps_show_notices_and_feedback_like_the_conversation() -> None:
+    posted = ErrandPosted(errand_id="e2-4", title="Colloquium", text="Tell them.", deadline=10 * 60, priority="high")
+    shown = render_events([WorldChanged(change_id="busy-e2-4", change=posted), MentorFeedback(task_id="busy-w2", text="Well done.")], 1)
+    assert shown == "New errand [e2-4] (high priority, due 10:00): Colloquium: Tell them.\n\nWell done."
+
+
+def test_a_smaller_term_has_proportionally_fewer_busy_days(world: WorldIndex) -> None:
+    small = generate_term(world, 3, scale=0.2, busy=True)
+    assert sum(task.scenario == SCENARIO for task in small.tasks) == 2
+
+
+@pytest.mark.parametrize("agent", ["oracle", "guesser"])
+def test_a_run_with_busy_days_verifies_deeply_feedback_included(played: dict[str, Any], agent: str) -> None:
+    report = verify(played[f"{agent} run"], deep=True)
+    assert report.ok, report.mismatch
