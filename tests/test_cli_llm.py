@@ -113,14 +113,21 @@ def test_resume_rebuilds_the_same_agent_and_fork_asks_only_after_the_fork(tmp_pa
     assert forked.exit_code == 0, forked.output
     child = json.loads(forked.stdout)
     assert child["fork_seq"] == at and len(third.requests) == len(oracle_replies) - 150
-    assert child["final_hash"] == report["final_hash"]
 
     replayed = campus("run", "--db", str(db), "--agent", f"recorded:{run_id}", "--json", "--seed", "9")
     assert replayed.exit_code == 0, replayed.output
     again = json.loads(replayed.stdout)
-    assert again["final_hash"] == report["final_hash"] and again["seed"] == 0
+    assert again["seed"] == 0
     refork = campus("fork", run_id, "--db", str(db), "--at-step", str(at), "--agent", f"recorded:{run_id}", "--json")
-    assert refork.exit_code == 0 and json.loads(refork.stdout)["final_hash"] == report["final_hash"]
+    assert refork.exit_code == 0
+    # each agent spec (another server, a recording) is bound into its chain, so the runs hold the same events, not hashes
+    events = SQLiteStore(db)
+    try:
+        original = [(r.t, r.payload) for r in events.rows(run_id)]
+        for other in (child["run"], again["run"], json.loads(refork.stdout)["run"]):
+            assert [(r.t, r.payload) for r in events.rows(other)] == original, other
+    finally:
+        events.close()
 
 
 def _seq_before_reply(db: Path, run_id: str, index: int) -> int:

@@ -66,7 +66,7 @@ def test_the_oracle_plays_a_term_in_a_plain_loop(world: WorldIndex, short_term: 
         env.step("<action>Action: finish()</action>")
 
     store = MemoryStore()
-    direct = new_run(store, world, short_term, agent_name="oracle", seed=0)
+    direct = new_run(store, world, short_term, agent_name="env", seed=0)  # the agent an Env run records (bound in its chain)
     direct.session(OracleAgent(short_term, world)).run()
     assert played["hash"] == store.head(direct.branch.id)[1]
     assert verify(env.run).ok

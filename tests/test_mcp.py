@@ -89,7 +89,7 @@ def oracle_calls(world: WorldIndex, short_term: Term) -> dict[str, Any]:
     """The oracle's calls pushed straight into a session: the log an MCP client must reproduce."""
     store = MemoryStore()
     agent = OracleAsCalls(short_term, world)
-    run = new_run(store, world, short_term, agent_name="oracle", seed=0)
+    run = new_run(store, world, short_term, agent_name="mcp", seed=0)  # the agent an MCP run records (bound in its chain)
     run.session(agent).run()
     text_run = new_run(store, world, short_term, agent_name="oracle", seed=0, branch_id="text")
     text_run.session(OracleAgent(short_term, world)).run()
