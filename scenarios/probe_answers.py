@@ -185,23 +185,14 @@ def _overlap(truth: list[str], said: list[str]) -> tuple[float, float]:
 
 
 def kendall_tau_b(truth: list[str], said: list[str]) -> float:
-    """Kendall's tau-b between two rankings of the union of both lists; an item missing from a
-    list is tied with the other missing ones after everything it ranks. 0 when either ranking is
-    all ties (tau-b is undefined there)."""
+    """Kendall's tau-b (scipy's) between two rankings of the union of both lists; an item missing
+    from a list is tied with the other missing ones after everything it ranks. 0 when either
+    ranking is all ties (tau-b is undefined there)."""
+    from scipy.stats import kendalltau  # imported here: scipy.stats costs every command that never scores an order
+
     union = list(dict.fromkeys(truth + said))
     rank_a = [truth.index(item) if item in truth else len(truth) for item in union]
     rank_b = [said.index(item) if item in said else len(said) for item in union]
-    concordant = discordant = ties_a = ties_b = 0
-    for i in range(len(union)):
-        for j in range(i + 1, len(union)):
-            a = (rank_a[i] > rank_a[j]) - (rank_a[i] < rank_a[j])
-            b = (rank_b[i] > rank_b[j]) - (rank_b[i] < rank_b[j])
-            if a and b:
-                concordant += a == b
-                discordant += a != b
-            elif a:
-                ties_b += 1
-            elif b:
-                ties_a += 1
-    denominator = math.sqrt((concordant + discordant + ties_a) * (concordant + discordant + ties_b))
-    return (concordant - discordant) / denominator if denominator else 0.0
+    if len(union) < 2 or len(set(rank_a)) < 2 or len(set(rank_b)) < 2:
+        return 0.0
+    return float(kendalltau(rank_a, rank_b, variant="b").statistic)

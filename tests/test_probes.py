@@ -3,6 +3,8 @@ and the readers that bound the score."""
 
 from __future__ import annotations
 
+import math
+
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -250,3 +252,30 @@ def test_score_and_diff_show_the_ability_vector(played: Run) -> None:
     assert extraction["paired"] == 2 and extraction["only_a"] == 2 and extraction["only_b"] == 0
     twins = report["probes"]["abstention"]
     assert twins["paired"] == 4 and (twins["only_a"], twins["only_b"]) == (2, 0)
+
+
+def _tau_b_by_pairs(truth: list[str], said: list[str]) -> float:
+    """Tau-b counted pair by pair (the hand-written version scipy replaced), kept as a test oracle."""
+    union = list(dict.fromkeys(truth + said))
+    rank_a = [truth.index(item) if item in truth else len(truth) for item in union]
+    rank_b = [said.index(item) if item in said else len(said) for item in union]
+    concordant = discordant = ties_a = ties_b = 0
+    for i in range(len(union)):
+        for j in range(i + 1, len(union)):
+            a = (rank_a[i] > rank_a[j]) - (rank_a[i] < rank_a[j])
+            b = (rank_b[i] > rank_b[j]) - (rank_b[i] < rank_b[j])
+            if a and b:
+                concordant += a == b
+                discordant += a != b
+            elif a:
+                ties_b += 1
+            elif b:
+                ties_a += 1
+    denominator = math.sqrt((concordant + discordant + ties_a) * (concordant + discordant + ties_b))
+    return (concordant - discordant) / denominator if denominator else 0.0
+
+
+@pytest.mark.parametrize("said", [[], ["a"], ["d"], ["c", "a"], ["b", "d", "a"], ["e", "d", "c", "b", "a"], ["a", "c", "b", "e"]])
+def test_kendall_tau_b_agrees_with_the_pairwise_count(said: list[str]) -> None:
+    truth = ["a", "b", "c", "d"]
+    assert kendall_tau_b(truth, said) == pytest.approx(_tau_b_by_pairs(truth, said))

@@ -44,12 +44,16 @@ def test_the_default_term_has_at_least_the_papers_counts(term) -> None:
     assert len({t.id for t in term.tasks}) == len(term.tasks)
 
 
+DEFAULT_TERM_HASH = "335dc256dbadc55172ec30fb521995e0bc1eadd635509e9543426514cab62835"
+"""The default term of seed 0 (see the next test for why it has moved)."""
+
+
 def test_the_default_term_is_unchanged(term) -> None:
     """The default term's hash is pinned: a change to it changes every log, so re-pin it on purpose (schema 2
     changed it from 88b92efa...; issue 12's questions, midterm places, study building, walk ground truth, slack,
     chain judging, roll call and text fixes from 85aa6c92...; issue 13's library shapings at their task's
     release, not days before, from 9c95f0eb...)."""
-    assert term.hash == "335dc256dbadc55172ec30fb521995e0bc1eadd635509e9543426514cab62835"
+    assert term.hash == DEFAULT_TERM_HASH
     kinds = [type(trigger.change) for trigger in term.world_changes]
     assert (kinds.count(SeatAvailability), kinds.count(Popularity), kinds.count(AdvisorAvailability)) == (273, 174, 30)
 
