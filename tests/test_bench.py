@@ -65,3 +65,13 @@ def test_run_kernel_bench_reports_every_figure(tmp_path: Path) -> None:
     assert figures["diverge"]["near_start"]["fork_events"] == figures["build"]["events"]
     msgspec.json.encode(report)  # the --json output
     assert list(tmp_path.iterdir()) == []  # the scratch dir is gone
+
+
+def test_bench_memory_builds_a_run_that_verify_and_score_accept(tmp_path) -> None:
+    from campus.lab.bench_memory import measure_memory
+
+    report = measure_memory(3_000, str(tmp_path))
+    assert 2_000 <= report["events"] <= 4_000
+    for name in ("verify", "score"):
+        assert report[name]["exit"] == 0 and report[name]["stderr"] == "", report[name]
+        assert 20 < report[name]["peak_rss_mb"] < report["target_mb"]
