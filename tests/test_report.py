@@ -21,9 +21,10 @@ import msgspec
 import pytest
 
 from campus.agents import make_agent
-from campus.events import TaskEnded, TaskReleased, ToolCalled, ToolResult, Walked, decode_events
+from campus.events import TaskEnded, TaskReleased, ToolCalled, ToolResult, Walked, WorldChanged, decode_events
 from campus.kernel.clock import day_of
 from campus.kernel.store import SQLiteStore
+from campus.kernel.tasks import iter_tasks
 from campus.replays.diff import first_divergence
 from campus.reports.map_layout import CANVAS, campus_layout
 from campus.reports.report import render_page, write_report
@@ -396,3 +397,26 @@ def test_full_term_vs_report_opens_fast_and_lists_every_task(browser: Any, world
     assert len(timeline_rows(browser)) == len(term.tasks)
     browser.execute_script("campusReport.goToDivergence(false)")
     assert f"seq {seq}" in browser.find_element("css selector", ".task-row.diverged .divergence-mark").text
+
+
+def test_a_task_whose_world_changed_is_flagged_and_its_transcript_says_where(
+        browser: Any, world: WorldIndex, tmp_path: Path) -> None:
+    term = generate_term(world, 0, scale=0.05, disruptions=True)
+    store = SQLiteStore(tmp_path / "runs.db")
+    run = play(store, world, term, "oracle")
+    firings = [(seq, e) for seq, _, e in events_of(run) if isinstance(e, WorldChanged) and e.rule]
+    assert firings, "a term with disruption tasks has rules that fire"
+    seq, firing = firings[0]
+    task_id = next(t.task_id for t in iter_tasks(store, run.branch.id) if t.events[0][0] <= seq <= t.events[-1][0])
+    page = tmp_path / "disrupted.html"
+    write_report(page, run)
+    store.close()
+    load(browser, page)
+    week = day_of(run.term.by_id[task_id].release) // 7
+    browser.find_element("css selector", f'#week-pager button[data-week="{week}"]').click()
+    row = browser.find_element("css selector", f'.task-row[data-task="{task_id}"]')
+    assert "world changed" in row.get_attribute("textContent")
+    row.click()
+    text = browser.find_element("css selector", f'.detail[data-detail="{task_id}"]').get_attribute("textContent")
+    assert "The world changed here" in text and f"rule {firing.rule}" in text
+    assert console_errors(browser) == []
