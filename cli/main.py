@@ -630,8 +630,9 @@ def runs(
                 scales[b.term_hash] = term_scale(store, b.term_hash)
             card = scorecard(terms[b.term_hash], events_of(store, b.id, TaskEnded))
             usage = run_usage(store, b.id).total if is_llm(b.agent) else None
-            rows.append({"tokens": None if usage is None else usage.prompt_tokens + usage.completion_tokens,
-                         "latency_s": None if usage is None else usage.latency_s,"run": b.id, "status": status.state, "agent": b.agent, "label": run_label(b.agent),
+            rows.append({"run": b.id, "status": status.state, "agent": b.agent, "label": run_label(b.agent),
+                         "tokens": None if usage is None else usage.prompt_tokens + usage.completion_tokens,
+                         "latency_s": None if usage is None else usage.latency_s,
                          "seed": b.seed, "scale": scales[b.term_hash], "stugpa": card["stugpa"]["total"],
                          "tasks_ended": card["total"]["tasks"], "parent": b.parent,
                          "fork_seq": b.fork_seq if b.parent else None, "events": status.head,

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar, cast
 
 from campus.events import Event, TaskEnded, TaskReleased, decode_events
-from campus.kernel.store import EventStore
+from campus.kernel.store import EventStore, Row
 
 BATCH = 20_000
 
@@ -21,6 +21,13 @@ def events_of(store: EventStore, branch_id: str, kind: type[E], upto: int | None
     assert isinstance(tag, str)
     batches = store.scan(branch_id, 1, stop, (tag,))
     return cast(list[E], decode_events([payload for batch in batches for _, payload in batch if payload is not None]))
+
+
+def row_batches(store: EventStore, branch_id: str, stop: int | None = None, batch: int = BATCH) -> Iterator[list[Row]]:
+    """A branch's rows up to seq ``stop`` (default: the head) in batches of ``batch``, so memory does not grow with the log."""
+    last = store.head(branch_id)[0] if stop is None else stop
+    for first in range(1, last + 1, batch):
+        yield store.rows(branch_id, first, min(last, first + batch - 1))
 
 
 @dataclass
@@ -43,10 +50,8 @@ def iter_tasks(store: EventStore, branch_id: str, upto: int | None = None, *,
     event kinds (``task_released`` and ``task_ended`` are needed to cut the tasks), and only
     they are decoded. Events outside any task are skipped.
     """
-    stop = store.head(branch_id)[0] if upto is None else upto
     current: TaskSlice | None = None
-    for first in range(1, stop + 1, BATCH):
-        rows = store.rows(branch_id, first, min(stop, first + BATCH - 1))
+    for rows in row_batches(store, branch_id, upto):
         if kinds is not None:
             rows = [row for row in rows if row.kind in kinds]
         for row, event in zip(rows, decode_events([row.payload for row in rows])):

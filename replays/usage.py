@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import msgspec
 
 from campus.kernel.store import EventStore
+from campus.kernel.tasks import row_batches
 
 
 class _Meta(msgspec.Struct):
@@ -43,7 +44,7 @@ class RunUsage:
 def run_usage(store: EventStore, branch_id: str) -> RunUsage:
     """Token and latency totals of every reply in the run's history (a fork counts its parent's replies too)."""
     found = RunUsage()
-    for row in store.rows(branch_id):
+    for row in (row for rows in row_batches(store, branch_id) for row in rows):
         if row.kind != "agent_replied":
             continue
         try:

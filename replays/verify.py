@@ -69,6 +69,7 @@ from campus.kernel.tools import result_event
 from campus.kernel.runner import Session, action_of
 from campus.kernel.store import BranchInfo, EventStore, MemoryStore, Row, SQLiteStore, StoreError
 from campus.kernel.triggers import Due, Rule, activated, after_open_index, armed, due_after_open, due_at_times, fire
+from campus.kernel.tasks import row_batches
 from campus.scenarios.play import Run, store_inputs
 
 
@@ -131,10 +132,8 @@ def unmapped(store: EventStore) -> Iterator[None]:
 
 
 def batches(run: Run) -> Iterator[list[Row]]:
-    head = run.store.head(run.branch.id)[0]
     with unmapped(run.store):
-        for start in range(1, head + 1, BATCH):
-            yield run.store.rows(run.branch.id, start, min(head, start + BATCH - 1))
+        yield from row_batches(run.store, run.branch.id, batch=BATCH)
 
 
 def _check(run: Run, report: Report, on_task: OnTask | None = None) -> Mismatch | None:
