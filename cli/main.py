@@ -31,7 +31,7 @@ from campus.kernel.logs import configure as configure_logs
 from campus.events import TaskEnded, genesis_hash
 from campus.kernel.runner import run_config
 from campus.kernel.tasks import events_of
-from campus.kernel.store import StoreError
+from campus.kernel.store import StoreError, unmapped
 from campus.replays.diff import diff_runs
 from campus.replays.export import import_lines, write_export
 from campus.replays.signing import SigningError, check_signed, generate_key, private_key, public_key, sign, store_signature
@@ -39,7 +39,7 @@ from campus.replays.fork import InjectedReply, fork_run
 from campus.replays.seek import describe_state, resolve_position, seek
 from campus.replays.status import abandoned_twin, run_status, term_scale
 from campus.replays.usage import run_usage, usage_line
-from campus.replays.verify import unmapped, verify
+from campus.replays.verify import verify
 from campus.scenarios.play import DEFAULT_ROUND_LIMIT, ROUNDS_HELP, Run, RunSpec, open_run, slug, start_run
 from campus.scenarios.scorecard import scorecard
 from campus.scenarios.task import Term, decode_term

@@ -774,3 +774,21 @@ def open_store(path: str | Path | None) -> EventStore:
     if path is None or str(path) == ":memory:":
         return MemoryStore()
     return SQLiteStore(path)
+
+
+@contextmanager
+def unmapped(store: EventStore) -> Iterator[None]:
+    """Reads without SQLite's memory map of the file for a pass over a whole run.
+
+    Mapped pages a pass touches stay resident (and count as the process's memory) until the
+    map goes: over a 1M-event file that is 1.5 GB, against a constant ~70 MB read through the
+    page cache. Seeks keep the map, which makes reading one big snapshot faster."""
+    if not isinstance(store, SQLiteStore):
+        yield
+        return
+    size = store.conn.execute("PRAGMA mmap_size").fetchone()[0]
+    store.conn.execute("PRAGMA mmap_size=0")
+    try:
+        yield
+    finally:
+        store.conn.execute(f"PRAGMA mmap_size={int(size)}")

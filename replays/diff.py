@@ -16,8 +16,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from scipy.stats import binomtest
-
 from campus.events import (
     AdvisorAvailability,
     Booked,
@@ -245,6 +243,8 @@ def mcnemar_exact(only_a: int, only_b: int) -> float:
     n = only_a + only_b
     if n == 0:
         return 1.0
+    from scipy.stats import binomtest  # here: scipy.stats costs every command half a second to import
+
     return float(binomtest(only_a, n, 0.5).pvalue)
 
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 import hashlib
 import heapq
 import time
-from contextlib import contextmanager
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -67,7 +66,7 @@ from campus.kernel.projection import gc_paused
 from campus.kernel.recorded import RecordedAgent, replies_of
 from campus.kernel.tools import result_event
 from campus.kernel.runner import Session, action_of
-from campus.kernel.store import BranchInfo, EventStore, MemoryStore, Row, SQLiteStore, StoreError
+from campus.kernel.store import BranchInfo, EventStore, MemoryStore, Row, SQLiteStore, StoreError, unmapped
 from campus.kernel.triggers import Due, Rule, activated, after_open_index, armed, due_after_open, due_at_times, fire
 from campus.kernel.tasks import row_batches
 from campus.scenarios.play import Run, store_inputs
@@ -113,27 +112,8 @@ def verify(run: Run, *, deep: bool = False, on_task: OnTask | None = None) -> Re
     return report
 
 
-@contextmanager
-def unmapped(store: EventStore) -> Iterator[None]:
-    """Reads without SQLite's memory map of the file for a pass over a whole run.
-
-    Mapped pages a pass touches stay resident (and count as the process's memory) until the
-    map goes: over a 1M-event file that is 1.5 GB, against a constant ~70 MB read through the
-    page cache. Seeks keep the map, which makes reading one big snapshot faster."""
-    if not isinstance(store, SQLiteStore):
-        yield
-        return
-    size = store.conn.execute("PRAGMA mmap_size").fetchone()[0]
-    store.conn.execute("PRAGMA mmap_size=0")
-    try:
-        yield
-    finally:
-        store.conn.execute(f"PRAGMA mmap_size={int(size)}")
-
-
 def batches(run: Run) -> Iterator[list[Row]]:
-    with unmapped(run.store):
-        yield from row_batches(run.store, run.branch.id, batch=BATCH)
+    return row_batches(run.store, run.branch.id, batch=BATCH)
 
 
 def _check(run: Run, report: Report, on_task: OnTask | None = None) -> Mismatch | None:

@@ -32,7 +32,6 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Hashable, TypeVar
 
-from scipy.stats import t as student_t
 
 K = TypeVar("K", bound=Hashable)
 
@@ -48,6 +47,8 @@ def t_quantile(p: float, df: float) -> float:
         raise ValueError(f"a quantile needs 0 < p < 1, got {p}")
     if not df > 0:
         raise ValueError(f"degrees of freedom must be positive, got {df}")
+    from scipy.stats import t as student_t  # here: scipy.stats costs every command half a second to import
+
     return float(student_t.ppf(p, df))
 
 
