@@ -91,6 +91,8 @@ class Report(msgspec.Struct, kw_only=True):
 
 BATCH = 2_000
 """Rows read at a time: a reply is at most 64k characters, so a batch stays within ~150 MB even when all are."""
+READINGS = 4_096
+"""Distinct reply texts whose reading verify keeps; past it the memo starts afresh, so memory does not grow with the log."""
 _TAGS = {cls: tag for tag, cls in KINDS.items()}
 _CLOCK_EVENTS = (DayStarted, WorldChanged)
 """The world clock may fire while a call is under way (a day starting during a long walk)."""
@@ -454,6 +456,8 @@ class _ReExecution:
         key = (replied.text, free_answer)
         action = self.readings.get(key)
         if action is None:
+            if len(self.readings) >= READINGS:
+                self.readings.clear()
             action = self.readings[key] = action_of(replied, free_answer=free_answer)
         return action
 

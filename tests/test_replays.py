@@ -99,6 +99,20 @@ def test_verify_passes_and_deep_verify_replays_every_hash(oracle_run) -> None:
     assert report.ok and report.tool_calls > 50 and report.tasks_judged == sum(not t.flags.delivery_only for t in oracle_run.term.tasks)
 
 
+def test_verify_with_a_tiny_reading_memo_reads_every_reply_again_and_still_verifies(oracle_run, monkeypatch) -> None:
+    """The memo of reply readings is bounded (``READINGS``); starting it afresh changes no verdict."""
+    import campus.replays.verify as verifying
+
+    monkeypatch.setattr(verifying, "READINGS", 2)
+    parsed: list[str] = []
+    real = verifying.action_of
+    monkeypatch.setattr(verifying, "action_of", lambda replied, **kw: parsed.append(replied.text) or real(replied, **kw))
+    report = verify(oracle_run)
+    texts = [e.text for e in decode_events([r.payload for r in oracle_run.store.rows(oracle_run.branch.id)])
+             if type(e).__name__ == "AgentReplied" and e.text is not None]
+    assert report.ok and len(set(texts)) > 2 and len(parsed) > len(set(texts))
+
+
 @pytest.mark.parametrize("kind,edit", [
     ("tool_result", ("Optimal path", "Optimal  path")),
     ("walked", ('"arrive":', '"arrive":1')),
