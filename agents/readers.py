@@ -11,19 +11,27 @@ end, like any persistent agent's memory; all but ``no-memory`` keep them):
 - ``no-memory``: nothing, so it says "no record" to everything: right on abstention probes,
   wrong on their answerable twins and on every other ability.
 
-On any task that is not a probe they finish at once.
+They answer a term's memory check-ins the same way (``scenarios.check_ins``): the probe set drawn
+again from the log before the check-in's release, each probe answered from what the reader may see,
+one numbered line each. On any other task they act as the oracle does, so readers playing a whole
+term live the same life and differ only in what they remember. A check-in is read from the log
+of the branch being played, which the reader is told (``branch``).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from campus.events import decode_events
+from campus.agents.oracle import OracleAgent
+from campus.events import TaskReleased, decode_events
 from campus.kernel.agent import AgentView, Reply, TaskMemory
+from campus.kernel.schedule import Logged, Prefix
 from campus.kernel.store import EventStore
+from campus.scenarios.check_ins import EVALUATOR as CHECK_IN, probes_of
 from campus.scenarios.probe_answers import render
-from campus.scenarios.probes import FACT_KINDS, PLANT_TASK, PROBE_TASK, Logged, Past, answer_of, probe_of
-from campus.scenarios.task import Term
+from campus.scenarios.probes import FACT_KINDS, PLANT_TASK, PROBE_TASK, Past, Probe, answer_of, probe_of
+from campus.scenarios.task import Task, Term
+from campus.world.index import WorldIndex
 
 READERS = ("oracle-reader", "recent-only", "no-memory")
 RECENT_STEPS = 100
@@ -32,26 +40,50 @@ FINISH = "<action>Action: finish()</action>"
 
 
 class Reader:
-    def __init__(self, name: str, store: EventStore, term: Term, recent_steps: int = RECENT_STEPS) -> None:
+    def __init__(self, name: str, store: EventStore, term: Term, world: WorldIndex, *, branch: str | None = None,
+                 recent_steps: int = RECENT_STEPS) -> None:
         if name not in READERS:
             raise ValueError(f"unknown reader {name!r}; readers: {', '.join(READERS)}")
         self.name = name
         self.store = store
         self.term = term
+        self.world = world
+        self.branch = branch
         self.recent_steps = recent_steps
+        self.oracle = OracleAgent(term, world)
         self._seen: dict[tuple[str, int], Past] = {}
         self.planted: dict[str, int] = {}
 
     def act(self, view: AgentView) -> Reply:
         task = self.term.by_id.get(view.task_id)
-        if task is None or not task.id.startswith(PROBE_TASK):
+        if task is None:
             return FINISH
-        probe = probe_of(task)
-        past = self._past(str(task.ground_truth["branch"]), probe.asked_at_seq)
+        if task.id.startswith(PROBE_TASK):
+            probe = probe_of(task)
+            return f"<action>Answer: {self._answer(probe, str(task.ground_truth['branch']))}</action>"
+        if task.evaluator == CHECK_IN and self.branch is not None:
+            probes = self._check_in(task, self.branch)
+            lines = "\n".join(f"{n}: {self._answer(p, self.branch)}" for n, p in enumerate(probes, start=1))
+            return f"<action>Answer:\n{lines}</action>" if probes else FINISH
+        return self.oracle.act(view)
+
+    def _answer(self, probe: Probe, branch: str) -> str:
+        past = self._past(branch, probe.asked_at_seq)
         if self.name != "no-memory":
             past = replace(past, planted=self.planted)
-        answer, _, _ = answer_of(probe.query, past)
-        return f"<action>Answer: {render(answer)}</action>"
+        return render(answer_of(probe.query, past)[0])
+
+    def _check_in(self, task: Task, branch: str) -> list[Probe]:
+        """The check-in's probe set, drawn again from the log before its release (the last release of the task)."""
+        head, _ = self.store.head(branch)
+        release = next(row for row in reversed(self.store.rows(branch, max(1, head - 16), head))
+                       if row.kind == "task_released")
+        event = decode_events([release.payload])[0]
+        if not isinstance(event, TaskReleased) or event.task_id != task.id:
+            raise RuntimeError(f"the release of {task.id} is not at the head of {branch}")
+        rows = [row for row in self.store.rows(branch, 1, release.seq - 1) if row.kind in FACT_KINDS]
+        logged = [(row.seq, row.t, e) for row, e in zip(rows, decode_events([row.payload for row in rows]))]
+        return probes_of(task, self.term.seed, Prefix(logged, release.seq, release.t, self.world.describe))
 
     def remember(self, past: TaskMemory) -> None:
         """The notes planted in the fork are its recent past: every reader with a memory keeps them."""

@@ -8,7 +8,7 @@
   run records the resulting spec (never the key), so resuming and forking rebuild the same agent;
 - ``recorded:RUN``: RUN's recorded replies, in order (see ``agents.recorded``);
 - a memory-probe reader (``oracle-reader``, ``recent-only``, ``no-memory``; ``agents.readers``),
-  which answers probes from the stored log and finishes any other task.
+  which answers probes and check-ins from the stored log and plays any other task as the oracle does.
 """
 
 from __future__ import annotations
@@ -82,8 +82,9 @@ def check_name(name: str, options: AgentOptions = AgentOptions()) -> str:
 
 
 def resolve(name: str, options: AgentOptions = AgentOptions(), *, store: EventStore, term: Term,
-            world: WorldIndex) -> tuple[Agent, str]:
-    """The agent called ``name``, and the name its run records.
+            world: WorldIndex, branch: str | None = None) -> tuple[Agent, str]:
+    """The agent called ``name``, and the name its run records; ``branch`` is the branch it will play (a
+    probe reader reads a check-in's past from it).
 
     Raises ``ValueError`` (or ``StoreError`` for a recording that is not there) with a one-line message.
     """
@@ -98,8 +99,15 @@ def resolve(name: str, options: AgentOptions = AgentOptions(), *, store: EventSt
     if source is not None:
         return recorded_agent(store, source), recorded
     if name in READERS:
-        return Reader(name, store, term), recorded
+        return Reader(name, store, term, world, branch=branch), recorded
     return make_agent(name, term, world), recorded
+
+
+def playing(agent: Agent, branch: str) -> Agent:
+    """``agent``, told the branch it plays once that branch exists (a probe reader reads a check-in's past there)."""
+    if isinstance(agent, Reader):
+        agent.branch = branch
+    return agent
 
 
 def llm_config(name: str, options: AgentOptions) -> LLMConfig:

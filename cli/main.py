@@ -17,7 +17,7 @@ import msgspec
 import typer
 from rich.table import Table
 
-from campus.agents.registry import AgentOptions, is_llm, recorded_source, replay_run, resolve, run_label
+from campus.agents.registry import AgentOptions, is_llm, playing, recorded_source, replay_run, resolve, run_label
 from campus.cli.agents import AGENT_HELP, with_agent_options
 from campus.cli.common import (DB, EXPECTED_ERRORS, JSON, WORLD_HELP, emit_json, err, fail, inputs_of, open_db, out,
                                pairing_warning, world_of)
@@ -54,6 +54,9 @@ DISRUPTIONS_HELP = ("Add the mid-task disruption tasks (STT-Arena's nine conflic
 
 BUSY_HELP = ("Add the busy days: one a week from week 2, a day of streamed errands with deadlines and priorities, "
              "appointments that come first, and people (people.ask) who hold what the errands need; scored as SR and CS.")
+
+CHECK_INS_HELP = ("Add the weekly memory check-ins: a counsellor asks a few questions about what the student did "
+                  "(BEAM's abilities, answers drawn from the log at the check-in), scored as MPS beside StuGPA.")
 
 app = typer.Typer(
     help="An event-sourced campus for agents: run a term, then replay, fork, verify and diff it.",
@@ -184,6 +187,7 @@ def run(
     disruptions: bool = typer.Option(False, "--disruptions", help=DISRUPTIONS_HELP),
     name: str = typer.Option(None, "--name", help="Name of the new run (default: AGENT-sSEED, numbered if taken)."),
     busy_days: bool = typer.Option(False, "--busy-days", help=BUSY_HELP),
+    check_ins: bool = typer.Option(False, "--check-ins", help=CHECK_INS_HELP),
     as_json: bool = JSON,
     agent_options: AgentOptions = AgentOptions(),
 ) -> None:
@@ -192,13 +196,14 @@ def run(
     With no options: generate the default world and term (seed 0), let the built-in oracle
     play it into runs.db, and print the scorecard.
     """
-    inputs = None if recorded_source(agent) else inputs_of(world_source, seed, scale, resume, disruptions, busy_days)
+    inputs = None if recorded_source(agent) else inputs_of(world_source, seed, scale, resume, disruptions, busy_days, check_ins)
     if name is not None and (resume is not None or inputs is None):
         fail("--name names a new run: not with --resume, and not with recorded:RUN (its replay is named after RUN)")
     with open_db(db, must_exist=resume is not None) as store:
         if resume is not None:
             current = open_run(store, resume)
-            player, _ = resolve(current.branch.agent, agent_options, store=store, term=current.term, world=current.world)
+            player, _ = resolve(current.branch.agent, agent_options, store=store, term=current.term, world=current.world,
+                                branch=current.branch.id)
         elif inputs is None:
             current, player = replay_run(store, agent, agent_options)
         else:
@@ -207,6 +212,7 @@ def run(
             spec = RunSpec(seed=seed, scale=scale, agent=agent_name, round_limit=rounds, label=run_label(agent_name),
                            branch_id=name)
             current = _start(store, spec, inputs)
+            player = playing(player, current.branch.id)
         _play(current, player, db, show_progress=not as_json, max_steps=max_steps)
         summary = _summary(current)
     emit_json(summary) if as_json else _print_summary(summary)
@@ -222,7 +228,7 @@ def _import_stulife(directory: str) -> tuple[World, ImportReport]:
 def _agent(name: str, current: Run) -> Any:
     """The agent called ``name`` for a stored run (an llm agent rebuilt from its recorded spec)."""
     try:
-        return resolve(name, store=current.store, term=current.term, world=current.world)[0]
+        return resolve(name, store=current.store, term=current.term, world=current.world, branch=current.branch.id)[0]
     except (ValueError, StoreError) as error:
         fail(str(error))
 
@@ -278,6 +284,7 @@ def fork(
         if reply is not None and max_steps == 0:
             fail("--reply needs at least one step: the injected reply is kept only with the step it plays")
         child, point = fork_run(parent, seq, agent_name=agent_name, new_id=name, deferred=reply is not None)
+        player = playing(player, child.branch.id)
         if reply is not None:
             player = InjectedReply(reply, player)
         _play(child, player, db, show_progress=not as_json, max_steps=max_steps)

@@ -55,7 +55,8 @@ def probe(
             options = agent_options if is_llm(name) else AgentOptions()
 
             def player(fork: Run) -> Any:
-                return resolve(recorded, options, store=fork.store, term=fork.term, world=fork.world)[0]
+                return resolve(recorded, options, store=fork.store, term=fork.term, world=fork.world,
+                               branch=fork.branch.id)[0]
 
             report = probe_run(current, player, recorded, at_step=at_step, every_week=every_week,
                                abilities=[a for a in ABILITIES if a in chosen], per_ability=per_ability)

@@ -85,6 +85,16 @@ class TaskReleased(Event, tag="task_released", frozen=True):
     withheld: bool = False
 
 
+class TaskComposed(Event, tag="task_composed", frozen=True):
+    """The task just released was composed from the log before it (a check-in's questions, in its observation).
+
+    ``digest`` names what the questions were drawn from (a probe set, answers and all), which stays out of
+    the log; ``verify`` draws it again from the same log and compares."""
+
+    task_id: str
+    digest: str
+
+
 class InstructionRevealed(Event, tag="instruction_revealed", frozen=True):
     """The student reached the task's required place, so its instruction is shown now."""
 
@@ -285,6 +295,7 @@ AnyEvent = Union[
     TriggerSkipped,
     InfeasibleReported,
     TaskReleased,
+    TaskComposed,
     InstructionRevealed,
     Answered,
     MentorFeedback,

@@ -36,11 +36,13 @@ from campus.events import (
     RunEnded,
     RunStarted,
     StructuredCall,
+    TaskComposed,
     TaskEnded,
     TaskReleased,
     TimeAnnounced,
     ToolCalled,
     WorldChanged,
+    decode_events,
 )
 from campus.kernel.admit import admit
 from campus.kernel.agent import Agent, AgentUnavailable, AgentView, Reply, TaskMemory, is_persistent, reply_meta
@@ -50,7 +52,7 @@ from campus.kernel.history import state_at
 from campus.kernel.logs import configure_default
 from campus.kernel.parse import Answer, Call, Finish, Invalid, parse_reply, parse_structured
 from campus.kernel.prompt import PROTOCOL, system_prompt
-from campus.kernel.schedule import Schedule, TaskCard
+from campus.kernel.schedule import Logged, Prefix, Schedule, TaskCard
 from campus.kernel.store import EventStore, Record
 from campus.kernel.tools import Outcome, from_wire_name, result_event
 from campus.kernel.transcript import Transcript, task_memories, task_so_far
@@ -124,6 +126,10 @@ class Session:
         """How many buffered records make whole steps (all of them once the session waits on a decision)."""
         self._failure: SessionError | None = None
         self.task_events, self._released_at = self._open_task()
+        self._log_kinds = schedule.log_kinds()
+        self._past: list[Logged] = []
+        """The rows of ``log_kinds`` read so far, for composing tasks (read once, as the log grows)."""
+        self._past_seq = 0
         self.pending: simpy.Event | None = None
         self._prompts: dict[tuple[str, ...], str] = {}
         self._last_snapshot = self.state.seq
@@ -377,11 +383,20 @@ class Session:
         lines.append(time_line)
         if card.instruction and not withheld:
             lines.append(card.instruction)
+        if card.composed:
+            self._commit()  # the log so far is in the store, where composing (and any reader) reads it
         self._emit(TimeAnnounced(label=time_line))
+        digest = None
+        if card.composed:
+            text, digest = self.schedule.compose(card.id, self._prefix(self.state.seq + 1, int(self.env.now)))
+            lines.append(text)
         self._emit(TaskReleased(
             task_id=card.id, scenario=card.scenario, observation="\n".join(lines),
             systems=list(card.systems), withheld=withheld,
         ))
+        if digest is not None:
+            self._emit(TaskComposed(task_id=card.id, digest=digest))
+            self._commit()
         self._released_at = int(self.env.now)
         if card.id in self._after_open:
             self._schedule_rules(due_after_open(self._after_open, card.id, self._released_at, self._released_at))
@@ -453,7 +468,8 @@ class Session:
 
     def _end(self, card: TaskCard, reason: str) -> None:
         if card.scored:
-            outcome, detail, marks = self.schedule.evaluate(card.id, self.state, self.task_events)
+            prefix = self._prefix(self.state.seq - len(self.task_events) + 1, self._released_at) if card.composed else None
+            outcome, detail, marks = self.schedule.evaluate(card.id, self.state, self.task_events, prefix)
         else:
             outcome, detail, marks = "unscored", "delivery task: run, not scored", {}
         told = self.schedule.feedback(card.id, marks) if card.scored else None
@@ -473,6 +489,16 @@ class Session:
         self.task_events = []
         if self.on_task_end is not None:
             self.on_task_end(self.state, ended)
+
+    def _prefix(self, release: int, t: int) -> Prefix:
+        """The log before the seq ``release`` at minute ``t`` (every row before it is committed by then)."""
+        if release - 1 > self._past_seq:
+            rows = [row for row in self.store.rows(self.branch.id, self._past_seq + 1, release - 1)
+                    if row.kind in self._log_kinds]
+            decoded = decode_events([row.payload for row in rows])
+            self._past.extend((row.seq, row.t, event) for row, event in zip(rows, decoded))
+            self._past_seq = release - 1
+        return Prefix([row for row in self._past if row[0] < release], release, t, self.kernel.describe)
 
     # ------------------------------------------------------------ resume
 

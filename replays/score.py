@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 
 from campus.events import Event, TaskEnded, TaskReleased, decode_events
+from campus.kernel.schedule import Composing
 from campus.replays.detectors import Tally
 from campus.replays.verify import OnTask, batches
 from campus.scenarios.disruptions import SCENARIO as DISRUPTIONS
@@ -42,8 +43,10 @@ def rescore(run: Run, on_task: OnTask | None = None) -> ScoreReport:
     changed: list[dict[str, Any]] = []
     logged: list[tuple[int, Event]] = []
     tallies = {"all": Tally(), "disruptions": Tally()}
+    composing = Composing(term, run.kernel.describe)
     for rows in batches(run):
         for row, event in zip(rows, decode_events([r.payload for r in rows])):
+            composing.see(row.seq, row.t, event)
             if isinstance(event, TaskReleased):
                 logged = []
             logged.append((row.seq, event))
@@ -52,7 +55,7 @@ def rescore(run: Run, on_task: OnTask | None = None) -> ScoreReport:
                     if name == "all" or term.by_id[event.task_id].scenario == DISRUPTIONS:
                         tally.add(logged)
                 recorded.append(event)
-                again = _judge(run, state, task_events, event)
+                again = _judge(run, state, task_events, event, composing)
                 judged.append(again)
                 if again != event:
                     changed.append({"task_id": event.task_id, "recorded": [event.outcome, event.detail],
@@ -69,8 +72,8 @@ def rescore(run: Run, on_task: OnTask | None = None) -> ScoreReport:
                        changed=changed, errors={name: tally.summary() for name, tally in tallies.items()})
 
 
-def _judge(run: Run, state: Any, task_events: list[Event], ended: TaskEnded) -> TaskEnded:
+def _judge(run: Run, state: Any, task_events: list[Event], ended: TaskEnded, composing: Composing) -> TaskEnded:
     if ended.outcome == "unscored":
         return ended
-    outcome, detail, marks = run.term.evaluate(ended.task_id, state, task_events)
+    outcome, detail, marks = run.term.evaluate(ended.task_id, state, task_events, composing.open)
     return msgspec.structs.replace(ended, outcome=outcome, detail=detail, marks=marks)

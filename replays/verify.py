@@ -46,6 +46,7 @@ from campus.events import (
     MentorFeedback,
     RunEnded,
     RunStarted,
+    TaskComposed,
     TaskEnded,
     TaskReleased,
     TimeAnnounced,
@@ -64,6 +65,7 @@ from campus.kernel.clock import day_of, day_start
 from campus.kernel.parse import Answer, Call, Finish, Invalid
 from campus.kernel.projection import gc_paused
 from campus.kernel.recorded import RecordedAgent, replies_of
+from campus.kernel.schedule import Composing
 from campus.kernel.tools import result_event
 from campus.kernel.runner import Session, action_of
 from campus.kernel.store import BranchInfo, EventStore, MemoryStore, Row, SQLiteStore, StoreError, unmapped
@@ -276,6 +278,9 @@ class _ReExecution:
         self.over = False
         self.snapshots = _snapshots(run)
         self.readings: dict[tuple[str, bool], Call | Answer | Finish | Invalid] = {}
+        self.composing = Composing(run.term, run.kernel.describe)
+        self.digest: str | None = None
+        """The digest the open composed task's ``task_composed`` must carry, until it has come."""
 
     def step(self, row: Row, event: Event) -> Mismatch | None:
         if self.peeked is None and self.pending is not None:
@@ -287,8 +292,12 @@ class _ReExecution:
         mismatch = self._check_expected(row, event)
         if mismatch is not None:
             return mismatch
+        self.composing.see(row.seq, row.t, event)
+        mismatch = self._composition(row, event)
+        if mismatch is not None:
+            return mismatch
         if isinstance(event, TaskEnded) and event.outcome != "unscored":
-            judged = run.term.evaluate(event.task_id, state, self.task_events)
+            judged = run.term.evaluate(event.task_id, state, self.task_events, self.composing.open)
             self.report.tasks_judged += 1
             if judged != (event.outcome, event.detail, event.marks):
                 return Mismatch(seq=row.seq, check="evaluation", expected=list(judged),
@@ -312,6 +321,19 @@ class _ReExecution:
             stored, folded = self.snapshots.pop(row.seq), run.kernel.projection.state_hash(state)
             if stored != folded:
                 return Mismatch(seq=row.seq, check="snapshot", expected=folded, actual=stored)
+        return None
+
+    def _composition(self, row: Row, event: Event) -> Mismatch | None:
+        """A composed task's questions and digest, drawn again from the log before its release."""
+        prefix = self.composing.open
+        if isinstance(event, TaskReleased) and prefix is not None:
+            text, self.digest = self.run.term.compose(event.task_id, prefix)
+            if not event.observation.endswith(text):
+                return Mismatch(seq=row.seq, check="composition", expected=text, actual=event.observation)
+        elif isinstance(event, TaskComposed):
+            expected, self.digest = self.digest, None
+            if event.digest != expected:
+                return Mismatch(seq=row.seq, check="composition", expected=expected, actual=event.digest)
         return None
 
     def _place(self, row: Row, event: Event) -> Mismatch | None:
@@ -388,7 +410,12 @@ class _ReExecution:
     def _student(self, row: Row, event: Event) -> str | None:
         session = self.state.session
         task = session.task_id
-        if isinstance(event, TimeAnnounced):
+        if (self.digest is not None) != isinstance(event, TaskComposed):
+            return f"the task_composed of {task} right after its release" if self.digest else "no task_composed here"
+        if isinstance(event, TaskComposed):
+            if event.task_id != task:
+                return f"the task_composed of {task}"
+        elif isinstance(event, TimeAnnounced):
             if task or self.announced is not None or session.next_task >= len(self.cards):
                 return "no task release here"
             release = max(self.cards[session.next_task].release, self._student_t)
@@ -417,7 +444,7 @@ class _ReExecution:
         elif isinstance(event, MentorFeedback):
             if not task or event.task_id != task or self._ending() is None or self.told:
                 return "no mentor feedback here"
-            _, _, marks = self.run.term.evaluate(task, self.state, self.task_events)
+            _, _, marks = self.run.term.evaluate(task, self.state, self.task_events, self.composing.open)
             if event.text != self.run.term.feedback(task, marks):
                 return f"the mentor feedback the term gives on {task}"
             self.told = True

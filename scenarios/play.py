@@ -92,6 +92,8 @@ class RunSpec:
     """Add the mid-task disruption tasks (trigger rules) to the term."""
     busy_days: bool = False
     """Include the busy days (``scenarios/busy_days.py``) in the term."""
+    check_ins: bool = False
+    """Include the weekly memory check-ins (``scenarios/check_ins.py``) in the term."""
 
 
 def load_world(source: str, seed: int) -> WorldIndex:
@@ -108,7 +110,8 @@ def load_world(source: str, seed: int) -> WorldIndex:
 
 def load_inputs(spec: RunSpec) -> tuple[WorldIndex, Term]:
     world = load_world(spec.world, spec.seed)
-    return world, generate_term(world, spec.seed, spec.scale, disruptions=spec.disruptions, busy=spec.busy_days)
+    return world, generate_term(world, spec.seed, spec.scale, disruptions=spec.disruptions, busy=spec.busy_days,
+                                check_ins=spec.check_ins)
 
 
 def start_run(store: EventStore, spec: RunSpec, inputs: tuple[WorldIndex, Term] | None = None) -> Run:

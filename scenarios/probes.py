@@ -48,6 +48,7 @@ import msgspec
 
 from campus.events import Answered, Booked, CalendarEventAdded, EmailSent, Event, TaskReleased, Walked
 from campus.kernel.clock import date_label, day_of
+from campus.kernel.schedule import Logged
 from campus.scenarios.probe_answers import (
     NO_RECORD, Answer, Date, EndsWith, Id, Items, NoRecord, Number, Score, YesNo, kind_of, render, score,
 )
@@ -65,8 +66,6 @@ FACT_KINDS = ("walked", "booked", "email_sent", "calendar_event_added", "task_re
 """The events probes are about (a release only for a planted note)."""
 PLANT_TASK = "plant-"
 
-Logged = tuple[int, int, Event]
-"""``(seq, t, event)`` of one row of the log."""
 
 
 # ---------------------------------------------------------------- what is asked

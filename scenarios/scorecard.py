@@ -18,8 +18,9 @@ stopped early is scored on what it did. The paper's metrics (stulife.md §10.1):
   per sub-type x level cell with its count and a 95 % Wilson interval (STT-Arena's table).
   Both appear only for a term with disruption tasks, so older scorecards are unchanged.
 - **MPS** (memory-probe score, BEAM's ability vector): the mean probe score per ability (a
-  probe's ``probe_permille`` mark; one not answered scores 0) and their unweighted mean. Only
-  for a term with memory probes (a probe fork).
+  probe's ``probe_permille`` mark, or a check-in's ``<ability>/<n>`` marks; one not answered
+  scores 0) and their unweighted mean. Only for a term with memory probes (a probe fork) or
+  memory check-ins (``--check-ins``), and never part of StuGPA, LTRR or PIS.
 - **busy_days** (only for a term with busy days): errands, SR and CS (Trainee-Bench Eq. 4), late
   errands and minutes late, errands per day, CS per family (``scenarios/busy_days.busy_metrics``).
 A component with no tasks in the term scores 0 and is reported as ``null``.
@@ -33,6 +34,7 @@ from typing import Any
 
 from campus.events import TaskEnded
 from campus.scenarios.busy_days import busy_metrics
+from campus.scenarios.check_ins import SCENARIO as CHECK_INS, probe_marks
 from campus.scenarios.disruptions import SCENARIO as DISRUPTIONS
 from campus.scenarios.probes import ABILITIES, PROBE_SCENARIO
 from campus.scenarios.task import Task, Term
@@ -56,7 +58,7 @@ def scorecard(term: Term, ended: Iterable[TaskEnded]) -> dict[str, Any]:
     turns = [outcomes[task.id].turns for task in succeeded]
     disrupted = [task for task in scored if task.scenario == DISRUPTIONS]
     extra = {"drs": _rate_of(disrupted, success), "stt": stt_cells(disrupted, success)} if disrupted else {}
-    probes = [task for task in scored if task.scenario == PROBE_SCENARIO]
+    probes = [task for task in scored if task.scenario in (PROBE_SCENARIO, CHECK_INS)]
     if probes:
         extra["mps"] = memory_probe_score(probes, outcomes)
     busy = busy_metrics(term, {task_id: event.marks for task_id, event in outcomes.items()})
@@ -74,10 +76,15 @@ def scorecard(term: Term, ended: Iterable[TaskEnded]) -> dict[str, Any]:
 
 
 def memory_probe_score(probes: list[Task], outcomes: dict[str, TaskEnded]) -> dict[str, Any]:
-    """``{"overall", "abilities": {ability: mean score or None}}`` over the probe tasks."""
+    """``{"overall", "abilities": {ability: mean score or None}}`` over the probe tasks and check-ins (a check-in
+    not ended yet asked nothing the log knows of)."""
     scores: dict[str, list[float]] = {}
     for task in probes:
         event = outcomes.get(task.id)
+        if task.scenario == CHECK_INS:
+            for ability, value in probe_marks(event.marks) if event is not None else []:
+                scores.setdefault(ability, []).append(value)
+            continue
         value = event.marks.get("probe_permille", 0) / 1000 if event is not None else 0.0
         scores.setdefault(task.ground_truth["probe"]["ability"], []).append(value)
     abilities = {name: round(sum(v) / len(v), 6) if (v := scores.get(name)) else None for name in ABILITIES}

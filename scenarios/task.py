@@ -8,6 +8,7 @@ the task has ended.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
 
@@ -15,7 +16,7 @@ import msgspec
 
 from campus.events import SCHEMA_VERSION, Event, TaskReleased, Walked, content_hash
 from campus.events.upcast import upcast_change, v1_day, v1_slot, v1_time
-from campus.kernel.schedule import TaskCard, Trigger
+from campus.kernel.schedule import Prefix, TaskCard, Trigger
 from campus.kernel.triggers import Rule
 
 class Verdict(msgspec.Struct, frozen=True):
@@ -37,6 +38,29 @@ TEXT_ANSWERS: set[str] = set()
 """Evaluators of tasks answered in words (``Answer: <text>``) rather than with a letter."""
 FEEDBACK: dict[str, Callable[["Task", dict[str, int]], "str | None"]] = {}
 """Evaluator name -> a mentor's words on a judged task from its marks (``Term.feedback``); most evaluators have none."""
+
+
+@dataclass(frozen=True)
+class Composer:
+    """How a composed task is asked and judged: both pure functions of the log before its release.
+
+    ``compose(task, seed, prefix)`` gives the text shown after the instruction and the digest of what it was
+    drawn from; ``judge(task, seed, prefix, events)`` draws the same again and judges the task's events."""
+
+    kinds: frozenset[str]
+    """The event kinds it reads from the log."""
+    compose: Callable[["Task", int, Prefix], tuple[str, str]]
+    judge: Callable[["Task", int, Prefix, Sequence[Event]], Verdict]
+
+
+COMPOSERS: dict[str, Composer] = {}
+"""Evaluator name -> how its tasks are composed at release (a check-in's questions) and judged."""
+
+
+def composed(name: str, composer: Composer) -> None:
+    """Register the evaluator ``name`` of tasks composed at release from the log; they are answered in words."""
+    COMPOSERS[name] = composer
+    TEXT_ANSWERS.add(name)
 
 
 def evaluator(name: str, *, answers: Literal["letter", "text"] = "letter") -> Callable[[Evaluator], Evaluator]:
@@ -97,6 +121,7 @@ class Task(msgspec.Struct, frozen=True, kw_only=True):
             round_limit=self.round_limit,
             scored=not self.flags.delivery_only,
             answers="text" if self.evaluator in TEXT_ANSWERS else "letter",
+            composed=self.evaluator in COMPOSERS,
         )
 
 
@@ -128,15 +153,30 @@ class Term(msgspec.Struct, frozen=True, kw_only=True, dict=True, omit_defaults=T
     def trigger_rules(self) -> list[Rule]:
         return list(self.rules)
 
-    def evaluate(self, task_id: str, state: Any, events: Sequence[Event]) -> tuple[str, str, dict[str, int]]:
-        """``(outcome, detail, marks)``; a task whose prerequisite failed fails without being judged."""
+    def evaluate(self, task_id: str, state: Any, events: Sequence[Event],
+                 prefix: Prefix | None = None) -> tuple[str, str, dict[str, int]]:
+        """``(outcome, detail, marks)``; a task whose prerequisite failed fails without being judged. A composed
+        task needs ``prefix``, the log before its release."""
         task = self.by_id[task_id]
         marks = {"attended": int(attended(task, state, events))} if task.required_place else {}
         failed = [dep for dep in task.depends_on if state.session.outcomes.get(dep) == "failure"]
         if failed:
             return "failure", f"prerequisite {failed[0]} failed", marks
-        verdict = EVALUATORS[task.evaluator](task, state, events)
+        composer = COMPOSERS.get(task.evaluator)
+        if composer is not None:
+            if prefix is None:
+                raise ValueError(f"task {task_id} is composed from the log: judging it needs the log before its release")
+            verdict = composer.judge(task, self.seed, prefix, events)
+        else:
+            verdict = EVALUATORS[task.evaluator](task, state, events)
         return ("success" if verdict.success else "failure"), verdict.detail, marks | verdict.marks
+
+    def log_kinds(self) -> frozenset[str]:
+        return frozenset().union(*(COMPOSERS[t.evaluator].kinds for t in self.tasks if t.evaluator in COMPOSERS))
+
+    def compose(self, task_id: str, prefix: Prefix) -> tuple[str, str]:
+        task = self.by_id[task_id]
+        return COMPOSERS[task.evaluator].compose(task, self.seed, prefix)
 
     def feedback(self, task_id: str, marks: dict[str, int]) -> str | None:
         task = self.by_id[task_id]
@@ -213,3 +253,4 @@ def _part_v1(part: Any) -> Any:
 
 from campus.scenarios import checks  # noqa: E402,F401  (registers the "parts" evaluator; it imports this module)
 from campus.scenarios import probes  # noqa: E402,F401  (registers the "probe" evaluator; it imports this module)
+from campus.scenarios import check_ins  # noqa: E402,F401  (registers the "check_in" composer; it imports this module)

@@ -3,7 +3,8 @@
 Generators run in a fixed order on one timeline, so fixed appointments are placed before
 flexible work: orientation and regulation sessions, course selection (which decides the
 timetable), lectures and exams on that timetable, the busy days if asked for (whole days kept
-free of them), then exploration, clubs, advisors and library study in the hours left free.
+free of them), then exploration, clubs, advisors and library study in the hours left free, and last
+the weekly memory check-ins if asked for (weekend evenings), so they move nothing else.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from campus.kernel.clock import label
 from campus.kernel.schedule import Trigger
 from campus.kernel.triggers import Rule, guards_of, rule_problem
 from campus.scenarios import advisors, busy_days, clubs, course_selection, exams, exploration, lectures, library
+from campus.scenarios.check_ins import generate as check_in_tasks
 from campus.scenarios.context import TermContext
 from campus.scenarios.disruptions import generate as generate_disruptions
 from campus.scenarios.task import Task, Term
@@ -37,8 +39,9 @@ a corner; a fresh draw from the same seed almost always fits)."""
 
 
 def generate_term(world: WorldIndex, seed: int = 0, scale: float = 1.0, disruptions: bool = False,
-                  busy: bool = False) -> Term:
-    """The term; ``disruptions=False`` gives the term without trigger rules, ``busy=False`` without busy days."""
+                  busy: bool = False, check_ins: bool = False) -> Term:
+    """The term; ``disruptions=False`` gives the term without trigger rules, ``busy=False`` without busy days,
+    ``check_ins=False`` without the weekly memory check-ins."""
     if scale <= 0:
         raise ValueError(f"scale must be positive, got {scale}")
     tasks: list[Task] = []
@@ -57,6 +60,8 @@ def generate_term(world: WorldIndex, seed: int = 0, scale: float = 1.0, disrupti
         ctx = TermContext(world=world, seed=seed, scale=scale, attempt=attempt)
         try:
             _generate_all(ctx, add, busy)
+            if check_ins:
+                add(check_in_tasks(ctx))
             if disruptions:
                 made = generate_disruptions(ctx, tasks, triggers)
                 add(made[:2])
