@@ -18,10 +18,15 @@ from typing import Any
 
 import msgspec
 
-from campus.events import TaskEnded, TaskReleased, Walked
+from campus.events import TaskEnded, TaskReleased, Walked, decode_events
+from campus.kernel.schedule import Composing
 from campus.replays.diff import diff_runs
 from campus.reports.map_layout import campus_layout
+from campus.scenarios.check_ins import SCENARIO as CHECK_INS, probes_of
 from campus.scenarios.play import Run
+from campus.scenarios.probes import (
+    ABILITIES, DAY_BINS, EVENT_BINS, FACT_KINDS, IN_FORK, NO_EVIDENCE, PROBE_SCENARIO, Probe, distance_bins, probe_of,
+)
 from campus.scenarios.scorecard import scorecard
 from campus.scenarios.task import Task, Term
 from campus.world.index import WorldIndex
@@ -66,7 +71,7 @@ def _shared_limit(b: Run, comparison: dict[str, Any] | None) -> int:
 
 
 def run_part(run: Run, *, shared_before: int = 0) -> dict[str, Any]:
-    """One run: its summary, scorecard, each task's span and transcript, its walks, the events between tasks,
+    """One run: its summary, scorecard, memory-probe vector, each task's span and transcript, its walks, the events between tasks,
     and per task how many trigger-rule changes fired while it was open.
 
     Transcripts of tasks that end before ``shared_before`` are ``None`` (identical to the first run's).
@@ -120,12 +125,56 @@ def run_part(run: Run, *, shared_before: int = 0) -> dict[str, Any]:
         "world": run.world.world.name,
         "term": run.term.name,
         "scorecard": scorecard(run.term, ended),
+        "memory": memory_part(run, {event.task_id: event for event in ended}),
         "spans": spans,
         "transcripts": transcripts,
         "walks": walks,
         "between": between,
         "firings": firings,
     }
+
+
+def memory_part(run: Run, ended: dict[str, TaskEnded]) -> dict[str, Any] | None:
+    """BEAM's ability vector of the probes and check-ins the run answered: per ability, overall (the unweighted mean
+    of the abilities asked), and per distance bin (events and simulated days from the earliest evidence to the
+    question). ``None`` for a run that was asked nothing."""
+    asked = [(probe, ended[task.id].marks.get("probe_permille", 0) / 1000) for task in run.term.tasks
+             if task.scenario == PROBE_SCENARIO and task.id in ended for probe in [probe_of(task)]]
+    asked += _check_ins_asked(run, ended)
+    if not asked:
+        return None
+    binned = [(probe, score, distance_bins(probe)) for probe, score in asked]
+    order = [name for _, name in EVENT_BINS + DAY_BINS] + [NO_EVIDENCE, IN_FORK]
+
+    def vector(scores: list[tuple[Probe, float]]) -> dict[str, float | None]:
+        per = {a: [s for p, s in scores if p.ability == a] for a in ABILITIES}
+        return {a: round(sum(v) / len(v), 6) if v else None for a, v in per.items()}
+
+    def by(axis: int) -> dict[str, dict[str, float | None]]:
+        names = sorted({bins[axis] for _, _, bins in binned}, key=order.index)
+        return {name: vector([(p, s) for p, s, bins in binned if bins[axis] == name]) for name in names}
+
+    overall = vector(asked)
+    present = [v for v in overall.values() if v is not None]
+    return {"probes": len(asked), "abilities": overall, "overall": round(sum(present) / len(present), 6),
+            "by_events": by(0), "by_days": by(1)}
+
+
+def _check_ins_asked(run: Run, ended: dict[str, TaskEnded]) -> list[tuple[Probe, float]]:
+    """Each ended check-in's probes, drawn again from the log before its release, with the score its marks give."""
+    if not any(task.scenario == CHECK_INS and task.id in ended for task in run.term.tasks):
+        return []
+    composing = Composing(run.term, run.world.describe)
+    out: list[tuple[Probe, float]] = []
+    rows = [row for row in run.store.rows(run.branch.id) if row.kind in FACT_KINDS]
+    for row, event in zip(rows, decode_events([row.payload for row in rows])):
+        composing.see(row.seq, row.t, event)
+        prefix = composing.open
+        if isinstance(event, TaskReleased) and prefix is not None and event.task_id in ended:
+            marks = ended[event.task_id].marks
+            probes = probes_of(run.term.by_id[event.task_id], run.term.seed, prefix)
+            out += [(p, marks.get(f"{p.ability}/{n}", 0) / 1000) for n, p in enumerate(probes, start=1)]
+    return out
 
 
 def _entry(seq: int, t: int, payload: str, meta: str | None) -> str:

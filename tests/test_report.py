@@ -420,3 +420,37 @@ def test_a_task_whose_world_changed_is_flagged_and_its_transcript_says_where(
     text = browser.find_element("css selector", f'.detail[data-detail="{task_id}"]').get_attribute("textContent")
     assert "The world changed here" in text and f"rule {firing.rule}" in text
     assert console_errors(browser) == []
+
+
+def test_the_ability_vector_is_shown_per_ability_and_per_distance_bin(
+        browser: Any, world: WorldIndex, pages: dict[str, Path], tmp_path: Path) -> None:
+    """A term with check-ins, answered by the reader that remembers nothing: abstention 50 % (its twins fail),
+    every other ability asked 0 %, the same in every distance bin; a run asked nothing has no such panel."""
+    from campus.agents.registry import playing, resolve
+    from campus.scenarios.scorecard import scorecard
+
+    term = generate_term(world, 0, scale=0.1, check_ins=True)
+    store = SQLiteStore(tmp_path / "runs.db")
+    run = new_run(store, world, term, agent_name="no-memory", seed=0)
+    run.session(playing(resolve("no-memory", store=store, term=term, world=world)[0], run.branch.id)).run()
+    memory = report_data(run)["runs"][0]["memory"]
+    assert memory["abilities"] == scorecard(term, run.ended_tasks())["mps"]["abilities"]
+    assert memory["abilities"]["abstention"] == 0.5 and memory["by_events"] and memory["by_days"]
+    page = tmp_path / "memory.html"
+    write_report(page, run)
+    store.close()
+    load(browser, page)
+    assert console_errors(browser) == []
+    table = browser.find_element("css selector", "#memory-panel table")
+    heads = [th.text for th in table.find_elements("css selector", "thead th")]
+    distance_bins = [b for b in memory["by_days"] if b[0] in "<>0123456789"]
+    assert heads[:2] == ["ability", "all"] and len(heads) == 2 + len(memory["by_events"]) + len(distance_bins)
+    cells = {row.get_attribute("data-ability"): [td.text for td in row.find_elements("css selector", "td")][1:]
+             for row in table.find_elements("css selector", "tbody tr")}
+    assert cells["abstention"][0] == "50.0%" and cells["overall"][0] == f"{100 * memory['overall']:.1f}%"
+    for ability, value in memory["abilities"].items():
+        assert cells[ability][0] == ("n/a" if value is None else f"{100 * value:.1f}%")
+        if value is not None and ability != "abstention":
+            assert set(cells[ability]) <= {"0.0%", "n/a"}
+    load(browser, pages["single"])
+    assert browser.find_elements("css selector", "#memory-panel") == []

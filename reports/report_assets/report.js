@@ -219,6 +219,30 @@
     return h("div", { class: "panel", id }, h("h2", {}, title), chart);
   }
 
+  // BEAM's ability vector: per ability for every run, then the first run's per distance bin.
+  function memoryPanel() {
+    const memories = RUNS.map((run) => run.memory);
+    if (!memories.some((m) => m)) return null;
+    const abilities = Object.keys((memories.find((m) => m) || {}).abilities);
+    const runHeads = RUNS.map((run, i) => h("th", { style: { color: i ? "var(--run-b)" : "var(--run-a)" } }, VS ? SIDES[i].toUpperCase() : "all"));
+    const distance = (b) => /^[<>\d]/.test(b);  // "no evidence" and "planted in the fork" are the same probes either way
+    const binsOf = (m) => (m ? [...Object.keys(m.by_events).map((b) => ["by_events", b, distance(b) ? b + " events" : b]),
+      ...Object.keys(m.by_days).filter(distance).map((b) => ["by_days", b, b])] : []);
+    const bins = binsOf(memories[0]);
+    const head = h("tr", {}, h("th", {}, "ability"), runHeads, bins.map(([, , name]) => h("th", { class: "bin" }, name)));
+    const cell = (value) => h("td", { class: value === null || value === undefined ? "muted" : "" }, pct(value));
+    const rows = abilities.map((ability) => h("tr", { "data-ability": ability }, h("td", {}, ability.replace(/_/g, " ")),
+      memories.map((m) => cell(m ? m.abilities[ability] : null)),
+      bins.map(([field, bin]) => cell(memories[0][field][bin][ability]))));
+    const overall = h("tr", { class: "overall", "data-ability": "overall" }, h("td", {}, "overall (unweighted mean)"),
+      memories.map((m) => cell(m ? m.overall : null)), bins.map(() => h("td", {}, "")));
+    const counts = memories.map((m, i) => (VS ? SIDES[i].toUpperCase() + ": " : "") + (m ? m.probes + " probes" : "none asked")).join("; ");
+    return h("div", { class: "panel", id: "memory-panel" }, h("h2", {}, "Memory probes (MPS, BEAM's abilities)"),
+      h("div", { class: "scroll-x" }, h("table", { class: "score memory" }, h("thead", {}, head), h("tbody", {}, rows, overall))),
+      h("div", { class: "muted" }, counts + ". Distance bins" + (VS ? " (A)" : "") +
+        ": from the earliest evidence to the question, in events and in simulated days; n/a where none was asked."));
+  }
+
   function scenarioChart() {
     const rows = scenarios.map((name) => ({
       label: name.replace(/_/g, " "),
@@ -636,7 +660,7 @@
     const app = document.getElementById("app");
     const timeline = h("section", { class: "panel timeline", id: "timeline" }, controls(), h("nav", { id: "week-pager" }), h("div", { id: "timeline-scroll" }));
     const main = h("div", { class: "main", style: { "--run-cols": "repeat(" + RUNS.length + ", minmax(120px, 200px))" } }, timeline, mapPanel());
-    app.replaceChildren(header(), banner() || "", h("div", { class: "charts" }, scoreTable(), scenarioChart(), gpaChart(), weeklyChart()), main);
+    app.replaceChildren(header(), banner() || "", h("div", { class: "charts" }, scoreTable(), memoryPanel() || "", scenarioChart(), gpaChart(), weeklyChart()), main);
     refreshTimeline();
     drawWalks();
     if (divergenceTask()) goToDivergence(false);
