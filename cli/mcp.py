@@ -22,6 +22,8 @@ def mcp(
     world_source: str = typer.Option(None, "--world", metavar="SOURCE", help=WORLD_HELP),
     resume: str = typer.Option(None, "--resume", metavar="RUN", help="Continue this stored run instead of starting a new one."),
     agent_name: str = typer.Option("mcp", "--agent-name", help="The agent name recorded for a new run (its id is NAME-sSEED)."),
+    check_ins: bool = typer.Option(False, "--check-ins", help="Add the weekly memory check-ins to a new run's term "
+                                   "(answered with answer: a list, one typed answer per question)."),
 ) -> None:
     """Serve a term over MCP (stdio): the client is the student; every call is recorded in the run.
 
@@ -32,12 +34,13 @@ def mcp(
 
     if importlib.util.find_spec("mcp") is None:
         fail("campus mcp needs the MCP SDK: pip install 'campus[mcp]'")
-    inputs = inputs_of(world_source, seed, scale, resume)
+    inputs = inputs_of(world_source, seed, scale, resume, check_ins=check_ins)
     with open_db(db, must_exist=resume is not None) as store:
         if inputs is None:
             current = open_run(store, resume)
         else:
-            current = start_run(store, RunSpec(seed=seed, scale=scale, agent=agent_name, round_limit=rounds), inputs)
+            current = start_run(store, RunSpec(seed=seed, scale=scale, agent=agent_name, round_limit=rounds,
+                                                     check_ins=check_ins), inputs)
         driver = Driver(current)
         state = "the term is already over" if driver.finished else f"{len(current.ended_tasks())} task(s) ended so far"
         err.print(f"campus mcp: serving run {current.branch.id} from {db} on stdio ({state})", highlight=False)

@@ -29,6 +29,7 @@ from campus.events import (
     WorldChanged,
 )
 from campus.kernel.agent import AgentView, Reply, Turn
+from campus.kernel.schedule import TaskCard
 from campus.kernel.transcript import notice, render_call
 from campus.scenarios.play import Run
 
@@ -77,6 +78,12 @@ class Driver:
     def turns(self) -> int:
         """Replies given so far in the current task."""
         return int(self.stepper.state.session.turns)
+
+    def card(self) -> TaskCard | None:
+        """The waiting task's card (how it reads ``Answer:``); ``None`` once the term is over."""
+        session = self.stepper.session
+        index = session.state.session.next_task
+        return session.cards[index] if not self.finished and index < len(session.cards) else None
 
     def round_limit(self) -> int:
         session = self.stepper.session

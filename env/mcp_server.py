@@ -3,7 +3,8 @@
 Tools: every campus tool under its wire name (``calendar__add_event``: MCP clients hand tool names
 to model APIs that refuse dots), with the input schema of its declaration and read-only /
 destructive hints from its ``mutates`` flag; plus ``observe`` (the current task so far), ``answer``
-(a letter) and ``finish``. Every call except ``observe`` is one reply pushed through the stepper
+(``letter`` for a multiple-choice question; ``answer``, typed, for a question answered in words)
+and ``finish``. Every call except ``observe`` is one reply pushed through the stepper
 as a ``StructuredCall`` under the tool's dotted name with the arguments the client sent, so it lands in the log like
 any other agent's reply; its result is the text the student then sees (and, when the task ends,
 the opening of the next one).
@@ -40,7 +41,9 @@ INSTRUCTIONS = """\
 You are a student living through a university term on a simulated campus. Tasks arrive one at a
 time; each is a fresh conversation. Call `observe` to read the current task (its messages, the
 simulated time and the tools it allows). Act with the campus tools; every call takes simulated
-time and is recorded. Answer a multiple-choice question with `answer` (one letter), and call
+time and is recorded. Answer a multiple-choice question with `answer` (one letter); a question
+about your own past takes `answer` in words or typed (a number, a day, an id, a list, yes/no as
+true/false, or "no record"), and a check-in's questions a list with one answer each. Call
 `finish` when a task is done. Nothing you learn is kept for you between tasks: write what you
 will need later into the campus itself (your calendar, for instance)."""
 
@@ -59,11 +62,21 @@ SESSION_TOOLS: list[dict[str, Any]] = [
     {
         "name": "answer",
         "title": "Answer the question",
-        "description": "Answer the current task's multiple-choice question with one option letter. This ends the task.",
+        "description": "Answer the current task's question; this ends the task. A multiple-choice question takes "
+        "letter. A question about your own past takes answer: a number, a day such as \"Week 2, Monday\", an id "
+        "exactly as written, a list of items, true or false for yes or no, or \"no record\" when you have none. A "
+        "check-in asking several questions takes answer as a list with one answer per question, in their order "
+        "(or as text, one numbered line each).",
         "inputSchema": {
             "type": "object",
-            "properties": {"letter": {"type": "string", "description": "The option letter, e.g. B.", "pattern": "^[A-Za-z]$"}},
-            "required": ["letter"],
+            "properties": {
+                "letter": {"type": "string", "description": "The option letter, e.g. B.", "pattern": "^[A-Za-z]$"},
+                "answer": {"description": "A typed answer (see the tool's description).",
+                           "type": ["string", "number", "boolean", "array"],
+                           "items": {"type": ["string", "number", "boolean", "array"]}},
+            },
+            "minProperties": 1,
+            "maxProperties": 1,
             "additionalProperties": False,
         },
         "annotations": {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": False},
@@ -114,6 +127,8 @@ class Play:
         problem = self._check(name, arguments)
         if problem:
             return self._refused(f"Invalid arguments for {name}: {problem} Nothing was done and no reply was used.")
+        if name == "answer" and "answer" in arguments:
+            arguments = {"answer": self._words(arguments["answer"])}
         dotted = self.tools[name].name if name in self.tools else name
         pushed = self.driver.push(StructuredCall(name=dotted, arguments=arguments))
         return ToolReply(text=pushed.text, is_error=pushed.failed, data=self._status(len(pushed.ended)))
@@ -133,12 +148,26 @@ class Play:
         if name == "finish":
             return "finish takes no arguments." if arguments else None
         if name == "answer":
+            card = self.driver.card()
+            if card is not None and card.answers == "text":
+                given = arguments.get("answer")
+                if set(arguments) != {"answer"} or not _typed(given) or not self._words(given).strip():
+                    return ("this question is answered in words: answer takes one argument, answer (a number, a day, an "
+                            'id, a list, true or false, or "no record"; a list with one answer each for a check-in).')
+                return None
             letter = arguments.get("letter")
             if set(arguments) != {"letter"} or not isinstance(letter, str) or not _LETTER.fullmatch(letter):
                 return 'answer takes one argument, letter, a single option letter such as "B".'
             return None
         bound = bind_arguments(self.tools[name], arguments, wire=True)
         return bound if isinstance(bound, str) else None
+
+    def _words(self, given: Any) -> str:
+        """A typed answer as the text protocol reads it; a list answering a check-in is one numbered line per question."""
+        card = self.driver.card()
+        if card is not None and card.composed and isinstance(given, list):
+            return "\n".join(f"{n}: {_said(item)}" for n, item in enumerate(given, start=1))
+        return _said(given)
 
     def _refused(self, text: str) -> ToolReply:
         return ToolReply(text=text, is_error=True, data=self._status(0))
@@ -153,6 +182,25 @@ class Play:
             "tasks_ended": ended,
             "term_over": view is None,
         }
+
+
+def _typed(value: Any, depth: int = 0) -> bool:
+    """A string, number, boolean, or a list of those (one level of lists inside, for a check-in's list answers)."""
+    if isinstance(value, list):
+        return depth < 2 and bool(value) and all(_typed(item, depth + 1) for item in value)
+    return isinstance(value, (str, int, float, bool))
+
+
+def _said(value: Any) -> str:
+    """One typed answer in the text protocol's words: yes/no for a boolean, a whole number without ".0",
+    items separated by semicolons."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, list):
+        return "; ".join(_said(item) for item in value)
+    return str(value).strip()
 
 
 def build_server(play: Play) -> Any:

@@ -142,7 +142,8 @@ def test_a_client_plays_the_term_and_the_log_equals_the_direct_run(tmp_path: Pat
         assert listed.annotations.read_only_hint is (not decl.mutates)
         assert listed.annotations.destructive_hint is decl.mutates
     assert tools["observe"].annotations.read_only_hint is True
-    assert tools["answer"].input_schema["required"] == ["letter"]
+    answer_schema = tools["answer"].input_schema
+    assert set(answer_schema["properties"]) == {"letter", "answer"} and answer_schema["maxProperties"] == 1
 
     is_error, first, status = seen["first"]
     first_task = short_term.tasks[0]
@@ -262,3 +263,85 @@ def test_the_command_fails_clearly(tmp_path: Path) -> None:
     bad_world = campus_mcp("--world", "elsewhere")
     assert bad_world.returncode == 2 and "unknown world 'elsewhere'" in bad_world.stderr
     assert not (tmp_path / "runs.db").exists()
+
+
+# ---------------------------------------------------------------- typed answers to questions about the past
+
+
+def typed(answer: Any) -> Any:
+    """A probe's answer as a client would send it typed: a number, a boolean, a list, a day or id as text."""
+    from campus.scenarios.probe_answers import Items, Number, YesNo, render
+
+    if isinstance(answer, Number):
+        return answer.value
+    if isinstance(answer, YesNo):
+        return answer.value
+    if isinstance(answer, Items):
+        return list(answer.values)
+    return render(answer)
+
+
+def before_check_in(store: Any, world: WorldIndex) -> tuple[Any, Term]:
+    """A run recorded as an MCP client's, played by the oracle reader up to its first check-in, which waits for
+    its answer; and the term."""
+    from campus.agents.registry import playing, resolve
+
+    term = generate_term(world, 0, 0.1, check_ins=True)
+    run = new_run(store, world, term, agent_name="mcp", seed=0)
+    reader = playing(resolve("oracle-reader", store=store, term=term, world=world)[0], run.branch.id)
+    session = run.session(reader)
+    while not session.finished and not session.view().task_id.startswith("check-in"):
+        session.run(max_steps=1)
+    return run, term
+
+
+def check_in_answers(run: Any) -> list[Any]:
+    """The typed answers to the waiting check-in, drawn from the log as the term draws them."""
+    from campus.events import TaskReleased, decode_events
+    from campus.kernel.schedule import Prefix
+    from campus.lab.probing import log_prefix
+    from campus.scenarios.check_ins import probes_of
+
+    rows = run.store.rows(run.branch.id)
+    release = next(row for row in reversed(rows) if row.kind == "task_released")
+    event = decode_events([release.payload])[0]
+    assert isinstance(event, TaskReleased)
+    prefix = Prefix(log_prefix(run, release.seq - 1), release.seq, release.t, run.world.describe)
+    return [typed(p.answer) for p in probes_of(run.term.by_id[event.task_id], run.term.seed, prefix)]
+
+
+def test_a_question_about_the_past_takes_typed_answers_and_refuses_a_letter(world: WorldIndex) -> None:
+    run, _ = before_check_in(MemoryStore(), world)
+    play = Play(Driver(open_run(run.store, run.branch.id)))
+    head = play.driver.head()
+    for wrong in ({"letter": "B"}, {"answer": []}, {"answer": {"a": 1}}, {"answer": " "}, {"answer": [[[1]]]},
+                  {"answer": "x", "letter": "B"}):
+        reply = play.call("answer", wrong)
+        assert reply.is_error and "answered in words" in reply.text and play.driver.head() == head, wrong
+    assert play._words([3.0, True, ["B012", "B013"], "no record"]) == "1: 3\n2: yes\n3: B012; B013\n4: no record"
+
+
+def test_a_client_answers_a_check_in_with_typed_values(tmp_path: Path, world: WorldIndex) -> None:
+    db = tmp_path / "runs.db"
+    store = SQLiteStore(db)
+    run, term = before_check_in(store, world)
+    answers = check_in_answers(run)
+    store.close()
+    assert len(answers) >= 3 and any(not isinstance(a, str) for a in answers)
+    seen: dict[str, Any] = {}
+
+    async def script(session: ClientSession) -> None:
+        seen["question"] = text_of(await session.call_tool("observe", {}))
+        result = await session.call_tool("answer", {"answer": answers})
+        seen["answered"] = (result.is_error, text_of(result))
+
+    serve(db, "--resume", run.branch.id, script=script)
+    assert "check-in" in seen["question"] and seen["answered"][0] is False and "you answered" in seen["answered"][1]
+    store = SQLiteStore(db)
+    try:
+        resumed = open_run(store, run.branch.id)
+        (ended,) = [e for e in resumed.ended_tasks() if e.task_id.startswith("check-in")][:1]
+        assert ended.outcome == "success" and set(ended.marks.values()) == {1000}
+        assert verify(resumed).ok
+    finally:
+        store.close()
