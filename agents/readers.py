@@ -6,8 +6,8 @@ the log up to the question, plus the notes planted in the fork just before (kept
 end, like any persistent agent's memory; all but ``no-memory`` keep them):
 
 - ``oracle-reader``: all of it (the upper bound: 100 % on every ability);
-- ``recent-only``: only the events of its last ``RECENT_STEPS`` agent steps, so it decays with
-  the distance to the evidence;
+- ``recent-only``: only the events of its last ``RECENT_STEPS`` agent steps (``recent-only:N``: its
+  last N), so it decays with the distance to the evidence;
 - ``no-memory``: nothing, so it says "no record" to everything: right on abstention probes,
   wrong on their answerable twins and on every other ability.
 
@@ -35,7 +35,17 @@ from campus.world.index import WorldIndex
 
 READERS = ("oracle-reader", "recent-only", "no-memory")
 RECENT_STEPS = 100
-"""Agent steps (replies) ``recent-only`` sees back from the question."""
+"""Agent steps (replies) ``recent-only`` sees back from the question, unless named ``recent-only:N``."""
+
+
+def reader_spec(name: str) -> tuple[str, int] | None:
+    """``(reader, window)`` for a reader's name (``recent-only:N`` sets the window to N steps), else None."""
+    if name in READERS:
+        return name, RECENT_STEPS
+    base, _, window = name.partition(":")
+    if base == "recent-only" and window.isdigit() and int(window) >= 1:
+        return base, int(window)
+    return None
 FINISH = "<action>Action: finish()</action>"
 
 

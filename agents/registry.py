@@ -7,7 +7,7 @@
   OpenAI protocol. Options given now override the spec, which overrides the environment; the
   run records the resulting spec (never the key), so resuming and forking rebuild the same agent;
 - ``recorded:RUN``: RUN's recorded replies, in order (see ``agents.recorded``);
-- a memory-probe reader (``oracle-reader``, ``recent-only``, ``no-memory``; ``agents.readers``),
+- a memory-probe reader (``oracle-reader``, ``recent-only`` or ``recent-only:N``, ``no-memory``; ``agents.readers``),
   which answers probes and check-ins from the stored log and plays any other task as the oracle does.
 """
 
@@ -21,7 +21,7 @@ from campus.agents import BUILTIN, make_agent
 from campus.agents.chat import DEFAULT_RETRIES, DEFAULT_TIMEOUT, OPENAI_URL, ChatClient
 from campus.agents.llm import LLMAgent, LLMConfig
 from campus.agents.memory import DEFAULT_BUDGET
-from campus.agents.readers import READERS, Reader
+from campus.agents.readers import READERS, Reader, reader_spec
 from campus.agents.providers import provider_of, split_model
 from campus.agents.recorded import PREFIX, recorded_agent
 from campus.agents.variants import DEFAULT_VARIANT, default_memory
@@ -75,10 +75,10 @@ def check_name(name: str, options: AgentOptions = AgentOptions()) -> str:
     if options.given():
         flags = ", ".join("--" + option.replace("_", "-") for option in options.given())
         raise ValueError(f"{flags} only apply to --agent llm, not to {name!r}")
-    if recorded_source(name) or name in BUILTIN or name in READERS:
+    if recorded_source(name) or name in BUILTIN or reader_spec(name):
         return name
     raise ValueError(f"unknown agent {name!r}; use a built-in agent ({', '.join(BUILTIN)}), a probe reader "
-                     f"({', '.join(READERS)}), llm:SPEC or recorded:RUN")
+                     f"({', '.join(READERS)}, recent-only:N), llm:SPEC or recorded:RUN")
 
 
 def resolve(name: str, options: AgentOptions = AgentOptions(), *, store: EventStore, term: Term,
@@ -98,8 +98,9 @@ def resolve(name: str, options: AgentOptions = AgentOptions(), *, store: EventSt
     source = recorded_source(name)
     if source is not None:
         return recorded_agent(store, source), recorded
-    if name in READERS:
-        return Reader(name, store, term, world, branch=branch), recorded
+    reader = reader_spec(name)
+    if reader is not None:
+        return Reader(reader[0], store, term, world, branch=branch, recent_steps=reader[1]), recorded
     return make_agent(name, term, world), recorded
 
 

@@ -8,7 +8,7 @@ import msgspec
 import typer
 from rich.table import Table
 
-from campus.agents.readers import READERS
+from campus.agents.readers import READERS, RECENT_STEPS
 from campus.agents.registry import AgentOptions, is_llm, resolve
 from campus.cli.agents import with_agent_options
 from campus.cli.common import DB, JSON, emit_json, fail, open_db, out
@@ -31,6 +31,11 @@ def probe(
     abilities: str = typer.Option(",".join(ABILITIES), "--abilities",
                                   help="Comma-separated abilities to ask about (default: all ten)."),
     per_ability: int = typer.Option(2, "--per-ability", min=1, help="Probes per ability at each point (abstention: pairs)."),
+    window: int = typer.Option(None, "--window", min=1, metavar="N",
+                               help=f"With --agent recent-only: how many of its own latest steps (replies) the reader "
+                                    f"sees back from each question (default {RECENT_STEPS}). A smaller window forgets "
+                                    "sooner, so its scores fall at a shorter distance; the forks record it as "
+                                    "recent-only:N."),
     as_json: bool = JSON,
     agent_options: AgentOptions = AgentOptions(),
 ) -> None:
@@ -47,9 +52,12 @@ def probe(
     unknown = [name for name in chosen if name not in ABILITIES]
     if unknown or not chosen:
         fail(f"unknown ability {unknown[0] if unknown else '(none given)'!r}; choose from: {', '.join(ABILITIES)}")
+    if window is not None and agent != "recent-only":
+        given = f"--agent {agent}" if agent else "the run's own agent"
+        fail(f"--window sets how far back the recent-only reader sees: give it with --agent recent-only (not {given})")
     with open_db(db) as store:
         current = open_run(store, run_id)
-        name = agent or current.branch.agent
+        name = f"recent-only:{window}" if window is not None else agent or current.branch.agent
         try:
             _, recorded = resolve(name, agent_options, store=store, term=current.term, world=current.world)
             options = agent_options if is_llm(name) else AgentOptions()

@@ -218,6 +218,19 @@ def test_campus_probe_on_a_stored_run(tmp_path: Path) -> None:
     assert "event_ordering" in shown.stdout and "overall 100%" in shown.stdout
     refused = campus("probe", "oracle-s0", "--abilities", "telepathy", cwd=tmp_path, check=False)
     assert refused.returncode == 2 and "unknown ability 'telepathy'" in refused.stderr and "Traceback" not in refused.stderr
+    windowed = as_json(campus("probe", "oracle-s0", "--agent", "recent-only", "--window", "3", "--per-ability", "1",
+                              "--json", cwd=tmp_path))
+    assert windowed["agent"] == "recent-only:3" and windowed["overall"] < 1.0
+    alone = campus("probe", "oracle-s0", "--window", "3", cwd=tmp_path, check=False)
+    assert alone.returncode == 2 and "--agent recent-only" in alone.stderr and len(alone.stderr.strip().splitlines()) == 1
+
+
+def test_a_narrower_window_forgets_sooner(played: Run) -> None:
+    """The same probes, asked of ``recent-only`` seeing its last 100 steps and its last 5."""
+    wide = probe_run(played, reader("recent-only"), "recent-only", per_ability=4)
+    narrow = probe_run(played, reader("recent-only:5"), "recent-only:5", per_ability=4)
+    assert [p.probe_set for p in narrow.points] == [p.probe_set for p in wide.points]
+    assert narrow.overall is not None and wide.overall is not None and narrow.overall < wide.overall
 
 
 def test_planted_notes_come_first_in_the_fork_and_are_not_scored(played: Run) -> None:
