@@ -29,7 +29,7 @@ from campus.kernel.schedule import Logged, Prefix
 from campus.kernel.store import EventStore
 from campus.scenarios.check_ins import EVALUATOR as CHECK_IN, probes_of
 from campus.scenarios.probe_answers import render
-from campus.scenarios.probes import FACT_KINDS, PLANT_TASK, PROBE_TASK, Past, Probe, answer_of, probe_of
+from campus.scenarios.probes import FACT_KINDS, PLANT_TASK, PROBE_TASK, TERM_PLANT, Past, Probe, answer_of, probe_of
 from campus.scenarios.task import Task, Term
 from campus.world.index import WorldIndex
 
@@ -80,7 +80,7 @@ class Reader:
     def _answer(self, probe: Probe, branch: str) -> str:
         past = self._past(branch, probe.asked_at_seq)
         if self.name != "no-memory":
-            past = replace(past, planted=self.planted)
+            past = replace(past, planted=past.planted | self.planted)
         return render(answer_of(probe.query, past)[0])
 
     def _check_in(self, task: Task, branch: str) -> list[Probe]:
@@ -96,8 +96,9 @@ class Reader:
         return probes_of(task, self.term.seed, Prefix(logged, release.seq, release.t, self.world.describe))
 
     def remember(self, past: TaskMemory) -> None:
-        """The notes planted in the fork are its recent past: every reader with a memory keeps them."""
-        if past.task_id.startswith(PLANT_TASK):
+        """The notes planted in the fork are its recent past: every reader with a memory keeps them (the term's own
+        notes are in the log, where each reader sees what it may)."""
+        if past.task_id.startswith(PLANT_TASK) and not past.task_id.startswith(TERM_PLANT):
             self.planted[past.task_id] = 0
 
     def _past(self, branch: str, upto: int) -> Past:

@@ -5,7 +5,8 @@ student is asked the probes generated from the log so far (``scenarios.probes``)
 released at once, wherever it is. The agent of a fork is a fresh instance; a persistent agent
 rebuilds its memory from the shared past, exactly as the lifelong harness does, so it answers
 with what it knew at that point. The notes the contradiction, instruction and preference
-probes rest on are given first, as unscored tasks in the fork. Answers are scored exactly; the
+probes rest on are the term's own when it planted them (a term with check-ins); otherwise they
+are given first, as unscored tasks in the fork. Answers are scored exactly; the
 parent run is never written.
 Probe branches stay in the store (``<run>~probe-<seq>``) to replay, verify and diff.
 
@@ -31,7 +32,7 @@ from campus.scenarios.play import Run, open_run, store_inputs, unique_branch_id
 from campus.scenarios.probe_answers import NoRecord, Score
 from campus.scenarios.probes import (
     ABILITIES, DAY_BINS, EVENT_BINS, FACT_KINDS, IN_FORK, NO_EVIDENCE, Ability, Logged, Probe, distance_bins, generate,
-    PROBE_TASK, plant_task, plants_of, probe_set_hash, probe_task, score_probe,
+    PROBE_TASK, in_fork, plant_task, probe_set_hash, probe_task, score_probe, standing_of,
 )
 
 AgentFactory = Callable[[Run], Agent]
@@ -108,11 +109,11 @@ def _point(run: Run, make_agent: AgentFactory, agent_name: str, point: tuple[int
            abilities: Sequence[Ability], per_ability: int) -> Point:
     seq, now, done = point
     probes = generate(log_prefix(run, seq), seed=run.branch.seed, describe=run.world.describe,
-                      abilities=abilities, per_ability=per_ability, at=(seq, now))
+                      abilities=abilities, per_ability=per_ability, at=(seq, now), standing=standing_of(run.term.tasks))
     if not probes:
         raise ValueError(f"the log of {run.branch.id} up to step {seq} holds nothing to ask about")
     branch = unique_branch_id(run.store, f"{run.branch.id}~probe-{seq}")
-    plants = list({plant.task_id: plant for probe in probes for plant in plants_of(probe.query)}.values())
+    plants = list({plant.task_id: plant for probe in probes for plant in in_fork(probe.query)}.values())
     asked = [plant_task(plant, now) for plant in plants] + [probe_task(probe, now, run.branch.id) for probe in probes]
     term = probe_term(run.term, done, asked)
     store_inputs(run.store, run.world, term)

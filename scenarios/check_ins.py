@@ -9,9 +9,11 @@ observation) and the probe set's hash (``task_composed``), never the answers. At
 same probe set is drawn again from the same prefix and the answer judged against it exactly, so
 ``verify`` and ``score`` judge it again from the log alone.
 
-Each check-in asks one probe of each of ``ASKED`` abilities, taken in a seeded order per check-in from
-the seven the log itself holds evidence for (an ability with nothing to ask about yet is skipped; an
-abstention probe comes with its answerable twin). The student answers every question in one reply,
+Each check-in asks an abstention pair (a question with no record and its answerable twin) and one
+probe of each of two more abilities, taken in a seeded order per check-in from the other nine (an
+ability with nothing to ask about yet is skipped). The contradiction, instruction and preference
+probes rest on notes the term itself gives early (``notes``): a standing instruction and a
+preference in week 1, two notes that cannot both hold in weeks 2 and 6. The student answers every question in one reply,
 one numbered line each. Each probe's score becomes a mark ``<ability>/<n>`` (per mille), which the
 scorecard's MPS folds next to StuGPA, LTRR and PIS, never inside them: a check-in counts toward no
 StuGPA component and is neither long-term nor self-motivated.
@@ -21,13 +23,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
-from campus.events import Answered, Event
+import msgspec
+
+from campus.events import Answered, Event, TaskReleased
 from campus.kernel.schedule import Prefix, Trigger
 from campus.scenarios.context import TermContext
 from campus.scenarios.probe_answers import kind_of
 from campus.scenarios.probes import (
-    ABILITIES, ABSTAIN, FACT_KINDS, PLANTED, Ability, Probe, generate as draw, probe_set_hash, score_probe,
+    ABILITIES, ABSTAIN, CODEWORDS, FACT_KINDS, SEAT_FEATURES, TERM_PLANT, Ability, Instructed, Plant, Preferred, Probe,
+    Query, ToldPlaces, generate as draw, preference_text, probe_set_hash, queries_of, score_probe,
 )
 from campus.scenarios.task import Composer, Flags, Task, Verdict, composed
 from campus.scenarios.timeline import slots
@@ -38,29 +44,67 @@ EVALUATOR = "check_in"
 WEEKS = range(2, 21)
 """A check-in at the end of each of these weeks (the first ``len(WEEKS)`` times the scale, at least one)."""
 ASKED = 3
-"""Abilities asked per check-in."""
+"""Abilities asked per check-in: always abstention (a pair: a question with no record and its answerable twin, so
+saying "no record" to everything earns half of it), and the first two others of the check-in's order that the
+log has something to ask about."""
+OTHERS: tuple[Ability, ...] = tuple(a for a in ABILITIES if a != "abstention")
 MINUTES = 30
-LOGGED: tuple[Ability, ...] = tuple(a for a in ABILITIES if a not in PLANTED)
-"""The abilities whose evidence the log of a term holds."""
+NOTE_MINUTES = 15
+WORKSHOPS = ("Study skills workshop", "Wellbeing drop-in", "Peer mentoring session", "Careers clinic")
+"""What the two contradicting notes are about: a session nothing else in the term mentions."""
 INSTRUCTION = ("Your counsellor's weekly check-in. To see how well you keep track of your own term, they ask a "
                "few questions about what you did.")
 NOTHING = "Nothing to ask about yet this week; reply <action>Action: finish()</action>."
 
 
 def generate(ctx: TermContext) -> tuple[list[Task], list[Trigger]]:
-    """One check-in at the end of each week of ``WEEKS`` (scaled), in a free half hour of its weekend evenings."""
+    """The standing notes (``notes``), then one check-in at the end of each week of ``WEEKS`` (scaled), in a free
+    half hour of its weekend evenings."""
+    tasks, planted = notes(ctx)
     rng = ctx.rng("check-ins")
-    weeks = list(WEEKS)[-ctx.count(len(WEEKS)):]
-    tasks = []
-    for week in weeks:
+    for week in list(WEEKS)[-ctx.count(len(WEEKS)):]:
         release = ctx.timeline.place(rng, slots([week], [4, 5, 6], [17 + h / 2 for h in range(8)]), MINUTES,
                                      f"check-in week {week}")
-        order = rng.sample(LOGGED, len(LOGGED))
         tasks.append(Task(
             id=f"check-in-w{week:02d}", scenario=SCENARIO, phase=PHASE, release=release, instruction=INSTRUCTION,
-            systems=(), evaluator=EVALUATOR, ground_truth={"abilities": order}, flags=Flags(),
+            systems=(), evaluator=EVALUATOR, flags=Flags(),
+            ground_truth={"abilities": ["abstention", *rng.sample(OTHERS, len(OTHERS))], "planted": planted},
         ))
     return tasks, []
+
+
+def notes(ctx: TermContext) -> tuple[list[Task], list[Any]]:
+    """The notes the term plants for the contradiction, instruction and preference probes, long before they are
+    asked: a standing instruction and a preference in week 1, and two notes that cannot both hold, in weeks 2 and
+    6. Each is an unscored task; the queries they support go into every check-in's ground truth (and into the
+    first note of each, for probe forks: ``probes.standing_of``)."""
+    rng = ctx.rng("standing notes")
+    word, feature, workshop = rng.choice(CODEWORDS), rng.choice(SEAT_FEATURES), rng.choice(WORKSHOPS)
+    first, second = rng.sample(sorted(ctx.world.buildings), 2)
+    instruction = Plant(f"{TERM_PLANT}instruction", "A standing instruction from your counsellor: from now on, "
+                        f'whenever you are asked about an email you sent, end your answer with the word "{word}".')
+    preference = Plant(f"{TERM_PLANT}preference", preference_text(feature))
+    told = [Plant(f"{TERM_PLANT}told-1", f'A note from the organisers: the next "{workshop}" will be held in '
+                  f"building {first}."),
+            Plant(f"{TERM_PLANT}told-2", f'A note from a classmate: the next "{workshop}" is in building {second}, '
+                  "and it has never been planned anywhere else.")]
+    queries: list[tuple[Query, list[tuple[Plant, int]]]] = [
+        (Instructed(instruction, word, ""), [(instruction, 1)]),
+        (Preferred(preference, feature, [], []), [(preference, 1)]),
+        (ToldPlaces(workshop, told, [first, second]), [(told[0], 2), (told[1], 6)]),
+    ]
+    tasks = []
+    for query, plants in queries:
+        for n, (plant, week) in enumerate(plants):
+            release = ctx.timeline.place(rng, slots([week], range(5), [18 + h / 2 for h in range(6)]), NOTE_MINUTES,
+                                         plant.task_id)
+            tasks.append(Task(
+                id=plant.task_id, scenario=SCENARIO, phase=PHASE, release=release, systems=(), evaluator="parts",
+                instruction=f"{plant.text}\nNothing to do now; reply <action>Action: finish()</action>.",
+                ground_truth={"parts": []} | ({"standing": msgspec.to_builtins(query)} if n == 0 else {}),
+                flags=Flags(delivery_only=True),
+            ))
+    return tasks, [msgspec.to_builtins(query) for query, _ in queries]
 
 
 def probes_of(task: Task, seed: int, prefix: Prefix) -> list[Probe]:
@@ -68,7 +112,7 @@ def probes_of(task: Task, seed: int, prefix: Prefix) -> list[Probe]:
     before its release has something to ask about (abstention with its twin)."""
     order: list[Ability] = list(task.ground_truth["abilities"])
     drawn = draw(prefix.rows, seed=seed, describe=prefix.describe, abilities=order, per_ability=1,
-                     at=(prefix.seq, prefix.t))
+                 at=(prefix.seq, prefix.t), standing=queries_of(task.ground_truth.get("planted", [])))
     asked = [ability for ability in order if any(p.ability == ability for p in drawn)][:ASKED]
     return [probe for ability in asked for probe in drawn if probe.ability == ability]
 
@@ -109,9 +153,12 @@ def judge(task: Task, seed: int, prefix: Prefix, events: Sequence[Event]) -> Ver
         return Verdict(True, "nothing was asked")
     reply = next((e.answer for e in events if isinstance(e, Answered)), None)
     said = numbered(reply, len(probes)) if reply is not None else [None] * len(probes)
+    word = _instructed_word(task, prefix)
     marks: dict[str, int] = {}
     notes = []
     for n, (probe, words) in enumerate(zip(probes, said), start=1):
+        if words is not None and word is not None and not isinstance(probe.query, Instructed):
+            words = _without(words, word)
         result = score_probe(probe, words) if words is not None else None
         value = result.value if result is not None else 0.0
         marks[f"{probe.ability}/{n}"] = round(1000 * value)
@@ -120,6 +167,18 @@ def judge(task: Task, seed: int, prefix: Prefix, events: Sequence[Event]) -> Ver
     right = sum(1 for value in marks.values() if value == 1000)
     detail = f"{right} of {len(probes)} right" + ("" if reply is not None else ", no answer") + ": " + "; ".join(notes)
     return Verdict(right == len(probes), detail, marks)
+
+
+def _instructed_word(task: Task, prefix: Prefix) -> str | None:
+    """The word the term's standing instruction, if given before the check-in, asks answers about emails to end with."""
+    released = {event.task_id for _, _, event in prefix.rows if isinstance(event, TaskReleased)}
+    return next((q.word for q in queries_of(task.ground_truth.get("planted", []))
+                 if isinstance(q, Instructed) and q.plant.task_id in released), None)
+
+
+def _without(words: str, word: str) -> str:
+    """An answer without the instruction's closing word: following the standing instruction is never wrong elsewhere."""
+    return re.sub(rf"[\s,;.:!-]*\b{re.escape(word)}\W*$", "", words, flags=re.IGNORECASE) or words
 
 
 def probe_marks(marks: dict[str, int]) -> list[tuple[str, float]]:

@@ -23,9 +23,12 @@ What the log holds directly gives seven abilities:
 - ``summarization``: every title added to the student's calendar in a week, or every address
   emailed in a week (scored by precision and recall).
 
-The term plants no instructions, preferences or contradictions yet, so the other three plant
-their evidence in the probe fork itself, as notes (unscored tasks) given just before the
-questions (their distance bin says so), built on what the log holds:
+A term made with check-ins (``scenarios.check_ins``) plants its own early on: a standing
+instruction and a preference in week 1, and two notes weeks apart that contradict each other
+(``standing_of`` reads them from the term); probes then ask about those, at the distance the log
+gives. Otherwise the other three plant their evidence in the probe fork itself, as notes
+(unscored tasks) given just before the questions (their distance bin says so), built on what
+the log holds:
 
 - ``contradiction_resolution``: two notes place the next session of one of the student's own
   calendar titles in two buildings ("never anywhere else"); the answer names both;
@@ -60,11 +63,13 @@ Ability = Literal[
 ]
 ABILITIES: tuple[Ability, ...] = get_args(Ability)
 PLANTED: tuple[Ability, ...] = ("contradiction_resolution", "instruction_following", "preference_following")
-"""The abilities whose evidence is planted in the probe fork (the log of a term holds none yet)."""
+"""The abilities whose evidence is a note: given by the term when it plants them, else in the probe fork."""
 GENERATOR_VERSION = 1
 FACT_KINDS = ("walked", "booked", "email_sent", "calendar_event_added", "task_released")
 """The events probes are about (a release only for a planted note)."""
 PLANT_TASK = "plant-"
+TERM_PLANT = "plant-term-"
+"""The notes the term itself gives (``scenarios.check_ins``), as opposed to those a probe fork gives."""
 
 
 
@@ -475,16 +480,48 @@ SEAT_FEATURES = ("window_seat", "power_outlet", "quiet_zone", "near_printer", "s
 
 def preference(past: Past, rng: random.Random) -> list[Query]:
     """Seats the student once booked, offered again; only one has the feature it said it wants."""
-    seats = sorted({b.seat_id for _, _, b in past.bookings if b.seat_id})
-    out: list[Query] = []
-    for _ in range(min(len(seats) // 3, 20)):
-        offered = rng.sample(seats, 3)
+    return [_offer(past, rng, None, lambda wanted: _plant(rng, preference_text(wanted)))
+            for _ in range(min(len(_booked_seats(past)) // 3, 20))]
+
+
+def preference_text(feature: str) -> str:
+    return f"You told your friends: from now on you only take library seats with a {feature.replace('_', ' ')}."
+
+
+def _booked_seats(past: Past) -> list[str]:
+    return sorted({b.seat_id for _, _, b in past.bookings if b.seat_id})
+
+
+def _offer(past: Past, rng: random.Random, wanted: str | None, plant_of: Callable[[str], Plant]) -> Preferred:
+    """Three seats the student once booked, each listed with two features, only one of them with ``wanted`` (drawn
+    when None), and the note stating the preference."""
+    offered = rng.sample(_booked_seats(past), 3)
+    if wanted is None:
         wanted, *others = rng.sample(SEAT_FEATURES, 4)
-        features = [sorted([wanted, others[0]])] + [sorted(rng.sample(others, 2)) for _ in range(2)]
-        order = rng.sample(range(3), 3)
-        text = f"You told your friends: from now on you only take library seats with a {wanted.replace('_', ' ')}."
-        out.append(Preferred(_plant(rng, text), wanted, [offered[i] for i in order], [features[i] for i in order]))
-    return out
+    else:
+        others = rng.sample([f for f in SEAT_FEATURES if f != wanted], 3)
+    features = [sorted([wanted, others[0]])] + [sorted(rng.sample(others, 2)) for _ in range(2)]
+    order = rng.sample(range(3), 3)
+    return Preferred(plant_of(wanted), wanted, [offered[i] for i in order], [features[i] for i in order])
+
+
+def from_the_term(ability: Ability, standing: Sequence[Query], past: Past, rng: random.Random) -> list[Query]:
+    """Candidates resting on the notes the term itself gave (``standing``), once at least one of a query's notes is
+    in the log: the contradiction as the term wrote it, the instruction over each email the student sent once,
+    the preference over seats it once booked."""
+    given = [q for q in standing if any(p.task_id in past.planted for p in plants_of(q))]
+    if ability == "contradiction_resolution":
+        return [q for q in given if isinstance(q, ToldPlaces)]
+    if ability == "instruction_following":
+        return [Instructed(q.plant, q.word, subject) for q in given if isinstance(q, Instructed)
+                for subject in _unique_subjects(past)]
+    seats = len(_booked_seats(past)) >= 3
+    return [_offer(past, rng, q.feature, _given(q.plant)) for q in given if isinstance(q, Preferred) and seats
+            for _ in range(min(len(_booked_seats(past)) // 3, 20))]
+
+
+def _given(plant: Plant) -> Callable[[str], Plant]:
+    return lambda _: plant
 
 
 GENERATORS: dict[Ability, Callable[[Past, random.Random], list[Any]]] = {
@@ -504,10 +541,13 @@ _QUERY = msgspec.json.Encoder(order="sorted")
 
 def generate(rows: Sequence[Logged], *, seed: int, describe: Callable[[str], str] = str,
              abilities: Sequence[Ability] = ABILITIES, per_ability: int = 2, at: tuple[int, int] | None = None,
-             version: int = GENERATOR_VERSION) -> list[Probe]:
+             version: int = GENERATOR_VERSION, standing: Sequence[Query] = ()) -> list[Probe]:
     """Up to ``per_ability`` probes of each ability (abstention: that many pairs) over the log prefix ``rows``.
 
-    Asked at ``at``, ``(seq, minute)`` (default: right after the last row). Raises ``ValueError`` for an ability or version it does not generate.
+    Asked at ``at``, ``(seq, minute)`` (default: right after the last row). ``standing``: the contradiction,
+    instruction and preference the term plants (``standing_of``); an ability the term plants for asks about
+    those notes, and plants its own in the fork only if the term has none. Raises ``ValueError`` for an
+    ability or version it does not generate.
     """
     if version != GENERATOR_VERSION:
         raise ValueError(f"probe generator version {version} is unknown; this campus has version {GENERATOR_VERSION}")
@@ -522,7 +562,8 @@ def generate(rows: Sequence[Logged], *, seed: int, describe: Callable[[str], str
     probes: list[Probe] = []
     for ability in abilities:
         rng = _rng("probes", version, seed, ability, asked_seq)
-        candidates = GENERATORS[ability](past, rng)
+        planted_by_term = [q for q in standing if ability == _PLANTS.get(type(q))]
+        candidates = from_the_term(ability, planted_by_term, past, rng) if planted_by_term else GENERATORS[ability](past, rng)
         made = [_draft(ability, drawn, past, describe, asked_seq, asked_t, seed, version)
                 for drawn in rng.sample(candidates, len(candidates))]
         probes.extend(probe for group in _stratified([m for m in made if m], per_ability) for probe in group)
@@ -554,7 +595,7 @@ IN_FORK = "planted in the fork"
 
 def distance_bins(probe: Probe) -> tuple[str, str]:
     """``(events bin, days bin)`` of a probe."""
-    if plants_of(probe.query):
+    if in_fork(probe.query):
         return IN_FORK, IN_FORK
     if probe.evidence_t is None or not probe.evidence:
         return NO_EVIDENCE, NO_EVIDENCE
@@ -596,7 +637,7 @@ def reveals(probe: Probe) -> bool:
 
 def _probe(ability: Ability, query: Query, past: Past, describe: Callable[[str], str], asked_seq: int, asked_t: int,
            seed: int, version: int) -> Probe:
-    planted = {p.task_id: asked_seq for p in plants_of(query)}
+    planted = {p.task_id: asked_seq for p in in_fork(query)}
     answer, evidence, distractors = answer_of(query, replace(past, planted=past.planted | planted) if planted else past)
     if planted:  # the notes are given in the fork: no seq of the parent is evidence
         evidence = []
@@ -608,11 +649,31 @@ def _probe(ability: Ability, query: Query, past: Past, describe: Callable[[str],
     )
 
 
+_PLANTS: dict[type, Ability] = {ToldPlaces: "contradiction_resolution", Instructed: "instruction_following",
+                                 Preferred: "preference_following"}
+_QUERIES = msgspec.json.Decoder(list[Query])
+
+
+def standing_of(tasks: Iterable[Task]) -> list[Query]:
+    """The contradiction, instruction and preference the term plants, from its note tasks' ground truth."""
+    return queries_of([task.ground_truth["standing"] for task in tasks if "standing" in task.ground_truth])
+
+
+def queries_of(data: list[Any]) -> list[Query]:
+    """Queries kept as plain data (in a task's ground truth)."""
+    return _QUERIES.decode(msgspec.json.encode(data))
+
+
 def plants_of(query: Query) -> list[Plant]:
     """The notes a query rests on (none for a query about the log itself)."""
     if isinstance(query, ToldPlaces):
         return list(query.plants)
     return [query.plant] if isinstance(query, Instructed | Preferred) else []
+
+
+def in_fork(query: Query) -> list[Plant]:
+    """The notes a probe fork gives just before asking (those the term gave are in the log already)."""
+    return [plant for plant in plants_of(query) if not plant.task_id.startswith(TERM_PLANT)]
 
 
 def probe_set_hash(probes: Sequence[Probe]) -> str:

@@ -10,16 +10,17 @@ import pytest
 
 from campus.agents.registry import playing, resolve
 from campus.events import TaskComposed, TaskReleased, decode_events
+from campus.kernel.clock import day_of
 from campus.kernel.schedule import Prefix
 from campus.kernel.store import MemoryStore
-from campus.lab.probing import log_prefix
+from campus.lab.probing import log_prefix, probe_run
 from campus.replays.fork import fork_run
 from campus.replays.score import rescore
 from campus.replays.seek import seek
 from campus.replays.verify import verify
-from campus.scenarios.check_ins import ASKED, SCENARIO, numbered, probes_of
+from campus.scenarios.check_ins import ASKED, SCENARIO, _without, numbered, probes_of
 from campus.scenarios.play import Run, new_run, open_run
-from campus.scenarios.probes import PLANTED, probe_set_hash
+from campus.scenarios.probes import IN_FORK, PLANTED, TERM_PLANT, Instructed, Preferred, ToldPlaces, probe_set_hash, standing_of
 from campus.scenarios.scorecard import scorecard
 from campus.scenarios.task import Term
 from campus.scenarios.term import generate_term
@@ -50,7 +51,7 @@ def oracle_read(world: WorldIndex, term: Term) -> Run:
 def check_ins(run: Run) -> list[tuple[int, TaskReleased]]:
     rows = [row for row in run.store.rows(run.branch.id) if row.kind == "task_released"]
     released = zip(rows, decode_events([row.payload for row in rows]))
-    return [(row.seq, e) for row, e in released if isinstance(e, TaskReleased) and e.scenario == SCENARIO]
+    return [(row.seq, e) for row, e in released if isinstance(e, TaskReleased) and e.task_id.startswith("check-in")]
 
 
 def prefix_of(run: Run, release: int) -> Prefix:
@@ -61,10 +62,11 @@ def prefix_of(run: Run, release: int) -> Prefix:
 def test_check_ins_are_opt_in_and_move_no_other_task(world: WorldIndex, term: Term) -> None:
     plain = generate_term(world, 0, scale=SCALE)
     assert not any(task.scenario == SCENARIO for task in plain.tasks)
-    asked = [task for task in term.tasks if task.scenario == SCENARIO]
+    asked = [task for task in term.tasks if task.evaluator == "check_in"]
     assert len(asked) == 2 and tuple(t for t in term.tasks if t.scenario != SCENARIO) == plain.tasks
-    for task in asked:  # the term knows which abilities, in which order; no answer exists before the run
-        assert set(task.ground_truth) == {"abilities"} and not set(task.ground_truth["abilities"]) & set(PLANTED)
+    assert term.world_changes == plain.world_changes
+    for task in asked:  # the term knows which abilities, in which order, and its own notes; no answer exists yet
+        assert set(task.ground_truth) == {"abilities", "planted"} and len(task.ground_truth["planted"]) == 3
         assert task.flags.counts_toward == "" and not task.flags.long_term and not task.flags.self_motivated
 
 
@@ -165,3 +167,39 @@ def test_campus_run_with_check_ins(tmp_path: Path) -> None:
     assert summary["scorecard"]["mps"]["overall"] == 1.0
     refused = campus("run", "--resume", "oracle-reader-s0", "--check-ins", cwd=tmp_path, check=False)
     assert refused.returncode == 2 and "--check-ins" in refused.stderr and "Traceback" not in refused.stderr
+
+
+def test_the_term_plants_an_instruction_a_preference_and_a_contradiction_early(term: Term) -> None:
+    notes = [task for task in term.tasks if task.id.startswith(TERM_PLANT)]
+    assert [(task.id.removeprefix(TERM_PLANT), day_of(task.release) // 7) for task in sorted(notes, key=lambda t: t.release)] \
+        in ([("instruction", 1), ("preference", 1), ("told-1", 2), ("told-2", 6)],
+            [("preference", 1), ("instruction", 1), ("told-1", 2), ("told-2", 6)])
+    assert all(task.flags.delivery_only and task.scenario == SCENARIO for task in notes)
+    standing = standing_of(term.tasks)
+    assert sorted(type(q).__name__ for q in standing) == ["Instructed", "Preferred", "ToldPlaces"]
+    told = next(q for q in standing if isinstance(q, ToldPlaces))
+    assert [p.task_id for p in told.plants] == [f"{TERM_PLANT}told-1", f"{TERM_PLANT}told-2"]
+    word = next(q.word for q in standing if isinstance(q, Instructed))
+    feature = next(q.feature for q in standing if isinstance(q, Preferred))
+    texts = " ".join(task.instruction for task in notes)
+    assert f'"{word}"' in texts and feature.replace("_", " ") in texts and all(place in texts for place in told.places)
+
+
+def test_probe_forks_ask_about_the_terms_notes_at_their_distance(oracle_read: Run) -> None:
+    abilities = list(PLANTED)
+    oracle = probe_run(oracle_read, lambda fork: resolve("oracle-reader", store=fork.store, term=fork.term,
+                                                         world=fork.world)[0], "oracle-reader", abilities=abilities)
+    (point,) = oracle.points
+    fork = open_run(oracle_read.store, point.branch)
+    assert not any(task.id.startswith("plant-") for task in fork.term.tasks[len(oracle_read.term.tasks):])
+    assert {a.probe.ability for a in point.asked} == set(abilities) and oracle.overall == 1.0
+    assert all(a.events_bin != IN_FORK and a.days_bin in ("1-4 weeks", ">=4 weeks") for a in point.asked)
+    recent = probe_run(oracle_read, lambda fork: resolve("recent-only", store=fork.store, term=fork.term,
+                                                         world=fork.world)[0], "recent-only", abilities=abilities)
+    assert recent.abilities["contradiction_resolution"] == 0.0 and recent.abilities["instruction_following"] == 0.0
+
+
+def test_following_the_standing_instruction_is_never_wrong_elsewhere() -> None:
+    assert _without("alice@campus.edu Roger", "Roger") == "alice@campus.edu"
+    assert _without("B012; B013. roger!", "Roger") == "B012; B013"
+    assert _without("Roger", "Roger") == "Roger" and _without("Rogers Hall", "Roger") == "Rogers Hall"
