@@ -689,6 +689,7 @@ def term_generate(
     world_source: str = typer.Option(None, "--world", metavar="SOURCE", help="'generated' (default) or 'stulife:DIR'."),
     disruptions: bool = typer.Option(False, "--disruptions", help=DISRUPTIONS_HELP),
     busy_days: bool = typer.Option(False, "--busy-days", help=BUSY_HELP),
+    check_ins: bool = typer.Option(False, "--check-ins", help=CHECK_INS_HELP),
     output: Path = typer.Option(None, "--output", "-o", help="Also write the term (with ground truth) as JSON here."),
     as_json: bool = JSON,
 ) -> None:
@@ -698,7 +699,7 @@ def term_generate(
 
     world = world_of(world_source, seed)
     try:
-        term = generate_term(world, seed, scale, disruptions=disruptions, busy=busy_days)
+        term = generate_term(world, seed, scale, disruptions=disruptions, busy=busy_days, check_ins=check_ins)
     except ValueError as error:
         fail(str(error))
     report = term_report(term)

@@ -110,11 +110,17 @@ def notes(ctx: TermContext) -> tuple[list[Task], list[Any]]:
 def probes_of(task: Task, seed: int, prefix: Prefix) -> list[Probe]:
     """The check-in's probe set: one probe of each of the first ``ASKED`` abilities of its order that the log
     before its release has something to ask about (abstention with its twin)."""
-    order: list[Ability] = list(task.ground_truth["abilities"])
-    drawn = draw(prefix.rows, seed=seed, describe=prefix.describe, abilities=order, per_ability=1,
-                 at=(prefix.seq, prefix.t), standing=queries_of(task.ground_truth.get("planted", [])))
-    asked = [ability for ability in order if any(p.ability == ability for p in drawn)][:ASKED]
-    return [probe for ability in asked for probe in drawn if probe.ability == ability]
+    standing = queries_of(task.ground_truth.get("planted", []))
+    asked: list[Probe] = []
+    abilities = 0
+    for ability in task.ground_truth["abilities"]:  # one at a time: each ability draws from its own stream
+        drawn = draw(prefix.rows, seed=seed, describe=prefix.describe, abilities=[ability], per_ability=1,
+                     at=(prefix.seq, prefix.t), standing=standing)
+        asked += drawn
+        abilities += bool(drawn)
+        if abilities == ASKED:
+            break
+    return asked
 
 
 def questions(probes: Sequence[Probe]) -> str:
