@@ -11,7 +11,7 @@ from pathlib import Path
 import msgspec
 import typer
 
-from campus.cli.common import fail, pairing_warning
+from campus.cli.common import PRICES, fail, pairing_warning, price_lookup
 from campus.kernel.store import StoreError, open_store
 from campus.reports.csv_export import write_csv
 from campus.reports.report import ReportError, write_report
@@ -26,6 +26,7 @@ def report(
     vs: str = typer.Option(None, "--vs", metavar="RUN2", help="Compare with this run: side by side, first divergence highlighted."),
     db: str = typer.Option("runs.db", "--db", help="The SQLite file holding the runs."),
     force: bool = typer.Option(False, "--force", help="With --vs: compare runs of different worlds, terms or rules anyway."),
+    prices: Path = PRICES,
     as_json: bool = typer.Option(False, "--json", help="Print what was written as JSON."),
 ) -> None:
     """Write an HTML report: scorecard and charts, a day-by-day timeline, each task's transcript
@@ -42,6 +43,7 @@ def report(
         fail(f"the folder {html.parent} does not exist")
     if csv_dir is not None and csv_dir.exists() and not csv_dir.is_dir():
         fail(f"{csv_dir} is a file; --csv takes a folder")
+    price_of = price_lookup(prices)
     store = open_store(db)
     try:
         started = time.perf_counter()
@@ -49,7 +51,7 @@ def report(
         second = open_run(store, vs) if vs is not None else None
         if second is not None:
             pairing_warning(first, second, force)
-        size = write_report(html, first, second) if html is not None else 0
+        size = write_report(html, first, second, price_of=price_of) if html is not None else 0
         rows = write_csv(first, csv_dir) if csv_dir is not None else None
         seconds = time.perf_counter() - started
     except (StoreError, ReportError, ValueError) as error:

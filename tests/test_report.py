@@ -21,7 +21,7 @@ import msgspec
 import pytest
 
 from campus.agents import make_agent
-from campus.events import TaskEnded, TaskReleased, ToolCalled, ToolResult, Walked, WorldChanged, decode_events
+from campus.events import AgentReplied, TaskEnded, TaskReleased, ToolCalled, ToolResult, Walked, WorldChanged, decode_events
 from campus.kernel.clock import day_of
 from campus.kernel.store import SQLiteStore
 from campus.kernel.tasks import iter_tasks
@@ -214,10 +214,11 @@ def browser() -> Iterator[Any]:
         profile.cleanup()
 
 
-def load(driver: Any, page: Path) -> float:
-    """Open the page from its file; the milliseconds until the report had drawn itself."""
+def load(driver: Any, page: Path, fragment: str = "") -> float:
+    """Open the page from its file (at ``fragment``, e.g. ``#task=...``); the milliseconds until the report had drawn itself."""
     driver.get_log("browser")
-    driver.get(page.resolve().as_uri())
+    driver.get("about:blank")
+    driver.get(page.resolve().as_uri() + fragment)
     deadline = time.monotonic() + 60
     while not driver.execute_script("return !!(window.campusReport && window.campusReport.ready)"):
         assert time.monotonic() < deadline, "the report never finished drawing"
@@ -369,10 +370,11 @@ def test_a_run_compared_with_itself_is_identical_and_shares_every_transcript(bro
     assert "identical, event for event" in browser.find_element("id", "divergence-banner").text
     task_id = small["term"].tasks[0].id
     browser.find_element("css selector", f'.task-row[data-task="{task_id}"]').click()
-    columns = browser.find_elements("css selector", f'.detail[data-detail="{task_id}"] .transcript')
-    assert len(columns) == 2 and "Same events as A" in columns[1].text
-    assert columns[0].find_elements("css selector", ".entry")
-    assert len(columns[0].find_elements("css selector", ".entry")) == len(columns[1].find_elements("css selector", ".entry"))
+    heads = browser.find_elements("css selector", f'.detail[data-detail="{task_id}"] .transcript-head')
+    assert len(heads) == 2 and "Same events as A" in heads[1].text
+    entries = [browser.find_elements("css selector", f'.detail[data-detail="{task_id}"] .step.{side} .entry') for side in "ab"]
+    assert entries[0] and len(entries[0]) == len(entries[1])
+    assert browser.find_elements("css selector", f'.detail[data-detail="{task_id}"] .step.gap') == []
     assert console_errors(browser) == []
 
 
@@ -419,4 +421,127 @@ def test_a_task_whose_world_changed_is_flagged_and_its_transcript_says_where(
     row.click()
     text = browser.find_element("css selector", f'.detail[data-detail="{task_id}"]').get_attribute("textContent")
     assert "The world changed here" in text and f"rule {firing.rule}" in text
+    assert console_errors(browser) == []
+
+
+# ---------------------------------------------------------------- triage: filters, flips, steps, tools, links
+
+
+def _steps(run: Run) -> dict[str, int]:
+    """Per task: its steps in the report (what it was shown, then one per reply)."""
+    return {t.task_id: 1 + sum(isinstance(e, AgentReplied) for _, _, e in t.events) for t in iter_tasks(run.store, run.branch.id)}
+
+
+def _rendered(driver: Any) -> list[str]:
+    return list(driver.execute_script("return campusReport.renderedTaskIds()"))
+
+
+def test_filters_act_on_the_whole_term_and_every_flip_is_listed(browser: Any, pages: dict[str, Path], opened: dict[str, Run]) -> None:
+    a, b = opened["oracle-s0"], opened["diligent-s0"]
+    outcomes = [{e.task_id: e.outcome for e in run.ended_tasks()} for run in (a, b)]
+    flipped = [task_id for task_id in sorted(outcomes[0].keys() | outcomes[1].keys())
+               if outcomes[0].get(task_id) != outcomes[1].get(task_id)]
+    assert len({day_of(a.term.by_id[task_id].release) // 7 for task_id in flipped}) > 1, "flips in one week prove nothing"
+    load(browser, pages["agents"])
+    listed = browser.execute_script("return [...document.querySelectorAll('#flips tbody tr')].map(r => [r.dataset.task, "
+                                    "...[...r.querySelectorAll('.outcome-cell')].map(c => c.textContent)])")
+    assert [row[0] for row in listed] == flipped
+    assert all(row[1].endswith(outcomes[0][row[0]]) and row[2].endswith(outcomes[1][row[0]]) for row in listed)
+    browser.find_element("css selector", "#filter-outcome option[value='flipped']").click()
+    assert sorted(_rendered(browser)) == sorted(flipped)
+    assert browser.find_element("id", "timeline-count").text.startswith(f"{len(flipped)} of {len(a.term.tasks)} task(s) match")
+    scenario = a.term.tasks[-1].scenario
+    browser.find_element("css selector", "#filter-outcome option[value='']").click()
+    browser.find_element("css selector", f"#filter-scenario option[value='{scenario}']").click()
+    assert sorted(_rendered(browser)) == sorted(t.id for t in a.term.tasks if t.scenario == scenario)
+    week = day_of(a.term.tasks[-1].release) // 7
+    browser.find_element("css selector", f"#filter-week option[value='{week}']").click()
+    assert sorted(_rendered(browser)) == sorted(t.id for t in a.term.tasks
+                                                if t.scenario == scenario and day_of(t.release) // 7 == week)
+    assert console_errors(browser) == []
+
+
+def test_a_flip_opens_both_transcripts_aligned_step_by_step_with_gaps(browser: Any, pages: dict[str, Path], opened: dict[str, Run],
+                                                                      small: dict[str, Any]) -> None:
+    a, b = opened["oracle-s0"], opened["diligent-s0"]
+    steps_a, steps_b = _steps(a), _steps(b)
+    outcomes = {e.task_id: e.outcome for e in a.ended_tasks()}
+    task_id = next(e.task_id for e in b.ended_tasks()
+                   if e.outcome != outcomes.get(e.task_id) and steps_a[e.task_id] != steps_b[e.task_id])
+    load(browser, pages["agents"])
+    browser.find_element("css selector", f'#flips tr[data-task="{task_id}"] a').click()
+    assert browser.execute_script("return location.hash") == f"#task={task_id}"
+    rows = browser.execute_script(
+        "return [...document.querySelectorAll(arguments[0] + ' .step-row:not(.heads)')].map(r => [...r.children].map(c => "
+        "[c.dataset.run, Number(c.dataset.step), c.classList.contains('gap'), Math.round(c.getBoundingClientRect().top)]))",
+        f'.detail[data-detail="{task_id}"]')
+    assert len(rows) == max(steps_a[task_id], steps_b[task_id])
+    for k, (left, right) in enumerate(rows):
+        assert (left[0], right[0]) == ("oracle-s0", "diligent-s0") and left[1] == right[1] == k
+        assert left[3] == right[3], f"step {k} of A and B do not start on one line"
+        assert (left[2], right[2]) == (k >= steps_a[task_id], k >= steps_b[task_id])
+    shoot(browser, small["folder"], "report-aligned")
+    shown = f'.detail[data-detail="{task_id}"] .step.a[data-step="0"]'
+    observation = _released(a, task_id).observation
+    assert observation not in browser.find_element("css selector", shown).get_attribute("textContent")
+    browser.find_element("css selector", shown + " button.more").click()
+    assert observation in browser.find_element("css selector", shown).get_attribute("textContent")
+    assert console_errors(browser) == []
+
+
+def test_no_scroll_box_nests_in_another(browser: Any, pages: dict[str, Path], opened: dict[str, Run]) -> None:
+    load(browser, pages["agents"])
+    longest = max(_steps(opened["diligent-s0"]).items(), key=lambda item: item[1])[0]
+    browser.execute_script("campusReport.openTask(arguments[0])", longest)
+    browser.execute_script("document.querySelectorAll('details.between').forEach(d => d.open = true)")
+    scrolling = browser.execute_script(
+        "return [...document.querySelectorAll('body *')].filter(n => { const s = getComputedStyle(n);"
+        " return ['auto', 'scroll'].includes(s.overflowY) || ['auto', 'scroll'].includes(s.overflowX); }).map(n => n.id || n.className)")
+    assert scrolling == ["timeline-scroll"]
+
+
+def test_the_tool_table_counts_each_tools_calls_and_failures_per_run(browser: Any, pages: dict[str, Path], opened: dict[str, Run]) -> None:
+    expected: dict[str, list[int]] = {}
+    for side, name in enumerate(("oracle-s0", "diligent-s0")):
+        called: dict[str, str] = {}
+        for _, _, e in events_of(opened[name]):
+            if isinstance(e, ToolCalled):
+                called[e.call_id] = e.tool
+                expected.setdefault(e.tool, [0, 0, 0, 0])[2 * side] += 1
+            elif isinstance(e, ToolResult) and e.status != "ok":
+                expected[called[e.call_id]][2 * side + 1] += 1
+    assert any(counts[1] or counts[3] for counts in expected.values()), "no failed call: the table would prove little"
+    load(browser, pages["agents"])
+    shown = browser.execute_script("return [...document.querySelectorAll('#tool-table tbody tr')].map(r => "
+                                   "[r.dataset.tool, ...[...r.children].slice(1).map(c => c.textContent)])")
+    assert {row[0]: [int(row[1]), int(row[2]), int(row[4]), int(row[5])] for row in shown} == expected
+    first = shown[0]
+    assert first[3] == f"{100 * int(first[2]) / int(first[1]):.1f}%" if int(first[1]) else first[3] == "n/a"
+    assert console_errors(browser) == []
+
+
+def test_a_link_to_a_task_opens_it_and_opening_a_task_updates_the_link(browser: Any, pages: dict[str, Path], opened: dict[str, Run]) -> None:
+    run = opened["oracle-s0"]
+    late = run.term.tasks[-1]
+    load(browser, pages["single"], f"#task={late.id}")
+    assert browser.find_elements("css selector", f'.detail[data-detail="{late.id}"]')
+    visible = ("const s = document.getElementById('timeline-scroll').getBoundingClientRect();"
+               "const r = arguments[0].getBoundingClientRect(); return r.top >= s.top && r.top < s.bottom;")
+    assert browser.execute_script(visible, browser.find_element("css selector", f'.task-row[data-task="{late.id}"]'))
+    other = run.term.tasks[0]
+    browser.execute_script("campusReport.showWeek(arguments[0])", day_of(other.release) // 7)
+    browser.find_element("css selector", f'.task-row[data-task="{other.id}"]').click()
+    assert browser.execute_script("return location.hash") == f"#task={other.id}"
+    browser.execute_script("location.hash = '#task=no-such-task'")
+    assert "not in this report" in browser.find_element("id", "link-note").text
+    assert console_errors(browser) == []
+
+
+def test_the_map_caption_follows_the_week_shown(browser: Any, pages: dict[str, Path], opened: dict[str, Run]) -> None:
+    run = opened["oracle-s0"]
+    weeks = sorted({day_of(t.release) // 7 for t in run.term.tasks})
+    load(browser, pages["single"])
+    for week in (weeks[-1], weeks[len(weeks) // 2]):
+        browser.find_element("css selector", f'#week-pager button[data-week="{week}"]').click()
+        assert f"Week {week}," in browser.find_element("id", "map-caption").text
     assert console_errors(browser) == []
