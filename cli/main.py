@@ -22,6 +22,7 @@ from campus.cli.agents import AGENT_HELP, with_agent_options
 from campus.cli.common import (DB, EXPECTED_ERRORS, JSON, PRICES, WORLD_HELP, emit_json, err, fail, inputs_of, model_key,
                                open_db, out, pairing_warning, price_lookup, world_of)
 from campus.cli.progress import task_progress
+from campus.cli.prompt import prompt as prompt_command
 from campus.cli.report import report as report_command
 from campus.cli.audit import audit as audit_command
 from campus.cli.sweep import sweep as sweep_command
@@ -71,6 +72,7 @@ app.add_typer(bench_app, name="bench")
 app.command(name="sweep")(sweep_command)
 term_app.command(name="audit")(audit_command)
 app.command(name="report")(report_command)
+app.command(name="prompt")(prompt_command)
 app.command(name="mcp")(mcp_command)
 app.command(name="probe")(probe_command)
 
