@@ -21,9 +21,11 @@ import msgspec
 import pytest
 
 from campus.agents import make_agent
+from campus.agents.llm import LLMConfig
 from campus.events import AgentReplied, TaskEnded, TaskReleased, ToolCalled, ToolResult, Walked, WorldChanged, decode_events
 from campus.kernel.clock import day_of
 from campus.kernel.store import SQLiteStore
+from campus.kernel.recorded import replies_of
 from campus.kernel.tasks import iter_tasks
 from campus.replays.diff import first_divergence
 from campus.reports.map_layout import CANVAS, campus_layout
@@ -32,6 +34,8 @@ from campus.reports.report_data import report_data
 from campus.scenarios.play import Run, new_run, open_run
 from campus.scenarios.term import generate_term
 from campus.world.index import WorldIndex
+from tests.chat_server import ChatServer
+from tests.llm_support import as_text_answers, llm_agent
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -545,3 +549,34 @@ def test_the_map_caption_follows_the_week_shown(browser: Any, pages: dict[str, P
         browser.find_element("css selector", f'#week-pager button[data-week="{week}"]').click()
         assert f"Week {week}," in browser.find_element("id", "map-caption").text
     assert console_errors(browser) == []
+
+
+def test_a_model_runs_report_shows_each_replys_tokens_request_hash_and_cost(
+        browser: Any, opened: dict[str, Run], small: dict[str, Any], world: WorldIndex, tmp_path: Path) -> None:
+    replies = [r.text for r in replies_of(opened["oracle-s0"].store, "oracle-s0")[:8]]
+    db = tmp_path / "model.db"
+    store = SQLiteStore(db)
+    run = new_run(store, world, small["term"], agent_name=LLMConfig(model="script-model", base_url="http://127.0.0.1:9/v1").spec(),
+                  seed=0, branch_id="model")
+    with ChatServer(as_text_answers(replies)) as server:  # type: ignore[arg-type]
+        run.session(llm_agent(server)).run(max_steps=len(replies))
+    metas = [json.loads(r.meta) for r in store.rows("model") if r.kind == "agent_replied"]
+    task_id = next(t.task_id for t in iter_tasks(store, "model"))
+    store.close()
+    prices = tmp_path / "prices.json"
+    prices.write_text('{"script-model": {"input": 2.0, "output": 8.0}}')
+    page = tmp_path / "model.html"
+    ok(campus("report", "model", "--html", str(page), "--db", str(db), "--prices", str(prices), cwd=tmp_path))
+    load(browser, page, f"#task={task_id}")
+    header = browser.find_element("css selector", ".run-card .usage").text
+    assert header.startswith(f"{len(metas)} model replies \u00b7 {11 * len(metas)} prompt + {7 * len(metas)} completion tokens")
+    assert f"cost ${len(metas) * 78 / 1e6:.4f} (at $2 / $8 per 1M tokens)" in header
+    tables = browser.execute_script(
+        "return [...document.querySelectorAll('.entry.agent_replied table.meta')].map(t => Object.fromEntries("
+        "[...t.querySelectorAll('tr')].map(r => [r.dataset.key, r.querySelector('td').textContent])))")
+    assert tables and [t["request_sha256"] for t in tables] == [m["request_sha256"] for m in metas[:len(tables)]]
+    assert all(t["prompt_tokens"] == "11" and t["completion_tokens"] == "7" and t["cost"] == "$0.0001" for t in tables)
+    detail = browser.find_element("css selector", f'.detail[data-detail="{task_id}"]').get_attribute("textContent")
+    assert "[object Object]" not in detail and "Week 0, Monday 10:00\u201310:50" in detail  # a calendar event's time
+    assert console_errors(browser) == []
+    shoot(browser, small["folder"], "report-model")

@@ -657,6 +657,13 @@
     return tool + "(" + parts.join(", ") + ")";
   }
 
+  /* A calendar event's time: a weekday of a range of weeks, from a clock time to another. */
+  function calendarTime(time) {
+    if (!time || typeof time !== "object") return String(time);
+    const weeks = time.first_week === time.last_week ? "Week " + time.first_week : "Weeks " + time.first_week + "\u2013" + time.last_week;
+    return weeks + ", " + DAY_NAMES[time.weekday] + " " + clock(time.start) + "\u2013" + clock(time.end);
+  }
+
   function describe(ev) {
     switch (ev.kind) {
       case "task_released": return ["Task released \u00b7 shown to the agent" + (ev.withheld ? " (instruction withheld until the student is there)" : "") + " \u00b7 tools: " + ev.systems.join(", "), ev.observation];
@@ -667,7 +674,7 @@
       case "tool_result": return ["Result: " + ev.status + (ev.minutes ? " \u00b7 +" + ev.minutes + " min" : ""), ev.message];
       case "answered": return ["Answer recorded: " + ev.answer, null];
       case "walked": return ["Walked " + clock(ev.depart) + "\u2013" + clock(ev.arrive) + " (" + (ev.arrive - ev.depart) + " min)", ev.path.map(nameOf).join(" \u2192 ")];
-      case "calendar_event_added": return ["Calendar: event added to " + ev.calendar_id, "\u201c" + ev.title + "\u201d at " + ev.location + ", " + ev.time + (ev.description ? "\n" + ev.description : "")];
+      case "calendar_event_added": return ["Calendar: event added to " + ev.calendar_id, "\u201c" + ev.title + "\u201d at " + ev.location + ", " + calendarTime(ev.time) + (ev.description ? "\n" + ev.description : "")];
       case "calendar_event_updated": return ["Calendar: event " + ev.event_id + " updated in " + ev.calendar_id, JSON.stringify(ev.changes)];
       case "calendar_event_removed": return ["Calendar: event " + ev.event_id + " removed from " + ev.calendar_id, null];
       case "email_sent": return ["Email sent to " + ev.to + (ev.cc ? " (cc " + ev.cc + ")" : ""), "Subject: " + ev.subject + "\n\n" + ev.body];
