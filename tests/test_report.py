@@ -447,10 +447,8 @@ def test_filters_act_on_the_whole_term_and_every_flip_is_listed(browser: Any, pa
                if outcomes[0].get(task_id) != outcomes[1].get(task_id)]
     assert len({day_of(a.term.by_id[task_id].release) // 7 for task_id in flipped}) > 1, "flips in one week prove nothing"
     load(browser, pages["agents"])
-    listed = browser.execute_script("return [...document.querySelectorAll('#flips tbody tr')].map(r => [r.dataset.task, "
-                                    "...[...r.querySelectorAll('.outcome-cell')].map(c => c.textContent)])")
-    assert [row[0] for row in listed] == flipped
-    assert all(row[1].endswith(outcomes[0][row[0]]) and row[2].endswith(outcomes[1][row[0]]) for row in listed)
+    listed = browser.execute_script("return [...document.querySelectorAll('#flips .flip-chip')].map(c => [c.dataset.task, c.dataset.a, c.dataset.b])")
+    assert listed == [[task_id, outcomes[0].get(task_id, "missing"), outcomes[1].get(task_id, "missing")] for task_id in flipped]
     browser.find_element("css selector", "#filter-outcome option[value='flipped']").click()
     assert sorted(_rendered(browser)) == sorted(flipped)
     assert browser.find_element("id", "timeline-count").text.startswith(f"{len(flipped)} of {len(a.term.tasks)} task(s) match")
@@ -473,7 +471,7 @@ def test_a_flip_opens_both_transcripts_aligned_step_by_step_with_gaps(browser: A
     task_id = next(e.task_id for e in b.ended_tasks()
                    if e.outcome != outcomes.get(e.task_id) and steps_a[e.task_id] != steps_b[e.task_id])
     load(browser, pages["agents"])
-    browser.find_element("css selector", f'#flips tr[data-task="{task_id}"] a').click()
+    browser.find_element("css selector", f'#flips .flip-chip[data-task="{task_id}"]').click()
     assert browser.execute_script("return location.hash") == f"#task={task_id}"
     rows = browser.execute_script(
         "return [...document.querySelectorAll(arguments[0] + ' .step-row:not(.heads)')].map(r => [...r.children].map(c => "

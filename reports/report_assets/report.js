@@ -181,19 +181,18 @@
       openTask(taskId);
       document.getElementById("timeline").scrollIntoView({ block: "start" });
     };
-    const outcomeCell = (outcome) => h("td", { class: "outcome-cell " + (outcome || "missing") }, OUTCOME_TEXT[outcome || "missing"] || outcome);
-    const rows = list.map((flip) => {
+    const mark = (outcome) => h("span", { class: "outcome-cell " + (outcome || "missing") }, (OUTCOME_TEXT[outcome || "missing"] || String(outcome)).split(" ")[0]);
+    const chips = list.map((flip) => {
       const task = taskById.get(flip.task_id);
-      return h("tr", { "data-task": flip.task_id },
-        h("td", {}, h("a", { href: "#task=" + encodeURIComponent(flip.task_id), onclick: open(flip.task_id) }, flip.task_id)),
-        h("td", {}, task ? task.scenario.replace(/_/g, " ") : ""), h("td", {}, task ? label(task.release) : ""),
-        outcomeCell(flip.a), outcomeCell(flip.b));
+      return h("a", { class: "flip-chip", href: "#task=" + encodeURIComponent(flip.task_id), onclick: open(flip.task_id),
+        "data-task": flip.task_id, "data-a": flip.a || "missing", "data-b": flip.b || "missing",
+        title: (task ? task.scenario.replace(/_/g, " ") + ", released " + label(task.release) + ": " : "") +
+          "A " + (flip.a || "not reached") + ", B " + (flip.b || "not reached") },
+        flip.task_id, " ", mark(flip.a), "\u2192", mark(flip.b));
     });
-    const head = h("tr", {}, h("th", {}, "task"), h("th", {}, "scenario"), h("th", {}, "released"),
-      h("th", { style: { color: "var(--run-a)" } }, "A"), h("th", { style: { color: "var(--run-b)" } }, "B"));
     return h("section", { class: "panel flips", id: "flips" },
-      h("h2", {}, "Flipped tasks: " + list.length + " of " + tasks.length + (list.length ? " (click one to open both transcripts)" : "")),
-      list.length ? h("table", { class: "grid" }, h("thead", {}, head), h("tbody", {}, rows)) : h("div", { class: "muted" }, "No task's outcome differs between A and B."));
+      h("h2", {}, "Flipped tasks: " + list.length + " of " + tasks.length + (list.length ? " (A \u2192 B; click one to open both transcripts)" : "")),
+      list.length ? h("div", { class: "flip-list" }, chips) : h("div", { class: "muted" }, "No task's outcome differs between A and B."));
   }
 
   /* Per tool: calls, failed calls and the failure rate, for each run; the most failures first. */
