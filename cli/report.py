@@ -52,7 +52,7 @@ def report(
         if second is not None:
             pairing_warning(first, second, force)
         size = write_report(html, first, second, price_of=price_of) if html is not None else 0
-        rows = write_csv(first, csv_dir) if csv_dir is not None else None
+        rows = write_csv(first, csv_dir, price_of(first.branch.agent)) if csv_dir is not None else None
         seconds = time.perf_counter() - started
     except (StoreError, ReportError, ValueError) as error:
         fail(str(error))

@@ -7,6 +7,7 @@ under pytest's temporary directory and their paths printed (``pytest -s`` shows 
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import subprocess
@@ -551,7 +552,9 @@ def test_the_map_caption_follows_the_week_shown(browser: Any, pages: dict[str, P
 
 def test_a_model_runs_report_shows_each_replys_tokens_request_hash_and_cost(
         browser: Any, opened: dict[str, Run], small: dict[str, Any], world: WorldIndex, tmp_path: Path) -> None:
-    replies = [r.text for r in replies_of(opened["oracle-s0"].store, "oracle-s0")[:8]]
+    oracle = opened["oracle-s0"]
+    first_task = [json.loads(r.payload)["task_id"] for r in oracle.store.rows("oracle-s0") if r.kind == "agent_replied"]
+    replies = [r.text for r in replies_of(oracle.store, "oracle-s0")[:first_task.count(first_task[0]) + 2]]  # one task ends
     db = tmp_path / "model.db"
     store = SQLiteStore(db)
     run = new_run(store, world, small["term"], agent_name=LLMConfig(model="script-model", base_url="http://127.0.0.1:9/v1").spec(),
@@ -564,7 +567,10 @@ def test_a_model_runs_report_shows_each_replys_tokens_request_hash_and_cost(
     prices = tmp_path / "prices.json"
     prices.write_text('{"script-model": {"input": 2.0, "output": 8.0}}')
     page = tmp_path / "model.html"
-    ok(campus("report", "model", "--html", str(page), "--db", str(db), "--prices", str(prices), cwd=tmp_path))
+    ok(campus("report", "model", "--html", str(page), "--csv", str(tmp_path), "--db", str(db), "--prices", str(prices), cwd=tmp_path))
+    with open(tmp_path / "tasks.csv", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert rows and all(float(row["cost_usd"]) == round(int(row["prompt_tokens"]) // 11 * 78 / 1e6, 6) for row in rows)
     load(browser, page, f"#task={task_id}")
     header = browser.find_element("css selector", ".run-card .usage").text
     assert header.startswith(f"{len(metas)} model replies \u00b7 {11 * len(metas)} prompt + {7 * len(metas)} completion tokens")
