@@ -25,8 +25,7 @@ def prompt(
     """Show the exact request (messages and tools) the model was sent for one reply: rebuilt from the
     log and the run's agent spec, and checked against the request hash stored beside the reply.
 
-    Exit 1 if the rebuilt request does not hash to the stored one. With --json, the request itself
-    (as sent to the chat-completions endpoint) with both hashes.
+    Exit 1 if the rebuilt request does not hash to the stored one. With --json, the request itself (as sent to the chat-completions endpoint) with both hashes.
     """
     from campus.lab.prompt_check import rebuild_request
 

@@ -29,9 +29,11 @@ def report(
     prices: Path = PRICES,
     as_json: bool = typer.Option(False, "--json", help="Print what was written as JSON."),
 ) -> None:
-    """Write an HTML report: scorecard and charts, a day-by-day timeline, each task's transcript
-    (click a task) and the student's walks on the campus map; with --vs, two runs aligned by task.
-    With --csv DIR, the run's tasks and tool calls as CSV files too.
+    """Write an HTML report: scorecard and charts, a per-tool failure table, a day-by-day timeline
+    with filters over the whole term, each task's transcript (click a task; each reply's tokens,
+    request hash and cost) and the student's walks on the campus map. With --vs, two runs aligned
+    by task and step by step, with every flipped task listed. REPORT.html#task=ID opens at a task.
+    With --csv DIR, the run's tasks and tool calls as CSV files too. --prices FILE prices the model.
     """
     if html is None and csv_dir is None:
         fail("say what to write: --html FILE, --csv DIR or both")
