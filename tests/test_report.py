@@ -457,6 +457,8 @@ def test_filters_act_on_the_whole_term_and_every_flip_is_listed(browser: Any, pa
     browser.find_element("css selector", "#filter-outcome option[value='']").click()
     browser.find_element("css selector", f"#filter-scenario option[value='{scenario}']").click()
     assert sorted(_rendered(browser)) == sorted(t.id for t in a.term.tasks if t.scenario == scenario)
+    browser.find_element("css selector", "#week-pager button[data-all]").click()
+    assert sorted(_rendered(browser)) == sorted(t.id for t in a.term.tasks if t.scenario == scenario)
     week = day_of(a.term.tasks[-1].release) // 7
     browser.find_element("css selector", f"#filter-week option[value='{week}']").click()
     assert sorted(_rendered(browser)) == sorted(t.id for t in a.term.tasks
@@ -501,6 +503,10 @@ def test_no_scroll_box_nests_in_another(browser: Any, pages: dict[str, Path], op
         "return [...document.querySelectorAll('body *')].filter(n => { const s = getComputedStyle(n);"
         " return ['auto', 'scroll'].includes(s.overflowY) || ['auto', 'scroll'].includes(s.overflowX); }).map(n => n.id || n.className)")
     assert scrolling == ["timeline-scroll"]
+    spilling = "return [...document.querySelectorAll('.panel')].filter(p => p.scrollWidth > p.clientWidth + 1).map(p => p.id)"
+    assert browser.execute_script(spilling) == []
+    load(browser, pages["single"])
+    assert browser.execute_script(spilling) == []
 
 
 def test_the_tool_table_counts_each_tools_calls_and_failures_per_run(browser: Any, pages: dict[str, Path], opened: dict[str, Run]) -> None:
@@ -535,6 +541,8 @@ def test_a_link_to_a_task_opens_it_and_opening_a_task_updates_the_link(browser: 
     browser.execute_script("campusReport.showWeek(arguments[0])", day_of(other.release) // 7)
     browser.find_element("css selector", f'.task-row[data-task="{other.id}"]').click()
     assert browser.execute_script("return location.hash") == f"#task={other.id}"
+    browser.find_element("css selector", f'.task-row[data-task="{other.id}"]').click()
+    assert browser.execute_script("return location.hash") == "" and not browser.find_elements("css selector", ".detail")
     browser.execute_script("location.hash = '#task=no-such-task'")
     assert "not in this report" in browser.find_element("id", "link-note").text
     assert console_errors(browser) == []
