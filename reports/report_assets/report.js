@@ -204,11 +204,12 @@
     names.sort((x, y) => failures(y) - failures(x) || calls(y) - calls(x) || (x < y ? -1 : 1));
     const side = (i) => (VS ? SIDES[i].toUpperCase() + " " : "");
     const head = h("tr", {}, h("th", {}, "tool"), RUNS.map((run, i) => [h("th", {}, side(i) + "calls"), h("th", {}, side(i) + "failed"), h("th", {}, side(i) + "rate")]));
-    const rows = names.map((name) => h("tr", { "data-tool": name }, h("td", { class: "mono" }, name), RUNS.map((run) => {
+    const breakable = (name) => name.split(".").map((part, i) => (i ? [".", h("wbr"), part] : part));
+    const rows = names.map((name) => h("tr", { "data-tool": name }, h("td", { class: "mono" }, breakable(name)), RUNS.map((run) => {
       const [n, failed] = stat(run, name);
       return [h("td", {}, n), h("td", { class: failed ? "delta-down" : "" }, failed), h("td", {}, n ? pct(failed / n) : "n/a")];
     })));
-    return h("div", { class: "panel", id: "tool-table" }, h("h2", {}, "Tool calls and failures"),
+    return h("div", { class: "panel" + (VS ? " wide" : ""), id: "tool-table" }, h("h2", {}, "Tool calls and failures"),
       names.length ? h("table", { class: "score grid" }, h("thead", {}, head), h("tbody", {}, rows)) : h("div", { class: "muted" }, "No tool was called."));
   }
 
