@@ -117,6 +117,12 @@ class LLMConfig(msgspec.Struct, frozen=True, kw_only=True):
     def short_name(self) -> str:
         return f"llm-{self.provider}-{self.model}" if self.provider else f"llm-{self.model}"
 
+    def price_key(self) -> str:
+        """How a price table names this model: ``provider/model``, ``openai/...`` for OpenAI's own URL, else the bare name."""
+        if self.provider:
+            return f"{self.provider}/{self.model}"
+        return f"openai/{self.model}" if public_url(self.base_url) == OPENAI_URL else self.model
+
     def token_limit(self) -> TokenLimit:
         """What the server calls the reply-length limit: OpenAI's own API wants ``max_completion_tokens``."""
         provider = provider_of(self.provider)

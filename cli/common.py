@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
@@ -14,12 +14,14 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from campus.agents.llm import LLMConfig
 from campus.kernel.agent import AgentUnavailable
 from campus.kernel.clock import TimeFormatError
 from campus.kernel.runner import SessionError
 from campus.kernel.store import EventStore, StoreError, open_store
 from campus.replays.diff import mismatches
 from campus.replays.export import ExportFormatError
+from campus.replays.prices import Price, load_prices, price_for
 from campus.replays.seek import SeekError
 from campus.scenarios.play import Run, RunSpec, load_inputs, load_world
 from campus.scenarios.task import Term
@@ -30,6 +32,8 @@ err = Console(stderr=True, soft_wrap=True)
 
 DB = typer.Option("runs.db", "--db", help="The SQLite file holding runs (created if missing).")
 JSON = typer.Option(False, "--json", help="Print machine-readable JSON instead of a summary.")
+PRICES = typer.Option(None, "--prices", metavar="FILE", help="Model prices (USD per 1M input/output tokens) "
+                      "added over the built-in table: TOML (*.toml) or JSON mapping 'provider/model' to {input, output}.")
 WORLD_HELP = "'generated' (the default: a campus from the seed) or 'stulife:DIR' (the published StuLife data)."
 
 EXPECTED_ERRORS = (StoreError, SessionError, SeekError, TimeFormatError, ExportFormatError, ValueError, AgentUnavailable)
@@ -97,3 +101,24 @@ def inputs_of(world_source: str | None, seed: int, scale: float, resume: str | N
                                    busy_days=busy_days, check_ins=check_ins))
     except ValueError as error:
         fail(str(error))
+
+
+PriceOf = Callable[[str], Price | None]
+
+
+def price_lookup(path: Path | None) -> PriceOf:
+    """The price of a run's agent (by its spec): ``None`` for a built-in agent or a model the table does not name."""
+    try:
+        table = load_prices(path)
+    except ValueError as error:
+        fail(str(error))
+
+    def price_of(agent: str) -> Price | None:
+        return price_for(table, model_key(agent))
+
+    return price_of
+
+
+def model_key(agent: str) -> str | None:
+    """How the price table names a run's model (``provider/model``); ``None`` for an agent that is no model."""
+    return LLMConfig.from_spec(agent).price_key() if agent.startswith("llm:") else None

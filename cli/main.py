@@ -19,9 +19,10 @@ from rich.table import Table
 
 from campus.agents.registry import AgentOptions, is_llm, playing, recorded_source, replay_run, resolve, run_label
 from campus.cli.agents import AGENT_HELP, with_agent_options
-from campus.cli.common import (DB, EXPECTED_ERRORS, JSON, WORLD_HELP, emit_json, err, fail, inputs_of, open_db, out,
-                               pairing_warning, world_of)
+from campus.cli.common import (DB, EXPECTED_ERRORS, JSON, PRICES, WORLD_HELP, emit_json, err, fail, inputs_of, model_key,
+                               open_db, out, pairing_warning, price_lookup, world_of)
 from campus.cli.progress import task_progress
+from campus.cli.prompt import prompt as prompt_command
 from campus.cli.report import report as report_command
 from campus.cli.audit import audit as audit_command
 from campus.cli.sweep import sweep as sweep_command
@@ -38,6 +39,7 @@ from campus.replays.signing import SigningError, check_signed, generate_key, pri
 from campus.replays.fork import InjectedReply, fork_run
 from campus.replays.seek import describe_state, resolve_position, seek
 from campus.replays.status import abandoned_twin, run_status, term_scale
+from campus.replays.prices import cost_line, cost_text, cost_usd, run_cost
 from campus.replays.usage import run_usage, usage_line
 from campus.replays.verify import verify
 from campus.scenarios.play import DEFAULT_ROUND_LIMIT, ROUNDS_HELP, Run, RunSpec, open_run, slug, start_run
@@ -73,6 +75,7 @@ app.add_typer(bench_app, name="bench")
 app.command(name="sweep")(sweep_command)
 term_app.command(name="audit")(audit_command)
 app.command(name="report")(report_command)
+app.command(name="prompt")(prompt_command)
 app.command(name="mcp")(mcp_command)
 app.command(name="probe")(probe_command)
 
@@ -533,28 +536,36 @@ def import_command(
 def score(
     run_id: str = typer.Argument(..., metavar="RUN", help="The run to score again."),
     db: str = DB,
+    prices: Path = PRICES,
     as_json: bool = JSON,
 ) -> None:
     """Re-score a stored run by replaying its log and judging every task again (no agent is called).
 
-    Prints the scorecard, and for a model's run its token and latency totals (per task in
-    --json); exit 1 if any task is judged differently from what the run recorded.
+    Prints the scorecard, and for a model's run its token, latency and cost totals (per task in
+    --json; the cost is unknown for a model the price table does not name); exit 1 if any task is
+    judged differently from what the run recorded.
     """
     from campus.replays.score import rescore
 
+    price_of = price_lookup(prices)
     with open_db(db) as store:
         current = open_run(store, run_id)
         with task_progress(err, _ended_count(current), "scoring", not as_json) as tick:
             report = rescore(current, on_task=tick)
         usage = run_usage(store, run_id)
+    key = model_key(current.branch.agent)
+    price = price_of(current.branch.agent)
     if as_json:
-        emit_json(msgspec.to_builtins(report) | {"usage": asdict(usage)})
+        emit_json(msgspec.to_builtins(report) | {"usage": asdict(usage)}
+                  | ({"cost": run_cost(usage, price)} if key is not None else {}))
     else:
         out.print(f"{report.run}: " + ("scorecard reproduced" if report.matches else "[bold red]scorecard differs[/]"))
         out.print(_metrics_line(report.scorecard), highlight=False)
         _print_disruptions(report.scorecard, report.errors)
         if usage.total.prompt_tokens or usage.total.latency_s:
             out.print(usage_line(usage.total), highlight=False)
+        if key is not None:
+            out.print(cost_line(usage.total, price, key), highlight=False, markup=False)
         for item in report.changed[:20]:
             out.print(f"- {item['task_id']}: recorded {item['recorded']}, judged {item['judged']}", highlight=False, markup=False)
     if not report.matches:
@@ -616,6 +627,7 @@ def lifelong(
 def runs(
     db: str = DB,
     show_all: bool = typer.Option(False, "--all", help="Also list abandoned runs (no reply from their agent)."),
+    prices: Path = PRICES,
     as_json: bool = JSON,
 ) -> None:
     """List the runs (branches) in a database: status, agent, seed, scale, StuGPA, parent and fork point.
@@ -624,6 +636,7 @@ def runs(
     abandoned: its agent never replied (an unreachable model, a bad key); those are hidden
     unless --all.
     """
+    price_of = price_lookup(prices)
     with open_db(db) as store:
         terms: dict[str, Term] = {}
         scales: dict[str, float | None] = {}
@@ -640,6 +653,7 @@ def runs(
             rows.append({"run": b.id, "status": status.state, "agent": b.agent, "label": run_label(b.agent),
                          "tokens": None if usage is None else usage.prompt_tokens + usage.completion_tokens,
                          "latency_s": None if usage is None else usage.latency_s,
+                         "cost_usd": None if usage is None else cost_usd(usage, price_of(b.agent)),
                          "seed": b.seed, "scale": scales[b.term_hash], "stugpa": card["stugpa"]["total"],
                          "tasks_ended": card["total"]["tasks"], "parent": b.parent,
                          "fork_seq": b.fork_seq if b.parent else None, "events": status.head,
@@ -648,13 +662,15 @@ def runs(
         emit_json(rows)
         return
     table = Table()
-    numbers = ("seed", "scale", "StuGPA", "fork at", "events", "tokens")
-    for column in ("run", "status", "agent", "seed", "scale", "StuGPA", "parent", "fork at", "events", "tokens", "final hash"):
+    numbers = ("seed", "scale", "StuGPA", "fork at", "events", "tokens", "cost")
+    for column in ("run", "status", "agent", "seed", "scale", "StuGPA", "parent", "fork at", "events", "tokens", "cost",
+                   "final hash"):
         table.add_column(column, justify="right" if column in numbers else "left")
     for r in rows:
         table.add_row(r["run"], r["status_text"], r["label"], str(r["seed"]), "" if r["scale"] is None else f"{r['scale']:g}",
                       f"{r['stugpa']:.2f}", r["parent"] or "", "" if r["fork_seq"] is None else str(r["fork_seq"]),
-                      str(r["events"]), "" if r["tokens"] is None else f"{r['tokens']:,}", r["final_hash"][:16])
+                      str(r["events"]), "" if r["tokens"] is None else f"{r['tokens']:,}",
+                      "" if r["tokens"] is None else cost_text(r["cost_usd"]), r["final_hash"][:16])
     out.print(table)
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import msgspec
 import typer
 
-from campus.cli.common import fail, pairing_warning
+from campus.cli.common import PRICES, fail, pairing_warning, price_lookup
 from campus.kernel.store import StoreError, open_store
 from campus.reports.csv_export import write_csv
 from campus.reports.report import ReportError, write_report
@@ -26,11 +26,14 @@ def report(
     vs: str = typer.Option(None, "--vs", metavar="RUN2", help="Compare with this run: side by side, first divergence highlighted."),
     db: str = typer.Option("runs.db", "--db", help="The SQLite file holding the runs."),
     force: bool = typer.Option(False, "--force", help="With --vs: compare runs of different worlds, terms or rules anyway."),
+    prices: Path = PRICES,
     as_json: bool = typer.Option(False, "--json", help="Print what was written as JSON."),
 ) -> None:
-    """Write an HTML report: scorecard and charts, a day-by-day timeline, each task's transcript
-    (click a task) and the student's walks on the campus map; with --vs, two runs aligned by task.
-    With --csv DIR, the run's tasks and tool calls as CSV files too.
+    """Write an HTML report: scorecard and charts, a per-tool failure table, a day-by-day timeline
+    with filters over the whole term, each task's transcript (click a task; each reply's tokens,
+    request hash and cost) and the student's walks on the campus map. With --vs, two runs aligned
+    by task and step by step, with every flipped task listed. REPORT.html#task=ID opens at a task.
+    With --csv DIR, the run's tasks and tool calls as CSV files too. --prices FILE prices the model.
     """
     if html is None and csv_dir is None:
         fail("say what to write: --html FILE, --csv DIR or both")
@@ -42,6 +45,7 @@ def report(
         fail(f"the folder {html.parent} does not exist")
     if csv_dir is not None and csv_dir.exists() and not csv_dir.is_dir():
         fail(f"{csv_dir} is a file; --csv takes a folder")
+    price_of = price_lookup(prices)
     store = open_store(db)
     try:
         started = time.perf_counter()
@@ -49,8 +53,8 @@ def report(
         second = open_run(store, vs) if vs is not None else None
         if second is not None:
             pairing_warning(first, second, force)
-        size = write_report(html, first, second) if html is not None else 0
-        rows = write_csv(first, csv_dir) if csv_dir is not None else None
+        size = write_report(html, first, second, price_of=price_of) if html is not None else 0
+        rows = write_csv(first, csv_dir, price_of(first.branch.agent)) if csv_dir is not None else None
         seconds = time.perf_counter() - started
     except (StoreError, ReportError, ValueError) as error:
         fail(str(error))

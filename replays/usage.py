@@ -11,10 +11,19 @@ from campus.kernel.store import EventStore
 from campus.kernel.tasks import row_batches
 
 
-class _Meta(msgspec.Struct):
+class UsageMeta(msgspec.Struct):
+    """What a reply's metadata says it spent (zero for what it does not say)."""
+
     prompt_tokens: int = 0
     completion_tokens: int = 0
     latency_s: float = 0.0
+
+    @classmethod
+    def read(cls, meta: str | None) -> UsageMeta:
+        try:
+            return msgspec.json.decode(meta, type=cls) if meta else cls()
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return cls()  # metadata an agent wrote in another shape: the reply still counts
 
 
 class _Reply(msgspec.Struct):
@@ -28,7 +37,7 @@ class Usage:
     completion_tokens: int = 0
     latency_s: float = 0.0
 
-    def add(self, meta: _Meta) -> None:
+    def add(self, meta: UsageMeta) -> None:
         self.replies += 1
         self.prompt_tokens += meta.prompt_tokens
         self.completion_tokens += meta.completion_tokens
@@ -40,6 +49,10 @@ class RunUsage:
     total: Usage = field(default_factory=Usage)
     by_task: dict[str, Usage] = field(default_factory=dict)
 
+    def add(self, task_id: str, meta: UsageMeta) -> None:
+        self.total.add(meta)
+        self.by_task.setdefault(task_id, Usage()).add(meta)
+
 
 def run_usage(store: EventStore, branch_id: str) -> RunUsage:
     """Token and latency totals of every reply in the run's history (a fork counts its parent's replies too)."""
@@ -47,13 +60,7 @@ def run_usage(store: EventStore, branch_id: str) -> RunUsage:
     for row in (row for rows in row_batches(store, branch_id) for row in rows):
         if row.kind != "agent_replied":
             continue
-        try:
-            meta = msgspec.json.decode(row.meta, type=_Meta) if row.meta else _Meta()
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            meta = _Meta()  # metadata an agent wrote in another shape: the reply still counts
-        task = msgspec.json.decode(row.payload, type=_Reply).task_id
-        found.total.add(meta)
-        found.by_task.setdefault(task, Usage()).add(meta)
+        found.add(msgspec.json.decode(row.payload, type=_Reply).task_id, UsageMeta.read(row.meta))
     return found
 
 

@@ -1,7 +1,8 @@
 """A run's tasks and tool calls as CSV files, for triage in a spreadsheet or a notebook.
 
 ``tasks.csv``: one row per ended task (id, scenario, phase, release time, outcome, reason, turns,
-and the model's tokens and latency for it when the agent reported them). ``tool_calls.csv``: one
+and the model's tokens, latency and cost in USD for it when the agent reported them; the cost is
+empty when the model's price is unknown). ``tool_calls.csv``: one
 row per tool call in log order (seq, simulated time, task, tool, arguments as JSON, status,
 message, minutes it took).
 """
@@ -16,16 +17,18 @@ import msgspec
 from campus.events import TaskEnded, ToolCalled, ToolResult, decode_event
 from campus.kernel.clock import label
 from campus.kernel.tasks import events_of
+from campus.replays.prices import Price, cost_usd
 from campus.replays.usage import Usage, run_usage
 from campus.scenarios.play import Run
 
 TASK_COLUMNS = ("task_id", "scenario", "phase", "released", "outcome", "reason", "turns", "prompt_tokens",
-                "completion_tokens", "latency_s")
+                "completion_tokens", "latency_s", "cost_usd")
 CALL_COLUMNS = ("seq", "time", "task_id", "tool", "args", "status", "message", "minutes")
 
 
-def write_csv(run: Run, folder: Path) -> dict[str, int]:
-    """Write ``tasks.csv`` and ``tool_calls.csv`` into ``folder``; the number of rows of each."""
+def write_csv(run: Run, folder: Path, price: Price | None = None) -> dict[str, int]:
+    """Write ``tasks.csv`` and ``tool_calls.csv`` into ``folder``; the number of rows of each.
+    ``price`` is the run's model's price, if known."""
     folder.mkdir(parents=True, exist_ok=True)
     tasks = {task.id: task for task in run.term.tasks}
     usage = run_usage(run.store, run.branch.id).by_task
@@ -34,7 +37,7 @@ def write_csv(run: Run, folder: Path) -> dict[str, int]:
         task = tasks[ended.task_id]
         spent = usage.get(ended.task_id, Usage())
         task_rows.append((ended.task_id, task.scenario, task.phase, label(task.release), ended.outcome, ended.reason,
-                          ended.turns, spent.prompt_tokens, spent.completion_tokens, spent.latency_s))
+                          ended.turns, spent.prompt_tokens, spent.completion_tokens, spent.latency_s, cost_usd(spent, price)))
     call_rows: list[tuple[object, ...]] = []
     open_calls: dict[str, list[object]] = {}
     for row in run.store.rows(run.branch.id):

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
+from campus.replays.prices import Price
 from campus.reports.report_data import report_data
 from campus.scenarios.play import Run
 
@@ -27,14 +29,15 @@ class ReportError(ValueError):
     """A report that cannot be built (e.g. a damaged template)."""
 
 
-def render_report(a: Run, b: Run | None = None) -> str:
-    """The HTML page for run ``a`` (compared with ``b`` if given)."""
-    return render_page(report_data(a, b))
+def render_report(a: Run, b: Run | None = None, *, price_of: Callable[[str], Price | None] | None = None) -> str:
+    """The HTML page for run ``a`` (compared with ``b`` if given); ``price_of`` prices a run's agent for its cost."""
+    return render_page(report_data(a, b, price_of=price_of))
 
 
-def write_report(path: str | Path, a: Run, b: Run | None = None) -> int:
+def write_report(path: str | Path, a: Run, b: Run | None = None, *,
+                 price_of: Callable[[str], Price | None] | None = None) -> int:
     """Write the page to ``path``; returns its size in bytes."""
-    page = render_report(a, b).encode("utf-8")
+    page = render_report(a, b, price_of=price_of).encode("utf-8")
     Path(path).write_bytes(page)
     return len(page)
 

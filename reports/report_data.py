@@ -14,6 +14,7 @@ first run's).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -21,6 +22,8 @@ import msgspec
 from campus.events import TaskEnded, TaskReleased, Walked, decode_events
 from campus.kernel.schedule import Composing
 from campus.replays.diff import diff_runs
+from campus.replays.prices import Price, cost_usd
+from campus.replays.usage import RunUsage, Usage, UsageMeta
 from campus.reports.map_layout import campus_layout
 from campus.scenarios.check_ins import SCENARIO as CHECK_INS, probes_of
 from campus.scenarios.play import Run
@@ -39,11 +42,34 @@ _DECODED = {"task_released": TaskReleased, "task_ended": TaskEnded, "walked": Wa
 _DECODERS = {kind: msgspec.json.Decoder(cls) for kind, cls in _DECODED.items()}
 
 
-def report_data(a: Run, b: Run | None = None) -> dict[str, Any]:
-    """Everything the page needs for one run, or for two runs compared side by side."""
+class _Call(msgspec.Struct):
+    call_id: str
+    tool: str
+
+
+class _Result(msgspec.Struct):
+    call_id: str
+    status: str
+
+
+class _Reply(msgspec.Struct):
+    task_id: str
+
+
+_CALL, _RESULT, _REPLY = msgspec.json.Decoder(_Call), msgspec.json.Decoder(_Result), msgspec.json.Decoder(_Reply)
+
+
+def report_data(a: Run, b: Run | None = None, *, price_of: Callable[[str], Price | None] | None = None) -> dict[str, Any]:
+    """Everything the page needs for one run, or for two runs compared side by side.
+
+    ``price_of`` gives the price of a run's agent (by its spec), for its cost; without it every cost is unknown.
+    """
     comparison = diff_runs(a, b) if b is not None else None
     divergence = comparison["first_divergence"] if comparison else None
-    runs = [run_part(a)] if b is None else [run_part(a), run_part(b, shared_before=_shared_limit(b, comparison))]
+    prices = price_of or (lambda agent: None)
+    runs = ([run_part(a, price=prices(a.branch.agent))] if b is None else
+            [run_part(a, price=prices(a.branch.agent)),
+             run_part(b, shared_before=_shared_limit(b, comparison), price=prices(b.branch.agent))])
     data: dict[str, Any] = {
         "version": 1,
         "tasks": _task_rows(a.term, b.term if b is not None else None),
@@ -70,12 +96,16 @@ def _shared_limit(b: Run, comparison: dict[str, Any] | None) -> int:
     return point["seq"] if point else b.store.head(b.branch.id)[0] + 1
 
 
-def run_part(run: Run, *, shared_before: int = 0) -> dict[str, Any]:
-    """One run: its summary, scorecard, memory-probe vector, each task's span and transcript, its walks, the events between tasks,
-    and per task how many trigger-rule changes fired while it was open.
+def run_part(run: Run, *, shared_before: int = 0, price: Price | None = None) -> dict[str, Any]:
+    """One run: its summary, scorecard, each task's span and transcript, its walks, the events between tasks,
+    per task how many trigger-rule changes fired while it was open, per tool its calls and failures, and
+    the model's tokens, latency and cost, in all and per task (``price`` is its price, if known).
 
     Transcripts of tasks that end before ``shared_before`` are ``None`` (identical to the first run's).
     """
+    tools: dict[str, list[int]] = {}
+    calls: dict[str, str] = {}
+    usage = RunUsage()
     head, final_hash = run.store.head(run.branch.id)
     spans: dict[str, list[Any]] = {}
     transcripts: dict[str, msgspec.Raw | None] = {}
@@ -101,6 +131,16 @@ def run_part(run: Run, *, shared_before: int = 0) -> dict[str, Any]:
                     spans[event.task_id][1] = row.seq
                     spans[event.task_id][3:] = [row.t, event.outcome, event.turns, event.reason, event.detail, event.marks]
                     ended.append(event)
+            elif kind == "tool_called":
+                call = _CALL.decode(row.payload)
+                calls[call.call_id] = call.tool
+                tools.setdefault(call.tool, [0, 0])[0] += 1
+            elif kind == "tool_result":
+                result = _RESULT.decode(row.payload)
+                if result.status != "ok" and result.call_id in calls:
+                    tools[calls[result.call_id]][1] += 1
+            elif kind == "agent_replied":
+                usage.add(_REPLY.decode(row.payload).task_id, UsageMeta.read(row.meta))
             finished = finished or kind == "run_ended"
             if kind == "world_changed" and current is not None and msgspec.json.decode(row.payload).get("rule"):
                 firings[current] = firings.get(current, 0) + 1
@@ -131,6 +171,10 @@ def run_part(run: Run, *, shared_before: int = 0) -> dict[str, Any]:
         "walks": walks,
         "between": between,
         "firings": firings,
+        "tools": tools,
+        "price": None if price is None else [price.input, price.output],
+        "usage": _usage_row(usage.total, price),
+        "task_usage": {task: _usage_row(spent, price) for task, spent in usage.by_task.items()},
     }
 
 
@@ -175,6 +219,9 @@ def _check_ins_asked(run: Run, ended: dict[str, TaskEnded]) -> list[tuple[Probe,
             probes = probes_of(run.term.by_id[event.task_id], run.term.seed, prefix)
             out += [(p, marks.get(f"{p.ability}/{n}", 0) / 1000) for n, p in enumerate(probes, start=1)]
     return out
+def _usage_row(usage: Usage, price: Price | None) -> list[Any]:
+    """``[replies, prompt tokens, completion tokens, latency in s, cost in USD or None]``."""
+    return [usage.replies, usage.prompt_tokens, usage.completion_tokens, usage.latency_s, cost_usd(usage, price)]
 
 
 def _entry(seq: int, t: int, payload: str, meta: str | None) -> str:

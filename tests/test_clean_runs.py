@@ -79,7 +79,7 @@ def test_runs_shows_status_agent_scale_score_and_a_forks_parent_apart_from_its_o
     assert fork["parent"] == "first" and fork["fork_seq"] <= 40 and fork["agent"] == "noop"
     assert rows["first"]["parent"] is None and rows["first"]["fork_seq"] is None
     table = campus("runs", "--db", db)
-    assert table.exit_code == 0 and table.stdout.splitlines()[0].count("┳") == 10  # 11 columns, however narrow
+    assert table.exit_code == 0 and table.stdout.splitlines()[0].count("┳") == 11  # 12 columns, however narrow
 
 
 def test_lifelong_says_how_many_branches_and_asks_for_yes_above_the_threshold(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ under pytest's temporary directory and their paths printed (``pytest -s`` shows 
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import subprocess
@@ -21,9 +22,11 @@ import msgspec
 import pytest
 
 from campus.agents import make_agent
-from campus.events import TaskEnded, TaskReleased, ToolCalled, ToolResult, Walked, WorldChanged, decode_events
+from campus.agents.llm import LLMConfig
+from campus.events import AgentReplied, TaskEnded, TaskReleased, ToolCalled, ToolResult, Walked, WorldChanged, decode_events
 from campus.kernel.clock import day_of
 from campus.kernel.store import SQLiteStore
+from campus.kernel.recorded import replies_of
 from campus.kernel.tasks import iter_tasks
 from campus.replays.diff import first_divergence
 from campus.reports.map_layout import CANVAS, campus_layout
@@ -32,6 +35,8 @@ from campus.reports.report_data import report_data
 from campus.scenarios.play import Run, new_run, open_run
 from campus.scenarios.term import generate_term
 from campus.world.index import WorldIndex
+from tests.chat_server import ChatServer
+from tests.llm_support import as_text_answers, llm_agent
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -214,10 +219,11 @@ def browser() -> Iterator[Any]:
         profile.cleanup()
 
 
-def load(driver: Any, page: Path) -> float:
-    """Open the page from its file; the milliseconds until the report had drawn itself."""
+def load(driver: Any, page: Path, fragment: str = "") -> float:
+    """Open the page from its file (at ``fragment``, e.g. ``#task=...``); the milliseconds until the report had drawn itself."""
     driver.get_log("browser")
-    driver.get(page.resolve().as_uri())
+    driver.get("about:blank")
+    driver.get(page.resolve().as_uri() + fragment)
     deadline = time.monotonic() + 60
     while not driver.execute_script("return !!(window.campusReport && window.campusReport.ready)"):
         assert time.monotonic() < deadline, "the report never finished drawing"
@@ -369,10 +375,11 @@ def test_a_run_compared_with_itself_is_identical_and_shares_every_transcript(bro
     assert "identical, event for event" in browser.find_element("id", "divergence-banner").text
     task_id = small["term"].tasks[0].id
     browser.find_element("css selector", f'.task-row[data-task="{task_id}"]').click()
-    columns = browser.find_elements("css selector", f'.detail[data-detail="{task_id}"] .transcript')
-    assert len(columns) == 2 and "Same events as A" in columns[1].text
-    assert columns[0].find_elements("css selector", ".entry")
-    assert len(columns[0].find_elements("css selector", ".entry")) == len(columns[1].find_elements("css selector", ".entry"))
+    heads = browser.find_elements("css selector", f'.detail[data-detail="{task_id}"] .transcript-head')
+    assert len(heads) == 2 and "Same events as A" in heads[1].text
+    entries = [browser.find_elements("css selector", f'.detail[data-detail="{task_id}"] .step.{side} .entry') for side in "ab"]
+    assert entries[0] and len(entries[0]) == len(entries[1])
+    assert browser.find_elements("css selector", f'.detail[data-detail="{task_id}"] .step.gap') == []
     assert console_errors(browser) == []
 
 
@@ -454,3 +461,166 @@ def test_the_ability_vector_is_shown_per_ability_and_per_distance_bin(
             assert set(cells[ability]) <= {"0.0%", "n/a"}
     load(browser, pages["single"])
     assert browser.find_elements("css selector", "#memory-panel") == []
+# ---------------------------------------------------------------- triage: filters, flips, steps, tools, links
+
+
+def _steps(run: Run) -> dict[str, int]:
+    """Per task: its steps in the report (what it was shown, then one per reply)."""
+    return {t.task_id: 1 + sum(isinstance(e, AgentReplied) for _, _, e in t.events) for t in iter_tasks(run.store, run.branch.id)}
+
+
+def _rendered(driver: Any) -> list[str]:
+    return list(driver.execute_script("return campusReport.renderedTaskIds()"))
+
+
+def test_filters_act_on_the_whole_term_and_every_flip_is_listed(browser: Any, pages: dict[str, Path], opened: dict[str, Run]) -> None:
+    a, b = opened["oracle-s0"], opened["diligent-s0"]
+    outcomes = [{e.task_id: e.outcome for e in run.ended_tasks()} for run in (a, b)]
+    flipped = [task_id for task_id in sorted(outcomes[0].keys() | outcomes[1].keys())
+               if outcomes[0].get(task_id) != outcomes[1].get(task_id)]
+    assert len({day_of(a.term.by_id[task_id].release) // 7 for task_id in flipped}) > 1, "flips in one week prove nothing"
+    load(browser, pages["agents"])
+    listed = browser.execute_script("return [...document.querySelectorAll('#flips .flip-chip')].map(c => [c.dataset.task, c.dataset.a, c.dataset.b])")
+    assert listed == [[task_id, outcomes[0].get(task_id, "missing"), outcomes[1].get(task_id, "missing")] for task_id in flipped]
+    browser.find_element("css selector", "#filter-outcome option[value='flipped']").click()
+    assert sorted(_rendered(browser)) == sorted(flipped)
+    assert browser.find_element("id", "timeline-count").text.startswith(f"{len(flipped)} of {len(a.term.tasks)} task(s) match")
+    scenario = a.term.tasks[-1].scenario
+    browser.find_element("css selector", "#filter-outcome option[value='']").click()
+    browser.find_element("css selector", f"#filter-scenario option[value='{scenario}']").click()
+    assert sorted(_rendered(browser)) == sorted(t.id for t in a.term.tasks if t.scenario == scenario)
+    browser.find_element("css selector", "#week-pager button[data-all]").click()
+    assert sorted(_rendered(browser)) == sorted(t.id for t in a.term.tasks if t.scenario == scenario)
+    week = day_of(a.term.tasks[-1].release) // 7
+    browser.find_element("css selector", f"#filter-week option[value='{week}']").click()
+    assert sorted(_rendered(browser)) == sorted(t.id for t in a.term.tasks
+                                                if t.scenario == scenario and day_of(t.release) // 7 == week)
+    assert console_errors(browser) == []
+
+
+def test_a_flip_opens_both_transcripts_aligned_step_by_step_with_gaps(browser: Any, pages: dict[str, Path], opened: dict[str, Run],
+                                                                      small: dict[str, Any]) -> None:
+    a, b = opened["oracle-s0"], opened["diligent-s0"]
+    steps_a, steps_b = _steps(a), _steps(b)
+    outcomes = {e.task_id: e.outcome for e in a.ended_tasks()}
+    task_id = next(e.task_id for e in b.ended_tasks()
+                   if e.outcome != outcomes.get(e.task_id) and steps_a[e.task_id] != steps_b[e.task_id])
+    load(browser, pages["agents"])
+    browser.find_element("css selector", f'#flips .flip-chip[data-task="{task_id}"]').click()
+    assert browser.execute_script("return location.hash") == f"#task={task_id}"
+    rows = browser.execute_script(
+        "return [...document.querySelectorAll(arguments[0] + ' .step-row:not(.heads)')].map(r => [...r.children].map(c => "
+        "[c.dataset.run, Number(c.dataset.step), c.classList.contains('gap'), Math.round(c.getBoundingClientRect().top)]))",
+        f'.detail[data-detail="{task_id}"]')
+    assert len(rows) == max(steps_a[task_id], steps_b[task_id])
+    for k, (left, right) in enumerate(rows):
+        assert (left[0], right[0]) == ("oracle-s0", "diligent-s0") and left[1] == right[1] == k
+        assert left[3] == right[3], f"step {k} of A and B do not start on one line"
+        assert (left[2], right[2]) == (k >= steps_a[task_id], k >= steps_b[task_id])
+    shoot(browser, small["folder"], "report-aligned")
+    shown = f'.detail[data-detail="{task_id}"] .step.a[data-step="0"]'
+    observation = _released(a, task_id).observation
+    assert observation not in browser.find_element("css selector", shown).get_attribute("textContent")
+    browser.find_element("css selector", shown + " button.more").click()
+    assert observation in browser.find_element("css selector", shown).get_attribute("textContent")
+    assert console_errors(browser) == []
+
+
+def test_no_scroll_box_nests_in_another(browser: Any, pages: dict[str, Path], opened: dict[str, Run]) -> None:
+    load(browser, pages["agents"])
+    longest = max(_steps(opened["diligent-s0"]).items(), key=lambda item: item[1])[0]
+    browser.execute_script("campusReport.openTask(arguments[0])", longest)
+    browser.execute_script("document.querySelectorAll('details.between').forEach(d => d.open = true)")
+    scrolling = browser.execute_script(
+        "return [...document.querySelectorAll('body *')].filter(n => { const s = getComputedStyle(n);"
+        " return ['auto', 'scroll'].includes(s.overflowY) || ['auto', 'scroll'].includes(s.overflowX); }).map(n => n.id || n.className)")
+    assert scrolling == ["timeline-scroll"]
+    spilling = "return [...document.querySelectorAll('.panel')].filter(p => p.scrollWidth > p.clientWidth + 1).map(p => p.id)"
+    assert browser.execute_script(spilling) == []
+    load(browser, pages["single"])
+    assert browser.execute_script(spilling) == []
+
+
+def test_the_tool_table_counts_each_tools_calls_and_failures_per_run(browser: Any, pages: dict[str, Path], opened: dict[str, Run]) -> None:
+    expected: dict[str, list[int]] = {}
+    for side, name in enumerate(("oracle-s0", "diligent-s0")):
+        called: dict[str, str] = {}
+        for _, _, e in events_of(opened[name]):
+            if isinstance(e, ToolCalled):
+                called[e.call_id] = e.tool
+                expected.setdefault(e.tool, [0, 0, 0, 0])[2 * side] += 1
+            elif isinstance(e, ToolResult) and e.status != "ok":
+                expected[called[e.call_id]][2 * side + 1] += 1
+    assert any(counts[1] or counts[3] for counts in expected.values()), "no failed call: the table would prove little"
+    load(browser, pages["agents"])
+    shown = browser.execute_script("return [...document.querySelectorAll('#tool-table tbody tr')].map(r => "
+                                   "[r.dataset.tool, ...[...r.children].slice(1).map(c => c.textContent)])")
+    assert {row[0]: [int(row[1]), int(row[2]), int(row[4]), int(row[5])] for row in shown} == expected
+    first = shown[0]
+    assert first[3] == f"{100 * int(first[2]) / int(first[1]):.1f}%" if int(first[1]) else first[3] == "n/a"
+    assert console_errors(browser) == []
+
+
+def test_a_link_to_a_task_opens_it_and_opening_a_task_updates_the_link(browser: Any, pages: dict[str, Path], opened: dict[str, Run]) -> None:
+    run = opened["oracle-s0"]
+    late = run.term.tasks[-1]
+    load(browser, pages["single"], f"#task={late.id}")
+    assert browser.find_elements("css selector", f'.detail[data-detail="{late.id}"]')
+    visible = ("const s = document.getElementById('timeline-scroll').getBoundingClientRect();"
+               "const r = arguments[0].getBoundingClientRect(); return r.top >= s.top && r.top < s.bottom;")
+    assert browser.execute_script(visible, browser.find_element("css selector", f'.task-row[data-task="{late.id}"]'))
+    other = run.term.tasks[0]
+    browser.execute_script("campusReport.showWeek(arguments[0])", day_of(other.release) // 7)
+    browser.find_element("css selector", f'.task-row[data-task="{other.id}"]').click()
+    assert browser.execute_script("return location.hash") == f"#task={other.id}"
+    browser.find_element("css selector", f'.task-row[data-task="{other.id}"]').click()
+    assert browser.execute_script("return location.hash") == "" and not browser.find_elements("css selector", ".detail")
+    browser.execute_script("location.hash = '#task=no-such-task'")
+    assert "not in this report" in browser.find_element("id", "link-note").text
+    assert console_errors(browser) == []
+
+
+def test_the_map_caption_follows_the_week_shown(browser: Any, pages: dict[str, Path], opened: dict[str, Run]) -> None:
+    run = opened["oracle-s0"]
+    weeks = sorted({day_of(t.release) // 7 for t in run.term.tasks})
+    load(browser, pages["single"])
+    for week in (weeks[-1], weeks[len(weeks) // 2]):
+        browser.find_element("css selector", f'#week-pager button[data-week="{week}"]').click()
+        assert f"Week {week}," in browser.find_element("id", "map-caption").text
+    assert console_errors(browser) == []
+
+
+def test_a_model_runs_report_shows_each_replys_tokens_request_hash_and_cost(
+        browser: Any, opened: dict[str, Run], small: dict[str, Any], world: WorldIndex, tmp_path: Path) -> None:
+    oracle = opened["oracle-s0"]
+    first_task = [json.loads(r.payload)["task_id"] for r in oracle.store.rows("oracle-s0") if r.kind == "agent_replied"]
+    replies = [r.text for r in replies_of(oracle.store, "oracle-s0")[:first_task.count(first_task[0]) + 2]]  # one task ends
+    db = tmp_path / "model.db"
+    store = SQLiteStore(db)
+    run = new_run(store, world, small["term"], agent_name=LLMConfig(model="script-model", base_url="http://127.0.0.1:9/v1").spec(),
+                  seed=0, branch_id="model")
+    with ChatServer(as_text_answers(replies)) as server:  # type: ignore[arg-type]
+        run.session(llm_agent(server)).run(max_steps=len(replies))
+    metas = [json.loads(r.meta) for r in store.rows("model") if r.kind == "agent_replied"]
+    task_id = next(t.task_id for t in iter_tasks(store, "model"))
+    store.close()
+    prices = tmp_path / "prices.json"
+    prices.write_text('{"script-model": {"input": 2.0, "output": 8.0}}')
+    page = tmp_path / "model.html"
+    ok(campus("report", "model", "--html", str(page), "--csv", str(tmp_path), "--db", str(db), "--prices", str(prices), cwd=tmp_path))
+    with open(tmp_path / "tasks.csv", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert rows and all(float(row["cost_usd"]) == round(int(row["prompt_tokens"]) // 11 * 78 / 1e6, 6) for row in rows)
+    load(browser, page, f"#task={task_id}")
+    header = browser.find_element("css selector", ".run-card .usage").text
+    assert header.startswith(f"{len(metas)} model replies \u00b7 {11 * len(metas)} prompt + {7 * len(metas)} completion tokens")
+    assert f"cost ${len(metas) * 78 / 1e6:.4f} (at $2 / $8 per 1M tokens)" in header
+    tables = browser.execute_script(
+        "return [...document.querySelectorAll('.entry.agent_replied table.meta')].map(t => Object.fromEntries("
+        "[...t.querySelectorAll('tr')].map(r => [r.dataset.key, r.querySelector('td').textContent])))")
+    assert tables and [t["request_sha256"] for t in tables] == [m["request_sha256"] for m in metas[:len(tables)]]
+    assert all(t["prompt_tokens"] == "11" and t["completion_tokens"] == "7" and t["cost"] == "$0.0001" for t in tables)
+    detail = browser.find_element("css selector", f'.detail[data-detail="{task_id}"]').get_attribute("textContent")
+    assert "[object Object]" not in detail and "Week 0, Monday 10:00\u201310:50" in detail  # a calendar event's time
+    assert console_errors(browser) == []
+    shoot(browser, small["folder"], "report-model")

@@ -29,6 +29,19 @@
   const dateLabel = (day) => "Week " + Math.floor(day / 7) + ", " + DAY_NAMES[day % 7];
   const label = (t) => dateLabel(dayOf(t)) + " " + clock(t);
   const pct = (x) => (x === null || x === undefined ? "n/a" : (100 * x).toFixed(1) + "%");
+  const usd = (x) => (x === null || x === undefined ? "unknown" : "$" + (x < 1 ? x.toFixed(4) : x.toFixed(2)));
+
+  /* Whether the agent reported what its replies spent (a model does; a scripted agent does not). */
+  const reported = (usage) => Boolean(usage && (usage[1] || usage[2] || usage[3]));
+  const FOLD_CHARACTERS = 600;
+
+  /* [replies, prompt tokens, completion tokens, latency s, cost USD or null] and the run's [input, output] price. */
+  function usageText(usage, price) {
+    const [replies, prompt, completion, latency, cost] = usage;
+    return replies + " model repl" + (replies === 1 ? "y" : "ies") + " \u00b7 " + prompt.toLocaleString("en") + " prompt + " +
+      completion.toLocaleString("en") + " completion tokens \u00b7 " + latency.toFixed(1) + " s \u00b7 cost " + usd(cost) +
+      (price ? " (at $" + price[0] + " / $" + price[1] + " per 1M tokens)" : " (no price for this model)");
+  }
 
   function h(tag, attrs, ...children) {
     const node = document.createElement(tag);
@@ -120,6 +133,7 @@
       " \u00b7 agent ", run.agent, " \u00b7 seed ", run.seed,
       run.parent ? " \u00b7 forked from " + run.parent + " at seq " + run.fork_seq : "",
       " \u00b7 ", run.events.toLocaleString("en"), " events \u00b7 ", run.finished ? "finished" : "stopped before the end",
+      reported(run.usage) ? h("div", { class: "usage" }, usageText(run.usage, run.price)) : null,
       h("div", { class: "muted mono" }, "final hash " + run.final_hash.slice(0, 16) + " \u00b7 " + run.world + " \u00b7 " + run.term)));
     return h("header", { class: "top" },
       h("h1", {}, VS ? "Campus report: " + RUNS[0].id + " vs " + RUNS[1].id : "Campus report: " + RUNS[0].id),
@@ -156,6 +170,47 @@
         domain + " +" + c.added.count + " \u2212" + c.removed.count + " ~" + c.changed.count));
     return h("div", { class: "muted state-diff" }, "Final state, B against A (records added, removed, changed): ",
       parts.length ? parts.map((part, i) => [i ? "; " : "", part]) : "the same");
+  }
+
+  /* Every task whose outcome differs between A and B, for the whole term. */
+  function flipsPanel() {
+    if (!VS) return null;
+    const list = COMPARISON.flips;
+    const open = (taskId) => (e) => {
+      e.preventDefault();
+      openTask(taskId);
+      document.getElementById("timeline").scrollIntoView({ block: "start" });
+    };
+    const mark = (outcome) => h("span", { class: "outcome-cell " + (outcome || "missing") }, (OUTCOME_TEXT[outcome || "missing"] || String(outcome)).split(" ")[0]);
+    const chips = list.map((flip) => {
+      const task = taskById.get(flip.task_id);
+      return h("a", { class: "flip-chip", href: "#task=" + encodeURIComponent(flip.task_id), onclick: open(flip.task_id),
+        "data-task": flip.task_id, "data-a": flip.a || "missing", "data-b": flip.b || "missing",
+        title: (task ? task.scenario.replace(/_/g, " ") + ", released " + label(task.release) + ": " : "") +
+          "A " + (flip.a || "not reached") + ", B " + (flip.b || "not reached") },
+        flip.task_id, " ", mark(flip.a), "\u2192", mark(flip.b));
+    });
+    return h("section", { class: "panel flips", id: "flips" },
+      h("h2", {}, "Flipped tasks: " + list.length + " of " + tasks.length + (list.length ? " (A \u2192 B; click one to open both transcripts)" : "")),
+      list.length ? h("div", { class: "flip-list" }, chips) : h("div", { class: "muted" }, "No task's outcome differs between A and B."));
+  }
+
+  /* Per tool: calls, failed calls and the failure rate, for each run; the most failures first. */
+  function toolsPanel() {
+    const stat = (run, name) => run.tools[name] || [0, 0];
+    const names = [...new Set(RUNS.flatMap((run) => Object.keys(run.tools)))];
+    const failures = (name) => RUNS.reduce((n, run) => n + stat(run, name)[1], 0);
+    const calls = (name) => RUNS.reduce((n, run) => n + stat(run, name)[0], 0);
+    names.sort((x, y) => failures(y) - failures(x) || calls(y) - calls(x) || (x < y ? -1 : 1));
+    const side = (i) => (VS ? SIDES[i].toUpperCase() + " " : "");
+    const head = h("tr", {}, h("th", {}, "tool"), RUNS.map((run, i) => [h("th", {}, side(i) + "calls"), h("th", {}, side(i) + "failed"), h("th", {}, side(i) + "rate")]));
+    const breakable = (name) => name.split(".").map((part, i) => (i ? [".", h("wbr"), part] : part));
+    const rows = names.map((name) => h("tr", { "data-tool": name }, h("td", { class: "mono" }, breakable(name)), RUNS.map((run) => {
+      const [n, failed] = stat(run, name);
+      return [h("td", {}, n), h("td", { class: failed ? "delta-down" : "" }, failed), h("td", {}, n ? pct(failed / n) : "n/a")];
+    })));
+    return h("div", { class: "panel" + (VS ? " wide" : ""), id: "tool-table" }, h("h2", {}, "Tool calls and failures"),
+      names.length ? h("table", { class: "score grid" }, h("thead", {}, head), h("tbody", {}, rows)) : h("div", { class: "muted" }, "No tool was called."));
   }
 
   // ------------------------------------------------------------ scorecard and charts
@@ -297,32 +352,50 @@
 
   // ------------------------------------------------------------ timeline
 
+  /* The filters act on the whole term; the week (a number, or "all") is the range shown. */
   function matches(task) {
     if (state.scenario && task.scenario !== state.scenario) return false;
     if (state.query && !task.id.toLowerCase().includes(state.query.toLowerCase())) return false;
     const outcomes = RUNS.map((run) => spanOf(run, task.id).outcome);
+    if (state.outcome === "success") return outcomes.includes("success");
     if (state.outcome === "failure") return outcomes.includes("failure");
     if (state.outcome === "flipped") return flips.has(task.id);
     if (state.outcome === "missing") return outcomes.some((o) => o === "missing" || o === "running");
     return true;
   }
 
+  const filtering = () => Boolean(state.scenario || state.outcome || state.query);
+
+  function setFilter(key, value) {
+    state[key] = value;
+    state.week = "all";
+    refreshTimeline();
+    document.getElementById("timeline-scroll").scrollTop = 0;
+  }
+
   function controls() {
-    const scenarioSelect = h("select", { id: "filter-scenario", onchange: (e) => { state.scenario = e.target.value; refreshTimeline(); } },
+    const scenarioSelect = h("select", { id: "filter-scenario", onchange: (e) => setFilter("scenario", e.target.value) },
       h("option", { value: "" }, "every scenario"), scenarios.map((s) => h("option", { value: s }, s.replace(/_/g, " "))));
-    const outcomeSelect = h("select", { id: "filter-outcome", onchange: (e) => { state.outcome = e.target.value; refreshTimeline(); } },
-      h("option", { value: "" }, "every outcome"), h("option", { value: "failure" }, VS ? "failed in either run" : "failed"),
+    const outcomeSelect = h("select", { id: "filter-outcome", onchange: (e) => setFilter("outcome", e.target.value) },
+      h("option", { value: "" }, "every outcome"), h("option", { value: "success" }, VS ? "succeeded in either run" : "succeeded"),
+      h("option", { value: "failure" }, VS ? "failed in either run" : "failed"),
       VS ? h("option", { value: "flipped" }, "outcome flipped") : null, h("option", { value: "missing" }, "not finished"));
-    const search = h("input", { id: "filter-query", type: "search", placeholder: "task id\u2026", oninput: (e) => { state.query = e.target.value; refreshTimeline(); } });
+    const weekSelect = h("select", { id: "filter-week", onchange: (e) => showWeek(e.target.value === "all" ? "all" : Number(e.target.value), true) },
+      h("option", { value: "all" }, "every week"), weeks.map((w) => h("option", { value: w }, "week " + w)));
+    const search = h("input", { id: "filter-query", type: "search", placeholder: "task id\u2026", oninput: (e) => setFilter("query", e.target.value) });
     return h("div", {},
-      h("div", { class: "controls" }, h("h2", { style: { margin: 0 } }, "Timeline"), scenarioSelect, outcomeSelect, search,
+      h("div", { class: "controls" }, h("h2", { style: { margin: 0 } }, "Timeline"), scenarioSelect, outcomeSelect, weekSelect, search,
         h("span", { class: "muted", id: "timeline-count" })),
-      h("div", { class: "muted pager-help" }, "Weeks: tasks succeeded" + (VS ? " (A|B)" : "") + " / scored tasks shown" + (VS ? "; the first divergence's week is outlined." : ".")));
+      h("div", { class: "muted pager-help" }, "Filters act on the whole term. Weeks: tasks succeeded" + (VS ? " (A|B)" : "") +
+        " / scored tasks matching" + (VS ? "; the first divergence's week is outlined." : ".")));
   }
 
   function pager() {
     const nav = h("nav", { class: "pager", id: "week-pager", "aria-label": "weeks" });
     const divergenceWeek = divergenceTask() ? divergenceTask().week : null;
+    const all = tasks.filter(matches);
+    nav.append(h("button", { "data-all": "", class: state.week === "all" ? "active" : "", disabled: all.length === 0,
+      title: "Every week: " + all.length + " matching task(s)", onclick: () => showWeek("all", true) }, "All", h("small", {}, String(all.length))));
     for (const w of weeks) {
       const shown = (tasksByWeek.get(w) || []).filter(matches);
       const scored = shown.filter((task) => !task.flags.includes("D"));
@@ -389,44 +462,59 @@
       RUNS.forEach((run, i) => {
         const entries = betweenByDay[i].get(day) || [];
         if (VS) details.append(h("div", { class: "muted" }, SIDES[i].toUpperCase() + " " + run.id));
-        for (const entry of entries) details.append(renderEntry(entry));
+        for (const entry of entries) details.append(renderEntry(entry, run.price));
       });
     });
     return details;
   }
 
-  function renderWeek(week) {
-    const body = h("div", { id: "week-body", "data-week": week });
-    const shown = (tasksByWeek.get(week) || []).filter(matches);
+  /* The days of the week shown (or, for "all", every day with a matching task), each with its matching tasks. */
+  function renderRange() {
+    const all = state.week === "all";
+    const body = h("div", { id: "week-body", "data-week": state.week });
+    const inRange = all ? tasks : tasksByWeek.get(state.week) || [];
+    const shown = inRange.filter(matches);
     const byDay = groupBy(shown, (task) => task.day);
-    for (let day = week * 7; day < week * 7 + 7; day++) {
+    const days = all ? [...byDay.keys()] : [0, 1, 2, 3, 4, 5, 6].map((d) => state.week * 7 + d);
+    for (const day of days) {
       const dayTasks = byDay.get(day) || [];
-      const hasOther = RUNS.some((run, i) => walksByDay[i].has(day) || betweenByDay[i].has(day));
+      const hasOther = !all && RUNS.some((run, i) => walksByDay[i].has(day) || betweenByDay[i].has(day));
       if (!dayTasks.length && !hasOther) continue;
       const section = h("section", { class: "day", "data-day": day }, dayHead(day, dayTasks));
-      if (!dayTasks.length) section.append(h("div", { class: "day-empty" }, state.scenario || state.query || state.outcome ? "no task matches the filters" : "no tasks"));
+      if (!dayTasks.length) section.append(h("div", { class: "day-empty" }, filtering() ? "no task matches the filters" : "no tasks"));
       for (const task of dayTasks) {
         section.append(taskRow(task));
         if (state.open.has(task.id)) section.append(taskDetail(task));
       }
-      section.append(betweenBlock(day));
+      if (!all) section.append(betweenBlock(day));
       body.append(section);
     }
-    document.getElementById("timeline-count").textContent = "week " + week + ": " + shown.length + " of " + (tasksByWeek.get(week) || []).length + " task(s) shown";
+    if (!shown.length) body.append(h("div", { class: "day-empty" }, "No task matches the filters."));
+    const inTerm = filtering() ? tasks.filter(matches).length : tasks.length;
+    document.getElementById("timeline-count").textContent = (filtering() ? inTerm + " of " + tasks.length + " task(s) match in the term" : tasks.length + " task(s) in the term") +
+      (all ? "" : "; week " + state.week + ": " + shown.length + " shown");
     return body;
   }
 
   function refreshTimeline() {
-    const old = document.getElementById("week-pager");
-    old.replaceWith(pager());
-    const scroller = document.getElementById("timeline-scroll");
-    scroller.replaceChildren(renderWeek(state.week));
+    document.getElementById("week-pager").replaceWith(pager());
+    document.getElementById("filter-week").value = String(state.week);
+    document.getElementById("timeline-scroll").replaceChildren(renderRange());
   }
 
+  /* A week (or "all"); the map follows to the first day of the week with a task or a walk. */
   function showWeek(week, resetScroll) {
     state.week = week;
     refreshTimeline();
     if (resetScroll) document.getElementById("timeline-scroll").scrollTop = 0;
+    if (week !== "all" && Math.floor(state.day / 7) !== week) selectDay(firstDayOf(week));
+  }
+
+  function firstDayOf(week) {
+    for (let day = week * 7; day < week * 7 + 7; day++) {
+      if (RUNS.some((run, i) => walksByDay[i].has(day)) || (tasksByWeek.get(week) || []).some((task) => task.day === day)) return day;
+    }
+    return week * 7;
   }
 
   function scrollRowIntoView(taskId) {
@@ -438,7 +526,9 @@
     return row;
   }
 
-  /* Opening or closing a task of the week on screen touches only its row; another week is drawn afresh. */
+  const inRange = (task) => state.week === "all" || state.week === task.week;
+
+  /* Opening or closing a task in the range on screen touches only its row; otherwise its week is drawn afresh. */
   function toggleTask(taskId) {
     const task = taskById.get(taskId);
     if (!task) return;
@@ -447,8 +537,9 @@
     else state.open.delete(taskId);
     state.task = opening ? taskId : null;
     const row = document.querySelector('#timeline-scroll .task-row[data-task="' + CSS.escape(taskId) + '"]');
-    if (state.week !== task.week || !row) {
-      state.week = task.week;
+    if (!inRange(task) || !row) {
+      if (!matches(task)) clearFilters();
+      if (!inRange(task)) state.week = task.week;
       refreshTimeline();
     } else {
       row.classList.toggle("open", opening);
@@ -457,14 +548,50 @@
       if (!opening && shown) shown.remove();
     }
     selectDay(task.day, state.task);
+    linkTo(state.task);
+  }
+
+  function clearFilters() {
+    state.scenario = state.outcome = state.query = "";
+    for (const id of ["filter-scenario", "filter-outcome", "filter-query"]) document.getElementById(id).value = "";
   }
 
   function openTask(taskId) {
     const task = taskById.get(taskId);
     if (!task) throw new Error("no task " + taskId + " in this report");
     if (!state.open.has(taskId)) toggleTask(taskId);
-    else if (state.week !== task.week) showWeek(task.week, false);
+    else if (!inRange(task) || !matches(task)) {
+      if (!matches(task)) clearFilters();
+      showWeek(task.week, false);
+    }
+    linkTo(taskId);
     return scrollRowIntoView(taskId);
+  }
+
+  /* The address names the task open last (report.html#task=ID), so a link opens it again. */
+  function linkTo(taskId) {
+    const wanted = taskId ? "#task=" + encodeURIComponent(taskId) : "";
+    if (location.hash === wanted) return;
+    history.replaceState(null, "", location.pathname + location.search + wanted);
+  }
+
+  function linkedTask() {
+    const match = /^#task=(.+)$/.exec(location.hash);
+    return match ? decodeURIComponent(match[1]) : null;
+  }
+
+  function followLink() {
+    const taskId = linkedTask();
+    if (!taskId) return false;
+    const note = document.getElementById("link-note");
+    if (!taskById.has(taskId)) {
+      note.textContent = "The link names task " + taskId + ", which is not in this report.";
+      return false;
+    }
+    note.textContent = "";
+    openTask(taskId);
+    document.getElementById("timeline").scrollIntoView({ block: "start" });
+    return true;
   }
 
   function selectDay(day, focusTask) {
@@ -481,8 +608,7 @@
   function goToDivergence(scrollPage) {
     const task = divergenceTask();
     if (!task) return null;
-    state.scenario = state.outcome = state.query = "";
-    for (const id of ["filter-scenario", "filter-outcome", "filter-query"]) document.getElementById(id).value = "";
+    clearFilters();
     openTask(task.id);
     if (scrollPage) document.getElementById("timeline").scrollIntoView({ block: "start" });
     const scroller = document.getElementById("timeline-scroll");
@@ -503,27 +629,63 @@
     return { entries: own || null, shared: false };
   }
 
+  /* A task's events cut into steps: step 0 is what the agent was shown before its first reply, step k
+     starts at its k-th reply and holds what that reply did. */
+  function stepsOf(entries) {
+    const steps = [[]];
+    for (const entry of entries) {
+      if (entry[2].kind === "agent_replied") steps.push([]);
+      steps[steps.length - 1].push(entry);
+    }
+    return steps;
+  }
+
+  function transcriptHead(run, i, task, entries, shared) {
+    const s = spanOf(run, task.id);
+    const spent = run.task_usage[task.id];
+    return h("div", { class: "transcript-head " + SIDES[i], "data-run": run.id },
+      h("h4", {}, (VS ? SIDES[i].toUpperCase() + " \u00b7 " : "") + run.id + " \u00b7 " + (OUTCOME_TEXT[s.outcome] || s.outcome)),
+      shared ? h("div", { class: "muted" }, DIVERGENCE ? "Same events as A (the runs are identical before seq " + DIVERGENCE.seq + ")." : "Same events as A (the runs are identical).") : null,
+      entries ? null : h("div", { class: "muted" }, "This run never reached the task."),
+      reported(spent) ? h("div", { class: "muted usage" }, usageText(spent, run.price)) : null);
+  }
+
+  /* Step k of every run side by side in one row; a run with fewer steps shows a gap there. */
   function taskDetail(task) {
-    const columns = RUNS.map((run, i) => {
-      const { entries, shared } = transcriptOf(i, task.id);
-      const s = spanOf(run, task.id);
-      const column = h("div", { class: "transcript " + SIDES[i], "data-run": run.id },
-        h("h4", {}, (VS ? SIDES[i].toUpperCase() + " \u00b7 " : "") + run.id + " \u00b7 " + (OUTCOME_TEXT[s.outcome] || s.outcome)),
-        shared ? h("div", { class: "muted" }, DIVERGENCE ? "Same events as A (the runs are identical before seq " + DIVERGENCE.seq + ")." : "Same events as A (the runs are identical).") : null);
-      if (!entries) column.append(h("div", { class: "muted" }, "This run never reached the task."));
-      else for (const entry of entries) column.append(renderEntry(entry));
-      return column;
-    });
+    const sides = RUNS.map((run, i) => ({ run, i, ...transcriptOf(i, task.id) }));
+    const steps = sides.map((side) => (side.entries ? stepsOf(side.entries) : []));
+    const rows = [];
+    for (let k = 0; k < Math.max(...steps.map((list) => list.length)); k++) {
+      rows.push(h("div", { class: "step-row", "data-step": k }, sides.map(({ run, i, shared }) => {
+        const step = steps[i][k];
+        const cell = { class: "step " + SIDES[i] + (step ? "" : " gap"), "data-run": run.id, "data-step": k };
+        if (!step) {
+          return h("div", cell, h("div", { class: "muted" }, "\u2014 no step " + k + ": " +
+            (steps[i].length ? "the task ended after step " + (steps[i].length - 1) : "the run never reached the task")));
+        }
+        const price = shared ? RUNS[0].price : run.price;
+        return h("div", cell, h("div", { class: "step-label" }, k ? "step " + k : "the task as shown"), step.map((entry) => renderEntry(entry, price)));
+      })));
+    }
     return h("div", { class: "detail", "data-detail": task.id },
       h("div", { class: "detail-head" }, h("b", {}, task.id), h("span", {}, task.scenario.replace(/_/g, " ") + " \u00b7 phase " + task.phase),
-        h("span", {}, "released " + label(task.release)), h("span", { class: "muted" }, task.flags ? "flags " + task.flags : "")),
-      h("div", { class: "transcripts", style: { "--columns": RUNS.length } }, columns));
+        h("span", {}, "released " + label(task.release)), h("span", { class: "muted" }, task.flags ? "flags " + task.flags : ""),
+        h("a", { href: "#task=" + encodeURIComponent(task.id), class: "muted" }, "link to this task")),
+      h("div", { class: "transcripts", style: { "--columns": RUNS.length } },
+        h("div", { class: "step-row heads" }, sides.map(({ run, i, entries, shared }) => transcriptHead(run, i, task, entries, shared))), rows));
   }
 
   function callText(tool, args, positional) {
     const parts = (positional || []).map((v) => JSON.stringify(v));
     for (const [key, value] of Object.entries(args || {})) parts.push(key + "=" + JSON.stringify(value));
     return tool + "(" + parts.join(", ") + ")";
+  }
+
+  /* A calendar event's time: a weekday of a range of weeks, from a clock time to another. */
+  function calendarTime(time) {
+    if (!time || typeof time !== "object") return String(time);
+    const weeks = time.first_week === time.last_week ? "Week " + time.first_week : "Weeks " + time.first_week + "\u2013" + time.last_week;
+    return weeks + ", " + DAY_NAMES[time.weekday] + " " + clock(time.start) + "\u2013" + clock(time.end);
   }
 
   function describe(ev) {
@@ -536,7 +698,7 @@
       case "tool_result": return ["Result: " + ev.status + (ev.minutes ? " \u00b7 +" + ev.minutes + " min" : ""), ev.message];
       case "answered": return ["Answer recorded: " + ev.answer, null];
       case "walked": return ["Walked " + clock(ev.depart) + "\u2013" + clock(ev.arrive) + " (" + (ev.arrive - ev.depart) + " min)", ev.path.map(nameOf).join(" \u2192 ")];
-      case "calendar_event_added": return ["Calendar: event added to " + ev.calendar_id, "\u201c" + ev.title + "\u201d at " + ev.location + ", " + ev.time + (ev.description ? "\n" + ev.description : "")];
+      case "calendar_event_added": return ["Calendar: event added to " + ev.calendar_id, "\u201c" + ev.title + "\u201d at " + ev.location + ", " + calendarTime(ev.time) + (ev.description ? "\n" + ev.description : "")];
       case "calendar_event_updated": return ["Calendar: event " + ev.event_id + " updated in " + ev.calendar_id, JSON.stringify(ev.changes)];
       case "calendar_event_removed": return ["Calendar: event " + ev.event_id + " removed from " + ev.calendar_id, null];
       case "email_sent": return ["Email sent to " + ev.to + (ev.cc ? " (cc " + ev.cc + ")" : ""), "Subject: " + ev.subject + "\n\n" + ev.body];
@@ -559,7 +721,44 @@
     }
   }
 
-  function renderEntry(entry) {
+  const META_LABELS = {
+    model: "model", prompt_tokens: "prompt tokens", completion_tokens: "completion tokens", latency_s: "latency",
+    finish_reason: "finish reason", request_sha256: "request hash (sha256)", attempts: "attempts", reasoning: "reasoning",
+    dropped_tool_calls: "tool calls dropped",
+  };
+
+  /* A reply's metadata (tokens, latency, the hash of the exact request, reasoning...) as a table; its cost at the run's price. */
+  function metaTable(text, price) {
+    let meta = null;
+    try { meta = JSON.parse(text); } catch (error) { meta = null; }
+    if (!meta || typeof meta !== "object" || Array.isArray(meta)) return h("div", { class: "muted mono" }, "meta " + text);
+    const rows = Object.entries(meta).map(([key, value]) => {
+      const shown = key === "latency_s" && typeof value === "number" ? value.toFixed(2) + " s"
+        : typeof value === "number" ? value.toLocaleString("en") : typeof value === "string" ? value : JSON.stringify(value);
+      return h("tr", { "data-key": key }, h("th", {}, META_LABELS[key] || key.replace(/_/g, " ")),
+        h("td", { class: key === "request_sha256" ? "mono" : "" }, key === "reasoning" ? h("pre", {}, shown) : shown));
+    });
+    if (typeof meta.prompt_tokens === "number" && typeof meta.completion_tokens === "number") {
+      rows.push(h("tr", { "data-key": "cost" }, h("th", {}, "cost"),
+        h("td", {}, price ? usd((meta.prompt_tokens * price[0] + meta.completion_tokens * price[1]) / 1e6) : "unknown (no price for this model)")));
+    }
+    return h("table", { class: "meta" }, h("tbody", {}, rows));
+  }
+
+  /* A long text shows its first lines and a button for the rest (the page scrolls; no box of its own). */
+  function folded(text) {
+    const limit = FOLD_CHARACTERS;
+    if (text.length <= limit * 1.3) return h("pre", {}, text);
+    let cut = text.lastIndexOf("\n", limit);
+    if (cut < limit / 2) cut = text.lastIndexOf(" ", limit);
+    const head = text.slice(0, cut > 0 ? cut : limit) + " \u2026";
+    const pre = h("pre", { class: "folded" }, head);
+    const more = h("button", { class: "more", onclick: (e) => { e.stopPropagation(); pre.textContent = text; pre.classList.remove("folded"); more.remove(); } },
+      "show all (" + text.length.toLocaleString("en") + " characters)");
+    return h("div", {}, pre, more);
+  }
+
+  function renderEntry(entry, price) {
     const [seq, t, ev, meta] = entry;
     const [what, body] = describe(ev);
     const diverged = DIVERGENCE && seq === DIVERGENCE.seq;
@@ -569,8 +768,8 @@
       h("div", {},
         diverged ? h("span", { class: "divergence-mark", "data-seq": seq }, "first divergence \u00b7 seq " + seq) : null,
         h("div", { class: "what" }, what),
-        body !== null && body !== undefined && body !== "" ? h("pre", {}, body) : null,
-        meta ? h("div", { class: "muted mono" }, "meta " + meta) : null));
+        body !== null && body !== undefined && body !== "" ? folded(String(body)) : null,
+        meta ? metaTable(meta, price) : null));
   }
 
   // ------------------------------------------------------------ the campus map
@@ -658,12 +857,15 @@
 
   function build() {
     const app = document.getElementById("app");
-    const timeline = h("section", { class: "panel timeline", id: "timeline" }, controls(), h("nav", { id: "week-pager" }), h("div", { id: "timeline-scroll" }));
+    const timeline = h("section", { class: "panel timeline", id: "timeline" }, controls(), h("div", { id: "link-note", class: "link-note" }),
+      h("nav", { id: "week-pager" }), h("div", { id: "timeline-scroll" }));
     const main = h("div", { class: "main", style: { "--run-cols": "repeat(" + RUNS.length + ", minmax(120px, 200px))" } }, timeline, mapPanel());
-    app.replaceChildren(header(), banner() || "", h("div", { class: "charts" }, scoreTable(), memoryPanel() || "", scenarioChart(), gpaChart(), weeklyChart()), main);
+    app.replaceChildren(header(), banner() || "", flipsPanel() || "",
+      h("div", { class: "charts" }, scoreTable(), memoryPanel() || "", scenarioChart(), gpaChart(), weeklyChart(), toolsPanel()), main);
     refreshTimeline();
     drawWalks();
-    if (divergenceTask()) goToDivergence(false);
+    if (!followLink() && divergenceTask()) goToDivergence(false);
+    window.addEventListener("hashchange", followLink);
   }
 
   window.campusReport = {
