@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from campus.agents import READERS
 from campus.events import decode_events
 from campus.kernel.agent import AgentView, Reply, TaskMemory
 from campus.kernel.store import EventStore
@@ -25,7 +26,6 @@ from campus.scenarios.probe_answers import render
 from campus.scenarios.probes import FACT_KINDS, PLANT_TASK, PROBE_TASK, Logged, Past, answer_of, probe_of
 from campus.scenarios.task import Term
 
-READERS = ("oracle-reader", "recent-only", "no-memory")
 RECENT_STEPS = 100
 """Agent steps (replies) ``recent-only`` sees back from the question."""
 FINISH = "<action>Action: finish()</action>"

@@ -1,4 +1,8 @@
-"""What every command shares: the consoles, the common options, one-line errors and the database."""
+"""What every command shares: the consoles, the common options, one-line errors and the database.
+
+Only typer and rich are imported here; the kernel is imported by the functions that use it, so
+``campus --help`` and a command's ``--help`` start without it.
+"""
 
 from __future__ import annotations
 
@@ -6,24 +10,19 @@ import sqlite3
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cache
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-import msgspec
 import typer
 from rich.console import Console
 from rich.markup import escape
 
-from campus.kernel.agent import AgentUnavailable
-from campus.kernel.clock import TimeFormatError
-from campus.kernel.runner import SessionError
-from campus.kernel.store import EventStore, StoreError, open_store
-from campus.replays.diff import mismatches
-from campus.replays.export import ExportFormatError
-from campus.replays.seek import SeekError
-from campus.scenarios.play import Run, RunSpec, load_inputs, load_world
-from campus.scenarios.task import Term
-from campus.world.index import WorldIndex
+if TYPE_CHECKING:
+    from campus.kernel.store import EventStore
+    from campus.scenarios.play import Run
+    from campus.scenarios.task import Term
+    from campus.world.index import WorldIndex
 
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
@@ -31,9 +30,21 @@ err = Console(stderr=True, soft_wrap=True)
 DB = typer.Option("runs.db", "--db", help="The SQLite file holding runs (created if missing).")
 JSON = typer.Option(False, "--json", help="Print machine-readable JSON instead of a summary.")
 WORLD_HELP = "'generated' (the default: a campus from the seed) or 'stulife:DIR' (the published StuLife data)."
+ROUNDS_HELP = ("Agent turns allowed per task. A task that carries its own round limit (as many of the "
+               "published StuLife tasks do) keeps it: the task's limit wins, this one applies to every other task.")
 
-EXPECTED_ERRORS = (StoreError, SessionError, SeekError, TimeFormatError, ExportFormatError, ValueError, AgentUnavailable)
-"""Errors a command reports as one line (exit 2) rather than as a traceback."""
+
+@cache
+def expected_errors() -> tuple[type[Exception], ...]:
+    """Errors a command reports as one line (exit 2) rather than as a traceback."""
+    from campus.kernel.agent import AgentUnavailable
+    from campus.kernel.clock import TimeFormatError
+    from campus.kernel.runner import SessionError
+    from campus.kernel.store import StoreError
+    from campus.replays.export import ExportFormatError
+    from campus.replays.seek import SeekError
+
+    return StoreError, SessionError, SeekError, TimeFormatError, ExportFormatError, ValueError, AgentUnavailable
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -43,6 +54,8 @@ def fail(message: str, code: int = 2) -> NoReturn:
 
 @contextmanager
 def open_db(path: str, *, must_exist: bool = True) -> Iterator[EventStore]:
+    from campus.kernel.store import StoreError, open_store
+
     if must_exist and path != ":memory:" and not Path(path).exists():
         fail(f"no database at {path}; create one with 'campus run --db {path}'")
     try:
@@ -51,7 +64,7 @@ def open_db(path: str, *, must_exist: bool = True) -> Iterator[EventStore]:
         fail(str(error))
     try:
         yield store
-    except EXPECTED_ERRORS as error:
+    except expected_errors() as error:
         fail(str(error))
     except sqlite3.DatabaseError as error:  # a file damaged after it was opened
         fail(f"{path} is damaged: {error}")
@@ -61,6 +74,8 @@ def open_db(path: str, *, must_exist: bool = True) -> Iterator[EventStore]:
 
 def pairing_warning(a: Run, b: Run, force: bool) -> str | None:
     """Refuse (one line, exit 2) to compare runs whose tasks do not pair, unless ``force``; then the warning to show."""
+    from campus.replays.diff import mismatches
+
     found = mismatches(a, b)
     if not found:
         return None
@@ -73,10 +88,14 @@ def pairing_warning(a: Run, b: Run, force: bool) -> str | None:
 
 
 def emit_json(value: Any) -> None:
+    import msgspec
+
     sys.stdout.write(msgspec.json.encode(value).decode() + "\n")
 
 
 def world_of(source: str | None, seed: int) -> WorldIndex:
+    from campus.scenarios.play import load_world
+
     try:
         return load_world(source or "generated", seed)
     except ValueError as error:
@@ -86,6 +105,8 @@ def world_of(source: str | None, seed: int) -> WorldIndex:
 def inputs_of(world_source: str | None, seed: int, scale: float, resume: str | None,
               disruptions: bool = False, busy_days: bool = False) -> tuple[WorldIndex, Term] | None:
     """The world and term of a new run; ``None`` when resuming (a run continues on its own world)."""
+    from campus.scenarios.play import RunSpec, load_inputs
+
     if resume is not None:
         if world_source is not None or disruptions or busy_days:
             fail("--world, --disruptions and --busy-days cannot be used with --resume: a run continues on its own world and term")

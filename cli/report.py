@@ -8,14 +8,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import msgspec
 import typer
 
 from campus.cli.common import fail, pairing_warning
-from campus.kernel.store import StoreError, open_store
-from campus.reports.csv_export import write_csv
-from campus.reports.report import ReportError, write_report
-from campus.scenarios.play import open_run
 
 
 def report(
@@ -32,6 +27,12 @@ def report(
     (click a task) and the student's walks on the campus map; with --vs, two runs aligned by task.
     With --csv DIR, the run's tasks and tool calls as CSV files too.
     """
+    import msgspec
+    from campus.kernel.store import StoreError, open_store
+    from campus.reports.csv_export import write_csv
+    from campus.reports.report import ReportError, write_report
+    from campus.scenarios.play import open_run
+
     if html is None and csv_dir is None:
         fail("say what to write: --html FILE, --csv DIR or both")
     if db != ":memory:" and not Path(db).exists():

@@ -48,16 +48,12 @@ import msgspec
 
 from campus.events import Answered, Booked, CalendarEventAdded, EmailSent, Event, TaskReleased, Walked
 from campus.kernel.clock import date_label, day_of
+from campus.scenarios.abilities import ABILITIES, Ability
 from campus.scenarios.probe_answers import (
     NO_RECORD, Answer, Date, EndsWith, Id, Items, NoRecord, Number, Score, YesNo, kind_of, render, score,
 )
 from campus.scenarios.task import Flags, Task, Verdict, evaluator
 
-Ability = Literal[
-    "abstention", "contradiction_resolution", "event_ordering", "information_extraction", "instruction_following",
-    "knowledge_update", "multi_session_reasoning", "preference_following", "summarization", "temporal_reasoning",
-]
-ABILITIES: tuple[Ability, ...] = get_args(Ability)
 PLANTED: tuple[Ability, ...] = ("contradiction_resolution", "instruction_following", "preference_following")
 """The abilities whose evidence is planted in the probe fork (the log of a term holds none yet)."""
 GENERATOR_VERSION = 1
