@@ -284,25 +284,25 @@ class _ReExecution:
         mismatch = self._check_expected(row, event, fired, by_clock)
         if mismatch is not None:
             return mismatch
-        if cls is TaskEnded and event.outcome != "unscored":  # type: ignore[attr-defined]
+        if type(event) is TaskEnded and event.outcome != "unscored":
             judged = run.term.evaluate(event.task_id, state, self.task_events)
             self.report.tasks_judged += 1
             if judged != (event.outcome, event.detail, event.marks):
                 return Mismatch(seq=row.seq, check="evaluation", expected=list(judged),
                                 actual=[event.outcome, event.detail, event.marks])
         run.kernel.projection.apply(state, row.seq, row.t, event)
-        if cls is TaskReleased:
+        if type(event) is TaskReleased:
             self.task_events = [event]
-            for item in due_after_open(self.after_open, event.task_id, row.t, row.t):  # type: ignore[attr-defined]
+            for item in due_after_open(self.after_open, event.task_id, row.t, row.t):
                 heapq.heappush(self.timed, item)
         elif self.task_events:
             self.task_events.append(event)
-        if cls is AgentReplied:
-            self.wire = event.call is not None  # type: ignore[attr-defined]
-        elif cls is ToolCalled:
-            self.pending = self._rerun(event)  # type: ignore[arg-type]
+        if type(event) is AgentReplied:
+            self.wire = event.call is not None
+        elif type(event) is ToolCalled:
+            self.pending = self._rerun(event)
             self.call_t = row.t
-        elif cls is TaskEnded and self.rules:
+        elif type(event) is TaskEnded and self.rules:
             self.pending = self._firings(event, state.seq, task_id=event.task_id, task_events=list(self.task_events))
             self.task_events = []
         if row.seq in self.snapshots:
@@ -338,7 +338,7 @@ class _ReExecution:
             return f"the world clock's event due at {due} first"
         if self.peeked is not None:
             return None
-        return self._student(row, event, cls)
+        return self._student(row, event)
 
     def _firing_place(self, row: Row, by_clock: bool) -> str | None:
         """A rule's firing comes right after what caused it (a call, a fact, a task end) or, by the
@@ -378,31 +378,31 @@ class _ReExecution:
             return f"world change {trigger.id} at {trigger.t}"
         return None
 
-    def _student(self, row: Row, event: Event, cls: type) -> str | None:
+    def _student(self, row: Row, event: Event) -> str | None:
         session = self.state.session
         task = session.task_id
-        if cls is TimeAnnounced:
+        if type(event) is TimeAnnounced:
             if task or self.announced is not None or session.next_task >= len(self.cards):
                 return "no task release here"
             release = max(self.cards[session.next_task].release, self._student_t)
             if row.t != release:
                 return f"the next task released at {release}"
             self.announced = row.t
-        elif cls is TaskReleased:
+        elif type(event) is TaskReleased:
             if self.announced != row.t or event.task_id != self.cards[session.next_task].id:
                 return f"task {self.cards[session.next_task].id} released right after its time line"
             self.announced = None
-        elif cls is AgentReplied:
+        elif type(event) is AgentReplied:
             if not task or self.action is not None or self.answered or event.task_id != task:
                 return "no reply here"
             if session.turns >= self._limit():
                 return "the end of the task at its round limit"
             self.action = self._read(event, free_answer=self.cards[session.next_task].answers == "text")
-        elif cls is ToolCalled or cls is ActionRejected or cls is Answered:
+        elif type(event) is ToolCalled or type(event) is ActionRejected or type(event) is Answered:
             expected = self._carried_out(task, session.calls)
             if expected is None or not (_as_stored(expected, row) or canonical(event) == canonical(expected)):
                 return "what the reply before it reads as" if expected is None else f"{_plain(canonical(expected))}"
-            self.answered = cls is Answered
+            self.answered = type(event) is Answered
             self.action = None
         elif isinstance(event, InstructionRevealed):
             if not session.withheld or event.task_id != task:
