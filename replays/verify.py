@@ -66,7 +66,7 @@ from campus.kernel.projection import gc_paused
 from campus.kernel.recorded import RecordedAgent, replies_of
 from campus.kernel.tools import result_event
 from campus.kernel.runner import Session, action_of
-from campus.kernel.store import BranchInfo, EventStore, MemoryStore, Row, SQLiteStore, StoreError, unmapped
+from campus.kernel.store import BranchInfo, MemoryStore, Row, StoreError, unmapped
 from campus.kernel.triggers import Due, Rule, activated, after_open_index, armed, due_after_open, due_at_times, fire
 from campus.kernel.tasks import row_batches
 from campus.scenarios.play import Run, store_inputs

@@ -42,7 +42,7 @@ import random
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, Union, get_args
+from typing import Any, Literal, Union
 
 import msgspec
 
