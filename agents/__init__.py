@@ -1,19 +1,18 @@
-"""Built-in agents, by name."""
+"""Built-in agents, by name.
+
+The names are here; the agents are imported only when one is made, so a command that only
+names them (``campus --help``) does not load the kernel.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from campus.kernel.agent import Agent
-from campus.scenarios.task import Term
-from campus.world.index import WorldIndex
-
-from campus.agents.noop import NoopAgent
-from campus.agents.oracle import OracleAgent
-from campus.agents.adversarial import AbsentAgent, DawdlerAgent, OptionsOnlyAgent, TestwiseAgent
-from campus.agents.busy import FifoAgent, ForgetfulAgent, GuesserAgent, LearnerAgent
-from campus.agents.controls import DiligentAgent, StatelessAgent
-from campus.agents.scripted import AbstainerAgent, OptimistAgent, StaleAgent
+if TYPE_CHECKING:
+    from campus.kernel.agent import Agent
+    from campus.scenarios.task import Term
+    from campus.world.index import WorldIndex
 
 CONTROLS = ("noop", "stateless", "diligent")
 """Controls of the metrics: they see only what any agent sees (``agents/controls.py``)."""
@@ -21,10 +20,21 @@ ADVERSARIAL = ("testwise", "optionsonly", "dawdler", "absent")
 DISRUPTION_CONTROLS = ("abstainer", "optimist")
 BUSY_CONTROLS = ("guesser", "fifo", "learner", "forgetful")
 BUILTIN = ("oracle", *CONTROLS, "stale", *ADVERSARIAL, *DISRUPTION_CONTROLS, *BUSY_CONTROLS)
+READERS = ("oracle-reader", "recent-only", "no-memory")
+"""The memory-probe readers (``agents/readers.py``)."""
+RECENT_STEPS = 100
+"""Agent steps (replies) ``recent-only`` sees back from the question, unless named ``recent-only:N``."""
 
 
 def make_agent(name: str, term: Term, world: WorldIndex) -> Agent:
     """A built-in agent by name; raises ``ValueError`` naming the choices for anything else."""
+    from campus.agents.adversarial import AbsentAgent, DawdlerAgent, OptionsOnlyAgent, TestwiseAgent
+    from campus.agents.busy import FifoAgent, ForgetfulAgent, GuesserAgent, LearnerAgent
+    from campus.agents.controls import DiligentAgent, StatelessAgent
+    from campus.agents.noop import NoopAgent
+    from campus.agents.oracle import OracleAgent
+    from campus.agents.scripted import AbstainerAgent, OptimistAgent, StaleAgent
+
     controls: dict[str, Callable[[], Agent]] = {"noop": NoopAgent, "stateless": StatelessAgent, "diligent": DiligentAgent}
     if name in controls:
         return controls[name]()

@@ -31,8 +31,8 @@ from typing import Any, Protocol
 
 from campus.kernel.agent import AgentView, TaskMemory, Turn
 from campus.kernel.clock import label
+from campus.agents.options import MEMORIES
 
-MEMORIES = ("none", "history", "bm25", "scratchpad", "light")
 DEFAULT_BUDGET = 4_000
 """Tokens of memory added to a prompt, by default."""
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from campus.agents import READERS, RECENT_STEPS
 from campus.agents.oracle import OracleAgent
 from campus.events import TaskReleased, decode_events
 from campus.kernel.agent import AgentView, Reply, TaskMemory
@@ -33,9 +34,6 @@ from campus.scenarios.probes import FACT_KINDS, PLANT_TASK, PROBE_TASK, TERM_PLA
 from campus.scenarios.task import Task, Term
 from campus.world.index import WorldIndex
 
-READERS = ("oracle-reader", "recent-only", "no-memory")
-RECENT_STEPS = 100
-"""Agent steps (replies) ``recent-only`` sees back from the question, unless named ``recent-only:N``."""
 
 
 def reader_spec(name: str) -> tuple[str, int] | None:

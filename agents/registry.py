@@ -14,14 +14,14 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, fields
 from typing import Any
 
-from campus.agents import BUILTIN, make_agent
-from campus.agents.chat import DEFAULT_RETRIES, DEFAULT_TIMEOUT, OPENAI_URL, ChatClient
+from campus.agents import BUILTIN, READERS, make_agent
+from campus.agents.chat import OPENAI_URL, ChatClient
 from campus.agents.llm import LLMAgent, LLMConfig
 from campus.agents.memory import DEFAULT_BUDGET
-from campus.agents.readers import READERS, Reader, reader_spec
+from campus.agents.options import AgentOptions
+from campus.agents.readers import Reader, reader_spec
 from campus.agents.providers import provider_of, split_model
 from campus.agents.recorded import PREFIX, recorded_agent
 from campus.agents.variants import DEFAULT_VARIANT, default_memory
@@ -33,30 +33,6 @@ from campus.world.index import WorldIndex
 
 KEY_PLACEHOLDER = "not-needed"
 """Sent as the key to a server other than OpenAI's when no key is given (vLLM and Ollama ignore it)."""
-
-
-@dataclass(frozen=True)
-class AgentOptions:
-    """Settings of a model-backed agent given apart from its spec; ``None`` means not given."""
-
-    model: str | None = None
-    base_url: str | None = None
-    api_key: str | None = None
-    mode: str | None = None
-    variant: str | None = None
-    memory: str | None = None
-    memory_tokens: int | None = None
-    temperature: float | None = None
-    max_tokens: int | None = None
-    retries: int = DEFAULT_RETRIES
-    timeout: float = DEFAULT_TIMEOUT
-
-    def given(self) -> list[str]:
-        """The options that were given (``retries`` and ``timeout`` have defaults, so they never count)."""
-        return [f.name for f in fields(self) if f.name not in _CLIENT_ONLY and getattr(self, f.name) is not None]
-
-
-_CLIENT_ONLY = ("retries", "timeout")
 
 
 def is_llm(name: str) -> bool:

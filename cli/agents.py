@@ -15,9 +15,8 @@ import typer
 
 from campus.agents import BUILTIN
 from campus.agents.chat import DEFAULT_RETRIES, DEFAULT_TIMEOUT, OPENAI_URL
-from campus.agents.memory import MEMORIES
+from campus.agents.options import MEMORIES, AgentOptions
 from campus.agents.providers import PROVIDERS
-from campus.agents.registry import AgentOptions
 from campus.agents.variants import DEFAULT_VARIANT, variant_names
 
 AGENT_HELP = (f"Who plays: a built-in agent ({', '.join(BUILTIN)}), 'llm' (a chat model; see the model options), "

@@ -5,15 +5,16 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from campus.lab.audit import AGENTS, GUESSERS, SeedResult, run_audit, summarise
-from campus.lab.sweep import parse_seeds
+if TYPE_CHECKING:
+    from campus.lab.audit import SeedResult
+
 
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
@@ -41,6 +42,9 @@ def audit(
 
     Exits 1 when anything is violated (each violation is listed), 2 on bad input.
     """
+    from campus.lab.audit import run_audit, summarise
+    from campus.lab.sweep import parse_seeds
+
     try:
         chosen = parse_seeds(seeds)
     except ValueError as error:
@@ -76,6 +80,8 @@ def _pct(value: float) -> str:
 
 
 def _print(summary: dict[str, Any], world: str) -> None:
+    from campus.lab.audit import AGENTS, GUESSERS
+
     seeds = summary["seeds"]
     table = Table(title=f"Success per scenario (%), {len(seeds)} seeds on {world}")
     table.add_column("scenario")

@@ -1,4 +1,8 @@
-"""What every command shares: the consoles, the common options, one-line errors and the database."""
+"""What every command shares: the consoles, the common options, one-line errors and the database.
+
+Only typer and rich are imported here; the kernel is imported by the functions that use it, so
+``campus --help`` and a command's ``--help`` start without it.
+"""
 
 from __future__ import annotations
 
@@ -6,26 +10,20 @@ import sqlite3
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import cache
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-import msgspec
 import typer
 from rich.console import Console
 from rich.markup import escape
 
-from campus.agents.llm import LLMConfig
-from campus.kernel.agent import AgentUnavailable
-from campus.kernel.clock import TimeFormatError
-from campus.kernel.runner import SessionError
-from campus.kernel.store import EventStore, StoreError, open_store
-from campus.replays.diff import mismatches
-from campus.replays.export import ExportFormatError
-from campus.replays.prices import Price, load_prices, price_for
-from campus.replays.seek import SeekError
-from campus.scenarios.play import Run, RunSpec, load_inputs, load_world
-from campus.scenarios.task import Term
-from campus.world.index import WorldIndex
+if TYPE_CHECKING:
+    from campus.replays.prices import Price
+    from campus.kernel.store import EventStore
+    from campus.scenarios.play import Run
+    from campus.scenarios.task import Term
+    from campus.world.index import WorldIndex
 
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
@@ -35,9 +33,21 @@ JSON = typer.Option(False, "--json", help="Print machine-readable JSON instead o
 PRICES = typer.Option(None, "--prices", metavar="FILE", help="Model prices (USD per 1M input/output tokens) "
                       "added over the built-in table: TOML (*.toml) or JSON mapping 'provider/model' to {input, output}.")
 WORLD_HELP = "'generated' (the default: a campus from the seed) or 'stulife:DIR' (the published StuLife data)."
+ROUNDS_HELP = ("Agent turns allowed per task. A task that carries its own round limit (as many of the "
+               "published StuLife tasks do) keeps it: the task's limit wins, this one applies to every other task.")
 
-EXPECTED_ERRORS = (StoreError, SessionError, SeekError, TimeFormatError, ExportFormatError, ValueError, AgentUnavailable)
-"""Errors a command reports as one line (exit 2) rather than as a traceback."""
+
+@cache
+def expected_errors() -> tuple[type[Exception], ...]:
+    """Errors a command reports as one line (exit 2) rather than as a traceback."""
+    from campus.kernel.agent import AgentUnavailable
+    from campus.kernel.clock import TimeFormatError
+    from campus.kernel.runner import SessionError
+    from campus.kernel.store import StoreError
+    from campus.replays.export import ExportFormatError
+    from campus.replays.seek import SeekError
+
+    return StoreError, SessionError, SeekError, TimeFormatError, ExportFormatError, ValueError, AgentUnavailable
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -47,6 +57,8 @@ def fail(message: str, code: int = 2) -> NoReturn:
 
 @contextmanager
 def open_db(path: str, *, must_exist: bool = True) -> Iterator[EventStore]:
+    from campus.kernel.store import StoreError, open_store
+
     if must_exist and path != ":memory:" and not Path(path).exists():
         fail(f"no database at {path}; create one with 'campus run --db {path}'")
     try:
@@ -55,7 +67,7 @@ def open_db(path: str, *, must_exist: bool = True) -> Iterator[EventStore]:
         fail(str(error))
     try:
         yield store
-    except EXPECTED_ERRORS as error:
+    except expected_errors() as error:
         fail(str(error))
     except sqlite3.DatabaseError as error:  # a file damaged after it was opened
         fail(f"{path} is damaged: {error}")
@@ -65,6 +77,8 @@ def open_db(path: str, *, must_exist: bool = True) -> Iterator[EventStore]:
 
 def pairing_warning(a: Run, b: Run, force: bool) -> str | None:
     """Refuse (one line, exit 2) to compare runs whose tasks do not pair, unless ``force``; then the warning to show."""
+    from campus.replays.diff import mismatches
+
     found = mismatches(a, b)
     if not found:
         return None
@@ -77,10 +91,14 @@ def pairing_warning(a: Run, b: Run, force: bool) -> str | None:
 
 
 def emit_json(value: Any) -> None:
+    import msgspec
+
     sys.stdout.write(msgspec.json.encode(value).decode() + "\n")
 
 
 def world_of(source: str | None, seed: int) -> WorldIndex:
+    from campus.scenarios.play import load_world
+
     try:
         return load_world(source or "generated", seed)
     except ValueError as error:
@@ -91,6 +109,8 @@ def inputs_of(world_source: str | None, seed: int, scale: float, resume: str | N
               disruptions: bool = False, busy_days: bool = False,
               check_ins: bool = False) -> tuple[WorldIndex, Term] | None:
     """The world and term of a new run; ``None`` when resuming (a run continues on its own world)."""
+    from campus.scenarios.play import RunSpec, load_inputs
+
     if resume is not None:
         if world_source is not None or disruptions or busy_days or check_ins:
             fail("--world, --disruptions, --busy-days and --check-ins cannot be used with --resume: a run continues "
@@ -103,11 +123,13 @@ def inputs_of(world_source: str | None, seed: int, scale: float, resume: str | N
         fail(str(error))
 
 
-PriceOf = Callable[[str], Price | None]
+PriceOf = Callable[[str], "Price | None"]
 
 
 def price_lookup(path: Path | None) -> PriceOf:
     """The price of a run's agent (by its spec): ``None`` for a built-in agent or a model the table does not name."""
+    from campus.replays.prices import load_prices, price_for
+
     try:
         table = load_prices(path)
     except ValueError as error:
@@ -121,4 +143,6 @@ def price_lookup(path: Path | None) -> PriceOf:
 
 def model_key(agent: str) -> str | None:
     """How the price table names a run's model (``provider/model``); ``None`` for an agent that is no model."""
+    from campus.agents.llm import LLMConfig
+
     return LLMConfig.from_spec(agent).price_key() if agent.startswith("llm:") else None

@@ -11,16 +11,15 @@ import logging
 import sys
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import msgspec
 import typer
 from rich.table import Table
 
-from campus.agents.registry import AgentOptions, is_llm, playing, recorded_source, replay_run, resolve, run_label
+from campus.agents.options import AgentOptions
 from campus.cli.agents import AGENT_HELP, with_agent_options
-from campus.cli.common import (DB, EXPECTED_ERRORS, JSON, PRICES, WORLD_HELP, emit_json, err, fail, inputs_of, model_key,
-                               open_db, out, pairing_warning, price_lookup, world_of)
+from campus.cli.common import (DB, JSON, PRICES, ROUNDS_HELP, WORLD_HELP, emit_json, err, expected_errors, fail, inputs_of,
+                               model_key, open_db, out, pairing_warning, price_lookup, world_of)
 from campus.cli.progress import task_progress
 from campus.cli.prompt import prompt as prompt_command
 from campus.cli.report import report as report_command
@@ -28,28 +27,14 @@ from campus.cli.audit import audit as audit_command
 from campus.cli.sweep import sweep as sweep_command
 from campus.cli.mcp import mcp as mcp_command
 from campus.cli.probe import probe as probe_command
-from campus.kernel.logs import configure as configure_logs
-from campus.events import TaskEnded, genesis_hash
-from campus.kernel.runner import run_config
-from campus.kernel.tasks import events_of
-from campus.kernel.store import StoreError, unmapped
-from campus.replays.diff import diff_runs
-from campus.replays.export import import_lines, write_export
-from campus.replays.signing import SigningError, check_signed, generate_key, private_key, public_key, sign, store_signature
-from campus.replays.fork import InjectedReply, fork_run
-from campus.replays.seek import describe_state, resolve_position, seek
-from campus.replays.status import abandoned_twin, run_status, term_scale
-from campus.replays.prices import cost_line, cost_text, cost_usd, run_cost
-from campus.replays.usage import run_usage, usage_line
-from campus.replays.verify import verify
-from campus.scenarios.play import DEFAULT_ROUND_LIMIT, ROUNDS_HELP, Run, RunSpec, open_run, slug, start_run
-from campus.scenarios.scorecard import scorecard
-from campus.scenarios.task import Term, decode_term
-from campus.scenarios.term import generate_term
-from campus.world.generate import generate_world
-from campus.world.index import WorldIndex
-from campus.world.model import World, counts
-from campus.world.stulife import ImportReport, StuLifeDataError, load_stulife
+from campus.scenarios.rounds import DEFAULT_ROUND_LIMIT
+
+if TYPE_CHECKING:
+    from campus.scenarios.play import Run, RunSpec
+    from campus.scenarios.task import Term
+    from campus.world.index import WorldIndex
+    from campus.world.model import World
+    from campus.world.stulife import ImportReport
 
 DISRUPTIONS_HELP = ("Add the mid-task disruption tasks (STT-Arena's nine conflict types, four solvability levels, "
                      "scored as DRS; work in progress, off by default).")
@@ -87,12 +72,14 @@ MANY_BRANCHES = 50
 
 def _play(run: Run, agent: Any, db: str, *, show_progress: bool, max_steps: int | None = None) -> None:
     """Play ``run``; an error stops it with one line that names the run and how to go on."""
+    from campus.replays.status import run_status
+
     remaining = len(run.term.tasks) - len(run.ended_tasks())
     try:
         with task_progress(err, remaining, "playing", show_progress) as tick:
             hook = None if tick is None else (lambda state, ended: tick(state.now))
             run.session(agent, on_task_end=hook).run(max_steps=max_steps)
-    except EXPECTED_ERRORS as error:
+    except expected_errors() as error:
         status = run_status(run.store, run.branch.id)
         if status.state == "abandoned" and run.branch.parent is None:
             fail(f"{error} (run {run.branch.id} has no reply yet and is hidden from 'campus runs'; "
@@ -102,6 +89,11 @@ def _play(run: Run, agent: Any, db: str, *, show_progress: bool, max_steps: int 
 
 def _start(store: Any, spec: RunSpec, inputs: tuple[WorldIndex, Term]) -> Run:
     """A new run of ``spec``, or the abandoned run that the same command left before its first reply."""
+    from campus.events import genesis_hash
+    from campus.kernel.runner import run_config
+    from campus.replays.status import abandoned_twin
+    from campus.scenarios.play import open_run, slug, start_run
+
     world, term = inputs
     base = spec.branch_id or f"{slug(spec.label or spec.agent)}-s{spec.seed}"
     genesis = genesis_hash(world.hash, term.hash, spec.seed, run_config(spec.round_limit), spec.agent)
@@ -110,6 +102,8 @@ def _start(store: Any, spec: RunSpec, inputs: tuple[WorldIndex, Term]) -> Run:
 
 
 def _summary(run: Run) -> dict[str, Any]:
+    from campus.scenarios.scorecard import scorecard
+
     head, final_hash = run.store.head(run.branch.id)
     return {
         "run": run.branch.id,
@@ -199,6 +193,9 @@ def run(
     With no options: generate the default world and term (seed 0), let the built-in oracle
     play it into runs.db, and print the scorecard.
     """
+    from campus.agents.registry import playing, recorded_source, replay_run, resolve, run_label
+    from campus.scenarios.play import RunSpec, open_run
+
     inputs = None if recorded_source(agent) else inputs_of(world_source, seed, scale, resume, disruptions, busy_days, check_ins)
     if name is not None and (resume is not None or inputs is None):
         fail("--name names a new run: not with --resume, and not with recorded:RUN (its replay is named after RUN)")
@@ -222,6 +219,8 @@ def run(
 
 
 def _import_stulife(directory: str) -> tuple[World, ImportReport]:
+    from campus.world.stulife import StuLifeDataError, load_stulife
+
     try:
         return load_stulife(directory)
     except StuLifeDataError as error:
@@ -230,6 +229,9 @@ def _import_stulife(directory: str) -> tuple[World, ImportReport]:
 
 def _agent(name: str, current: Run) -> Any:
     """The agent called ``name`` for a stored run (an llm agent rebuilt from its recorded spec)."""
+    from campus.agents.registry import resolve
+    from campus.kernel.store import StoreError
+
     try:
         return resolve(name, store=current.store, term=current.term, world=current.world, branch=current.branch.id)[0]
     except (ValueError, StoreError) as error:
@@ -248,6 +250,9 @@ def replay(
     as_json: bool = JSON,
 ) -> None:
     """Show the world of a run at a step or a simulated time, with its state hash."""
+    from campus.replays.seek import describe_state, resolve_position, seek
+    from campus.scenarios.play import open_run
+
     with open_db(db) as store:
         current = open_run(store, run_id)
         seq = resolve_position(current, step=step, at=at)
@@ -279,6 +284,11 @@ def fork(
     agent_options: AgentOptions = AgentOptions(),
 ) -> None:
     """Branch a run at a step or time and continue it, with another agent or an injected reply."""
+    from campus.agents.registry import playing, resolve
+    from campus.replays.fork import InjectedReply, fork_run
+    from campus.replays.seek import resolve_position
+    from campus.scenarios.play import open_run
+
     with open_db(db) as store:
         parent = open_run(store, run_id)
         seq = resolve_position(parent, step=at_step, at=at)
@@ -313,6 +323,11 @@ def verify_command(
     as_json: bool = JSON,
 ) -> None:
     """Check the hash chain, re-execute every tool call and re-judge every task. Exit 1 on the first mismatch."""
+    import msgspec
+    from campus.replays.signing import check_signed, public_key
+    from campus.replays.verify import verify
+    from campus.scenarios.play import open_run
+
     from campus.lab.prompt_check import check_prompts
 
     unsigned: str | None = None
@@ -350,6 +365,8 @@ def verify_command(
 def _ended_count(run: Run) -> int:
     """For a progress bar, read without the memory map: mapped pages stay resident, and over a 2 GB file that
     alone made the process's peak 2 GB."""
+    from campus.kernel.store import unmapped
+
     with unmapped(run.store):
         return len(run.ended_tasks())
 
@@ -363,6 +380,8 @@ def keygen(
     Sign with 'campus export RUN --sign KEY'; check with 'campus verify RUN --signed-by KEY.pub'.
     OpenSSL gives the same: openssl genpkey -algorithm ed25519 -out KEY; openssl pkey -in KEY -pubout -out KEY.pub
     """
+    from campus.replays.signing import SigningError, generate_key
+
     try:
         public = generate_key(Path(path))
     except (SigningError, OSError) as error:
@@ -383,6 +402,9 @@ def diff(
     Only runs of the same world, term (seed and scale) and rules pair task by task; others are
     refused unless --force.
     """
+    from campus.replays.diff import diff_runs
+    from campus.scenarios.play import open_run
+
     with open_db(db) as store:
         a, b = open_run(store, run_a), open_run(store, run_b)
         warning = pairing_warning(a, b, force)
@@ -401,6 +423,8 @@ def _p_value(p: float) -> str:
 
 
 def _print_diff(report: dict[str, Any]) -> None:
+    import msgspec
+
     point = report["first_divergence"]
     if point is None:
         out.print(f"{report['a']} and {report['b']} are identical event for event.")
@@ -462,6 +486,10 @@ def dynamics_command(
     The twin reuses RUN's recorded reply wherever it shows the agent the same conversation, and asks the agent
     elsewhere. It is stored as a run of its own (replay, verify, diff it like any other).
     """
+    from campus.agents.registry import resolve
+    from campus.kernel.store import StoreError
+    from campus.scenarios.play import open_run
+
     from campus.replays.dynamics import dynamics
 
     with open_db(db) as store:
@@ -502,6 +530,10 @@ def export_command(
                                        "file's end line and into the database, for 'campus verify --signed-by'."),
 ) -> None:
     """Write a run, with its world and term, as hash-checked JSON Lines."""
+    from campus.replays.export import write_export
+    from campus.replays.signing import private_key, sign, store_signature
+    from campus.scenarios.play import open_run
+
     with open_db(db) as store:
         current = open_run(store, run_id)
         signature = sign(current, private_key(sign_with)) if sign_with else None
@@ -523,6 +555,8 @@ def import_command(
     as_json: bool = JSON,
 ) -> None:
     """Read a run from JSON Lines into the database, checking every hash first."""
+    from campus.replays.export import import_lines
+
     if not Path(path).exists():
         fail(f"no file at {path}")
     with open_db(db, must_exist=False) as store:
@@ -545,6 +579,11 @@ def score(
     --json; the cost is unknown for a model the price table does not name); exit 1 if any task is
     judged differently from what the run recorded.
     """
+    import msgspec
+    from campus.replays.prices import cost_line, run_cost
+    from campus.replays.usage import run_usage, usage_line
+    from campus.scenarios.play import open_run
+
     from campus.replays.score import rescore
 
     price_of = price_lookup(prices)
@@ -588,6 +627,8 @@ def lifelong(
     asks a sample of earlier blocks' questions again; the success matrix gives the metrics.
     Probe branches stay in the database (RUN~lifelong-tT-bI) to replay, verify or diff.
     """
+    from campus.scenarios.play import open_run
+
     from campus.lab.lifelong import as_dict, lifelong as measure, probe_count
 
     branches = probe_count(blocks)
@@ -636,6 +677,15 @@ def runs(
     abandoned: its agent never replied (an unreachable model, a bad key); those are hidden
     unless --all.
     """
+    from campus.agents.registry import is_llm, run_label
+    from campus.events import TaskEnded
+    from campus.kernel.tasks import events_of
+    from campus.replays.status import run_status, term_scale
+    from campus.replays.prices import cost_text, cost_usd
+    from campus.replays.usage import run_usage
+    from campus.scenarios.scorecard import scorecard
+    from campus.scenarios.task import decode_term
+
     price_of = price_lookup(prices)
     with open_db(db) as store:
         terms: dict[str, Term] = {}
@@ -684,6 +734,9 @@ def world_generate(
     as_json: bool = JSON,
 ) -> None:
     """Generate a campus from a seed and print its size and hash."""
+    from campus.world.generate import generate_world
+    from campus.world.model import counts
+
     try:
         world = generate_world(seed, scale)
     except ValueError as error:
@@ -710,6 +763,8 @@ def term_generate(
     as_json: bool = JSON,
 ) -> None:
     """Generate the term for a world and print its tasks per scenario (scored, long-term, self-motivated)."""
+    from campus.scenarios.term import generate_term
+
     from campus.scenarios.term import term_report
     from campus.scenarios.play import term_bytes
 
@@ -855,12 +910,41 @@ def bench_term(
               f"StuGPA {report['stugpa']}, success {report['success_rate']:.1%}", highlight=False)
 
 
+
+@bench_app.command("startup")
+def bench_startup(
+    repeats: int = typer.Option(5, "--repeats", min=1, help="Cold starts of each command; the median is reported."),
+    directory: str = typer.Option(None, "--dir", help="Where to put the scratch databases (default: a temp dir)."),
+    as_json: bool = JSON,
+) -> None:
+    """Time 'campus --help' and 'campus run --scale 0.01' from cold processes: wall (median, range) and CPU."""
+    from campus.lab.bench_startup import measure_startup
+
+    try:
+        report = measure_startup(repeats, directory)
+    except RuntimeError as error:
+        fail(str(error))
+    if as_json:
+        emit_json(report)
+        return
+    table = Table(title=f"campus start-up, median of {repeats} cold starts")
+    for column in ("command", "wall", "CPU", "target"):
+        table.add_column(column)
+    for name, command in (("help", "campus --help"), ("run", "campus run --scale 0.01")):
+        row = report[name]
+        low, high = row["wall_range_s"]
+        table.add_row(command, f"{row['wall_s']:.3f} s ({low:.3f}-{high:.3f})", f"{row['cpu_s']:.3f} s",
+                      f"<= {row['target_s']:g} s wall: {'met' if row['met'] else 'not met'}")
+    out.print(table)
+
 @app.callback()
 def _setup(
     log_json: bool = typer.Option(False, "--log-json", help="Write operator logs (stderr) as JSON lines."),
     verbose: int = typer.Option(0, "--verbose", "-v", count=True,
                                 help="More operator logs on stderr: -v sessions, -vv every task (each line names the run, agent, seq and simulated time)."),
 ) -> None:
+    from campus.kernel.logs import configure as configure_logs
+
     configure_logs(json=log_json, level=(logging.WARNING, logging.INFO, logging.DEBUG)[min(verbose, 2)])
 
 

@@ -10,8 +10,8 @@ import importlib.util
 
 import typer
 
-from campus.cli.common import DB, WORLD_HELP, err, fail, inputs_of, open_db
-from campus.scenarios.play import DEFAULT_ROUND_LIMIT, ROUNDS_HELP, RunSpec, open_run, start_run
+from campus.cli.common import DB, ROUNDS_HELP, WORLD_HELP, err, fail, inputs_of, open_db
+from campus.scenarios.rounds import DEFAULT_ROUND_LIMIT
 
 
 def mcp(
@@ -31,6 +31,7 @@ def mcp(
     """
     from campus.env.driver import Driver
     from campus.env.mcp_server import serve
+    from campus.scenarios.play import RunSpec, open_run, start_run
 
     if importlib.util.find_spec("mcp") is None:
         fail("campus mcp needs the MCP SDK: pip install 'campus[mcp]'")

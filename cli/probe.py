@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import msgspec
 import typer
 from rich.table import Table
 
-from campus.agents.readers import READERS, RECENT_STEPS
-from campus.agents.registry import AgentOptions, is_llm, resolve
+from campus.agents import READERS, RECENT_STEPS
+from campus.agents.options import AgentOptions
 from campus.cli.agents import with_agent_options
 from campus.cli.common import DB, JSON, emit_json, fail, open_db, out
-from campus.kernel.agent import AgentUnavailable
-from campus.kernel.store import StoreError
-from campus.lab.probing import ProbeReport, probe_run
-from campus.scenarios.play import Run, open_run
-from campus.scenarios.probes import ABILITIES
+from campus.scenarios.abilities import ABILITIES
+
+if TYPE_CHECKING:
+    from campus.lab.probing import ProbeReport
+    from campus.scenarios.play import Run
 
 
 @with_agent_options
@@ -46,6 +45,13 @@ def probe(
     no judge); the report gives each ability, their unweighted mean, and both per distance bin
     between the evidence and the question (events and simulated days).
     """
+    import msgspec
+    from campus.agents.registry import is_llm, resolve
+    from campus.kernel.agent import AgentUnavailable
+    from campus.kernel.store import StoreError
+    from campus.lab.probing import probe_run
+    from campus.scenarios.play import open_run
+
     if at_step is not None and every_week:
         fail("--at-step and --every-week choose the points in two different ways; give one of them")
     chosen = [name.strip() for name in abilities.split(",") if name.strip()]
@@ -81,6 +87,7 @@ def _pct(value: float | None) -> str:
 
 
 def _print(report: ProbeReport) -> None:
+
     bins = list(report.by_events)
     table = Table(title=f"Memory probes of {report.run} answered by {report.agent}")
     table.add_column("ability", no_wrap=True)

@@ -12,7 +12,6 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn, TimeRemainingColumn
 from rich.text import Text
 
-from campus.kernel.clock import label
 
 Tick = Callable[[int], None]
 """Called once per task done, with the simulated minute it ended at."""
@@ -27,6 +26,8 @@ class _Rate(ProgressColumn):
 @contextmanager
 def task_progress(console: Console, total: int, description: str, enabled: bool = True) -> Iterator[Tick | None]:
     """A bar over ``total`` tasks; yields ``None`` (nothing to call) when it would not be shown."""
+    from campus.kernel.clock import label
+
     if not enabled or not console.is_terminal or total <= 0:
         yield None
         return

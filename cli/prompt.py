@@ -12,7 +12,6 @@ import typer
 from rich.markup import escape
 
 from campus.cli.common import DB, JSON, emit_json, err, open_db, out
-from campus.scenarios.play import open_run
 
 
 def prompt(
@@ -28,6 +27,7 @@ def prompt(
     Exit 1 if the rebuilt request does not hash to the stored one. With --json, the request itself (as sent to the chat-completions endpoint) with both hashes.
     """
     from campus.lab.prompt_check import rebuild_request
+    from campus.scenarios.play import open_run
 
     with open_db(db) as store:
         rebuilt = rebuild_request(open_run(store, run_id), task, step)

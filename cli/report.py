@@ -8,14 +8,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import msgspec
 import typer
 
 from campus.cli.common import PRICES, fail, pairing_warning, price_lookup
-from campus.kernel.store import StoreError, open_store
-from campus.reports.csv_export import write_csv
-from campus.reports.report import ReportError, write_report
-from campus.scenarios.play import open_run
 
 
 def report(
@@ -35,6 +30,12 @@ def report(
     by task and step by step, with every flipped task listed. REPORT.html#task=ID opens at a task.
     With --csv DIR, the run's tasks and tool calls as CSV files too. --prices FILE prices the model.
     """
+    import msgspec
+    from campus.kernel.store import StoreError, open_store
+    from campus.reports.csv_export import write_csv
+    from campus.reports.report import ReportError, write_report
+    from campus.scenarios.play import open_run
+
     if html is None and csv_dir is None:
         fail("say what to write: --html FILE, --csv DIR or both")
     if db != ":memory:" and not Path(db).exists():

@@ -13,41 +13,30 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import msgspec
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from campus.agents import BUILTIN
-from campus.agents.registry import check_name, resolve, run_label
-from campus.cli.common import err, fail, out
-from campus.kernel.agent import Agent
-from campus.kernel.clock import label
-from campus.kernel.logs import configure as configure_logs
-from campus.kernel.store import EventStore, StoreError, open_store
-from campus.reports.comparison import METRICS, Metric, compare
-from campus.reports.stats import Estimate, PairedDifference
-from campus.lab.ray_sweep import play_on_ray
-from campus.lab.sweep import (
-    AgentSpec,
-    PlannedRun,
-    RunResult,
-    SweepError,
-    SweepSettings,
-    collect,
-    parse_seeds,
-    plan_sweep,
-    play_sweep,
-    play_threads,
-)
-from campus.scenarios.play import DEFAULT_ROUND_LIMIT, ROUNDS_HELP
-from campus.scenarios.task import Term
-from campus.world.index import WorldIndex
+from campus.cli.common import ROUNDS_HELP, err, fail, out
+from campus.scenarios.rounds import DEFAULT_ROUND_LIMIT
+
+if TYPE_CHECKING:
+    from campus.kernel.agent import Agent
+    from campus.kernel.store import EventStore
+    from campus.lab.sweep import AgentSpec, PlannedRun, RunResult, SweepSettings
+    from campus.reports.comparison import Metric
+    from campus.reports.stats import Estimate, PairedDifference
+    from campus.scenarios.task import Term
+    from campus.world.index import WorldIndex
+
 
 def build_agent(spec: AgentSpec, store: EventStore, term: Term, world: WorldIndex) -> Agent:
     """Runs in the worker processes."""
+    from campus.agents.registry import resolve
+
     return resolve(spec.name, store=store, term=term, world=world)[0]
 
 
@@ -87,6 +76,12 @@ def sweep(
     pass^k (k = 1..K: the chance that k trials of a task all succeed) and
     the flip rate (the share of tasks not decided the same in every trial).
     """
+    import msgspec
+    from campus.kernel.store import StoreError
+    from campus.lab.ray_sweep import play_on_ray
+    from campus.lab.sweep import SweepError, SweepSettings, parse_seeds, play_sweep, play_threads
+    from campus.reports.comparison import compare
+
     try:
         specs = _specs(agents)
         settings = SweepSettings(db=db, scale=scale, rounds=rounds, prefix=prefix, trials=trials)
@@ -115,12 +110,17 @@ def sweep(
 
 def _worker_logs(ctx: typer.Context) -> Callable[[], None]:
     """The operator-log settings of this command (``--log-json``, ``-v``), for the worker processes."""
+    from campus.kernel.logs import configure as configure_logs
+
     options = ctx.parent.params if ctx.parent is not None else {}
     level = (logging.WARNING, logging.INFO, logging.DEBUG)[min(options.get("verbose") or 0, 2)]
     return partial(configure_logs, json=bool(options.get("log_json")), level=level)
 
 
 def _specs(names: list[str]) -> list[AgentSpec]:
+    from campus.agents.registry import check_name, run_label
+    from campus.lab.sweep import AgentSpec
+
     if len(set(names)) != len(names):
         raise ValueError(f"each agent may be named once: {', '.join(names)}")
     recorded = [check_name(name) for name in names]
@@ -128,6 +128,9 @@ def _specs(names: list[str]) -> list[AgentSpec]:
 
 
 def _plan(settings: SweepSettings, specs: list[AgentSpec], seeds: list[int]) -> list[PlannedRun]:
+    from campus.kernel.store import open_store
+    from campus.lab.sweep import plan_sweep
+
     if settings.scale <= 0:
         raise ValueError(f"scale must be positive, got {settings.scale:g}")
     if settings.db == ":memory:":
@@ -140,6 +143,9 @@ def _plan(settings: SweepSettings, specs: list[AgentSpec], seeds: list[int]) -> 
 
 
 def _collect(settings: SweepSettings, planned: list[PlannedRun]) -> list[RunResult]:
+    from campus.kernel.store import open_store
+    from campus.lab.sweep import collect
+
     store = open_store(settings.db)
     try:
         return collect(store, planned)
@@ -153,6 +159,8 @@ def _collect(settings: SweepSettings, planned: list[PlannedRun]) -> list[RunResu
 @contextmanager
 def _progress(planned: list[PlannedRun], enabled: bool) -> Iterator[Any]:
     """One bar over the runs to play, moved by each task a worker ends; only when stderr is a terminal."""
+    from campus.kernel.clock import label
+
     to_play = sum(run.action != "keep" for run in planned)
     if not enabled or not err.is_terminal or not to_play:
         yield None
@@ -186,6 +194,8 @@ def _progress(planned: list[PlannedRun], enabled: bool) -> Iterator[Any]:
 
 
 def _print_report(report: dict[str, Any], results: list[RunResult]) -> None:
+    from campus.reports.comparison import METRICS
+
     agents = report["agents"]
     seeds = report["seeds"]
     trials = f" x {report['trials']} trials" if report["trials"] > 1 else ""

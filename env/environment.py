@@ -44,7 +44,8 @@ from campus.events import StructuredCall, TaskEnded
 from campus.kernel.agent import AgentView
 from campus.kernel.clock import label
 from campus.kernel.store import EventStore, MemoryStore, open_store
-from campus.scenarios.play import DEFAULT_ROUND_LIMIT, Run, RunSpec, load_world, start_run
+from campus.scenarios.rounds import DEFAULT_ROUND_LIMIT
+from campus.scenarios.play import Run, RunSpec, load_world, start_run
 from campus.scenarios.scorecard import scorecard
 from campus.scenarios.task import Term
 from campus.scenarios.term import generate_term

@@ -24,7 +24,8 @@ from campus.agents.llm import plain_messages, system_prompt
 from campus.agents.variants import DEFAULT_VARIANT, load_variant
 from campus.kernel.agent import AgentView
 from campus.kernel.store import open_store
-from campus.scenarios.play import DEFAULT_ROUND_LIMIT, RunSpec, open_run, slug, start_run
+from campus.scenarios.rounds import DEFAULT_ROUND_LIMIT
+from campus.scenarios.play import RunSpec, open_run, slug, start_run
 from campus.scenarios.scorecard import scorecard
 
 RUN_KEY = "campus_run"

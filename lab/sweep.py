@@ -56,7 +56,8 @@ from campus.kernel.logs import configure as configure_logs
 from campus.kernel.runner import run_config
 from campus.kernel.store import EventStore, StoreError, open_store
 from campus.kernel.tasks import events_of
-from campus.scenarios.play import DEFAULT_ROUND_LIMIT, Run, RunSpec, load_inputs, load_world, open_run, slug, start_run
+from campus.scenarios.rounds import DEFAULT_ROUND_LIMIT
+from campus.scenarios.play import Run, RunSpec, load_inputs, load_world, open_run, slug, start_run
 from campus.scenarios.scorecard import scorecard
 from campus.scenarios.task import Term, decode_term
 from campus.scenarios.term import term_name

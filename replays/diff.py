@@ -36,7 +36,8 @@ from campus.kernel.tasks import events_of
 from campus.kernel.transcript import add_turn, task_so_far
 from campus.replays.detectors import DETECTORS, tally_branch
 from campus.scenarios.play import Run
-from campus.scenarios.probes import ABILITIES, PROBE_TASK
+from campus.scenarios.abilities import ABILITIES
+from campus.scenarios.probes import PROBE_TASK
 from campus.scenarios.scorecard import scorecard
 
 NOISE_LEVEL = 0.05

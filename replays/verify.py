@@ -68,7 +68,7 @@ from campus.kernel.recorded import RecordedAgent, replies_of
 from campus.kernel.schedule import Composing
 from campus.kernel.tools import result_event
 from campus.kernel.runner import Session, action_of
-from campus.kernel.store import BranchInfo, EventStore, MemoryStore, Row, SQLiteStore, StoreError, unmapped
+from campus.kernel.store import BranchInfo, MemoryStore, Row, StoreError, unmapped
 from campus.kernel.triggers import Due, Rule, activated, after_open_index, armed, due_after_open, due_at_times, fire
 from campus.kernel.tasks import row_batches
 from campus.scenarios.play import Run, store_inputs
@@ -96,7 +96,7 @@ BATCH = 2_000
 READINGS = 4_096
 """Distinct reply texts whose reading verify keeps; past it the memo starts afresh, so memory does not grow with the log."""
 _TAGS = {cls: tag for tag, cls in KINDS.items()}
-_CLOCK_EVENTS = (DayStarted, WorldChanged)
+_CLOCK_TYPES = frozenset((DayStarted, WorldChanged))
 """The world clock may fire while a call is under way (a day starting during a long walk)."""
 
 
@@ -228,13 +228,6 @@ def _fired(event: Event) -> bool:
     return isinstance(event, TriggerSkipped) or (isinstance(event, WorldChanged) and bool(event.rule))
 
 
-def _by_clock(event: Event) -> bool:
-    """An event the world clock or the rule clock appends, which may come while a call is under way."""
-    if isinstance(event, (WorldChanged, TriggerSkipped)) and _fired(event):
-        return event.cause == 0
-    return isinstance(event, _CLOCK_EVENTS)
-
-
 class _ReExecution:
     """Folds the log, checks every event's place in the sequence a session could produce, and runs
     every recorded tool call and judgement again against the folded state.
@@ -285,36 +278,40 @@ class _ReExecution:
     def step(self, row: Row, event: Event) -> Mismatch | None:
         if self.peeked is None and self.pending is not None:
             self.peeked = self._next_expected()
-        mismatch = self._place(row, event)
-        if mismatch is not None:
-            return mismatch
+        cls = type(event)
+        fired = _fired(event)
+        # appended by the world clock or the rule clock, so it may come while a call is under way
+        by_clock = event.cause == 0 if fired else cls in _CLOCK_TYPES  # type: ignore[attr-defined]
+        problem = self._misplaced(row, event, cls, fired, by_clock)
+        if problem is not None:
+            return Mismatch(seq=row.seq, check="sequence", expected=problem, actual=row.kind)
         run, state = self.run, self.state
-        mismatch = self._check_expected(row, event)
+        mismatch = self._check_expected(row, event, fired, by_clock)
         if mismatch is not None:
             return mismatch
         self.composing.see(row.seq, row.t, event)
         mismatch = self._composition(row, event)
         if mismatch is not None:
             return mismatch
-        if isinstance(event, TaskEnded) and event.outcome != "unscored":
+        if type(event) is TaskEnded and event.outcome != "unscored":
             judged = run.term.evaluate(event.task_id, state, self.task_events, self.composing.open)
             self.report.tasks_judged += 1
             if judged != (event.outcome, event.detail, event.marks):
                 return Mismatch(seq=row.seq, check="evaluation", expected=list(judged),
                                 actual=[event.outcome, event.detail, event.marks])
         run.kernel.projection.apply(state, row.seq, row.t, event)
-        if isinstance(event, TaskReleased):
+        if type(event) is TaskReleased:
             self.task_events = [event]
             for item in due_after_open(self.after_open, event.task_id, row.t, row.t):
                 heapq.heappush(self.timed, item)
         elif self.task_events:
             self.task_events.append(event)
-        if isinstance(event, AgentReplied):
+        if type(event) is AgentReplied:
             self.wire = event.call is not None
-        elif isinstance(event, ToolCalled):
+        elif type(event) is ToolCalled:
             self.pending = self._rerun(event)
             self.call_t = row.t
-        elif isinstance(event, TaskEnded) and self.rules:
+        elif type(event) is TaskEnded and self.rules:
             self.pending = self._firings(event, state.seq, task_id=event.task_id, task_events=list(self.task_events))
             self.task_events = []
         if row.seq in self.snapshots:
@@ -336,32 +333,28 @@ class _ReExecution:
                 return Mismatch(seq=row.seq, check="composition", expected=expected, actual=event.digest)
         return None
 
-    def _place(self, row: Row, event: Event) -> Mismatch | None:
-        problem = self._misplaced(row, event)
-        return None if problem is None else Mismatch(seq=row.seq, check="sequence", expected=problem, actual=row.kind)
-
-    def _misplaced(self, row: Row, event: Event) -> str | None:
+    def _misplaced(self, row: Row, event: Event, cls: type, fired: bool, by_clock: bool) -> str | None:
         """What the session would have written here instead, if ``event`` is not it."""
-        kind = _TAGS[type(event)]
+        kind = _TAGS[cls]
         if row.kind != kind:
             return f"the kind of its payload, {kind}"
         if self.over:
             return "nothing after run_ended"
-        if (row.seq == 1) != isinstance(event, RunStarted):
+        if (row.seq == 1) != (cls is RunStarted):
             return "run_started" if row.seq == 1 else "no second run_started"
         if row.t < self.last_t:
             return f"a time of at least {self.last_t}"
         self.last_t = row.t
-        if _fired(event):
-            return self._firing_place(row, event)
+        if fired:
+            return self._firing_place(row, by_clock)
         if isinstance(event, RunStarted):
             branch = lineage_root(self.run, upto=1)
             if (event.world_hash, event.term_hash, event.seed, event.config) != (
                     branch.world_hash, branch.term_hash, branch.seed, branch.config):
                 return "run_started with the branch's world, term, seed and rules"
             return None
-        if isinstance(event, _CLOCK_EVENTS):
-            return self._clock(row, event)
+        if by_clock:
+            return self._clock(row, event)  # type: ignore[arg-type]
         due = self._due()
         if due is not None and due <= row.t:
             return f"the world clock's event due at {due} first"
@@ -369,10 +362,10 @@ class _ReExecution:
             return None
         return self._student(row, event)
 
-    def _firing_place(self, row: Row, event: Event) -> str | None:
+    def _firing_place(self, row: Row, by_clock: bool) -> str | None:
         """A rule's firing comes right after what caused it (a call, a fact, a task end) or, by the
         clock, at a rule's minute: only where the re-firing check expects some firing."""
-        if _by_clock(event):
+        if by_clock:
             if self.clock_due or any(t <= row.t for t, _, _ in self.timed):
                 return None
             return "no rule due by the clock here"
@@ -410,33 +403,33 @@ class _ReExecution:
     def _student(self, row: Row, event: Event) -> str | None:
         session = self.state.session
         task = session.task_id
-        if (self.digest is not None) != isinstance(event, TaskComposed):
+        if (self.digest is not None) != type(event) is TaskComposed:
             return f"the task_composed of {task} right after its release" if self.digest else "no task_composed here"
-        if isinstance(event, TaskComposed):
+        if type(event) is TaskComposed:
             if event.task_id != task:
                 return f"the task_composed of {task}"
-        elif isinstance(event, TimeAnnounced):
+        elif type(event) is TimeAnnounced:
             if task or self.announced is not None or session.next_task >= len(self.cards):
                 return "no task release here"
             release = max(self.cards[session.next_task].release, self._student_t)
             if row.t != release:
                 return f"the next task released at {release}"
             self.announced = row.t
-        elif isinstance(event, TaskReleased):
+        elif type(event) is TaskReleased:
             if self.announced != row.t or event.task_id != self.cards[session.next_task].id:
                 return f"task {self.cards[session.next_task].id} released right after its time line"
             self.announced = None
-        elif isinstance(event, AgentReplied):
+        elif type(event) is AgentReplied:
             if not task or self.action is not None or self.answered or event.task_id != task:
                 return "no reply here"
             if session.turns >= self._limit():
                 return "the end of the task at its round limit"
             self.action = self._read(event, free_answer=self.cards[session.next_task].answers == "text")
-        elif isinstance(event, (ToolCalled, ActionRejected, Answered)):
+        elif type(event) is ToolCalled or type(event) is ActionRejected or type(event) is Answered:
             expected = self._carried_out(task, session.calls)
             if expected is None or not (_as_stored(expected, row) or canonical(event) == canonical(expected)):
                 return "what the reply before it reads as" if expected is None else f"{_plain(canonical(expected))}"
-            self.answered = isinstance(event, Answered)
+            self.answered = type(event) is Answered
             self.action = None
         elif isinstance(event, InstructionRevealed):
             if not session.withheld or event.task_id != task:
@@ -503,22 +496,21 @@ class _ReExecution:
             return Answered(task_id=task, answer=action.value)
         return None
 
-    def _check_expected(self, row: Row, event: Event) -> Mismatch | None:
-        by_clock = _by_clock(event)
+    def _check_expected(self, row: Row, event: Event, fired: bool, by_clock: bool) -> Mismatch | None:
         if by_clock and self.peeked is not None and not isinstance(self.peeked, ToolResult):
             # firings and facts follow what caused them at once; only a call's result waits for its minutes
             return _compare(row, "rule firing" if _fired(self.peeked) else "re-execution", self.peeked, event)
         if self.timed and not self.clock_due:
-            self._catch_up(row.t, by_clock and not _fired(event))
-        if self.clock_due or (by_clock and _fired(event)):
+            self._catch_up(row.t, by_clock and not fired)
+        if self.clock_due or (by_clock and fired):
             want = self.clock_due.pop(0) if self.clock_due else None
             return _compare(row, "rule firing", want, event)
         if by_clock:
             return None
         want, self.peeked = self.peeked, None
         if want is None:
-            return Mismatch(seq=row.seq, check="rule firing", expected=None, actual=_plain(canonical(event))) if _fired(event) else None
-        mismatch = _compare(row, "rule firing" if _fired(want) or _fired(event) else "re-execution", want, event)
+            return Mismatch(seq=row.seq, check="rule firing", expected=None, actual=_plain(canonical(event))) if fired else None
+        mismatch = _compare(row, "rule firing" if fired or _fired(want) else "re-execution", want, event)
         if mismatch is None and isinstance(event, ToolResult) and row.t != self.call_t + event.minutes:
             return Mismatch(seq=row.seq, check="time", expected=self.call_t + event.minutes, actual=row.t)
         return mismatch

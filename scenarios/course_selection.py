@@ -74,7 +74,6 @@ they may run in either order.
 
 from __future__ import annotations
 
-import itertools
 import json
 import random
 from collections.abc import Callable, Sequence
@@ -892,13 +891,35 @@ class _SemesterTwo(_Chain):
 def choose_targets(cat: Catalogue, names: Sequence[str], semester: int, rng: random.Random) -> dict[str, str]:
     """One named, clash-free section per course (course -> section id), chosen at random among all such sets."""
     options = [[s for s in sections_of(cat, name, semester) if handle(cat, s)] for name in names]
-    combos = [
-        combo for combo in itertools.product(*options)
-        if not any(clash(cat, a, b) for a, b in itertools.combinations(combo, 2))
-    ]
+    combos = clash_free(options, lambda a, b: clash(cat, a, b))
     if not combos:
         raise ValueError(f"semester {semester}: no clash-free set of sections for {list(names)}")
     return {s.name: s.code for s in rng.choice(combos)}
+
+
+def clash_free(
+    options: Sequence[Sequence[CourseSection]], clashes: Callable[[CourseSection, CourseSection], bool],
+) -> list[tuple[CourseSection, ...]]:
+    """Every pick of one section per course with no two clashing, in ``itertools.product``'s order.
+
+    Depth first, dropping a partial pick at its first clash, so the pairs inside a rejected prefix are
+    judged once rather than once per completion of it.
+    """
+    found: list[tuple[CourseSection, ...]] = []
+    pick: list[CourseSection] = []
+
+    def extend(depth: int) -> None:
+        if depth == len(options):
+            found.append(tuple(pick))
+            return
+        for section in options[depth]:
+            if not any(clashes(earlier, section) for earlier in pick):
+                pick.append(section)
+                extend(depth + 1)
+                pick.pop()
+
+    extend(0)
+    return found
 
 
 def planning_courses(cat: Catalogue, taken: Sequence[str]) -> tuple[list[str], list[str]]:

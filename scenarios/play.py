@@ -20,6 +20,7 @@ from campus.kernel.runner import Session, run_config
 from campus.kernel.stepper import Stepper
 from campus.kernel.store import BranchInfo, EventStore
 from campus.kernel.tasks import events_of
+from campus.scenarios.rounds import DEFAULT_ROUND_LIMIT
 from campus.scenarios.task import Term, decode_term
 from campus.scenarios.term import generate_term
 from campus.subsystems import DOMAINS, SYSTEM_TITLES
@@ -30,9 +31,6 @@ from campus.world.index import WorldIndex
 from campus.world.model import decode_world
 from campus.world.stulife import load_stulife
 
-DEFAULT_ROUND_LIMIT = 20
-ROUNDS_HELP = ("Agent turns allowed per task. A task that carries its own round limit (as many of the "
-               "published StuLife tasks do) keeps it: the task's limit wins, this one applies to every other task.")
 
 _WORLDS: dict[str, WorldIndex] = {}
 

@@ -45,23 +45,19 @@ import random
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, Union, get_args
+from typing import Any, Literal, Union
 
 import msgspec
 
 from campus.events import Answered, Booked, CalendarEventAdded, EmailSent, Event, TaskReleased, Walked
 from campus.kernel.clock import date_label, day_of
 from campus.kernel.schedule import Logged
+from campus.scenarios.abilities import ABILITIES, Ability
 from campus.scenarios.probe_answers import (
     NO_RECORD, Answer, Date, EndsWith, Id, Items, NoRecord, Number, Score, YesNo, kind_of, render, score,
 )
 from campus.scenarios.task import Flags, Task, Verdict, evaluator
 
-Ability = Literal[
-    "abstention", "contradiction_resolution", "event_ordering", "information_extraction", "instruction_following",
-    "knowledge_update", "multi_session_reasoning", "preference_following", "summarization", "temporal_reasoning",
-]
-ABILITIES: tuple[Ability, ...] = get_args(Ability)
 PLANTED: tuple[Ability, ...] = ("contradiction_resolution", "instruction_following", "preference_following")
 """The abilities whose evidence is a note: given by the term when it plants them, else in the probe fork."""
 GENERATOR_VERSION = 1

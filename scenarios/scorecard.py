@@ -36,7 +36,8 @@ from campus.events import TaskEnded
 from campus.scenarios.busy_days import busy_metrics
 from campus.scenarios.check_ins import SCENARIO as CHECK_INS, probe_marks
 from campus.scenarios.disruptions import SCENARIO as DISRUPTIONS
-from campus.scenarios.probes import ABILITIES, PROBE_SCENARIO
+from campus.scenarios.abilities import ABILITIES
+from campus.scenarios.probes import PROBE_SCENARIO
 from campus.scenarios.task import Task, Term
 
 RESPONSIBILITY = 6.0

@@ -78,8 +78,9 @@ MAX_SEATS_EACH = 10
 """Open seats listed per room when several study areas are listed (a whole library: ~100 lines)."""
 MAX_LISTED = 25
 MAX_ID = 200
-DRAWS_KEPT = 1_024
-"""Seat draws a library remembers, (room, seed, day) each, before it forgets them all."""
+DRAWS_KEPT = 4_096
+"""Seat draws a library remembers, (room, seed, day) each, before it forgets them all: a whole term of one
+seed in the largest published library (~10 study rooms x 147 days) fits, so a term never draws a day twice."""
 
 _THRESHOLD = int(OPEN_SHARE * 2**64)
 STUDY = "StudyArea"

@@ -75,3 +75,15 @@ def test_bench_memory_builds_a_run_that_verify_and_score_accept(tmp_path) -> Non
     for name in ("verify", "score"):
         assert report[name]["exit"] == 0 and report[name]["stderr"] == "", report[name]
         assert 20 < report[name]["peak_rss_mb"] < report["target_mb"]
+
+
+def test_bench_startup_times_both_commands_and_judges_them_on_the_median_wall(tmp_path: Path) -> None:
+    from campus.lab.bench_startup import TARGETS, _figure, measure_startup
+
+    report = measure_startup(repeats=1, directory=str(tmp_path))
+    for name in ("help", "run"):
+        row = report[name]
+        assert row["cpu_s"] > 0 and row["wall_range_s"] == [row["wall_s"], row["wall_s"]]
+        assert row["target_s"] == TARGETS[name] and row["met"] == (row["wall_s"] <= TARGETS[name])
+    assert _figure([(0.5, 0.1), (0.2, 0.1), (0.25, 0.1)], 0.3)["met"] is True
+    assert _figure([(0.5, 0.1), (0.4, 0.1), (0.25, 0.1)], 0.3)["met"] is False

@@ -319,3 +319,16 @@ def test_news_names_the_course_whose_demand_moved(everything: Played, world: Wor
         assert "demand for it" not in task.instruction, task.id
         if task.id in moved:
             assert f"for {moved[task.id]} " in task.instruction or f"your {moved[task.id]} section" in task.instruction, task.id
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_clash_free_picks_are_the_filtered_product_in_its_order(seed: int) -> None:
+    """The pruned search behind ``choose_targets`` against the product it replaces, on every course of both semesters."""
+    cat = catalogue(WorldIndex(generate_world(seed)))
+    for semester in (1, 2):
+        names = sorted({s.name for s in cat.sections.values() if s.semester == semester})[:4]
+        options = [[s for s in cs.sections_of(cat, name, semester) if cs.handle(cat, s)] for name in names]
+        product = [combo for combo in itertools.product(*options)
+                   if not any(cs.clash(cat, a, b) for a, b in itertools.combinations(combo, 2))]
+        assert len(product) > 1
+        assert cs.clash_free(options, lambda a, b: cs.clash(cat, a, b)) == product

@@ -6,7 +6,8 @@ import pytest
 
 from campus.agents.llm import LLMConfig
 from campus.agents.providers import PROVIDERS, split_model
-from campus.agents.registry import AgentOptions, api_key, llm_config, run_label
+from campus.agents.options import AgentOptions
+from campus.agents.registry import api_key, llm_config, run_label
 from campus.kernel.agent import AgentView
 from tests.chat_server import ChatServer, text
 from tests.llm_support import llm_agent

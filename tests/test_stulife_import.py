@@ -267,7 +267,7 @@ def test_cli_json_is_deterministic_across_processes(world: World, tmp_path: Path
 @needs_data
 def test_cli_text_summary_and_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr("campus.cli.main.configure_logs", lambda **_: None)  # in-process: keep the global log setup alone
+    monkeypatch.setattr("campus.kernel.logs.configure", lambda **_: None)  # in-process: keep the global log setup alone
     runner = CliRunner()
     text = runner.invoke(app, ["world", "import-stulife", str(STULIFE)])
     assert text.exit_code == 0
