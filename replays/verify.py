@@ -403,7 +403,7 @@ class _ReExecution:
     def _student(self, row: Row, event: Event) -> str | None:
         session = self.state.session
         task = session.task_id
-        if (self.digest is not None) != type(event) is TaskComposed:
+        if (self.digest is not None) != (type(event) is TaskComposed):
             return f"the task_composed of {task} right after its release" if self.digest else "no task_composed here"
         if type(event) is TaskComposed:
             if event.task_id != task:
