@@ -17,7 +17,9 @@ from tests.test_term import DEFAULT_TERM_HASH
 from campus.scenarios.play import RunSpec, start_run
 from campus.scenarios.scorecard import scorecard
 from campus.scenarios.task import Term
+from campus.scenarios.disruptions import OVERFLOW_WEEKS
 from campus.scenarios.term import generate_term
+from campus.scenarios.timeline import WEEK
 from campus.world.index import WorldIndex
 
 
@@ -133,6 +135,16 @@ def test_env_and_mcp_steps_show_notices_and_feedback_like_the_conversation() -> 
     posted = ErrandPosted(errand_id="e2-4", title="Colloquium", text="Tell them.", deadline=10 * 60, priority="high")
     shown = render_events([WorldChanged(change_id="busy-e2-4", change=posted), MentorFeedback(task_id="busy-w2", text="Well done.")], 1)
     assert shown == "New errand [e2-4] (high priority, due 10:00): Colloquium: Tell them.\n\nWell done."
+
+
+def test_busy_days_and_disruptions_fit_in_one_term_and_the_disruption_term_keeps_its_weeks(world: WorldIndex) -> None:
+    both = generate_term(world, 0, busy=True, disruptions=True)
+    scenarios = [task.scenario for task in both.tasks]
+    assert scenarios.count(SCENARIO) == 12 and scenarios.count("disruptions") == 360
+    alone = generate_term(world, 0, disruptions=True)
+    assert max(task.release for task in alone.tasks if task.scenario == "disruptions") < OVERFLOW_WEEKS[0] * WEEK
+    overflow = [task for task in both.tasks if task.scenario == "disruptions" and task.release >= OVERFLOW_WEEKS[0] * WEEK]
+    assert overflow and max(task.release for task in overflow) < (OVERFLOW_WEEKS[-1] + 1) * WEEK
 
 
 def test_a_smaller_term_has_proportionally_fewer_busy_days(world: WorldIndex) -> None:
