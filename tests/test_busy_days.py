@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 import pytest
 
 from campus.agents import make_agent
 from campus.env.driver import render_events
-from campus.events import ErrandPosted, MentorFeedback, Walked, WorldChanged
+from campus.events import ClueHeld, ErrandPosted, MentorFeedback, Walked, WorldChanged
 from campus.kernel.store import MemoryStore
 from campus.scenarios.busy_days import EARLY, FAMILIES, LATE, SCENARIO, _present, busy_metrics, unexpected
 from campus.kernel.transcript import task_memories
@@ -88,6 +89,27 @@ def test_fifo_misses_exactly_the_appointments(busy_term: Term, played: dict[str,
     assert unexpected(busy_term, "fifo", played["fifo"]) == []
     card = scorecard(busy_term, [])
     assert card["busy_days"]["cs"] == 0.0 and card["busy_days"]["late_errands"] == card["busy_days"]["errands"] - 2 * 12  # none reported
+
+
+@pytest.mark.parametrize("agent", ["guesser", "fifo", "learner", "forgetful"])
+def test_the_controls_play_a_busy_day_from_what_they_are_shown_alone(world: WorldIndex, agent: str) -> None:
+    """Each control plays the same log when the busy days' ground truth and plans are blanked in the term it is given."""
+    term = generate_term(world, 3, scale=0.2, busy=True)
+    blind = msgspec.structs.replace(term, tasks=tuple(
+        msgspec.structs.replace(task, ground_truth={}, solution=()) if task.scenario == SCENARIO else task for task in term.tasks))
+    heads = []
+    for given in (term, blind):
+        store = MemoryStore()
+        run = start_run(store, RunSpec(seed=3, scale=0.2, agent=agent, busy_days=True), (world, term))
+        run.session(make_agent(agent, given, world)).run()
+        heads.append(store.head(run.branch.id)[1])
+        assert sum(e.task_id.startswith("busy") for e in run.ended_tasks()) == 2
+    assert heads[0] == heads[1]
+
+
+def test_no_one_holds_two_clues_on_one_topic(busy_term: Term) -> None:
+    held = [(t.change.holder, t.change.topic) for t in busy_term.world_changes if isinstance(t.change, ClueHeld)]
+    assert len(held) > 40 and len(set(held)) == len(held)
 
 
 @pytest.mark.parametrize(("arrive", "leave", "kept"), [(-EARLY, None, True), (-EARLY - 1, None, False), (LATE, None, True),
