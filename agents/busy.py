@@ -18,6 +18,10 @@ The day, as a policy:
 
 - **guesser** never asks anyone: it writes a guess where a person's answer belongs. It must fail
   exactly the clue-dependent checkpoints.
+
+Every control takes hints (``campus fork --hint-level``, a ``Hint (level N):`` message with one
+``[errand] Title: ...`` line per errand): told whom to ask (level 2), it asks about that errand;
+told the answer (level 3), it uses it without asking. A nudge (level 1) changes nothing.
 - **fifo** does the errands in the order they arrived and never stops for an appointment. It must
   fail exactly the appointments.
 - **learner** guesses an errand of a kind (its title) no mentor has commented on, and asks about the
@@ -41,7 +45,7 @@ from campus.scenarios.task import Term
 from campus.world.index import WorldIndex
 
 from campus.agents.errand_reader import READERS, Desk, Steps, walk_to
-from campus.agents.plans import action, replay_plan, replay_turns, results, run_plan
+from campus.agents.plans import LOCATE, action, replay_plan, replay_turns, results, run_plan
 
 BRIEF = "A busy day."
 AHEAD = 60
@@ -54,8 +58,10 @@ _ERRAND = re.compile(r"^(?:- )?(?:New errand )?\[(?P<id>[^\]]+)\] \((?P<priority
                      r"(?P<title>[^:]+): (?P<text>.+)$", re.MULTILINE)
 _APPOINTMENT = re.compile(r"^- (?P<start>\d\d:\d\d)-(?P<end>\d\d:\d\d) (?P<title>.+) at .*\((?P<building>\w+)\)$", re.MULTILINE)
 _REMINDER = re.compile(r"^Reminder: (?P<title>.+?) at .*\((?P<building>\w+)\) begins at (?P<start>\d\d:\d\d)", re.MULTILINE)
-_TODAY = re.compile(r"Current date: (Week \d+, \w+)\. You are at [^\n]*\((\w+)\)\.")
+_TODAY = re.compile(r"Current time: (Week \d+, \w+) \d\d:\d\d")
 _CLOSE = re.compile(r"\(by (\d\d:\d\d)\)")
+_HINT = re.compile(r"^Hint \(level (?P<level>\d)\):\n(?P<lines>(?:\[[^\]]+\] .+\n?)+)", re.MULTILINE)
+_HINT_LINE = re.compile(r"^\[(?P<id>[^\]]+)\] [^:]+: (?P<body>.+)$", re.MULTILINE)
 _CLOCK = re.compile(r"(?:It is|It is already|You waited until|Current time:) Week \d+, \w+ (\d\d:\d\d)")
 
 
@@ -90,14 +96,18 @@ class Appointment:
 def day(brief: str, style: Style) -> Steps:
     """One busy day, one reply per turn (each ``send`` is what the previous reply produced)."""
     today = _TODAY.search(brief)
-    date, home = (today.group(1), today.group(2)) if today else ("", "")
-    desk = Desk(home, date)
+    desk = Desk("", today.group(1) if today else "")
+    date = desk.today
     close = _minutes(found.group(1)) if (found := _CLOSE.search(brief)) else 18 * 60
     appointments = [Appointment(m["title"], _minutes(m["start"]), _minutes(m["end"]), m["building"])
                     for m in _APPOINTMENT.finditer(brief)] if style.keeps_appointments else []
     errands: dict[str, re.Match[str]] = {}
     done: set[str] = set()
     reminded: set[tuple[str, int]] = set()
+    whom: set[str] = set()
+    """Errands a hint said whom to ask about."""
+    answers: dict[str, str] = {}
+    """Errand -> the answer a hint gave."""
     clock = 0
 
     def take_in(text: str) -> None:
@@ -109,6 +119,12 @@ def day(brief: str, style: Style) -> Steps:
         for found in _ERRAND.finditer(text):
             errands.setdefault(found["id"], found)
         reminded.update((m["title"], _minutes(m["start"])) for m in _REMINDER.finditer(text))
+        for hint in _HINT.finditer(text):
+            for line in _HINT_LINE.finditer(hint["lines"]):
+                if hint["level"] == "2":
+                    whom.add(line["id"])
+                elif hint["level"] == "3":
+                    answers[line["id"]] = line["body"]
 
     def due() -> Appointment | None:
         return next((a for a in appointments if (a.title, a.start) in reminded or clock >= a.start - AHEAD), None)
@@ -141,6 +157,8 @@ def day(brief: str, style: Style) -> Steps:
         return open_[0] if open_ else None
 
     take_in(brief)
+    if not desk.place:
+        take_in((yield LOCATE))
     while True:
         appointment = due()
         if appointment is not None:
@@ -151,7 +169,8 @@ def day(brief: str, style: Style) -> Steps:
             done.add(errand["id"])
             reader = READERS.get(errand["title"])
             if reader is not None:
-                yield from drive(reader(desk, errand["text"], style.asks(errand["title"])))
+                asks = style.asks(errand["title"]) or errand["id"] in whom
+                yield from drive(reader(desk, errand["text"], asks, answers.get(errand["id"], "")))
                 yield from drive(_report(errand["id"]))
             continue
         if not appointments and clock >= close:

@@ -6,9 +6,10 @@ advisor or a club, ``map.find_building_id`` for a library), and what a person kn
 their reply to ``people.ask``. A person who only tells in person says where to come; the reader
 then walks there (the map's route) and asks again.
 
-A reader told not to ask (``ask=False``) puts a guess where the answer belongs. The guesses are
-what a student who never asked might write (a round number, a placeholder, the mentor's own
-address), and none of them is a value the errand could have.
+A reader told not to ask (``ask=False``) uses what it was told without asking (a hint's answer),
+or else puts a guess where the answer belongs. The guesses are what a student who never asked
+might write (a round number, a placeholder, the mentor's own address), and none of them is a
+value the errand could have.
 """
 
 from __future__ import annotations
@@ -119,83 +120,84 @@ def _field(pattern: re.Pattern[str] | str, text: str) -> str:
 
 
 # ------------------------------------------------------------------ one reader per kind of errand
+# Each reads the errand's text; ``ask`` says whether to ask the people who know, ``told`` is what the student was
+# told without asking (a hint's answer), read like a person's reply; with neither, a guess goes in.
 
 
-def door_code(desk: Desk, text: str, ask: bool) -> Steps:
-    club = _field(r"practice room of (.+?)\. Its leader", text)
-    code = "0000"
+def door_code(desk: Desk, text: str, ask: bool, told: str) -> Steps:
+    said = told
     if ask:
-        club_id = yield from _lookup("club", club)
-        code = _pick(r"door code is (\d+)", (yield from _ask(desk, club_id, "What is the door code?")), code)
+        club_id = yield from _lookup("club", _field(r"practice room of (.+?)\. Its leader", text))
+        said = yield from _ask(desk, club_id, "What is the door code?")
+    code = _pick(r"door code is (\d+)", said, "0000")
     yield _email(_field(_ADDRESS, text), _field(_SUBJECT, text), f"The door code is {code}.")
 
 
-def moved_room(desk: Desk, text: str, ask: bool) -> Steps:
-    who, when = _field(r"seminar with (.+?) \(", text), _field(r"\((Week [^)]+)\)", text)
-    room = "the usual seminar room"
+def moved_room(desk: Desk, text: str, ask: bool, told: str) -> Steps:
+    said = told
     if ask:
-        advisor = yield from _lookup("advisor", who)
-        room = _pick(r"moved to (Room \d+\.\d+)", (yield from _ask(desk, advisor, "Which room did tomorrow's seminar move to?")), room)
-    yield _calendar(_field(_CALENDAR_TITLE, text), room, when)
+        advisor = yield from _lookup("advisor", _field(r"seminar with (.+?) \(", text))
+        said = yield from _ask(desk, advisor, "Which room did tomorrow's seminar move to?")
+    room = _pick(r"moved to (Room \d+\.\d+)", said, "the usual seminar room")
+    yield _calendar(_field(_CALENDAR_TITLE, text), room, _field(r"\((Week [^)]+)\)", text))
 
 
-def shelf_mark(desk: Desk, text: str, ask: bool) -> Steps:
-    library, book = _field(r"librarian of (.+?) put a copy of", text), _field(r'copy of "([^"]+)"', text)
-    where = "at the front desk"
+def shelf_mark(desk: Desk, text: str, ask: bool, told: str) -> Steps:
+    book = _field(r'copy of "([^"]+)"', text)
+    said = told
     if ask:
-        building = yield from _library(library)
+        building = yield from _library(_field(r"librarian of (.+?) put a copy of", text))
         said = yield from _ask(desk, building, f"On which shelf is the reserved copy of {book}?", about=book)
-        shelf = _field(r"(Shelf [A-Z]-\d+)", said)
-        where = f"on {shelf}" if shelf else where
-    yield _email(_field(_ADDRESS, text), _field(_SUBJECT, text), f"It is {where}.")
+    shelf = _field(r"(Shelf [A-Z]-\d+)", said)
+    yield _email(_field(_ADDRESS, text), _field(_SUBJECT, text), f"It is on {shelf}." if shelf else "It is at the front desk.")
 
 
-def department_rule(desk: Desk, text: str, ask: bool) -> Steps:
-    who = _field(r"; (.+?) knows the rule", text)
-    limit = "1000"
+def department_rule(desk: Desk, text: str, ask: bool, told: str) -> Steps:
+    said = told
     if ask:
-        advisor = yield from _lookup("advisor", who)
-        limit = _pick(r"(\d+) words", (yield from _ask(desk, advisor, "What word limit does the department apply to lab reports?")), limit)
+        advisor = yield from _lookup("advisor", _field(r"; (.+?) knows the rule", text))
+        said = yield from _ask(desk, advisor, "What word limit does the department apply to lab reports?")
+    limit = _pick(r"(\d+) words", said, "1000")
     yield _email(_field(_ADDRESS, text), _field(_SUBJECT, text), f"The limit is {limit} words.")
 
 
-def responsible(desk: Desk, text: str, ask: bool) -> Steps:
+def responsible(desk: Desk, text: str, ask: bool, told: str) -> Steps:
     mentor = _field(r"your mentor (.+?) does\.", text)
+    said = told
     if ask:
         advisor = yield from _lookup("advisor", mentor)
-        to = _field(_ADDRESS, (yield from _ask(desk, advisor, "Who is responsible for lab keys?")))
-    else:
-        to = yield from _address(mentor)
+        said = yield from _ask(desk, advisor, "Who is responsible for lab keys?")
+    to = _field(_ADDRESS, said) or (yield from _address(mentor))
     yield _email(to, _field(_SUBJECT, text), "Could I please have a key to the teaching lab?")
 
 
-def club_reschedule(desk: Desk, text: str, ask: bool) -> Steps:
-    club = _field(r"^(.+?) moved next week's meeting", text)
-    when = f"Week {desk.next_week()}, Saturday, 10:00-11:30"
+def club_reschedule(desk: Desk, text: str, ask: bool, told: str) -> Steps:
+    said = told
     if ask:
-        club_id = yield from _lookup("club", club)
-        when = _pick(r"meet (Week \d+, \w+, \d\d:\d\d-\d\d:\d\d)", (yield from _ask(desk, club_id, "When is next week's meeting?")), when)
+        club_id = yield from _lookup("club", _field(r"^(.+?) moved next week's meeting", text))
+        said = yield from _ask(desk, club_id, "When is next week's meeting?")
+    when = _pick(r"meet (Week \d+, \w+, \d\d:\d\d-\d\d:\d\d)", said, f"Week {desk.next_week()}, Saturday, 10:00-11:30")
     yield _calendar(_field(_CALENDAR_TITLE, text), _field(r'location "([^"]+)"', text), when)
 
 
-def split_fact(desk: Desk, text: str, ask: bool) -> Steps:
-    who, club = _field(r"\? (.+?) knows the building", text), _field(r"the leader of (.+?) the room", text)
-    where = "It is in the main hall."
+def split_fact(desk: Desk, text: str, ask: bool, told: str) -> Steps:
+    said = told
     if ask:
-        advisor = yield from _lookup("advisor", who)
-        building = _field(r"in building (\w+)", (yield from _ask(desk, advisor, "In which building is the poster session?")))
-        club_id = yield from _lookup("club", club)
-        room = _field(r"it is room (\w+)", (yield from _ask(desk, club_id, "Which room is the poster session in?")))
-        where = f"Building {building}, room {room}."
-    yield _email(_field(_ADDRESS, text), _field(_SUBJECT, text), where)
+        advisor = yield from _lookup("advisor", _field(r"\? (.+?) knows the building", text))
+        said = yield from _ask(desk, advisor, "In which building is the poster session?")
+        club_id = yield from _lookup("club", _field(r"the leader of (.+?) the room", text))
+        said += " " + (yield from _ask(desk, club_id, "Which room is the poster session in?"))
+    building, room = _field(r"in building (\w+)", said), _field(r"it is room (\w+)", said)
+    yield _email(_field(_ADDRESS, text), _field(_SUBJECT, text),
+                 f"Building {building}, room {room}." if building and room else "It is in the main hall.")
 
 
-def confirm_attendance(desk: Desk, text: str, ask: bool) -> Steps:
+def confirm_attendance(desk: Desk, text: str, ask: bool, told: str) -> Steps:
     to = yield from _address(_field(r"^Tell (.+?) by email", text))
     yield _email(to, _field(_SUBJECT, text), _field(r'text "([^"]+)"', text))
 
 
-READERS: dict[str, Callable[[Desk, str, bool], Steps]] = {
+READERS: dict[str, Callable[[Desk, str, bool, str], Steps]] = {
     "Door code": door_code, "Moved seminar": moved_room, "Reserved copy": shelf_mark, "Word limit": department_rule,
     "Lab key": responsible, "Club meeting moved": club_reschedule, "Poster session": split_fact,
     "Colloquium": confirm_attendance,

@@ -84,14 +84,15 @@ def world_of(source: str | None, seed: int) -> WorldIndex:
 
 
 def inputs_of(world_source: str | None, seed: int, scale: float, resume: str | None,
-              disruptions: bool = False, busy_days: bool = False) -> tuple[WorldIndex, Term] | None:
+              disruptions: bool = False, busy_days: bool | None = None) -> tuple[WorldIndex, Term] | None:
     """The world and term of a new run; ``None`` when resuming (a run continues on its own world)."""
     if resume is not None:
-        if world_source is not None or disruptions or busy_days:
-            fail("--world, --disruptions and --busy-days cannot be used with --resume: a run continues on its own world and term")
+        if world_source is not None or disruptions or busy_days is not None:
+            fail("--world, --disruptions and --busy-days/--no-busy-days cannot be used with --resume: a run continues on "
+                 "its own world and term")
         return None
     try:
         return load_inputs(RunSpec(world=world_source or "generated", seed=seed, scale=scale, disruptions=disruptions,
-                                   busy_days=busy_days))
+                                   busy_days=busy_days is not False))
     except ValueError as error:
         fail(str(error))

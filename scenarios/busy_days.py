@@ -50,6 +50,7 @@ from campus.scenarios.context import TermContext
 from campus.scenarios.task import FEEDBACK, Task, Term, Verdict, evaluator
 from campus.scenarios.timeline import WEEK
 from campus.subsystems.calendar import time_label
+from campus.subsystems.people import person
 
 SCENARIO = "busy_days"
 PHASE = "busy_day"
@@ -73,11 +74,13 @@ class Errand:
     checkpoints: list[dict[str, Any]]
     plan: list[str]
     clues: list[ClueHeld] = field(default_factory=list)
+    hints: list[str] = field(default_factory=list)
+    """The hint ladder (``hints_for``): a nudge, whom to ask, the answer; none for an errand nobody needs to be asked about."""
 
     def truth(self) -> dict[str, Any]:
         return {"id": self.id, "family": self.family, "title": self.title, "release": self.release,
                 "deadline": self.deadline, "priority": self.priority, "checkpoints": self.checkpoints,
-                "plan": self.plan}
+                "plan": self.plan, "hints": self.hints}
 
 
 @dataclass(frozen=True)
@@ -348,7 +351,7 @@ def _day(ctx: TermContext, rng: random.Random, week: int, day: int, order: list[
                            "feedback": f"Report the errand done by {clock_label(deadline)}."})
             report = f'call:errands.report_done(errand_id="{errand_id}")'
             errands.append(Errand(errand_id, family, title, text, release, deadline, priority, checks,
-                                  [*plan, report], clues))
+                                  [*plan, report], clues, hints_for(ctx, errand_id, title, clues)))
     libraries = {library.building_id for library in ctx.world.world.libraries}
     buildings = sorted(set(ctx.world.buildings) - libraries - {ctx.world.home})
     places = rng.sample(buildings, len(APPOINTMENTS))
@@ -372,6 +375,28 @@ def _day(ctx: TermContext, rng: random.Random, week: int, day: int, order: list[
                 systems=SYSTEMS, evaluator="busy_day", ground_truth=truth, round_limit=ROUND_LIMIT,
                 solution=tuple(compose(truth["errands"])))
     return task, triggers
+
+
+def hints_for(ctx: TermContext, errand_id: str, title: str, clues: Sequence[ClueHeld]) -> list[str]:
+    """Trainee-Bench's ladder of human guidance for one errand, one line per rung: a nudge, whom to ask (and where),
+    the answer itself."""
+    if not clues:
+        return []
+    head = f"[{errand_id}] {title}: "
+    whom = []
+    for clue in clues:
+        name, _, building = person(ctx.world, clue.holder) or (clue.holder, "", None)
+        where = f", in person at {building}," if clue.condition == "in_person" else ""
+        whom.append(f"ask {name} ({clue.holder}){where} about {clue.topic}")
+    return [head + "someone on campus knows what this errand needs; ask them rather than guess.",
+            head + "; ".join(whom) + ".",
+            head + " ".join(f"About {clue.topic}: {clue.payload}." for clue in clues)]
+
+
+def hint_text(task: Task, errand_ids: Sequence[str], level: int) -> str:
+    """The message a hint of ``level`` (1-3) on these errands of a busy day shows the student."""
+    lines = [errand["hints"][level - 1] for errand in task.ground_truth["errands"] if errand["id"] in errand_ids and errand.get("hints")]
+    return f"Hint (level {level}):\n" + "\n".join(lines)
 
 
 def _wait(t: int) -> str:

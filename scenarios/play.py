@@ -90,8 +90,8 @@ class RunSpec:
     """What the default id is made from (default: ``agent``)."""
     disruptions: bool = False
     """Add the mid-task disruption tasks (trigger rules) to the term."""
-    busy_days: bool = False
-    """Include the busy days (``scenarios/busy_days.py``) in the term."""
+    busy_days: bool = True
+    """Include the busy days (``scenarios/busy_days.py``) in the term (``False``: the term before them)."""
 
 
 def load_world(source: str, seed: int) -> WorldIndex:
