@@ -46,15 +46,15 @@ Issue 13 also moves library seat shapings to their task's release (the term chan
 Since issue 15 these are the runs of the term without busy days (``--no-busy-days``); ``PINNED_DEFAULT`` pins the default."""
 
 PINNED_DEFAULT = {
-    "oracle": "b581dc7341ef8d8ac059c23b1f2a4547c4c42fef4c2ff5671fc397c0378b3df9",
-    "noop": "79765c2795c1c2d5021a090e231e3ec121c0651e958851fc0a540643e34c7139",
-    "stateless": "0b27a4a1b0a16b7eac87f8fc5f1c159414fab68a50f391c1cd71c9e5a67175f6",
-    "diligent": "7bbbb931a2c13478b3b17adbf67552d2b36422df103250515192967c3d5af3dd",
-    "stale": "f4eda4d28270be4cf974b594753a3f96a2846568ee6c348c08a77fd163c9510c",
-    "testwise": "2042a79812d2280cfcf8e80feaed213fa48dd85443feeea8d02502d707ecd614",
-    "optionsonly": "7f72e4a3338c8b3def8972dbe284b08a224d16308d0865df81f186ae1a55410f",
-    "dawdler": "b52604ef1712cf1303ced72b1fbdf2ed68a0c119fd6f76d3bc1f4c605c323e60",
-    "absent": "58bfd76b6e4e2a0c8fb94dfdfe6252298530354976fe800fda3899f19a19f0b9",
+    "oracle": "9382ce80900838e48b23e93a21711eed9c8060a2a0bc0c06e2f325702540f39d",
+    "noop": "66a135793a40c25613a80c35f8a508fe6c6e2dfdd2963cbee689618f401be230",
+    "stateless": "b2d6b117722021a2f51bb7e4c83c31de0cd5d12e910e8daeb51eadfbf69f4e6b",
+    "diligent": "99a5390552aaedb2709f55c851dca55e6543b0e07493e7bb91e79649f9e723da",
+    "stale": "9ae7ec62ce560230ffc84d0c0205e17a3a2ff78594d770427de28182d4fad3c6",
+    "testwise": "820f12a61e15c36b89951f94fdbba8754d3e37272939a5816ecf1f91b5651b12",
+    "optionsonly": "92ecacd9a13db099af1cee2033ac447b5f71573e1d69a763ee27721ff3673fe9",
+    "dawdler": "85b4634a1f25216b40cb81481e668dc0a6a5fa15a37063959eddee48b320f9ab",
+    "absent": "55b7d96cc9865d85f8b130f35967e3345682dc62a5611cfe42b99cce196e16f5",
 }
 """Final hashes of ``campus run --seed 0 --agent NAME`` on the default term: issue 15 put the busy days in it."""
 
