@@ -18,9 +18,11 @@ from typing import Any
 
 import msgspec
 
-from campus.events import TaskEnded, TaskReleased, Walked
+from campus.events import Announcement, ClueRevealed, ErrandReported, TaskEnded, TaskReleased, Walked, WorldChanged
+from campus.kernel.clock import MINUTES_PER_DAY
 from campus.replays.diff import diff_runs
 from campus.reports.map_layout import campus_layout
+from campus.scenarios.busy_days import CLOSE, SCENARIO as BUSY
 from campus.scenarios.play import Run
 from campus.scenarios.scorecard import scorecard
 from campus.scenarios.task import Task, Term
@@ -32,6 +34,9 @@ STATE_KEYS_SHOWN = 40
 
 _DECODED = {"task_released": TaskReleased, "task_ended": TaskEnded, "walked": Walked}
 _DECODERS = {kind: msgspec.json.Decoder(cls) for kind, cls in _DECODED.items()}
+_BUSY_DECODED = {"errand_reported": ErrandReported, "clue_revealed": ClueRevealed, "world_changed": WorldChanged}
+_BUSY_DECODERS = {kind: msgspec.json.Decoder(cls) for kind, cls in _BUSY_DECODED.items()}
+"""The kinds a busy day's swim lanes are drawn from (besides its walks)."""
 
 
 def report_data(a: Run, b: Run | None = None) -> dict[str, Any]:
@@ -77,6 +82,8 @@ def run_part(run: Run, *, shared_before: int = 0) -> dict[str, Any]:
     walks: list[list[Any]] = []
     between: list[msgspec.Raw] = []
     firings: dict[str, int] = {}
+    busy: dict[str, list[tuple[int, Any]]] = {}
+    """Busy day -> its (minute, event) of the kinds its swim lanes show."""
     ended: list[TaskEnded] = []
     current: str | None = None
     lines: list[str] = []
@@ -99,6 +106,10 @@ def run_part(run: Run, *, shared_before: int = 0) -> dict[str, Any]:
             finished = finished or kind == "run_ended"
             if kind == "world_changed" and current is not None and msgspec.json.decode(row.payload).get("rule"):
                 firings[current] = firings.get(current, 0) + 1
+            if current in busy and kind in _BUSY_DECODERS:
+                busy[current].append((row.t, _BUSY_DECODERS[kind].decode(row.payload)))
+            elif kind == "task_released" and current is not None and run.term.by_id[current].scenario == BUSY:
+                busy[current] = []
             if current is None:
                 between.append(msgspec.Raw(entry))
                 continue
@@ -125,7 +136,31 @@ def run_part(run: Run, *, shared_before: int = 0) -> dict[str, Any]:
         "walks": walks,
         "between": between,
         "firings": firings,
+        "lanes": {task_id: swim_lanes(run.term.by_id[task_id], seen, spans[task_id][3] or run.term.by_id[task_id].release)
+                  for task_id, seen in busy.items()},
     }
+
+
+def swim_lanes(task: Task, seen: list[tuple[int, Any]], ended: int) -> dict[str, Any]:
+    """A busy day as lanes, one per errand and appointment: when it arrived, its deadline (an appointment: its hour),
+    when it was reported done, when its clues were revealed; and the reminders that interrupted the day."""
+    reported = {e.errand_id: t for t, e in seen if isinstance(e, ErrandReported)}
+    revealed: dict[str, list[int]] = {}
+    for t, e in seen:
+        if isinstance(e, ClueRevealed):
+            revealed.setdefault(e.clue_id.split("/", 1)[0], []).append(t)
+    lanes = []
+    for errand in task.ground_truth["errands"]:
+        appointment = errand["family"] == "appointment"
+        check = errand["checkpoints"][0]["check"]
+        lanes.append({"id": errand["id"], "title": errand["title"], "priority": errand["priority"], "kind": "appointment" if appointment else "errand",
+                      "release": check["start"] if appointment else errand["release"],
+                      "deadline": check["end"] if appointment else errand["deadline"],
+                      "done": reported.get(errand["id"]), "clues": revealed.get(errand["id"], [])})
+    lanes.sort(key=lambda lane: (lane["release"], lane["id"]))
+    day = task.release - task.release % MINUTES_PER_DAY
+    return {"open": task.release, "close": max(day + CLOSE, ended), "lanes": lanes,
+            "interrupts": [[t, e.change.text] for t, e in seen if isinstance(e, WorldChanged) and isinstance(e.change, Announcement)]}
 
 
 def _entry(seq: int, t: int, payload: str, meta: str | None) -> str:

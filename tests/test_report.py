@@ -420,3 +420,26 @@ def test_a_task_whose_world_changed_is_flagged_and_its_transcript_says_where(
     text = browser.find_element("css selector", f'.detail[data-detail="{task_id}"]').get_attribute("textContent")
     assert "The world changed here" in text and f"rule {firing.rule}" in text
     assert console_errors(browser) == []
+
+
+def test_a_busy_day_opens_as_swim_lanes_of_its_errands_reminders_and_clues(
+        browser: Any, small: dict[str, Any], opened: dict[str, Run], pages: dict[str, Path]) -> None:
+    (day,) = [task for task in small["term"].tasks if task.scenario == "busy_days"]
+    lanes = report_data(opened["oracle-s0"])["runs"][0]["lanes"][day.id]
+    errands = day.ground_truth["errands"]
+    releases = [lane["release"] for lane in lanes["lanes"]]
+    assert releases == sorted(releases)
+    assert {lane["id"] for lane in lanes["lanes"]} == {e["id"] for e in errands} and len(lanes["interrupts"]) == 2
+    load(browser, pages["single"])
+    browser.find_element("css selector", f'#week-pager button[data-week="{day_of(day.release) // 7}"]').click()
+    browser.find_element("css selector", f'.task-row[data-task="{day.id}"]').click()
+    chart = browser.find_element("css selector", f'.detail[data-detail="{day.id}"] .swimlanes[data-task="{day.id}"]')
+    drawn = chart.find_elements("css selector", ".lane")
+    assert len(drawn) == len(errands) and len(chart.find_elements("css selector", ".interrupt")) == 2
+    errand_count = sum(e["family"] != "appointment" for e in errands)
+    assert len(chart.find_elements("css selector", ".done")) == errand_count and not chart.find_elements("css selector", ".done.late")
+    clues = sum(1 for e in errands for c in e["checkpoints"] if c["check"]["check"] == "revealed")
+    assert len(chart.find_elements("css selector", ".clue")) == clues > 0
+    text = chart.get_attribute("textContent")
+    assert all(e["title"] in text for e in errands) and "Reminder:" in text
+    assert console_errors(browser) == []
