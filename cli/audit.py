@@ -33,8 +33,8 @@ def audit(
     disruptions: bool = typer.Option(True, "--disruptions/--no-disruptions",
                                      help="Audit the term with its mid-task disruption tasks, and play the disruption "
                                           "controls (stale, abstainer, optimist) on them."),
-    busy_days: bool = typer.Option(False, "--busy-days", help="Audit the term with busy days, and play the busy-day "
-                                   "controls guesser, fifo, learner and forgetful."),
+    busy_days: bool = typer.Option(True, "--busy-days/--no-busy-days", help="Audit the term with its busy days, and play "
+                                   "the busy-day controls guesser, fifo, learner and forgetful on them."),
     as_json: bool = typer.Option(False, "--json", help="Print machine-readable JSON instead of tables."),
 ) -> None:
     """Check every seed's term: oracle at 100 %, controls in order, guessers at chance, absent and dawdler as expected,

@@ -106,19 +106,19 @@ def world_of(source: str | None, seed: int) -> WorldIndex:
 
 
 def inputs_of(world_source: str | None, seed: int, scale: float, resume: str | None,
-              disruptions: bool = False, busy_days: bool = False,
+              disruptions: bool = False, busy_days: bool | None = None,
               check_ins: bool = False) -> tuple[WorldIndex, Term] | None:
     """The world and term of a new run; ``None`` when resuming (a run continues on its own world)."""
     from campus.scenarios.play import RunSpec, load_inputs
 
     if resume is not None:
-        if world_source is not None or disruptions or busy_days or check_ins:
-            fail("--world, --disruptions, --busy-days and --check-ins cannot be used with --resume: a run continues "
-                 "on its own world and term")
+        if world_source is not None or disruptions or busy_days is not None or check_ins:
+            fail("--world, --disruptions, --busy-days/--no-busy-days and --check-ins cannot be used with --resume: a run "
+                 "continues on its own world and term")
         return None
     try:
         return load_inputs(RunSpec(world=world_source or "generated", seed=seed, scale=scale, disruptions=disruptions,
-                                   busy_days=busy_days, check_ins=check_ins))
+                                   busy_days=busy_days is not False, check_ins=check_ins))
     except ValueError as error:
         fail(str(error))
 

@@ -39,8 +39,9 @@ if TYPE_CHECKING:
 DISRUPTIONS_HELP = ("Add the mid-task disruption tasks (STT-Arena's nine conflict types, four solvability levels, "
                      "scored as DRS; work in progress, off by default).")
 
-BUSY_HELP = ("Add the busy days: one a week from week 2, a day of streamed errands with deadlines and priorities, "
-             "appointments that come first, and people (people.ask) who hold what the errands need; scored as SR and CS.")
+BUSY_HELP = ("The busy days (on by default): one a week from week 2, a day of streamed errands with deadlines and "
+             "priorities, appointments that come first, and people (people.ask) who hold what the errands need; scored "
+             "as SR and CS. --no-busy-days plays the term without them (the term before busy days, byte for byte).")
 
 CHECK_INS_HELP = ("Add the weekly memory check-ins: a counsellor asks a few questions about what the student did "
                   "(BEAM's abilities, answers drawn from the log at the check-in), scored as MPS beside StuGPA.")
@@ -183,7 +184,7 @@ def run(
     world_source: str = typer.Option(None, "--world", metavar="SOURCE", help=WORLD_HELP),
     disruptions: bool = typer.Option(False, "--disruptions", help=DISRUPTIONS_HELP),
     name: str = typer.Option(None, "--name", help="Name of the new run (default: AGENT-sSEED, numbered if taken)."),
-    busy_days: bool = typer.Option(False, "--busy-days", help=BUSY_HELP),
+    busy_days: bool | None = typer.Option(None, "--busy-days/--no-busy-days", help=BUSY_HELP, show_default=False),
     check_ins: bool = typer.Option(False, "--check-ins", help=CHECK_INS_HELP),
     as_json: bool = JSON,
     agent_options: AgentOptions = AgentOptions(),
@@ -278,14 +279,20 @@ def fork(
     at: str = typer.Option(None, "--at", help="Branch at a simulated time, e.g. 'Week 0, Tuesday 10:00'."),
     agent: str = typer.Option(None, "--agent", help="Agent that continues the branch (default: the parent's)."),
     reply: str = typer.Option(None, "--reply", help="Inject this reply as the agent's first answer after the fork."),
+    hint: str = typer.Option(None, "--hint", help="Tell the student these words inside the task open at the fork (a "
+                             "hint_given event), then continue; 'campus diff' shows what it unlocked."),
+    hint_level: int = typer.Option(None, "--hint-level", min=1, max=3, help="Give a busy day's hint ladder instead: "
+                                   "for every errand posted and not yet reported at the fork, 1 a nudge, 2 whom to "
+                                   "ask, 3 the answer."),
     name: str = typer.Option(None, "--name", help="Name of the new run (default: RUN@SEQ)."),
     max_steps: int = typer.Option(None, "--max-steps", min=0, help="Stop the branch after this many agent replies."),
     as_json: bool = JSON,
     agent_options: AgentOptions = AgentOptions(),
 ) -> None:
-    """Branch a run at a step or time and continue it, with another agent or an injected reply."""
+    """Branch a run at a step or time and continue it, with another agent, an injected reply or a hint."""
     from campus.agents.registry import playing, resolve
-    from campus.replays.fork import InjectedReply, fork_run
+    from campus.replays.fork import InjectedReply, fork_run, step_boundary
+    from campus.replays.hints import give_hint, make_hint
     from campus.replays.seek import resolve_position
     from campus.scenarios.play import open_run
 
@@ -296,12 +303,23 @@ def fork(
                                      term=parent.term, world=parent.world)
         if reply is not None and max_steps == 0:
             fail("--reply needs at least one step: the injected reply is kept only with the step it plays")
+        given = None
+        if hint is not None or hint_level is not None:
+            if reply is not None:
+                fail("--hint and --hint-level cannot be used with --reply")
+            try:
+                given = make_hint(parent, step_boundary(parent, seq), text=hint, level=hint_level)
+            except ValueError as error:
+                fail(str(error))
         child, point = fork_run(parent, seq, agent_name=agent_name, new_id=name, deferred=reply is not None)
         player = playing(player, child.branch.id)
+        if given is not None:
+            give_hint(child, given)
         if reply is not None:
             player = InjectedReply(reply, player)
         _play(child, player, db, show_progress=not as_json, max_steps=max_steps)
-        summary = _summary(child) | {"parent": run_id, "fork_seq": point.seq, "requested_seq": point.requested}
+        summary = _summary(child) | {"parent": run_id, "fork_seq": point.seq, "requested_seq": point.requested} | (
+            {"hint": {"level": given.level, "errands": list(given.errands), "text": given.text}} if given else {})
     if as_json:
         emit_json(summary)
         return
@@ -451,6 +469,10 @@ def _print_diff(report: dict[str, Any]) -> None:
     out.print(f"paired over {noise['paired_tasks']} tasks: {noise['solved_only_by_a']} solved only by {report['a']}, "
               f"{noise['solved_only_by_b']} only by {report['b']}; exact McNemar p {_p_value(noise['p_value'])} ({verdict})",
               highlight=False)
+    for hint in report.get("hints", ()):
+        rung = f"level {hint['level']} hint" if hint["level"] else "hint"
+        out.print(f"{rung} in {hint['task_id']}: unlocked {', '.join(hint['unlocked']) or 'nothing'}"
+                  + (f"; lost {', '.join(hint['lost'])}" if hint["lost"] else ""), highlight=False)
     errors = report["errors"]
     out.print("tasks flagged per error mode: " + "; ".join(f"{name} {row['a']} -> {row['b']} ({row['delta']:+d})"
                                                           for name, row in errors.items()), highlight=False)
@@ -757,7 +779,7 @@ def term_generate(
     scale: float = typer.Option(1.0, "--scale", help="Task counts relative to the paper's (1,284 tasks at 1.0)."),
     world_source: str = typer.Option(None, "--world", metavar="SOURCE", help="'generated' (default) or 'stulife:DIR'."),
     disruptions: bool = typer.Option(False, "--disruptions", help=DISRUPTIONS_HELP),
-    busy_days: bool = typer.Option(False, "--busy-days", help=BUSY_HELP),
+    busy_days: bool = typer.Option(True, "--busy-days/--no-busy-days", help=BUSY_HELP),
     check_ins: bool = typer.Option(False, "--check-ins", help=CHECK_INS_HELP),
     output: Path = typer.Option(None, "--output", "-o", help="Also write the term (with ground truth) as JSON here."),
     as_json: bool = JSON,

@@ -20,6 +20,7 @@ import msgspec
 from campus.events import (
     ActionRejected,
     Event,
+    HintGiven,
     InstructionRevealed,
     MentorFeedback,
     RunEnded,
@@ -117,7 +118,7 @@ def render_events(events: Iterable[Event], number: int) -> str:
     for event in events:
         if isinstance(event, (ToolResult, ActionRejected)):
             parts.append(event.message)
-        elif isinstance(event, (InstructionRevealed, MentorFeedback)):
+        elif isinstance(event, (InstructionRevealed, MentorFeedback, HintGiven)):
             parts.append(event.text)
         elif isinstance(event, WorldChanged) and (told := notice(event.change)) is not None:
             parts.append(told)

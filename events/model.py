@@ -122,6 +122,17 @@ class MentorFeedback(Event, tag="mentor_feedback", frozen=True):
     text: str
 
 
+class HintGiven(Event, tag="hint_given", frozen=True):
+    """A hint told to the student inside an open task, from outside the term (``campus fork --hint``): a what-if input
+    like an injected reply. ``level`` is the rung of the errands' hint ladder (1 a nudge, 2 whom to ask, 3 the
+    answer), 0 for free words; ``errands`` the errands it is about (none for free words)."""
+
+    task_id: str
+    text: str
+    level: int = 0
+    errands: tuple[str, ...] = ()
+
+
 class TaskEnded(Event, tag="task_ended", frozen=True):
     task_id: str
     outcome: str
@@ -299,6 +310,7 @@ AnyEvent = Union[
     InstructionRevealed,
     Answered,
     MentorFeedback,
+    HintGiven,
     TaskEnded,
     AgentReplied,
     ActionRejected,

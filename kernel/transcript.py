@@ -16,6 +16,7 @@ from campus.events import (
     Announcement,
     ErrandPosted,
     Event,
+    HintGiven,
     InstructionRevealed,
     MentorFeedback,
     StructuredCall,
@@ -33,7 +34,7 @@ from campus.kernel.tools import wire_name
 
 CONVERSATION_KINDS = frozenset({
     "task_released", "agent_replied", "tool_result", "action_rejected", "instruction_revealed", "task_ended",
-    "world_changed", "mentor_feedback",
+    "world_changed", "mentor_feedback", "hint_given",
 })
 """The kinds a task's chat is built from (``add_turn``), for readers that need only the conversation."""
 
@@ -55,7 +56,7 @@ def add_turn(turns: list[Turn], event: Event) -> None:
         turn = Turn("assistant", event.text if event.text is not None else render_call(event.call), event.call)
     elif isinstance(event, (ToolResult, ActionRejected)):
         turn = Turn("user", event.message)
-    elif isinstance(event, (InstructionRevealed, MentorFeedback)):
+    elif isinstance(event, (InstructionRevealed, MentorFeedback, HintGiven)):
         turn = Turn("user", event.text)
     elif isinstance(event, WorldChanged) and (told := notice(event.change)) is not None:
         turn = Turn("user", told)

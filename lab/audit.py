@@ -81,7 +81,7 @@ class SeedResult:
     """``learner`` and ``forgetful`` -> their same-checkpoint recurrence rate over the busy days."""
 
 
-def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = True, busy: bool = False) -> SeedResult:
+def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = True, busy: bool = True) -> SeedResult:
     """Generate and play one seed with every audited agent, the disruption controls if the term has disruptions,
     and the busy-day controls if ``busy``."""
     world = WorldIndex(generate_world(seed) if world_source == "generated" else load_stulife(world_source.partition(":")[2])[0])
@@ -152,7 +152,7 @@ def _audit_job(job: tuple[int, str, float, bool, bool]) -> SeedResult:
 
 def run_audit(seeds: Sequence[int], world_source: str = "generated", scale: float = 1.0, workers: int = 1,
               on_seed: Callable[[SeedResult], None] | None = None, disruptions: bool = True,
-              busy: bool = False) -> list[SeedResult]:
+              busy: bool = True) -> list[SeedResult]:
     """Audit ``seeds``; with ``workers`` > 1 in spawned processes. Results come back in seed order."""
     jobs = [(seed, world_source, scale, disruptions, busy) for seed in seeds]
     results: list[SeedResult] = []

@@ -35,6 +35,7 @@ from campus.kernel.store import EventStore
 from campus.kernel.tasks import events_of
 from campus.kernel.transcript import add_turn, task_so_far
 from campus.replays.detectors import DETECTORS, tally_branch
+from campus.replays.hints import hint_unlocks
 from campus.scenarios.play import Run
 from campus.scenarios.abilities import ABILITIES
 from campus.scenarios.probes import PROBE_TASK
@@ -298,7 +299,7 @@ def diff_runs(a: Run, b: Run) -> dict[str, Any]:
         "noise": noise_check(a, b),
         "errors": error_deltas(a, b),
         "state_diff": state_diff(a, b) | {"walks": walks_diff(a, b)},
-    } | ({"probes": pairs} if (pairs := probe_pairs(a, b)) else {})
+    } | ({"probes": pairs} if (pairs := probe_pairs(a, b)) else {}) | ({"hints": hints} if (hints := hint_unlocks(a, b)) else {})
 
 
 def error_deltas(a: Run, b: Run) -> dict[str, dict[str, int]]:

@@ -35,6 +35,7 @@ import msgspec
 
 from campus.events import (
     AGENT_BOUND,
+    HintGiven,
     SCHEMA_VERSION,
     ActionRejected,
     AgentReplied,
@@ -64,6 +65,7 @@ from campus.events import (
 from campus.kernel.clock import day_of, day_start
 from campus.kernel.parse import Answer, Call, Finish, Invalid
 from campus.kernel.projection import gc_paused
+from campus.kernel.history import state_at
 from campus.kernel.recorded import RecordedAgent, replies_of
 from campus.kernel.schedule import Composing
 from campus.kernel.tools import result_event
@@ -434,6 +436,9 @@ class _ReExecution:
         elif isinstance(event, InstructionRevealed):
             if not session.withheld or event.task_id != task:
                 return "no instruction revealed here"
+        elif isinstance(event, HintGiven):
+            if not task or event.task_id != task or self.action is not None or self.answered:
+                return "no hint here (a hint is told inside an open task, between two steps)"
         elif isinstance(event, MentorFeedback):
             if not task or event.task_id != task or self._ending() is None or self.told:
                 return "no mentor feedback here"
@@ -616,6 +621,19 @@ def _plain(payload: bytes) -> Any:
     return msgspec.json.decode(payload)
 
 
+def _hints_by_reply(rows: list[Row]) -> list[tuple[int, HintGiven]]:
+    """Each hint of the run with the number of replies given before it: the replay stops there to be told it."""
+    found, replies = [], 0
+    for row in rows:
+        if row.kind == "agent_replied":
+            replies += 1
+        elif row.kind == "hint_given":
+            hint = decode_event(row.payload)
+            assert isinstance(hint, HintGiven)
+            found.append((replies, hint))
+    return found
+
+
 def _replay_recorded(run: Run) -> Mismatch | None:
     from campus.scenarios.play import new_run
 
@@ -626,11 +644,15 @@ def _replay_recorded(run: Run) -> Mismatch | None:
         scratch, run.world, run.term, agent_name=run.branch.agent, seed=run.branch.seed,
         rules=run.branch.config, branch_id="replay",
     )
-    session = Session(again.kernel, scratch, "replay", again.term, RecordedAgent(run.branch.id, replies))
     head = run.store.head(run.branch.id)[0]
-    session.run(max_steps=len(replies))
-    replayed = scratch.rows("replay")
     original = [r for rows in batches(run) for r in rows]
+    played = 0
+    for before, hint in _hints_by_reply(original):
+        Session(again.kernel, scratch, "replay", again.term, RecordedAgent(run.branch.id, replies)).run(max_steps=before - played)
+        scratch.append("replay", [(state_at(again.kernel, scratch, "replay").now, hint, None)])
+        played = before
+    Session(again.kernel, scratch, "replay", again.term, RecordedAgent(run.branch.id, replies)).run(max_steps=len(replies) - played)
+    replayed = scratch.rows("replay")
     older = run.branch.schema < SCHEMA_VERSION
     for mine, theirs in zip(original, replayed):
         if (mine.t, mine.payload) != (theirs.t, theirs.payload) and not (older and _same_upcast(mine, theirs)):

@@ -19,12 +19,14 @@ from typing import Any
 
 import msgspec
 
-from campus.events import TaskEnded, TaskReleased, Walked, decode_events
+from campus.events import Announcement, ClueRevealed, ErrandReported, TaskEnded, TaskReleased, Walked, WorldChanged, decode_events
+from campus.kernel.clock import MINUTES_PER_DAY
 from campus.kernel.schedule import Composing
 from campus.replays.diff import diff_runs
 from campus.replays.prices import Price, cost_usd
 from campus.replays.usage import RunUsage, Usage, UsageMeta
 from campus.reports.map_layout import campus_layout
+from campus.scenarios.busy_days import CLOSE, SCENARIO as BUSY
 from campus.scenarios.check_ins import SCENARIO as CHECK_INS, probes_of
 from campus.scenarios.play import Run
 from campus.scenarios.probes import (
@@ -40,6 +42,9 @@ STATE_KEYS_SHOWN = 40
 
 _DECODED = {"task_released": TaskReleased, "task_ended": TaskEnded, "walked": Walked}
 _DECODERS = {kind: msgspec.json.Decoder(cls) for kind, cls in _DECODED.items()}
+_BUSY_DECODED = {"errand_reported": ErrandReported, "clue_revealed": ClueRevealed, "world_changed": WorldChanged}
+_BUSY_DECODERS = {kind: msgspec.json.Decoder(cls) for kind, cls in _BUSY_DECODED.items()}
+"""The kinds a busy day's swim lanes are drawn from (besides its walks)."""
 
 
 class _Call(msgspec.Struct):
@@ -112,6 +117,8 @@ def run_part(run: Run, *, shared_before: int = 0, price: Price | None = None) ->
     walks: list[list[Any]] = []
     between: list[msgspec.Raw] = []
     firings: dict[str, int] = {}
+    busy: dict[str, list[tuple[int, Any]]] = {}
+    """Busy day -> its (minute, event) of the kinds its swim lanes show."""
     ended: list[TaskEnded] = []
     current: str | None = None
     lines: list[str] = []
@@ -144,6 +151,10 @@ def run_part(run: Run, *, shared_before: int = 0, price: Price | None = None) ->
             finished = finished or kind == "run_ended"
             if kind == "world_changed" and current is not None and msgspec.json.decode(row.payload).get("rule"):
                 firings[current] = firings.get(current, 0) + 1
+            if current in busy and kind in _BUSY_DECODERS:
+                busy[current].append((row.t, _BUSY_DECODERS[kind].decode(row.payload)))
+            elif kind == "task_released" and current is not None and run.term.by_id[current].scenario == BUSY:
+                busy[current] = []
             if current is None:
                 between.append(msgspec.Raw(entry))
                 continue
@@ -175,7 +186,31 @@ def run_part(run: Run, *, shared_before: int = 0, price: Price | None = None) ->
         "price": None if price is None else [price.input, price.output],
         "usage": _usage_row(usage.total, price),
         "task_usage": {task: _usage_row(spent, price) for task, spent in usage.by_task.items()},
+        "lanes": {task_id: swim_lanes(run.term.by_id[task_id], seen, spans[task_id][3] or run.term.by_id[task_id].release)
+                  for task_id, seen in busy.items()},
     }
+
+
+def swim_lanes(task: Task, seen: list[tuple[int, Any]], ended: int) -> dict[str, Any]:
+    """A busy day as lanes, one per errand and appointment: when it arrived, its deadline (an appointment: its hour),
+    when it was reported done, when its clues were revealed; and the reminders that interrupted the day."""
+    reported = {e.errand_id: t for t, e in seen if isinstance(e, ErrandReported)}
+    revealed: dict[str, list[int]] = {}
+    for t, e in seen:
+        if isinstance(e, ClueRevealed):
+            revealed.setdefault(e.clue_id.split("/", 1)[0], []).append(t)
+    lanes = []
+    for errand in task.ground_truth["errands"]:
+        appointment = errand["family"] == "appointment"
+        check = errand["checkpoints"][0]["check"]
+        lanes.append({"id": errand["id"], "title": errand["title"], "priority": errand["priority"], "kind": "appointment" if appointment else "errand",
+                      "release": check["start"] if appointment else errand["release"],
+                      "deadline": check["end"] if appointment else errand["deadline"],
+                      "done": reported.get(errand["id"]), "clues": revealed.get(errand["id"], [])})
+    lanes.sort(key=lambda lane: (lane["release"], lane["id"]))
+    day = task.release - task.release % MINUTES_PER_DAY
+    return {"open": task.release, "close": max(day + CLOSE, ended), "lanes": lanes,
+            "interrupts": [[t, e.change.text] for t, e in seen if isinstance(e, WorldChanged) and isinstance(e.change, Announcement)]}
 
 
 def memory_part(run: Run, ended: dict[str, TaskEnded]) -> dict[str, Any] | None:
@@ -219,6 +254,8 @@ def _check_ins_asked(run: Run, ended: dict[str, TaskEnded]) -> list[tuple[Probe,
             probes = probes_of(run.term.by_id[event.task_id], run.term.seed, prefix)
             out += [(p, marks.get(f"{p.ability}/{n}", 0) / 1000) for n, p in enumerate(probes, start=1)]
     return out
+
+
 def _usage_row(usage: Usage, price: Price | None) -> list[Any]:
     """``[replies, prompt tokens, completion tokens, latency in s, cost in USD or None]``."""
     return [usage.replies, usage.prompt_tokens, usage.completion_tokens, usage.latency_s, cost_usd(usage, price)]

@@ -50,7 +50,7 @@ from campus.scenarios.context import TermContext
 from campus.scenarios.task import FEEDBACK, Task, Term, Verdict, evaluator
 from campus.scenarios.timeline import WEEK
 from campus.subsystems.calendar import time_label
-from campus.subsystems.people import HELPDESK
+from campus.subsystems.people import person
 
 SCENARIO = "busy_days"
 PHASE = "busy_day"
@@ -73,30 +73,39 @@ class Errand:
     priority: str
     checkpoints: list[dict[str, Any]]
     plan: list[str]
-    guess: list[str]
-    """The plan of a student who never asks anyone: the oracle's without the questions, with a wrong value."""
     clues: list[ClueHeld] = field(default_factory=list)
+    hints: list[str] = field(default_factory=list)
+    """The hint ladder (``hints_for``): a nudge, whom to ask, the answer; none for an errand nobody needs to be asked about."""
 
     def truth(self) -> dict[str, Any]:
         return {"id": self.id, "family": self.family, "title": self.title, "release": self.release,
                 "deadline": self.deadline, "priority": self.priority, "checkpoints": self.checkpoints,
-                "plan": self.plan, "guess": self.guess}
+                "plan": self.plan, "hints": self.hints}
 
 
 @dataclass(frozen=True)
 class Draw:
-    """What a family rule is handed: the stream, the world and the errand's id and day."""
+    """What a family rule is handed: the stream, the world, the errand's id and day, and the people its family
+    has drawn before in this term (``drawn``), whom a draw passes over while anyone else is left: a person
+    holding two clues on one topic could not tell which of them a student means."""
 
     rng: random.Random
     ctx: TermContext
     errand_id: str
     day: int
+    drawn: set[str]
+
+    def _fresh(self, people: Sequence[Any]) -> Any:
+        fresh = [p for p in people if p.id not in self.drawn]
+        chosen = self.rng.choice(fresh or list(people))
+        self.drawn.add(chosen.id)
+        return chosen
 
     def advisor(self) -> Any:
-        return self.rng.choice(self.ctx.world.world.advisors)
+        return self._fresh(self.ctx.world.world.advisors)
 
     def club(self) -> Any:
-        return self.rng.choice(self.ctx.world.world.clubs)
+        return self._fresh(self.ctx.world.world.clubs)
 
     def classmate(self) -> str:
         first = self.rng.choice(("ana", "ben", "chen", "dara", "eli", "farah", "goran", "hana", "ivo", "jun"))
@@ -138,14 +147,14 @@ def _code(rng: random.Random) -> str:
 
 
 # ------------------------------------------------------------------ families
-# Each returns (title, text, clues, checkpoints, plan, guess); the caller adds the report step and its check.
+# Each returns (title, text, clues, checkpoints, plan); the caller adds the report step and its check.
 
-Made = tuple[str, str, list[ClueHeld], list[dict[str, Any]], list[str], list[str]]
+Made = tuple[str, str, list[ClueHeld], list[dict[str, Any]], list[str]]
 
 
 def door_code(d: Draw) -> Made:
     club, mate = d.club(), d.classmate()
-    code, wrong = _code(d.rng), _code(d.rng)
+    code = _code(d.rng)
     clue = _clue(d, "code", club.id, "the door code of the practice room", ("door", "code"), f"the door code is {code}")
     subject = f"Door code for {club.name}"
     text = (f"Your teammate {mate} needs the door code of the practice room of {club.name}. Its leader knows it. "
@@ -153,13 +162,12 @@ def door_code(d: Draw) -> Made:
     checks = [_asked(d.errand_id, clue.clue_id, f"the leader of {club.name} ({club.id})"),
               _mailed(mate, subject, [code], 2, True, "the door code the club leader told you")]
     return ("Door code", text, [clue], checks,
-            [_ask(club.id, "What is the door code of the practice room?"), _email(mate, subject, f"The door code is {code}.")],
-            [_email(mate, subject, f"The door code is {wrong}.")])
+            [_ask(club.id, "What is the door code?"), _email(mate, subject, f"The door code is {code}.")])
 
 
 def moved_room(d: Draw) -> Made:
     advisor = d.advisor()
-    room, wrong = f"Room {d.rng.randrange(1, 6)}.{d.rng.randrange(10, 60)}", f"Room {d.rng.randrange(6, 9)}.{d.rng.randrange(10, 60)}"
+    room = f"Room {d.rng.randrange(1, 6)}.{d.rng.randrange(10, 60)}"
     start = d.rng.choice((14, 15, 16)) * 60
     when = CalendarTime(first_week=(d.day + 1) // 7, last_week=(d.day + 1) // 7, weekday=(d.day + 1) % 7, start=start, end=start + 60)
     clue = _clue(d, "room", advisor.id, "the room of tomorrow's seminar", ("room", "moved", "where"), f"it moved to {room}")
@@ -170,29 +178,29 @@ def moved_room(d: Draw) -> Made:
              "check": {"check": "calendar", "title": title, "location": room, "time": msgspec.structs.asdict(when)},
              "feedback": "The calendar entry must name the room the advisor gave."}
     return ("Moved seminar", text, [clue], [_asked(d.errand_id, clue.clue_id, advisor.name), check],
-            [_ask(advisor.id, "Which room did tomorrow's seminar move to?"), _calendar(title, room, when)],
-            [_calendar(title, wrong, when)])
+            [_ask(advisor.id, "Which room did tomorrow's seminar move to?"), _calendar(title, room, when)])
 
 
 def shelf_mark(d: Draw) -> Made:
-    library = d.rng.choice(d.ctx.world.world.libraries).building_id
+    libraries = {library.building_id for library in d.ctx.world.world.libraries}
+    book = d.rng.choice([book for book in d.ctx.world.world.books if book.library_id in libraries])
+    library = book.library_id
     name, mate = d.ctx.world.name_of(library), d.classmate()
-    shelf, wrong = f"Shelf {d.rng.choice('ABCDEF')}-{d.rng.randrange(10, 99)}", f"Shelf {d.rng.choice('GHJK')}-{d.rng.randrange(10, 99)}"
-    clue = _clue(d, "shelf", library, "the copy put aside for your group", ("shelf", "reserved", "copy"), f"it is on {shelf}",
-                 condition="in_person")
+    shelf = f"Shelf {d.rng.choice('ABCDEF')}-{d.rng.randrange(10, 99)}"
+    clue = _clue(d, "shelf", library, f"the copy of \"{book.title}\" put aside for your group", ("shelf", "reserved", "copy"),
+                 f"it is on {shelf}", condition="in_person")
     subject = "Reserved copy"
-    text = (f"The librarian of {name} put a copy aside for your study group and only says where in person. Find out on "
-            f"which shelf it is and email {mate} with the subject \"{subject}\".")
+    text = (f"The librarian of {name} put a copy of \"{book.title}\" aside for your study group and only says where in person. "
+            f"Find out on which shelf it is and email {mate} with the subject \"{subject}\".")
     checks = [_asked(d.errand_id, clue.clue_id, f"the librarian of {name}, in person"),
               _mailed(mate, subject, [shelf], 2, True, "the shelf the librarian named")]
     return ("Reserved copy", text, [clue], checks,
-            [f"goto:{library}", _ask(library, "On which shelf is the reserved copy?"), _email(mate, subject, f"It is on {shelf}.")],
-            [_email(mate, subject, f"It is on {wrong}.")])
+            [f"goto:{library}", _ask(library, f"On which shelf is the reserved copy of {book.title}?"), _email(mate, subject, f"It is on {shelf}.")])
 
 
 def department_rule(d: Draw) -> Made:
     advisor, mate = d.advisor(), d.classmate()
-    limit, wrong = d.rng.randrange(16, 60) * 100, d.rng.randrange(60, 90) * 100
+    limit = d.rng.randrange(16, 60) * 100
     clue = _clue(d, "rule", advisor.id, "the word limit the department applies", ("limit", "words", "rule"),
                  f"the department caps lab reports at {limit} words")
     subject = "Word limit"
@@ -201,12 +209,12 @@ def department_rule(d: Draw) -> Made:
     checks = [_asked(d.errand_id, clue.clue_id, advisor.name), _mailed(mate, subject, [str(limit)], 2, True, "the limit the advisor gave")]
     return ("Word limit", text, [clue], checks,
             [_ask(advisor.id, "What word limit does the department apply to lab reports?"),
-             _email(mate, subject, f"The limit is {limit} words.")],
-            [_email(mate, subject, f"The limit is {wrong} words.")])
+             _email(mate, subject, f"The limit is {limit} words.")])
 
 
 def responsible(d: Draw) -> Made:
-    advisor, keeper, other = d.advisor(), d.advisor(), d.advisor()
+    advisor = d.advisor()
+    keeper = d.rng.choice([a for a in d.ctx.world.world.advisors if a.id != advisor.id])
     clue = _clue(d, "keys", advisor.id, "who hands out lab keys", ("keys", "key", "responsible"),
                  f"{keeper.name} ({keeper.email}) is responsible for them")
     subject = "Lab key request"
@@ -216,8 +224,7 @@ def responsible(d: Draw) -> Made:
              "check": {"check": "email", "to": keeper.email, "subject": subject, "contains": []},
              "feedback": "The request must go to the person responsible for lab keys."}
     return ("Lab key", text, [clue], [_asked(d.errand_id, clue.clue_id, advisor.name), check],
-            [_ask(advisor.id, "Who is responsible for lab keys?"), _email(keeper.email, subject, "Could I please have a key to the teaching lab?")],
-            [_ask(HELPDESK, "Who is responsible for lab keys?"), _email(other.email, subject, "Could I please have a key to the teaching lab?")])
+            [_ask(advisor.id, "Who is responsible for lab keys?"), _email(keeper.email, subject, "Could I please have a key to the teaching lab?")])
 
 
 def club_reschedule(d: Draw) -> Made:
@@ -225,7 +232,6 @@ def club_reschedule(d: Draw) -> Made:
     day, hour = d.rng.randrange(0, 5), d.rng.randrange(17, 21)
     week = d.day // 7 + 1
     when = CalendarTime(first_week=week, last_week=week, weekday=day, start=hour * 60, end=hour * 60 + 90)
-    wrong = CalendarTime(first_week=week, last_week=week, weekday=(day + 2) % 5, start=hour * 60, end=hour * 60 + 90)
     clue = _clue(d, "time", club.id, "the new time of next week's meeting", ("time", "when", "meeting"),
                  f"next week we meet {time_label(when)}")
     title = f"{club.name} meeting"
@@ -235,8 +241,7 @@ def club_reschedule(d: Draw) -> Made:
              "check": {"check": "calendar", "title": title, "location": "Club room", "time": msgspec.structs.asdict(when)},
              "feedback": "The calendar entry must be at the new time the club leader gave."}
     return ("Club meeting moved", text, [clue], [_asked(d.errand_id, clue.clue_id, f"the leader of {club.name}"), check],
-            [_ask(club.id, "When is next week's meeting?"), _calendar(title, "Club room", when)],
-            [_calendar(title, "Club room", wrong)])
+            [_ask(club.id, "When is next week's meeting?"), _calendar(title, "Club room", when)])
 
 
 def split_fact(d: Draw) -> Made:
@@ -251,8 +256,7 @@ def split_fact(d: Draw) -> Made:
               _mailed(mate, subject, [building, room], 2, True, "both the building and the room")]
     return ("Poster session", text, clues, checks,
             [_ask(first.id, "In which building is the poster session?"), _ask(second.id, "Which room is the poster session in?"),
-             _email(mate, subject, f"Building {building}, room {room}.")],
-            [_email(mate, subject, "Building B100, room 101.")])
+             _email(mate, subject, f"Building {building}, room {room}.")])
 
 
 def confirm_attendance(d: Draw) -> Made:
@@ -265,7 +269,7 @@ def confirm_attendance(d: Draw) -> Made:
              "feedback": f"Send the confirmation to {advisor.email} with the given text."}
     plan = [f'call:data_system.query_by_identifier(identifier={json.dumps(advisor.name)}, by="name", entity_type="advisor")',
             _email(advisor.email, subject, body)]
-    return ("Colloquium", text, [], [check], plan, plan)
+    return ("Colloquium", text, [], [check], plan)
 
 
 FAMILIES: dict[str, Callable[[Draw], Made]] = {
@@ -310,6 +314,7 @@ def generate(ctx: TermContext) -> tuple[list[Task], list[Trigger]]:
     rng = ctx.rng("busy days")
     per_day = sum(count for _, count in BATCHES)
     chosen: list[str] = []
+    drawn: dict[str, set[str]] = {}
     for week in list(BUSY_WEEKS)[:ctx.count(len(BUSY_WEEKS))]:
         days = [week * 7 + weekday for weekday in range(7)]
         rng.shuffle(days)
@@ -321,13 +326,14 @@ def generate(ctx: TermContext) -> tuple[list[Task], list[Trigger]]:
             chosen = rng.sample(list(FAMILIES), per_day)
         else:
             rng.shuffle(chosen)
-        task, changes = _day(ctx, rng, week, day, chosen)
+        task, changes = _day(ctx, rng, week, day, chosen, drawn)
         tasks.append(task)
         triggers.extend(changes)
     return tasks, triggers
 
 
-def _day(ctx: TermContext, rng: random.Random, week: int, day: int, order: list[str]) -> tuple[Task, list[Trigger]]:
+def _day(ctx: TermContext, rng: random.Random, week: int, day: int, order: list[str],
+         drawn: dict[str, set[str]]) -> tuple[Task, list[Trigger]]:
     base = day * MINUTES_PER_DAY
     errands: list[Errand] = []
     picked = iter(order)
@@ -335,8 +341,9 @@ def _day(ctx: TermContext, rng: random.Random, week: int, day: int, order: list[
         for _ in range(count):
             family = next(picked)
             errand_id = f"e{week}-{len(errands) + 1}"
-            draw = Draw(rng=ctx.rng(f"busy errand {errand_id}"), ctx=ctx, errand_id=errand_id, day=day)
-            title, text, clues, checks, plan, guess = FAMILIES[family](draw)
+            draw = Draw(rng=ctx.rng(f"busy errand {errand_id}"), ctx=ctx, errand_id=errand_id, day=day,
+                        drawn=drawn.setdefault(family, set()))
+            title, text, clues, checks, plan = FAMILIES[family](draw)
             release = base + OPEN + offset
             deadline = release + rng.choice((150, 180, 240))
             priority = rng.choice(("high", "normal", "low"))
@@ -344,7 +351,7 @@ def _day(ctx: TermContext, rng: random.Random, week: int, day: int, order: list[
                            "feedback": f"Report the errand done by {clock_label(deadline)}."})
             report = f'call:errands.report_done(errand_id="{errand_id}")'
             errands.append(Errand(errand_id, family, title, text, release, deadline, priority, checks,
-                                  [*plan, report], [*guess, report], clues))
+                                  [*plan, report], clues, hints_for(ctx, errand_id, title, clues)))
     libraries = {library.building_id for library in ctx.world.world.libraries}
     buildings = sorted(set(ctx.world.buildings) - libraries - {ctx.world.home})
     places = rng.sample(buildings, len(APPOINTMENTS))
@@ -364,21 +371,41 @@ def _day(ctx: TermContext, rng: random.Random, week: int, day: int, order: list[
     lines.append("More errands will arrive during the day; errands.inbox() lists them. Report each errand done with "
                  f"errands.report_done as soon as it is finished. Call finish() only once the day's work is over (by {clock_label(CLOSE)}).")
     truth = {"errands": [e.truth() for e in errands] + [a.truth() for a in appointments]}
-    plans = {"oracle": compose(truth["errands"]), "guesser": compose(truth["errands"], guess=lambda _: True),
-             "fifo": [step for e in errands for step in (_wait(e.release), *e.plan)]}
     task = Task(id=f"busy-w{week}", scenario=SCENARIO, phase=PHASE, release=base + OPEN, instruction="\n".join(lines),
-                systems=SYSTEMS, evaluator="busy_day", ground_truth=truth | {"plans": plans}, round_limit=ROUND_LIMIT,
-                solution=tuple(plans["oracle"]))
+                systems=SYSTEMS, evaluator="busy_day", ground_truth=truth, round_limit=ROUND_LIMIT,
+                solution=tuple(compose(truth["errands"])))
     return task, triggers
+
+
+def hints_for(ctx: TermContext, errand_id: str, title: str, clues: Sequence[ClueHeld]) -> list[str]:
+    """Trainee-Bench's ladder of human guidance for one errand, one line per rung: a nudge, whom to ask (and where),
+    the answer itself."""
+    if not clues:
+        return []
+    head = f"[{errand_id}] {title}: "
+    whom = []
+    for clue in clues:
+        name, _, building = person(ctx.world, clue.holder) or (clue.holder, "", None)
+        where = f", in person at {building}," if clue.condition == "in_person" else ""
+        whom.append(f"ask {name} ({clue.holder}){where} about {clue.topic}")
+    return [head + "someone on campus knows what this errand needs; ask them rather than guess.",
+            head + "; ".join(whom) + ".",
+            head + " ".join(f"About {clue.topic}: {clue.payload}." for clue in clues)]
+
+
+def hint_text(task: Task, errand_ids: Sequence[str], level: int) -> str:
+    """The message a hint of ``level`` (1-3) on these errands of a busy day shows the student."""
+    lines = [errand["hints"][level - 1] for errand in task.ground_truth["errands"] if errand["id"] in errand_ids and errand.get("hints")]
+    return f"Hint (level {level}):\n" + "\n".join(lines)
 
 
 def _wait(t: int) -> str:
     return f'call:errands.wait_until(time="{label(t)}")'
 
 
-def compose(errands: list[dict[str, Any]], guess: Callable[[dict[str, Any]], bool] = lambda _: False) -> list[str]:
-    """A day's plan from its errands' truths: errands by release, then priority and deadline, each appointment
-    before the first errand released after it; ``guess(errand)`` picks the errand's plan without asking."""
+def compose(errands: list[dict[str, Any]]) -> list[str]:
+    """The oracle's day from its errands' truths: errands by release, then priority and deadline, each appointment
+    before the first errand released after it."""
     rank = {"high": 0, "normal": 1, "low": 2}
     appointments = sorted((e for e in errands if e["family"] == "appointment"), key=lambda e: e["release"])
     work = [e for e in errands if e["family"] != "appointment"]
@@ -388,7 +415,7 @@ def compose(errands: list[dict[str, Any]], guess: Callable[[dict[str, Any]], boo
             steps += appointments.pop(0)["plan"]
         steps.append(_wait(release))
         for errand in sorted((e for e in work if e["release"] == release), key=lambda e: (rank[e["priority"]], e["deadline"])):
-            steps += errand["guess"] if guess(errand) else errand["plan"]
+            steps += errand["plan"]
     for appointment in appointments:
         steps += appointment["plan"]
     return steps

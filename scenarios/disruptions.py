@@ -75,6 +75,9 @@ GROUP = "study-group@campus.edu"
 BLOCK = 60
 """Every block asked for is an hour."""
 EVENING = (18 * 60, 22 * 60)
+OVERFLOW_WEEKS = (20, 21)
+"""Weeks a disruption goes to, day by day, only when no day of weeks 1-19 has room left for it (a term with busy
+days keeps twelve whole days of those weeks to itself); a term that fits in weeks 1-19 never reaches them."""
 
 
 def _clock(minute: int) -> str:
@@ -156,11 +159,12 @@ def generate(ctx: TermContext, others: Sequence[Task] = (), scheduled: Sequence[
     tasks: list[Task] = []
     rules: list[Rule] = []
     days = [week * 7 + d for week in range(1, 20) for d in range(7)]
+    overflow = [week * 7 + d for week in OVERFLOW_WEEKS for d in range(7)]
     used_mornings: set[int] = set()
     for number, (sub_type, level) in enumerate(plan, 1):
         task_id = f"disruption-{number:03d}"
         made = None
-        for day in rng.sample(days, len(days)) * 3:
+        for day in [*rng.sample(days, len(days)) * 3, *overflow]:
             made = _make(ctx, rng, stock, task_id, sub_type, level, day, used_mornings, taken)
             if made is not None:
                 break

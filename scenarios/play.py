@@ -88,8 +88,8 @@ class RunSpec:
     """What the default id is made from (default: ``agent``)."""
     disruptions: bool = False
     """Add the mid-task disruption tasks (trigger rules) to the term."""
-    busy_days: bool = False
-    """Include the busy days (``scenarios/busy_days.py``) in the term."""
+    busy_days: bool = True
+    """Include the busy days (``scenarios/busy_days.py``) in the term (``False``: the term before them)."""
     check_ins: bool = False
     """Include the weekly memory check-ins (``scenarios/check_ins.py``) in the term."""
 

@@ -2,7 +2,7 @@
 
 Generators run in a fixed order on one timeline, so fixed appointments are placed before
 flexible work: orientation and regulation sessions, course selection (which decides the
-timetable), lectures and exams on that timetable, the busy days if asked for (whole days kept
+timetable), lectures and exams on that timetable, the busy days unless left out (whole days kept
 free of them), then exploration, clubs, advisors and library study in the hours left free, and last
 the weekly memory check-ins if asked for (weekend evenings), so they move nothing else.
 """
@@ -39,9 +39,9 @@ a corner; a fresh draw from the same seed almost always fits)."""
 
 
 def generate_term(world: WorldIndex, seed: int = 0, scale: float = 1.0, disruptions: bool = False,
-                  busy: bool = False, check_ins: bool = False) -> Term:
-    """The term; ``disruptions=False`` gives the term without trigger rules, ``busy=False`` without busy days,
-    ``check_ins=False`` without the weekly memory check-ins."""
+                  busy: bool = True, check_ins: bool = False) -> Term:
+    """The term; ``disruptions=False`` gives the term without trigger rules, ``busy=False`` without busy days (the
+    term as it was before them, byte for byte), ``check_ins=False`` without the weekly memory check-ins."""
     if scale <= 0:
         raise ValueError(f"scale must be positive, got {scale}")
     tasks: list[Task] = []
@@ -85,7 +85,7 @@ def term_name(seed: int, scale: float) -> str:
     return f"term-{seed}" + (f"-x{scale:g}" if scale != 1 else "")
 
 
-def _generate_all(ctx: TermContext, add: Any, busy: bool = False) -> None:
+def _generate_all(ctx: TermContext, add: Any, busy: bool) -> None:
     add(lectures.generate_regulations(ctx))
     add(course_selection.generate(ctx))
     taught = lectures.generate_courses(ctx)

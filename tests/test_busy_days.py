@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 import pytest
 
 from campus.agents import make_agent
+from campus.agents.busy import GuesserAgent, day
+from campus.agents.plans import LOCATE, action
 from campus.env.driver import render_events
-from campus.events import ErrandPosted, MentorFeedback, Walked, WorldChanged
+from campus.events import ClueHeld, ErrandPosted, MentorFeedback, Walked, WorldChanged
 from campus.kernel.store import MemoryStore
 from campus.scenarios.busy_days import EARLY, FAMILIES, LATE, SCENARIO, _present, busy_metrics, unexpected
 from campus.kernel.transcript import task_memories
@@ -17,13 +20,15 @@ from tests.test_term import DEFAULT_TERM_HASH
 from campus.scenarios.play import RunSpec, start_run
 from campus.scenarios.scorecard import scorecard
 from campus.scenarios.task import Term
+from campus.scenarios.disruptions import OVERFLOW_WEEKS
 from campus.scenarios.term import generate_term
+from campus.scenarios.timeline import WEEK
 from campus.world.index import WorldIndex
 
 
 @pytest.fixture(scope="module")
-def busy_term(world: WorldIndex) -> Term:
-    return generate_term(world, 0, busy=True)
+def busy_term(term: Term) -> Term:
+    return term
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +37,7 @@ def played(world: WorldIndex, busy_term: Term) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in ("oracle", "guesser", "fifo", "learner", "forgetful"):
         store = MemoryStore()
-        run = start_run(store, RunSpec(seed=0, agent=name, busy_days=True), (world, busy_term))
+        run = start_run(store, RunSpec(seed=0, agent=name), (world, busy_term))
         run.session(make_agent(name, busy_term, world)).run()
         out[name] = {e.task_id: e.marks for e in run.ended_tasks() if e.task_id.startswith("busy")}
         days = [m for m in task_memories(store, run.branch.id, 10**9) if m.scenario == SCENARIO]
@@ -46,13 +51,11 @@ def _checkpoints(term: Term) -> list[tuple[str, dict[str, Any]]]:
             for e in task.ground_truth["errands"] for c in e["checkpoints"]]
 
 
-def test_the_option_adds_twelve_busy_days_of_eight_families_and_leaves_the_default_term_as_it_was(
-        world: WorldIndex, term: Term, busy_term: Term) -> None:
-    days = [task for task in busy_term.tasks if task.scenario == SCENARIO]
+def test_the_default_term_has_twelve_busy_days_of_fifty_errands_in_eight_families(term: Term) -> None:
+    days = [task for task in term.tasks if task.scenario == SCENARIO]
     errands = [e for day in days for e in day.ground_truth["errands"] if e["family"] != "appointment"]
     assert len(days) >= 12 and len(errands) >= 50 and {e["family"] for e in errands} == set(FAMILIES)
-    assert term.hash == DEFAULT_TERM_HASH != busy_term.hash
-    assert generate_term(world, 0, busy=True).hash == busy_term.hash
+    assert term.hash == DEFAULT_TERM_HASH
 
 
 def test_errands_stream_in_and_the_brief_lists_only_the_first(busy_term: Term) -> None:
@@ -86,6 +89,39 @@ def test_fifo_misses_exactly_the_appointments(busy_term: Term, played: dict[str,
     assert unexpected(busy_term, "fifo", played["fifo"]) == []
     card = scorecard(busy_term, [])
     assert card["busy_days"]["cs"] == 0.0 and card["busy_days"]["late_errands"] == card["busy_days"]["errands"] - 2 * 12  # none reported
+
+
+@pytest.mark.parametrize("agent", ["guesser", "fifo", "learner", "forgetful"])
+def test_the_controls_play_a_busy_day_from_what_they_are_shown_alone(world: WorldIndex, agent: str) -> None:
+    """Each control plays the same log when the busy days' ground truth and plans are blanked in the term it is given."""
+    term = generate_term(world, 3, scale=0.2, busy=True)
+    blind = msgspec.structs.replace(term, tasks=tuple(
+        msgspec.structs.replace(task, ground_truth={}, solution=()) if task.scenario == SCENARIO else task for task in term.tasks))
+    heads = []
+    for given in (term, blind):
+        store = MemoryStore()
+        run = start_run(store, RunSpec(seed=3, scale=0.2, agent=agent, busy_days=True), (world, term))
+        run.session(make_agent(agent, given, world)).run()
+        heads.append(store.head(run.branch.id)[1])
+        assert sum(e.task_id.startswith("busy") for e in run.ended_tasks()) == 2
+    assert heads[0] == heads[1]
+
+
+def test_a_control_finds_out_where_it_is_when_the_brief_does_not_say() -> None:
+    """A day that opens after another task of the same day has no "Current date ... You are at" line."""
+    brief = ("Current time: Week 3, Sunday 08:00\nA busy day. Today's appointments (be there on time; they come before "
+             "any errand):\n- 10:45-11:30 Advisor meeting at Founders Welcome Center (B141)\nYour errands so far:\n"
+             "More errands will arrive during the day. Call finish() only once the day's work is over (by 18:00).")
+    steps = day(brief, GuesserAgent(Term(name="t", seed=0, world_hash="", tasks=()), None).style())  # type: ignore[arg-type]
+    assert next(steps) == LOCATE
+    assert steps.send("You are at Mathematics Library (B001).") == action('errands.wait_until(time="Week 3, Sunday 08:30")')
+    assert steps.send("You waited until Week 3, Sunday 09:45.") == action(
+        'map.find_optimal_path(source_building_id="B001", target_building_id="B141")')
+
+
+def test_no_one_holds_two_clues_on_one_topic(busy_term: Term) -> None:
+    held = [(t.change.holder, t.change.topic) for t in busy_term.world_changes if isinstance(t.change, ClueHeld)]
+    assert len(held) > 40 and len(set(held)) == len(held)
 
 
 @pytest.mark.parametrize(("arrive", "leave", "kept"), [(-EARLY, None, True), (-EARLY - 1, None, False), (LATE, None, True),
@@ -133,6 +169,16 @@ def test_env_and_mcp_steps_show_notices_and_feedback_like_the_conversation() -> 
     posted = ErrandPosted(errand_id="e2-4", title="Colloquium", text="Tell them.", deadline=10 * 60, priority="high")
     shown = render_events([WorldChanged(change_id="busy-e2-4", change=posted), MentorFeedback(task_id="busy-w2", text="Well done.")], 1)
     assert shown == "New errand [e2-4] (high priority, due 10:00): Colloquium: Tell them.\n\nWell done."
+
+
+def test_busy_days_and_disruptions_fit_in_one_term_and_the_disruption_term_keeps_its_weeks(world: WorldIndex) -> None:
+    both = generate_term(world, 0, busy=True, disruptions=True)
+    scenarios = [task.scenario for task in both.tasks]
+    assert scenarios.count(SCENARIO) == 12 and scenarios.count("disruptions") == 360
+    alone = generate_term(world, 0, disruptions=True, busy=False)
+    assert max(task.release for task in alone.tasks if task.scenario == "disruptions") < OVERFLOW_WEEKS[0] * WEEK
+    overflow = [task for task in both.tasks if task.scenario == "disruptions" and task.release >= OVERFLOW_WEEKS[0] * WEEK]
+    assert overflow and max(task.release for task in overflow) < (OVERFLOW_WEEKS[-1] + 1) * WEEK
 
 
 def test_a_smaller_term_has_proportionally_fewer_busy_days(world: WorldIndex) -> None:

@@ -42,7 +42,8 @@ def test_default_run_is_the_oracle_solving_everything(workdir: Path) -> None:
     report = as_json(campus("run", "--json", "--db", "second.db", cwd=workdir))
     assert set(report) >= {"run", "events", "final_hash", "scorecard"}
     card = report["scorecard"]
-    assert len(card["by_scenario"]) == 10 and all(row["success_rate"] == 1.0 for row in card["by_scenario"].values())
+    assert len(card["by_scenario"]) == 11 and all(row["success_rate"] == 1.0 for row in card["by_scenario"].values())
+    assert card["busy_days"]["sr"] == card["busy_days"]["cs"] == 1.0 and card["busy_days"]["days"] == 12
     assert card["stugpa"]["total"] == 100.0 and card["ltrr"] == 1.0 and card["pis"] == 1.0
     assert report["run"] == "oracle-s0" and report["events"] > 1000 and len(report["final_hash"]) == 64
 
@@ -198,7 +199,9 @@ def test_score_reproduces_the_runs_scorecard(workdir: Path) -> None:
 
 def test_term_generate_reports_every_scenario(tmp_path: Path) -> None:
     report = as_json(campus("term", "generate", "--scale", "0.1", "--json", "-o", str(tmp_path / "t.json"), cwd=tmp_path))
-    assert len(report["by_scenario"]) == 10 and report["total"]["tasks"] > 100
+    assert len(report["by_scenario"]) == 11 and report["total"]["tasks"] > 100 and report["by_scenario"]["busy_days"]["tasks"] == 1
+    plain = as_json(campus("term", "generate", "--scale", "0.1", "--no-busy-days", "--json", cwd=tmp_path))
+    assert "busy_days" not in plain["by_scenario"] and plain["total"]["tasks"] == report["total"]["tasks"] - 1
     assert (tmp_path / "t.json").stat().st_size > 1000
     bad = campus("term", "generate", "--scale", "5", cwd=tmp_path, check=False)
     assert bad.returncode == 2 and "does not fit" in bad.stderr

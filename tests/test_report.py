@@ -386,7 +386,7 @@ def test_a_run_compared_with_itself_is_identical_and_shares_every_transcript(bro
 @pytest.mark.slow
 def test_full_term_vs_report_opens_fast_and_lists_every_task(browser: Any, world: WorldIndex, term: Any,
                                                               tmp_path_factory: pytest.TempPathFactory) -> None:
-    """The default term (1,312 tasks), oracle vs diligent: file size and time to draw, printed."""
+    """The default term (1,325 tasks), oracle vs diligent: file size and time to draw, printed."""
     folder = tmp_path_factory.mktemp("full-report")
     store = SQLiteStore(folder / "runs.db")
     a, b = play(store, world, term, "oracle"), play(store, world, term, "diligent")
@@ -400,7 +400,7 @@ def test_full_term_vs_report_opens_fast_and_lists_every_task(browser: Any, world
     draw_ms = load(browser, path)
     print(f"full-term vs report: {path.stat().st_size / 1e6:.1f} MB, built in {build_seconds:.2f} s, drawn in {draw_ms:.0f} ms")
     assert console_errors(browser) == []
-    assert browser.execute_script("return campusReport.tasks.length") == len(term.tasks) == 1313
+    assert browser.execute_script("return campusReport.tasks.length") == len(term.tasks) == 1325
     assert len(timeline_rows(browser)) == len(term.tasks)
     browser.execute_script("campusReport.goToDivergence(false)")
     assert f"seq {seq}" in browser.find_element("css selector", ".task-row.diverged .divergence-mark").text
@@ -624,3 +624,24 @@ def test_a_model_runs_report_shows_each_replys_tokens_request_hash_and_cost(
     assert "[object Object]" not in detail and "Week 0, Monday 10:00\u201310:50" in detail  # a calendar event's time
     assert console_errors(browser) == []
     shoot(browser, small["folder"], "report-model")
+def test_a_busy_day_opens_as_swim_lanes_of_its_errands_reminders_and_clues(
+        browser: Any, small: dict[str, Any], opened: dict[str, Run], pages: dict[str, Path]) -> None:
+    (day,) = [task for task in small["term"].tasks if task.scenario == "busy_days"]
+    lanes = report_data(opened["oracle-s0"])["runs"][0]["lanes"][day.id]
+    errands = day.ground_truth["errands"]
+    releases = [lane["release"] for lane in lanes["lanes"]]
+    assert releases == sorted(releases)
+    assert {lane["id"] for lane in lanes["lanes"]} == {e["id"] for e in errands} and len(lanes["interrupts"]) == 2
+    load(browser, pages["single"])
+    browser.find_element("css selector", f'#week-pager button[data-week="{day_of(day.release) // 7}"]').click()
+    browser.find_element("css selector", f'.task-row[data-task="{day.id}"]').click()
+    chart = browser.find_element("css selector", f'.detail[data-detail="{day.id}"] .swimlanes[data-task="{day.id}"]')
+    drawn = chart.find_elements("css selector", ".lane")
+    assert len(drawn) == len(errands) and len(chart.find_elements("css selector", ".interrupt")) == 2
+    errand_count = sum(e["family"] != "appointment" for e in errands)
+    assert len(chart.find_elements("css selector", ".done")) == errand_count and not chart.find_elements("css selector", ".done.late")
+    clues = sum(1 for e in errands for c in e["checkpoints"] if c["check"]["check"] == "revealed")
+    assert len(chart.find_elements("css selector", ".clue")) == clues > 0
+    text = chart.get_attribute("textContent")
+    assert all(e["title"] in text for e in errands) and "Reminder:" in text
+    assert console_errors(browser) == []

@@ -672,7 +672,52 @@
         h("span", {}, "released " + label(task.release)), h("span", { class: "muted" }, task.flags ? "flags " + task.flags : ""),
         h("a", { href: "#task=" + encodeURIComponent(task.id), class: "muted" }, "link to this task")),
       h("div", { class: "transcripts", style: { "--columns": RUNS.length } },
-        h("div", { class: "step-row heads" }, sides.map(({ run, i, entries, shared }) => transcriptHead(run, i, task, entries, shared))), rows));
+        h("div", { class: "step-row heads" }, sides.map(({ run, i, entries, shared }) => transcriptHead(run, i, task, entries, shared))),
+        sides.some(({ run }) => run.lanes && run.lanes[task.id])
+          ? h("div", { class: "step-row lanes-row" }, sides.map(({ run }) => (run.lanes && run.lanes[task.id] ? swimLanes(run.lanes[task.id], task.id) : h("div"))))
+          : null,
+        rows));
+  }
+
+  // ------------------------------------------------------------ a busy day as swim lanes
+
+  const PRIORITY_COLOURS = { high: "#dc2626", normal: "#2563eb", low: "#64748b" };
+
+  function swimLanes(day, taskId) {
+    const left = 190, width = 760, row = 22, top = 22;
+    const x = (t) => left + (width * (Math.min(Math.max(t, day.open), day.close) - day.open)) / Math.max(1, day.close - day.open);
+    const height = top + row * day.lanes.length + 8;
+    const chart = svg("svg", { viewBox: "0 0 " + (left + width + 10) + " " + height, class: "lanes-chart", role: "img",
+      "aria-label": "the busy day's errands and appointments over the day" });
+    for (let hour = Math.ceil(day.open / 60); hour * 60 <= day.close; hour++) {
+      chart.append(svg("line", { x1: x(hour * 60), x2: x(hour * 60), y1: top - 4, y2: height - 6, class: "hour" }),
+        svg("text", { x: x(hour * 60), y: 12, "text-anchor": "middle", class: "tick" }, clock(hour * 60)));
+    }
+    day.lanes.forEach((lane, i) => {
+      const y = top + i * row;
+      const late = lane.done !== null && lane.done !== undefined && lane.done > lane.deadline;
+      const g = svg("g", { class: "lane " + lane.kind, "data-lane": lane.id });
+      g.append(svg("text", { x: 4, y: y + 14, class: "lane-label" }, lane.id + " " + lane.title + (lane.kind === "errand" ? " (" + lane.priority + ")" : "")));
+      g.append(titled(svg("rect", { x: x(lane.release), y: y + 4, width: Math.max(2, x(lane.deadline) - x(lane.release)), height: row - 8, rx: 3,
+        class: "window", fill: lane.kind === "appointment" ? "#f59e0b" : PRIORITY_COLOURS[lane.priority] || "#64748b" }),
+        lane.kind === "appointment" ? lane.title + " " + clock(lane.release) + "\u2013" + clock(lane.deadline)
+          : "arrived " + clock(lane.release) + ", due " + clock(lane.deadline)));
+      for (const t of lane.clues) {
+        g.append(titled(svg("path", { d: "M" + x(t) + " " + (y + 3) + " l5 8 l-5 8 l-5 -8 z", class: "clue" }), "clue revealed at " + clock(t)));
+      }
+      if (lane.done !== null && lane.done !== undefined) {
+        g.append(titled(svg("circle", { cx: x(lane.done), cy: y + row / 2, r: 5, class: "done" + (late ? " late" : "") }),
+          "reported done at " + clock(lane.done) + (late ? ", " + (lane.done - lane.deadline) + " min late" : "")));
+      }
+      chart.append(g);
+    });
+    for (const [t, text] of day.interrupts) {
+      chart.append(titled(svg("line", { x1: x(t), x2: x(t), y1: top - 6, y2: height - 4, class: "interrupt" }), clock(t) + " " + text));
+    }
+    return h("div", { class: "swimlanes", "data-task": taskId },
+      h("div", { class: "muted" }, "The day's errands (bar: arrival to deadline, coloured by priority) and appointments (amber); "
+        + "\u25c6 a clue revealed, \u25cf reported done (red: late), dashed line: a reminder that interrupted."),
+      chart);
   }
 
   function callText(tool, args, positional) {

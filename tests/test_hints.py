@@ -1,0 +1,67 @@
+"""Counterfactual hints: a fork told a rung of a busy day's hint ladder, and what the hint unlocked."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from campus.cli.main import app
+
+SMALL = ["--seed", "3", "--scale", "0.2"]
+"""Two busy days: the smallest term with one."""
+
+
+def _first_busy_reply(db: str) -> int:
+    with sqlite3.connect(db) as conn:
+        released = conn.execute("SELECT min(seq) FROM events WHERE kind = 'task_released' AND payload LIKE '%busy-w%'").fetchone()[0]
+        return int(conn.execute("SELECT min(seq) FROM events WHERE kind = 'agent_replied' AND seq > ?", (released,)).fetchone()[0])
+
+
+def test_hints_on_a_guesser_unlock_their_rungs_and_the_forks_verify(tmp_path: Path) -> None:
+    db = str(tmp_path / "runs.db")
+    cli = CliRunner()
+    made = cli.invoke(app, ["run", "--db", db, "--agent", "guesser", *SMALL, "--json"])
+    assert made.exit_code == 0, made.output
+    run_id, at = json.loads(made.stdout)["run"], str(_first_busy_reply(db))
+    unlocked = {}
+    for level in ("1", "2", "3"):
+        forked = cli.invoke(app, ["fork", run_id, "--db", db, "--at-step", at, "--hint-level", level, "--name", f"h{level}", "--json"])
+        assert forked.exit_code == 0, forked.output
+        hint = json.loads(forked.stdout)["hint"]
+        assert hint["errands"] == ["e2-1", "e2-2", "e2-3"] and hint["text"].startswith(f"Hint (level {level}):\n[e2-1] ")
+        report = json.loads(cli.invoke(app, ["diff", run_id, f"h{level}", "--db", db, "--json"]).stdout)
+        (only,) = report["hints"]
+        assert only["task_id"] == "busy-w2" and only["lost"] == []
+        unlocked[level] = set(only["unlocked"])
+        verified = cli.invoke(app, ["verify", f"h{level}", "--db", db, "--deep", "--json"])
+        assert verified.exit_code == 0 and json.loads(verified.stdout)["ok"], verified.output
+    assert unlocked["1"] == set()
+    assert unlocked["2"] == {"e2-1/asked_shelf", "e2-1/email_sent", "e2-2/asked_time", "e2-2/calendar_entry",
+                             "e2-3/asked_building", "e2-3/asked_number", "e2-3/email_sent"}
+    assert unlocked["3"] == {"e2-1/email_sent", "e2-2/calendar_entry", "e2-3/email_sent"}  # told, not asked
+    shown = cli.invoke(app, ["diff", run_id, "h2", "--db", db])
+    assert "level 2 hint in busy-w2: unlocked e2-1/asked_shelf" in shown.stdout
+
+
+def test_a_free_hint_is_told_where_the_fork_starts_and_bad_hints_change_nothing(tmp_path: Path) -> None:
+    db = str(tmp_path / "runs.db")
+    cli = CliRunner()
+    run_id = json.loads(cli.invoke(app, ["run", "--db", db, "--agent", "guesser", *SMALL, "--json"]).stdout)["run"]
+    at = str(_first_busy_reply(db))
+    told = cli.invoke(app, ["fork", run_id, "--db", db, "--at-step", at, "--hint", "Ask before you guess.", "--name", "free",
+                            "--max-steps", "0", "--json"])
+    assert told.exit_code == 0 and json.loads(told.stdout)["hint"] == {"level": 0, "errands": [], "text": "Ask before you guess."}
+    with sqlite3.connect(db) as conn:
+        branches = conn.execute("SELECT count(*) FROM branches").fetchone()[0]
+        kinds = [k for (k,) in conn.execute("SELECT kind FROM events WHERE branch = 'free'")]
+    assert kinds == ["hint_given"]
+    for bad, message in ((["--hint", "x", "--hint-level", "2"], "not both"), (["--hint-level", "2", "--at-step", "1"], "no task is open"),
+                         (["--hint", "   "], "empty"), (["--hint-level", "4"], "--hint-level")):
+        args = bad if "--at-step" in bad else [*bad, "--at-step", at]
+        refused = cli.invoke(app, ["fork", run_id, "--db", db, *args])
+        assert refused.exit_code == 2 and message in refused.output and "Traceback" not in refused.output
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT count(*) FROM branches").fetchone()[0] == branches
