@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from campus.cli.common import with_disruptions
 from campus.lab.audit import AGENTS, GUESSERS, SeedResult, run_audit, summarise
 from campus.lab.sweep import parse_seeds
 
@@ -29,9 +30,10 @@ def audit(
     world_source: str = typer.Option("generated", "--world", metavar="SOURCE", help="'generated' or 'stulife:DIR'."),
     scale: float = typer.Option(1.0, "--scale", help="Task counts relative to the paper's."),
     workers: int = typer.Option(0, "--workers", min=0, help="Worker processes (0: one per core)."),
-    disruptions: bool = typer.Option(True, "--disruptions/--no-disruptions",
+    disruptions: bool = typer.Option(None, "--disruptions/--no-disruptions", show_default=False,
                                      help="Audit the term with its mid-task disruption tasks, and play the disruption "
-                                          "controls (stale, abstainer, optimist) on them."),
+                                          "controls (stale, abstainer, optimist) on them: on by default (with "
+                                          "--busy-days, off unless given)."),
     busy_days: bool = typer.Option(False, "--busy-days", help="Audit the term with busy days, and play the busy-day "
                                    "controls guesser, fifo, learner and forgetful."),
     as_json: bool = typer.Option(False, "--json", help="Print machine-readable JSON instead of tables."),
@@ -51,6 +53,7 @@ def audit(
     if world_source != "generated" and (kind != "stulife" or not os.path.isdir(directory)):
         _fail(f"unknown world {world_source!r}; use --world generated or --world stulife:DIR (an existing directory)")
     count = workers or os.cpu_count() or 1
+    disruptions = with_disruptions(disruptions, busy_days)
     if err.is_terminal:
         columns = (TextColumn("audit"), BarColumn(), MofNCompleteColumn(), TextColumn("seeds"), TimeRemainingColumn())
         with Progress(*columns, console=err, transient=True) as bar:

@@ -83,15 +83,28 @@ def world_of(source: str | None, seed: int) -> WorldIndex:
         fail(str(error))
 
 
+DISRUPTIONS_HELP = ("Include the mid-task disruption tasks (STT-Arena's nine conflict types x four solvability levels, "
+                    "360 at scale 1, scored as DRS): on by default (with --busy-days, off unless given); "
+                    "--no-disruptions gives the term without them.")
+
+
+def with_disruptions(flag: bool | None, busy_days: bool) -> bool:
+    """``--disruptions/--no-disruptions`` as given; when not given, on, except with busy days (the two do not yet fit
+    in one full term)."""
+    return not busy_days if flag is None else flag
+
+
 def inputs_of(world_source: str | None, seed: int, scale: float, resume: str | None,
-              disruptions: bool = False, busy_days: bool = False) -> tuple[WorldIndex, Term] | None:
-    """The world and term of a new run; ``None`` when resuming (a run continues on its own world)."""
+              disruptions: bool | None = None, busy_days: bool = False) -> tuple[WorldIndex, Term] | None:
+    """The world and term of a new run (``disruptions`` ``None``: as ``with_disruptions`` decides); ``None`` when
+    resuming (a run continues on its own world and term)."""
     if resume is not None:
-        if world_source is not None or disruptions or busy_days:
-            fail("--world, --disruptions and --busy-days cannot be used with --resume: a run continues on its own world and term")
+        if world_source is not None or disruptions is not None or busy_days:
+            fail("--world, --disruptions/--no-disruptions and --busy-days cannot be used with --resume: "
+                 "a run continues on its own world and term")
         return None
     try:
-        return load_inputs(RunSpec(world=world_source or "generated", seed=seed, scale=scale, disruptions=disruptions,
-                                   busy_days=busy_days))
+        return load_inputs(RunSpec(world=world_source or "generated", seed=seed, scale=scale,
+                                   disruptions=with_disruptions(disruptions, busy_days), busy_days=busy_days))
     except ValueError as error:
         fail(str(error))

@@ -19,8 +19,8 @@ from rich.table import Table
 
 from campus.agents.registry import AgentOptions, is_llm, recorded_source, replay_run, resolve, run_label
 from campus.cli.agents import AGENT_HELP, with_agent_options
-from campus.cli.common import (DB, EXPECTED_ERRORS, JSON, WORLD_HELP, emit_json, err, fail, inputs_of, open_db, out,
-                               pairing_warning, world_of)
+from campus.cli.common import (DB, DISRUPTIONS_HELP, EXPECTED_ERRORS, JSON, WORLD_HELP, emit_json, err, fail, inputs_of,
+                               open_db, out, pairing_warning, with_disruptions, world_of)
 from campus.cli.progress import task_progress
 from campus.cli.report import report as report_command
 from campus.cli.audit import audit as audit_command
@@ -48,9 +48,6 @@ from campus.world.generate import generate_world
 from campus.world.index import WorldIndex
 from campus.world.model import World, counts
 from campus.world.stulife import ImportReport, StuLifeDataError, load_stulife
-
-DISRUPTIONS_HELP = ("Add the mid-task disruption tasks (STT-Arena's nine conflict types, four solvability levels, "
-                     "scored as DRS; work in progress, off by default).")
 
 BUSY_HELP = ("Add the busy days: one a week from week 2, a day of streamed errands with deadlines and priorities, "
              "appointments that come first, and people (people.ask) who hold what the errands need; scored as SR and CS.")
@@ -181,7 +178,7 @@ def run(
     resume: str = typer.Option(None, "--resume", help="Continue this stored run instead of starting a new one."),
     max_steps: int = typer.Option(None, "--max-steps", min=0, help="Stop after this many agent replies (resume later)."),
     world_source: str = typer.Option(None, "--world", metavar="SOURCE", help=WORLD_HELP),
-    disruptions: bool = typer.Option(False, "--disruptions", help=DISRUPTIONS_HELP),
+    disruptions: bool = typer.Option(None, "--disruptions/--no-disruptions", show_default=False, help=DISRUPTIONS_HELP),
     name: str = typer.Option(None, "--name", help="Name of the new run (default: AGENT-sSEED, numbered if taken)."),
     busy_days: bool = typer.Option(False, "--busy-days", help=BUSY_HELP),
     as_json: bool = JSON,
@@ -680,7 +677,7 @@ def term_generate(
     seed: int = typer.Option(0, "--seed", help="Seed for the world (if generated) and the term."),
     scale: float = typer.Option(1.0, "--scale", help="Task counts relative to the paper's (1,284 tasks at 1.0)."),
     world_source: str = typer.Option(None, "--world", metavar="SOURCE", help="'generated' (default) or 'stulife:DIR'."),
-    disruptions: bool = typer.Option(False, "--disruptions", help=DISRUPTIONS_HELP),
+    disruptions: bool = typer.Option(None, "--disruptions/--no-disruptions", show_default=False, help=DISRUPTIONS_HELP),
     busy_days: bool = typer.Option(False, "--busy-days", help=BUSY_HELP),
     output: Path = typer.Option(None, "--output", "-o", help="Also write the term (with ground truth) as JSON here."),
     as_json: bool = JSON,
@@ -691,7 +688,7 @@ def term_generate(
 
     world = world_of(world_source, seed)
     try:
-        term = generate_term(world, seed, scale, disruptions=disruptions, busy=busy_days)
+        term = generate_term(world, seed, scale, disruptions=with_disruptions(disruptions, busy_days), busy=busy_days)
     except ValueError as error:
         fail(str(error))
     report = term_report(term)

@@ -36,9 +36,10 @@ ATTEMPTS = 12
 a corner; a fresh draw from the same seed almost always fits)."""
 
 
-def generate_term(world: WorldIndex, seed: int = 0, scale: float = 1.0, disruptions: bool = False,
+def generate_term(world: WorldIndex, seed: int = 0, scale: float = 1.0, disruptions: bool = True,
                   busy: bool = False) -> Term:
-    """The term; ``disruptions=False`` gives the term without trigger rules, ``busy=False`` without busy days."""
+    """The term; ``disruptions=False`` gives the term without trigger rules (the term before issue 14), ``busy=True``
+    adds the busy days."""
     if scale <= 0:
         raise ValueError(f"scale must be positive, got {scale}")
     tasks: list[Task] = []

@@ -23,7 +23,7 @@ from campus.world.index import WorldIndex
 
 @pytest.fixture(scope="module")
 def busy_term(world: WorldIndex) -> Term:
-    return generate_term(world, 0, busy=True)
+    return generate_term(world, 0, busy=True, disruptions=False)
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +32,7 @@ def played(world: WorldIndex, busy_term: Term) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in ("oracle", "guesser", "fifo", "learner", "forgetful"):
         store = MemoryStore()
-        run = start_run(store, RunSpec(seed=0, agent=name, busy_days=True), (world, busy_term))
+        run = start_run(store, RunSpec(seed=0, agent=name, busy_days=True, disruptions=False), (world, busy_term))
         run.session(make_agent(name, busy_term, world)).run()
         out[name] = {e.task_id: e.marks for e in run.ended_tasks() if e.task_id.startswith("busy")}
         days = [m for m in task_memories(store, run.branch.id, 10**9) if m.scenario == SCENARIO]
@@ -52,7 +52,7 @@ def test_the_option_adds_twelve_busy_days_of_eight_families_and_leaves_the_defau
     errands = [e for day in days for e in day.ground_truth["errands"] if e["family"] != "appointment"]
     assert len(days) >= 12 and len(errands) >= 50 and {e["family"] for e in errands} == set(FAMILIES)
     assert term.hash == DEFAULT_TERM_HASH != busy_term.hash
-    assert generate_term(world, 0, busy=True).hash == busy_term.hash
+    assert generate_term(world, 0, busy=True, disruptions=False).hash == busy_term.hash
 
 
 def test_errands_stream_in_and_the_brief_lists_only_the_first(busy_term: Term) -> None:
@@ -136,7 +136,7 @@ def test_env_and_mcp_steps_show_notices_and_feedback_like_the_conversation() -> 
 
 
 def test_a_smaller_term_has_proportionally_fewer_busy_days(world: WorldIndex) -> None:
-    small = generate_term(world, 3, scale=0.2, busy=True)
+    small = generate_term(world, 3, scale=0.2, busy=True, disruptions=False)
     assert sum(task.scenario == SCENARIO for task in small.tasks) == 2
 
 

@@ -42,8 +42,9 @@ def test_default_run_is_the_oracle_solving_everything(workdir: Path) -> None:
     report = as_json(campus("run", "--json", "--db", "second.db", cwd=workdir))
     assert set(report) >= {"run", "events", "final_hash", "scorecard"}
     card = report["scorecard"]
-    assert len(card["by_scenario"]) == 10 and all(row["success_rate"] == 1.0 for row in card["by_scenario"].values())
-    assert card["stugpa"]["total"] == 100.0 and card["ltrr"] == 1.0 and card["pis"] == 1.0
+    assert len(card["by_scenario"]) == 11 and all(row["success_rate"] == 1.0 for row in card["by_scenario"].values())
+    assert card["stugpa"]["total"] == 100.0 and card["ltrr"] == 1.0 and card["pis"] == 1.0 and card["drs"] == 1.0
+    assert card["by_scenario"]["disruptions"]["tasks"] == 360
     assert report["run"] == "oracle-s0" and report["events"] > 1000 and len(report["final_hash"]) == 64
 
 
@@ -218,13 +219,14 @@ def test_lifelong_probes_a_run_and_reports_the_matrix(tmp_path: Path) -> None:
     assert unknown.returncode == 2 and "unknown agent" in unknown.stderr
 
 
-def test_disruptions_are_opt_in_scored_as_drs_and_stale_fails_them(tmp_path: Path) -> None:
-    plain = as_json(campus("run", "--scale", "0.05", "--json", cwd=tmp_path))
-    assert "drs" not in plain["scorecard"]
-    oracle = as_json(campus("run", "--scale", "0.05", "--disruptions", "--json", cwd=tmp_path))
-    stale = as_json(campus("run", "--scale", "0.05", "--disruptions", "--agent", "stale", "--json", cwd=tmp_path))
+def test_disruptions_are_on_by_default_scored_as_drs_and_stale_fails_them(tmp_path: Path) -> None:
+    plain = as_json(campus("run", "--scale", "0.05", "--no-disruptions", "--json", cwd=tmp_path))
+    assert "drs" not in plain["scorecard"] and "disruptions" not in plain["scorecard"]["by_scenario"]
+    oracle = as_json(campus("run", "--scale", "0.05", "--json", cwd=tmp_path))
+    stale = as_json(campus("run", "--scale", "0.05", "--agent", "stale", "--json", cwd=tmp_path))
     assert oracle["scorecard"]["drs"] == 1.0 and stale["scorecard"]["drs"] == 0.0
-    assert sum(cell["tasks"] for cell in oracle["scorecard"]["stt"].values()) > 0
+    assert sum(cell["tasks"] for cell in oracle["scorecard"]["stt"].values()) == 36  # one per cell at this scale
     assert campus("verify", stale["run"], cwd=tmp_path).returncode == 0
-    refused = campus("run", "--resume", stale["run"], "--disruptions", cwd=tmp_path, check=False)
-    assert refused.returncode == 2 and "--disruptions" in refused.stderr
+    for flag in ("--disruptions", "--no-disruptions"):
+        refused = campus("run", "--resume", stale["run"], flag, cwd=tmp_path, check=False)
+        assert refused.returncode == 2 and "--disruptions/--no-disruptions" in refused.stderr

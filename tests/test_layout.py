@@ -29,6 +29,24 @@ ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = ("events", "kernel", "subsystems", "world", "scenarios", "agents", "replays", "reports", "lab", "cli", "env")
 
 PINNED = {
+    "oracle": "fa18f09a6678d469fedab4656464957acb2252aeb7b6520671d73415551c07f9",
+    "noop": "eca46d74eaac316a8a2b12dc9f92e12e0c437aa0cd8374e564e0de5d481d65ed",
+    "stateless": "6d7fe15f7ee022d734543b47f7d0f35d9d8a8aaf53c3a87840053ed4c3258f7f",
+    "diligent": "63d84b90a002eb47870655a3e26e3d0ea7257ea23a2efa5eb9ab90386555ce05",
+    "stale": "5b1185d5e5a15594f95bfec6d843201e1262e42ada9360779e5a025d8d63f6ea",
+    "testwise": "10696f7500df911d6a2a82bef9269c50daad9700b934823f1df80d576e65dccf",
+    "optionsonly": "fd471b8dadb6beb0077519f3d8d4e4a273ee7e39ef6f75ef72004f44228251b5",
+    "dawdler": "d3f978158773100ff6a8e6a3e03b956d5f17ece347a9789bf79312704952d0fd",
+    "absent": "735de47bd094acdd1fe445202f8a7fc92e519ae08c6d141545318d9c4304b6c5",
+}
+"""Final hashes of ``campus run --seed 0 --agent NAME``: schema 2 (facts carry minutes) and issue 12 (questions,
+midterm places, routes, matching, chain judging, the roll call, the text fixes).
+Issue 13 binds the agent into the genesis (``agent_bound`` in the rules), so every log hash changed.
+Issue 13 also moves library seat shapings to their task's release (the term changed).
+Issue 14 turns the disruptions on by default (the term gains 360 tasks); ``PINNED_WITHOUT_DISRUPTIONS`` keeps the
+hashes before it, which ``--no-disruptions`` still gives."""
+
+PINNED_WITHOUT_DISRUPTIONS = {
     "oracle": "d919f54c389847c9cb0edc0f756652b335c3d8da88bacf132f75c4a03d2285e8",
     "noop": "fb8b0f7fa629c488cf8dc420979212e9a82bf6c8a3bb115969a1283ffcf4bd20",
     "stateless": "df6ff2b89a9b521cf0afdc8ae258fd8a2207e870b67267f0029fcaa4fe6cda9a",
@@ -39,11 +57,7 @@ PINNED = {
     "dawdler": "3eed8cac171de9368f43c2270062fde205e42f2081d38d772fc7cab9d8e31ae5",
     "absent": "bbb897e5285af5dced555c178b9dc8d3ddcebce45f1d7cf745f75824ef479764",
 }
-"""Final hashes of ``campus run --seed 0 --agent NAME``: schema 2 (facts carry minutes) and issue 12 (questions,
-midterm places, routes, matching, chain judging, the roll call, the text fixes). The disruption controls play
-like the oracle on a term without disruptions.
-Issue 13 binds the agent into the genesis (``agent_bound`` in the rules), so every log hash changed.
-Issue 13 also moves library seat shapings to their task's release (the term changed)."""
+"""Final hashes of ``campus run --seed 0 --no-disruptions --agent NAME``: the default term's logs before issue 14."""
 
 
 _CODE_IMPORT = re.compile(r"(?:^|[;\n]\s*)(from|import) ([a-z_.]+)", re.M)
@@ -97,16 +111,18 @@ def test_packages_import_only_their_layers() -> None:
     assert set(ALLOWED) == {folder for folder in FOLDERS}
 
 
+@pytest.mark.parametrize("disruptions", [True, False], ids=["default", "no-disruptions"])
 @pytest.mark.parametrize("agent", sorted(PINNED))
-def test_the_log_of_every_builtin_agent_is_unchanged(agent: str) -> None:
-    """The agents that existed before the redesign (the disruption controls came later)."""
+def test_the_log_of_every_builtin_agent_is_unchanged(agent: str, disruptions: bool) -> None:
+    """The agents that existed before the redesign (the disruption controls came later), on the default term and
+    on the term without disruptions."""
     assert agent in BUILTIN
     world = WorldIndex(generate_world(0))
-    term = generate_term(world, seed=0)
+    term = generate_term(world, seed=0, disruptions=disruptions)
     store = MemoryStore()
     run = new_run(store, world, term, agent_name=agent, seed=0)
     run.session(make_agent(agent, term, world)).run()
-    assert store.head(run.branch.id)[1] == PINNED[agent]
+    assert store.head(run.branch.id)[1] == (PINNED if disruptions else PINNED_WITHOUT_DISRUPTIONS)[agent]
 
 
 def test_gymnasium_makes_the_env_in_a_fresh_interpreter() -> None:

@@ -44,18 +44,25 @@ def test_the_default_term_has_at_least_the_papers_counts(term) -> None:
     assert len({t.id for t in term.tasks}) == len(term.tasks)
 
 
-DEFAULT_TERM_HASH = "335dc256dbadc55172ec30fb521995e0bc1eadd635509e9543426514cab62835"
+DEFAULT_TERM_HASH = "7abc17734f8df573c3e0fa0865e1566849b41982870ef6a62035220381c5f7af"
 """The default term of seed 0 (see the next test for why it has moved)."""
+TERM_WITHOUT_DISRUPTIONS_HASH = "335dc256dbadc55172ec30fb521995e0bc1eadd635509e9543426514cab62835"
+"""Seed 0's term with ``disruptions=False``: the default term before issue 14, unchanged."""
 
 
-def test_the_default_term_is_unchanged(term) -> None:
+def test_the_default_term_is_unchanged(world, term) -> None:
     """The default term's hash is pinned: a change to it changes every log, so re-pin it on purpose (schema 2
     changed it from 88b92efa...; issue 12's questions, midterm places, study building, walk ground truth, slack,
     chain judging, roll call and text fixes from 85aa6c92...; issue 13's library shapings at their task's
-    release, not days before, from 9c95f0eb...)."""
+    release, not days before, from 9c95f0eb...; issue 14 turns the disruptions on by default, from 335dc256..., which
+    ``disruptions=False`` still gives)."""
     assert term.hash == DEFAULT_TERM_HASH
     kinds = [type(trigger.change) for trigger in term.world_changes]
     assert (kinds.count(SeatAvailability), kinds.count(Popularity), kinds.count(AdvisorAvailability)) == (273, 174, 30)
+    assert len(term.rules) == 720 and sum(task.scenario == "disruptions" for task in term.tasks) == 360
+    without = generate_term(world, 0, disruptions=False)
+    assert without.hash == TERM_WITHOUT_DISRUPTIONS_HASH and not without.rules
+    assert [task for task in term.tasks if task.scenario != "disruptions"] == list(without.tasks)
 
 
 MONDAY_9 = CalendarTime(first_week=1, last_week=1, weekday=0, start=540, end=600)
@@ -82,9 +89,9 @@ def test_the_oracle_scores_stugpa_100_and_succeeds_on_every_scenario(term, oracl
     run = oracle_full
     card = scorecard(term, run.ended_tasks())
     assert {name: row["success_rate"] for name, row in card["by_scenario"].items()} == {name: 1.0 for name in card["by_scenario"]}
-    assert set(card["by_scenario"]) == set(PAPER_COUNTS)
+    assert set(card["by_scenario"]) == {*PAPER_COUNTS, "disruptions"}
     assert card["stugpa"]["total"] == 100.0 and None not in card["stugpa"]["rates"].values()
-    assert card["ltrr"] == 1.0 and card["pis"] == 1.0
+    assert card["ltrr"] == 1.0 and card["pis"] == 1.0 and card["drs"] == 1.0
 
 
 def test_the_controls_are_ordered_on_every_headline_metric(controls) -> None:
