@@ -215,7 +215,7 @@ def test_a_branch_with_triggers_off_never_fires(world: WorldIndex, disrupted: Te
 # ------------------------------------------------------------------ metrics
 
 
-def test_drs_and_the_stt_cells_are_scored_apart(runs: dict[str, Run], disrupted: Term, small_term: Term) -> None:
+def test_drs_and_the_stt_cells_are_scored_apart(runs: dict[str, Run], disrupted: Term, world: WorldIndex) -> None:
     from campus.scenarios.scorecard import scorecard, wilson
 
     cards = {agent: scorecard(disrupted, runs[agent].ended_tasks()) for agent in ("oracle", "stale", "abstainer", "optimist")}
@@ -226,7 +226,8 @@ def test_drs_and_the_stt_cells_are_scored_apart(runs: dict[str, Run], disrupted:
         assert cell["interval"] == wilson(cell["succeeded"], cell["tasks"])
     assert all(cell["pass_at_1"] == (0.0 if key.endswith("/impossible") else 1.0) for key, cell in cards["optimist"]["stt"].items())
     assert cards["oracle"]["stugpa"] == scorecard(disrupted, runs["optimist"].ended_tasks())["stugpa"]  # not inside StuGPA
-    assert "drs" not in scorecard(small_term, []) and "stt" not in scorecard(small_term, [])
+    plain = generate_term(world, 0, scale=0.05, disruptions=False)
+    assert "drs" not in scorecard(plain, []) and "stt" not in scorecard(plain, [])
 
 
 def test_the_wilson_interval_contains_the_rate_and_narrows_with_more_tasks() -> None:
