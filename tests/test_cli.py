@@ -199,7 +199,8 @@ def test_score_reproduces_the_runs_scorecard(workdir: Path) -> None:
 
 def test_term_generate_reports_every_scenario(tmp_path: Path) -> None:
     report = as_json(campus("term", "generate", "--scale", "0.1", "--json", "-o", str(tmp_path / "t.json"), cwd=tmp_path))
-    assert len(report["by_scenario"]) == 10 and report["total"]["tasks"] > 100
+    assert len(report["by_scenario"]) == 11 and report["by_scenario"]["disruptions"]["tasks"] == 36
+    assert report["total"]["tasks"] > 100
     assert (tmp_path / "t.json").stat().st_size > 1000
     bad = campus("term", "generate", "--scale", "5", cwd=tmp_path, check=False)
     assert bad.returncode == 2 and "does not fit" in bad.stderr
