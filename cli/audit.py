@@ -32,7 +32,7 @@ def audit(
     workers: int = typer.Option(0, "--workers", min=0, help="Worker processes (0: one per core)."),
     disruptions: bool = typer.Option(True, "--disruptions/--no-disruptions",
                                      help="Audit the term with its mid-task disruption tasks, and play the disruption "
-                                          "controls (stale, abstainer, optimist) on them."),
+                                          "controls (stale, abstainer, optimist) on them: on by default."),
     busy_days: bool = typer.Option(True, "--busy-days/--no-busy-days", help="Audit the term with its busy days, and play "
                                    "the busy-day controls guesser, fifo, learner and forgetful on them."),
     as_json: bool = typer.Option(False, "--json", help="Print machine-readable JSON instead of tables."),

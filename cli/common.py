@@ -105,20 +105,28 @@ def world_of(source: str | None, seed: int) -> WorldIndex:
         fail(str(error))
 
 
+DISRUPTIONS_HELP = ("Include the mid-task disruption tasks (STT-Arena's nine conflict types x four solvability levels, "
+                    "360 at scale 1, scored as DRS): on by default; "
+                    "--no-disruptions gives the term without them.")
+
+
+
 def inputs_of(world_source: str | None, seed: int, scale: float, resume: str | None,
-              disruptions: bool = False, busy_days: bool | None = None,
+              disruptions: bool | None = None, busy_days: bool | None = None,
               check_ins: bool = False) -> tuple[WorldIndex, Term] | None:
-    """The world and term of a new run; ``None`` when resuming (a run continues on its own world)."""
+    """The world and term of a new run (``None`` for a switch not given: its default, on); ``None`` when resuming
+    (a run continues on its own world and term)."""
     from campus.scenarios.play import RunSpec, load_inputs
 
     if resume is not None:
-        if world_source is not None or disruptions or busy_days is not None or check_ins:
-            fail("--world, --disruptions, --busy-days/--no-busy-days and --check-ins cannot be used with --resume: a run "
-                 "continues on its own world and term")
+        if world_source is not None or disruptions is not None or busy_days is not None or check_ins:
+            fail("--world, --disruptions/--no-disruptions, --busy-days/--no-busy-days and --check-ins cannot be used "
+                 "with --resume: a run continues on its own world and term")
         return None
     try:
-        return load_inputs(RunSpec(world=world_source or "generated", seed=seed, scale=scale, disruptions=disruptions,
-                                   busy_days=busy_days is not False, check_ins=check_ins))
+        return load_inputs(RunSpec(world=world_source or "generated", seed=seed, scale=scale,
+                                   disruptions=disruptions is not False, busy_days=busy_days is not False,
+                                   check_ins=check_ins))
     except ValueError as error:
         fail(str(error))
 

@@ -18,8 +18,8 @@ from rich.table import Table
 
 from campus.agents.options import AgentOptions
 from campus.cli.agents import AGENT_HELP, with_agent_options
-from campus.cli.common import (DB, JSON, PRICES, ROUNDS_HELP, WORLD_HELP, emit_json, err, expected_errors, fail, inputs_of,
-                               model_key, open_db, out, pairing_warning, price_lookup, world_of)
+from campus.cli.common import (DB, DISRUPTIONS_HELP, JSON, PRICES, ROUNDS_HELP, WORLD_HELP, emit_json, err, expected_errors, fail,
+                               inputs_of, model_key, open_db, out, pairing_warning, price_lookup, world_of)
 from campus.cli.progress import task_progress
 from campus.cli.prompt import prompt as prompt_command
 from campus.cli.report import report as report_command
@@ -35,9 +35,6 @@ if TYPE_CHECKING:
     from campus.world.index import WorldIndex
     from campus.world.model import World
     from campus.world.stulife import ImportReport
-
-DISRUPTIONS_HELP = ("Add the mid-task disruption tasks (STT-Arena's nine conflict types, four solvability levels, "
-                     "scored as DRS; work in progress, off by default).")
 
 BUSY_HELP = ("The busy days (on by default): one a week from week 2, a day of streamed errands with deadlines and "
              "priorities, appointments that come first, and people (people.ask) who hold what the errands need; scored "
@@ -182,7 +179,7 @@ def run(
     resume: str = typer.Option(None, "--resume", help="Continue this stored run instead of starting a new one."),
     max_steps: int = typer.Option(None, "--max-steps", min=0, help="Stop after this many agent replies (resume later)."),
     world_source: str = typer.Option(None, "--world", metavar="SOURCE", help=WORLD_HELP),
-    disruptions: bool = typer.Option(False, "--disruptions", help=DISRUPTIONS_HELP),
+    disruptions: bool = typer.Option(None, "--disruptions/--no-disruptions", show_default=False, help=DISRUPTIONS_HELP),
     name: str = typer.Option(None, "--name", help="Name of the new run (default: AGENT-sSEED, numbered if taken)."),
     busy_days: bool | None = typer.Option(None, "--busy-days/--no-busy-days", help=BUSY_HELP, show_default=False),
     check_ins: bool = typer.Option(False, "--check-ins", help=CHECK_INS_HELP),
@@ -778,7 +775,7 @@ def term_generate(
     seed: int = typer.Option(0, "--seed", help="Seed for the world (if generated) and the term."),
     scale: float = typer.Option(1.0, "--scale", help="Task counts relative to the paper's (1,284 tasks at 1.0)."),
     world_source: str = typer.Option(None, "--world", metavar="SOURCE", help="'generated' (default) or 'stulife:DIR'."),
-    disruptions: bool = typer.Option(False, "--disruptions", help=DISRUPTIONS_HELP),
+    disruptions: bool = typer.Option(True, "--disruptions/--no-disruptions", help=DISRUPTIONS_HELP),
     busy_days: bool = typer.Option(True, "--busy-days/--no-busy-days", help=BUSY_HELP),
     check_ins: bool = typer.Option(False, "--check-ins", help=CHECK_INS_HELP),
     output: Path = typer.Option(None, "--output", "-o", help="Also write the term (with ground truth) as JSON here."),

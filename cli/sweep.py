@@ -58,6 +58,8 @@ def sweep(
                                  "as they finish: 'local' starts Ray on this machine, 'auto' joins the cluster this "
                                  "machine belongs to (after 'ray start'), ray://HOST:10001 a remote one."),
     scale: float = typer.Option(1.0, "--scale", help="Term size relative to the paper's task counts."),
+    disruptions: bool = typer.Option(True, "--disruptions/--no-disruptions",
+                                     help="Play the term with its mid-task disruption tasks (scored as DRS), or without."),
     db: str = typer.Option("runs.db", "--db", help="The SQLite file all runs go into (created if missing)."),
     rounds: int = typer.Option(DEFAULT_ROUND_LIMIT, "--rounds", min=1, help=ROUNDS_HELP),
     prefix: str = typer.Option("", "--prefix", help="Name runs PREFIX-<agent>-s<seed> instead of <agent>-s<seed>."),
@@ -84,7 +86,8 @@ def sweep(
 
     try:
         specs = _specs(agents)
-        settings = SweepSettings(db=db, scale=scale, rounds=rounds, prefix=prefix, trials=trials)
+        settings = SweepSettings(db=db, scale=scale, rounds=rounds, prefix=prefix, trials=trials,
+                                 disruptions=disruptions)
         planned = _plan(settings, specs, parse_seeds(seeds))
         with _progress(planned, enabled=not as_json) as progress:
             if ray is not None:
@@ -99,9 +102,9 @@ def sweep(
     except KeyboardInterrupt:
         fail("interrupted; finished runs are kept, and the same command continues the sweep", code=130)
     comparison = compare(results, [spec.label for spec in specs])
-    runs = [{key: value for key, value in asdict(r).items() if key != "outcomes"} for r in results]
-    report = {"db": db, "scale": scale, "rounds": rounds, "trials": trials, "seeds": sorted({r.seed for r in planned}),
-              "agents": [spec.label for spec in specs], "runs": runs} | comparison
+    runs = [{key: value for key, value in asdict(r).items() if key not in ("outcomes", "cells")} for r in results]
+    report = {"db": db, "scale": scale, "disruptions": disruptions, "rounds": rounds, "trials": trials,
+              "seeds": sorted({r.seed for r in planned}), "agents": [spec.label for spec in specs], "runs": runs} | comparison
     if as_json:
         sys.stdout.write(msgspec.json.encode(report).decode() + "\n")
     else:
@@ -215,11 +218,16 @@ def _print_report(report: dict[str, Any], results: list[RunResult]) -> None:
         for k in range(1, report["trials"] + 1):
             table.add_row(f"pass^{k}", *[_share(c.pass_hat_k.get(k) if c else None) for c in map(consistency.get, agents)])
         table.add_row("flip rate", *[_share(c.flip_rate if c else None) for c in map(consistency.get, agents)])
+        if any(c and c.drs for c in consistency.values()):
+            for k in range(1, report["trials"] + 1):
+                table.add_row(f"DRS pass^{k}", *[_share(c.drs.pass_hat_k.get(k) if c and c.drs else None)
+                                                 for c in map(consistency.get, agents)])
     out.print(table)
     if any(consistency.values()):
         out.print(f"pass^k: the chance that k of the {report['trials']} trials of a task all succeed, averaged over "
-                  f"every seed's scored tasks; flip rate: the share of those tasks not decided the same in every trial.",
-                  highlight=False)
+                  f"every seed's scored tasks (DRS: its disruption tasks); flip rate: the share of those tasks not "
+                  f"decided the same in every trial.", highlight=False)
+        _print_cells(report, agents)
     confidence = f"{report['confidence']:.0%}"
     out.print(f"mean ± half-width of the {confidence} t-interval over seeds; the difference columns pair the "
               f"agents seed by seed, * = its {confidence} interval excludes 0 (more than seed-to-seed noise); "
@@ -227,6 +235,29 @@ def _print_report(report: dict[str, Any], results: list[RunResult]) -> None:
     actions = {action: sum(r.action == action for r in results) for action in ("new", "resume", "keep")}
     out.print(f"{len(results)} runs: {actions['new']} played, {actions['resume']} continued, {actions['keep']} kept "
               f"from before; all in {report['db']}", highlight=False)
+
+
+def _print_cells(report: dict[str, Any], agents: list[str]) -> None:
+    """pass^1 and pass^K of every STT-Arena cell (sub-type x level), one column per agent."""
+    from campus.reports.comparison import cell_order
+
+    consistency = report["consistency"]
+    cells = sorted({cell for c in consistency.values() if c for cell in c.cells}, key=cell_order)
+    if not cells:
+        return
+    last = report["trials"]
+    table = Table(title=f"disruption cells: pass^1 / pass^{last} (tasks over all seeds)")
+    table.add_column("cell")
+    for agent in agents:
+        table.add_column(agent, justify="right")
+    for cell in cells:
+        shown = []
+        for agent in agents:
+            found = consistency[agent].cells.get(cell) if consistency[agent] else None
+            shown.append("n/a" if found is None else
+                         f"{_share(found.pass_hat_k[1])} / {_share(found.pass_hat_k[last])} ({found.tasks})")
+        table.add_row(cell, *shown)
+    out.print(table)
 
 
 def _share(value: float | None) -> str:

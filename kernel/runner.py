@@ -56,7 +56,8 @@ from campus.kernel.schedule import Logged, Prefix, Schedule, TaskCard
 from campus.kernel.store import EventStore, Record
 from campus.kernel.tools import Outcome, from_wire_name, result_event
 from campus.kernel.transcript import Transcript, task_memories, task_so_far
-from campus.kernel.triggers import Due, Rule, activated, after_open_index, armed, due_after_open, due_at_times, fire
+from campus.kernel.triggers import (Due, Rule, RuleIndex, activated, after_open_index, armed, due_after_open, due_at_times,
+                                    fire)
 
 configure_default()
 log = structlog.get_logger("campus.runner")
@@ -113,6 +114,7 @@ class Session:
         self.rules: list[Rule] = list(rules()) if rules is not None and self.branch.config.get("triggers", True) else []
         """Trigger rules in play; none when the branch was made with triggers disabled (a static twin)."""
         self._after_open = after_open_index(self.rules)
+        self._rule_index = RuleIndex(self.rules)
         self._due: list[Due] = []
         """The rule clock's agenda (a heap): timed rules not yet looked at."""
         self._rule_clock_process: simpy.Process | None = None
@@ -352,7 +354,7 @@ class Session:
         """Fire every armed rule the event (a call about to run if ``read``; None: the clock) activates;
         ``task_id`` is the open task's unless given (the task just ended)."""
         task_id = self.state.session.task_id if task_id is None else task_id
-        for rule in (only,) if only is not None else self.rules:
+        for rule in (only,) if only is not None else self._rule_index.for_task(task_id):
             if armed(rule, self.state.rules, self.task_events, task_id) and activated(rule, task_id, event, read=read):
                 for fired in fire(rule, self.state, self.kernel.world, self.kernel.guards, cause):
                     self._emit(fired)

@@ -266,6 +266,37 @@ def due_after_open(rules: Mapping[str, Sequence[Rule]], task_id: str, opened: in
     return sorted(found)
 
 
+def bound_task(rule: Rule) -> str | None:
+    """The one task while which ``rule`` can activate (its ``after_open`` task, or the ``task_is`` of its
+    activation), or None if it may activate in any."""
+    act = rule.activation
+    if isinstance(act, AfterOpen):
+        return act.task_id
+    return next((p.task_id for p in act.where if isinstance(p, TaskIs)), None)
+
+
+class RuleIndex:
+    """The rules that can activate while a task is open, in term order: those bound to it and the unbound ones.
+
+    A term's disruption rules each name their task, so looking only at these gives the same firings as looking
+    at every rule on every call and event, without scanning them all each time."""
+
+    def __init__(self, rules: Sequence[Rule]) -> None:
+        self._unbound: list[tuple[int, Rule]] = []
+        self._bound: dict[str, list[tuple[int, Rule]]] = {}
+        for position, rule in enumerate(rules):
+            task = bound_task(rule)
+            (self._unbound if task is None else self._bound.setdefault(task, [])).append((position, rule))
+        self._made: dict[str, list[Rule]] = {}
+
+    def for_task(self, task_id: str) -> list[Rule]:
+        made = self._made.get(task_id)
+        if made is None:
+            ranked = sorted(self._bound.get(task_id, []) + self._unbound, key=lambda item: item[0])
+            made = self._made[task_id] = [rule for _, rule in ranked]
+        return made
+
+
 def after_open_index(rules: Sequence[Rule]) -> dict[str, list[Rule]]:
     """Task id -> the rules timed from that task's opening."""
     index: dict[str, list[Rule]] = {}

@@ -31,6 +31,7 @@ import msgspec
 from campus.events import TaskEnded
 from campus.kernel.agent import Agent
 from campus.kernel.tasks import iter_tasks
+from campus.kernel.triggers import AtTime
 from campus.scenarios.play import Run, open_run, store_inputs, unique_branch_id
 from campus.scenarios.task import Flags, Task, Term
 
@@ -123,12 +124,14 @@ def retest_copy(task: Task, release: int, after_block: int) -> Task:
 
 
 def probe_term(term: Term, done: int, retests: Sequence[Task]) -> Term:
-    """The term's first ``done`` tasks and triggers up to the probe, then the re-tests."""
+    """The term's first ``done`` tasks, its triggers and clock-timed rules up to the probe, then the re-tests; every
+    other rule comes along (a disruption's rules name their task, so those of tasks past the probe never fire)."""
     at = max((t.release for t in retests), default=0)
     return Term(
         name=f"{term.name} probe", seed=term.seed, world_hash=term.world_hash,
         tasks=term.tasks[:done] + tuple(retests),
         world_changes=tuple(change for change in term.world_changes if change.t <= at),
+        rules=tuple(rule for rule in term.rules if not isinstance(rule.activation, AtTime) or rule.activation.t <= at),
     )
 
 

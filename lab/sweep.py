@@ -58,6 +58,7 @@ from campus.kernel.store import EventStore, StoreError, open_store
 from campus.kernel.tasks import events_of
 from campus.scenarios.rounds import DEFAULT_ROUND_LIMIT
 from campus.scenarios.play import Run, RunSpec, load_inputs, load_world, open_run, slug, start_run
+from campus.scenarios.disruptions import SCENARIO as DISRUPTIONS
 from campus.scenarios.scorecard import scorecard
 from campus.scenarios.task import Term, decode_term
 from campus.scenarios.term import term_name
@@ -117,6 +118,8 @@ class SweepSettings:
     rounds: int = DEFAULT_ROUND_LIMIT
     prefix: str = ""
     trials: int = 1
+    disruptions: bool = True
+    """Play the term with its mid-task disruption tasks (``--no-disruptions``: the term without them)."""
 
 
 AgentFactory = Callable[[AgentSpec, EventStore, Term, WorldIndex], Agent]
@@ -183,16 +186,17 @@ def plan_sweep(store: EventStore, agents: Sequence[AgentSpec], seeds: Sequence[i
 class _TermHeader(msgspec.Struct):
     name: str
     world_hash: str
+    rules: tuple[msgspec.Raw, ...] = ()
 
 
 def _check_stored(store: EventStore, name: str, agent: AgentSpec, seed: int, settings: SweepSettings, world: str) -> None:
     info = store.branch(name)
     header = msgspec.json.decode(store.get_blob(info.term_hash), type=_TermHeader)
     wanted = {"agent": agent.name, "seed": seed, "rules": run_config(settings.rounds), "parent": None,
-              "world": world, "term": term_name(seed, settings.scale)}
+              "world": world, "term": term_name(seed, settings.scale), "disruptions": settings.disruptions}
     found = {"agent": info.agent, "seed": info.seed, "rules": info.config, "parent": info.parent,
              "world": info.world_hash if header.world_hash == info.world_hash else "(inconsistent)",
-             "term": header.name}
+             "term": header.name, "disruptions": bool(header.rules)}
     differ = [key for key in wanted if wanted[key] != found[key]]
     if differ:
         shown = "; ".join(f"{key}: stored {_short(found[key])}, sweep {_short(wanted[key])}" for key in differ)
@@ -325,7 +329,7 @@ def _play_seed(store: EventStore, job: list[PlannedRun], settings: SweepSettings
         try:
             if planned.action == "new":
                 spec = RunSpec(seed=planned.seed, scale=settings.scale, agent=planned.agent.name,
-                               round_limit=settings.rounds, branch_id=planned.run_id)
+                               round_limit=settings.rounds, branch_id=planned.run_id, disruptions=settings.disruptions)
                 inputs = inputs or load_inputs(spec)
                 current = start_run(store, spec, inputs)
             else:
@@ -386,7 +390,7 @@ def play_threads(settings: SweepSettings, planned: Sequence[PlannedRun], concurr
         try:
             if planned_run.action == "new":
                 spec = RunSpec(seed=planned_run.seed, scale=settings.scale, agent=planned_run.agent.name,
-                               round_limit=settings.rounds, branch_id=planned_run.run_id)
+                               round_limit=settings.rounds, branch_id=planned_run.run_id, disruptions=settings.disruptions)
                 current = start_run(store, spec, inputs_of(spec))
             else:
                 current = open_run(store, planned_run.run_id)
@@ -431,6 +435,8 @@ class RunResult:
     trial: int = 1
     outcomes: dict[str, bool] = field(default_factory=dict, repr=False)
     """Task id -> succeeded, for every scored task the run ended (what pass^k and the flip rate read)."""
+    cells: dict[str, str] = field(default_factory=dict, repr=False)
+    """Disruption task id -> its STT-Arena cell, ``sub-type/level`` (what pass^k per cell reads)."""
 
 
 def collect(store: EventStore, planned: Sequence[PlannedRun]) -> list[RunResult]:
@@ -444,10 +450,17 @@ def collect(store: EventStore, planned: Sequence[PlannedRun]) -> list[RunResult]
         head, final_hash = store.head(run.run_id)
         ended = ended_tasks(store, run.run_id)
         outcomes = {e.task_id: e.outcome == "success" for e in ended if e.outcome != "unscored"}
+        term = terms[info.term_hash]
         results.append(RunResult(run.run_id, run.agent.label, run.seed, run.action, head, final_hash,
-                                 is_finished(store, run.run_id), scorecard(terms[info.term_hash], ended),
-                                 run.trial, outcomes))
+                                 is_finished(store, run.run_id), scorecard(term, ended), run.trial, outcomes,
+                                 disruption_cells(term)))
     return results
+
+
+def disruption_cells(term: Term) -> dict[str, str]:
+    """Task id -> ``sub-type/level`` for the term's disruption tasks."""
+    return {task.id: f"{task.ground_truth['sub_type']}/{task.ground_truth['level']}" for task in term.tasks
+            if task.scenario == DISRUPTIONS}
 
 
 def ended_tasks(store: EventStore, branch_id: str) -> list[TaskEnded]:

@@ -71,7 +71,8 @@ from campus.kernel.schedule import Composing
 from campus.kernel.tools import result_event
 from campus.kernel.runner import Session, action_of
 from campus.kernel.store import BranchInfo, MemoryStore, Row, StoreError, unmapped
-from campus.kernel.triggers import Due, Rule, activated, after_open_index, armed, due_after_open, due_at_times, fire
+from campus.kernel.triggers import (Due, Rule, RuleIndex, activated, after_open_index, armed, due_after_open, due_at_times,
+                                    fire)
 from campus.kernel.tasks import row_batches
 from campus.scenarios.play import Run, store_inputs
 
@@ -258,6 +259,7 @@ class _ReExecution:
         self.timed: list[Due] = due_at_times(self.rules, 0)
         """The rule clock's agenda (a heap): rules at a minute, and those timed from a task's opening once it opens."""
         self.after_open = after_open_index(self.rules)
+        self.rule_index = RuleIndex(self.rules)
         self.clock_due: list[Event] = []
         self.peeked: Event | None = None
         """The next expected event, derived before a clock event may change the state (a call's result
@@ -562,7 +564,7 @@ class _ReExecution:
                  task_id: str | None = None, task_events: Sequence[Event] | None = None) -> Iterator[Event]:
         """What ``Session._fire_matching`` appends, one rule at a time against the state as it is then."""
         task_id = self.state.session.task_id if task_id is None else task_id
-        for rule in (only,) if only is not None else self.rules:
+        for rule in (only,) if only is not None else self.rule_index.for_task(task_id):
             seen = self.task_events if task_events is None else task_events
             if armed(rule, self.state.rules, seen, task_id) and activated(rule, task_id, event, read=read):
                 yield from fire(rule, self.state, self.run.kernel.world, self.run.kernel.guards, cause)

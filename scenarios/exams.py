@@ -9,7 +9,9 @@ midterm, as they stand on the exam day.
 
 **Finals** (``final_exams``): online (no place) in Week 19 between 08:00 and 12:00, one block of
 ten questions per course, on the protocols introduced after the midterm as they stand then
-(all of the course's protocols when none was).
+(all of the course's protocols when none was). Like a class session, a morning of finals holds
+``SLACK`` minutes per further question after its last block, so flexible work placed that week
+(a disruption task) never waits on a slow student's backlog.
 
 **A question**: four statements "applying <protocol> to <article> gives <value>", each built
 from a different (protocol, article) item as in the paper's composite questions. One states
@@ -36,7 +38,7 @@ from campus.scenarios.context import TermContext
 from campus.scenarios.lectures import Meeting, Syllabus, book_times, class_meetings, class_span, midterm_week, numbered
 from campus.scenarios.protocols import Choice, Cited, Rule, Shelf, alternatives, lay_out
 from campus.scenarios.task import Flags, Task
-from campus.scenarios.timeline import WEEK, slots
+from campus.scenarios.timeline import SLACK, WEEK, slots
 
 MIDTERMS = "midterm_exams"
 FINALS = "final_exams"
@@ -167,9 +169,11 @@ def _finals(ctx: TermContext, syllabi: Sequence[Syllabus], count: int) -> list[t
     hours = [h / 2 for h in range(2 * MORNING[0], int(2 * latest) + 1)]
     candidates = slots([FINAL_WEEK], range(7), hours)
     drafts: list[tuple[int, int, Task]] = []
+    block_ends: dict[int, list[int]] = {}
     for scope, syllabus in enumerate(syllabi):
         section = syllabus.section
         start = ctx.timeline.first_free(candidates, block, f"final: {section.name} ({section.code})")
+        block_ends.setdefault(start // MINUTES_PER_DAY, []).append(start + block)
         rng = ctx.rng(f"final|{section.code}")
         midterm = midterm_meeting(ctx, scope, syllabus).start
         rules = in_force(syllabus.rules, start)
@@ -179,6 +183,8 @@ def _finals(ctx: TermContext, syllabi: Sequence[Syllabus], count: int) -> list[t
             release = start + (number - 1) * gap
             choice, article = compose(rng, syllabus.shelf, pool, rule)
             drafts.append((release, len(drafts), _exam_task(FINALS, release, _question_text(title, number, count, choice), choice, article, rule)))
+    for day, ends in block_ends.items():
+        ctx.timeline.hold(max(ends), (len(ends) * count - 1) * SLACK, f"finals on day {day} (backlog)")
     return drafts
 
 

@@ -86,8 +86,8 @@ class RunSpec:
     """The run's id; by default ``LABEL-sSEED``, made unique."""
     label: str | None = None
     """What the default id is made from (default: ``agent``)."""
-    disruptions: bool = False
-    """Add the mid-task disruption tasks (trigger rules) to the term."""
+    disruptions: bool = True
+    """Include the mid-task disruption tasks (trigger rules) in the term (``False``: the term before them)."""
     busy_days: bool = True
     """Include the busy days (``scenarios/busy_days.py``) in the term (``False``: the term before them)."""
     check_ins: bool = False

@@ -38,10 +38,11 @@ ATTEMPTS = 12
 a corner; a fresh draw from the same seed almost always fits)."""
 
 
-def generate_term(world: WorldIndex, seed: int = 0, scale: float = 1.0, disruptions: bool = False,
+def generate_term(world: WorldIndex, seed: int = 0, scale: float = 1.0, disruptions: bool = True,
                   busy: bool = True, check_ins: bool = False) -> Term:
-    """The term; ``disruptions=False`` gives the term without trigger rules, ``busy=False`` without busy days (the
-    term as it was before them, byte for byte), ``check_ins=False`` without the weekly memory check-ins."""
+    """The term; ``disruptions=False`` gives the term without trigger rules, ``busy=False`` without busy days
+    (``disruptions=False, busy=False``: the term before both, byte for byte), ``check_ins=False`` without the
+    weekly memory check-ins."""
     if scale <= 0:
         raise ValueError(f"scale must be positive, got {scale}")
     tasks: list[Task] = []

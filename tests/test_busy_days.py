@@ -182,7 +182,7 @@ def test_busy_days_and_disruptions_fit_in_one_term_and_the_disruption_term_keeps
 
 
 def test_a_smaller_term_has_proportionally_fewer_busy_days(world: WorldIndex) -> None:
-    small = generate_term(world, 3, scale=0.2, busy=True)
+    small = generate_term(world, 3, scale=0.2, busy=True, disruptions=False)
     assert sum(task.scenario == SCENARIO for task in small.tasks) == 2
 
 

@@ -44,7 +44,8 @@ def test_default_run_is_the_oracle_solving_everything(workdir: Path) -> None:
     card = report["scorecard"]
     assert len(card["by_scenario"]) == 11 and all(row["success_rate"] == 1.0 for row in card["by_scenario"].values())
     assert card["busy_days"]["sr"] == card["busy_days"]["cs"] == 1.0 and card["busy_days"]["days"] == 12
-    assert card["stugpa"]["total"] == 100.0 and card["ltrr"] == 1.0 and card["pis"] == 1.0
+    assert card["stugpa"]["total"] == 100.0 and card["ltrr"] == 1.0 and card["pis"] == 1.0 and card["drs"] == 1.0
+    assert card["by_scenario"]["disruptions"]["tasks"] == 360
     assert report["run"] == "oracle-s0" and report["events"] > 1000 and len(report["final_hash"]) == 64
 
 
@@ -199,7 +200,8 @@ def test_score_reproduces_the_runs_scorecard(workdir: Path) -> None:
 
 def test_term_generate_reports_every_scenario(tmp_path: Path) -> None:
     report = as_json(campus("term", "generate", "--scale", "0.1", "--json", "-o", str(tmp_path / "t.json"), cwd=tmp_path))
-    assert len(report["by_scenario"]) == 11 and report["total"]["tasks"] > 100 and report["by_scenario"]["busy_days"]["tasks"] == 1
+    assert len(report["by_scenario"]) == 12 and report["total"]["tasks"] > 100 and report["by_scenario"]["busy_days"]["tasks"] == 1
+    assert report["by_scenario"]["disruptions"]["tasks"] == 36
     plain = as_json(campus("term", "generate", "--scale", "0.1", "--no-busy-days", "--json", cwd=tmp_path))
     assert "busy_days" not in plain["by_scenario"] and plain["total"]["tasks"] == report["total"]["tasks"] - 1
     assert (tmp_path / "t.json").stat().st_size > 1000
@@ -221,13 +223,14 @@ def test_lifelong_probes_a_run_and_reports_the_matrix(tmp_path: Path) -> None:
     assert unknown.returncode == 2 and "unknown agent" in unknown.stderr
 
 
-def test_disruptions_are_opt_in_scored_as_drs_and_stale_fails_them(tmp_path: Path) -> None:
-    plain = as_json(campus("run", "--scale", "0.05", "--json", cwd=tmp_path))
-    assert "drs" not in plain["scorecard"]
-    oracle = as_json(campus("run", "--scale", "0.05", "--disruptions", "--json", cwd=tmp_path))
-    stale = as_json(campus("run", "--scale", "0.05", "--disruptions", "--agent", "stale", "--json", cwd=tmp_path))
+def test_disruptions_are_on_by_default_scored_as_drs_and_stale_fails_them(tmp_path: Path) -> None:
+    plain = as_json(campus("run", "--scale", "0.05", "--no-disruptions", "--json", cwd=tmp_path))
+    assert "drs" not in plain["scorecard"] and "disruptions" not in plain["scorecard"]["by_scenario"]
+    oracle = as_json(campus("run", "--scale", "0.05", "--json", cwd=tmp_path))
+    stale = as_json(campus("run", "--scale", "0.05", "--agent", "stale", "--json", cwd=tmp_path))
     assert oracle["scorecard"]["drs"] == 1.0 and stale["scorecard"]["drs"] == 0.0
-    assert sum(cell["tasks"] for cell in oracle["scorecard"]["stt"].values()) > 0
+    assert sum(cell["tasks"] for cell in oracle["scorecard"]["stt"].values()) == 36  # one per cell at this scale
     assert campus("verify", stale["run"], cwd=tmp_path).returncode == 0
-    refused = campus("run", "--resume", stale["run"], "--disruptions", cwd=tmp_path, check=False)
-    assert refused.returncode == 2 and "--disruptions" in refused.stderr
+    for flag in ("--disruptions", "--no-disruptions"):
+        refused = campus("run", "--resume", stale["run"], flag, cwd=tmp_path, check=False)
+        assert refused.returncode == 2 and "--disruptions/--no-disruptions" in refused.stderr

@@ -1,14 +1,17 @@
 """Disruption tasks played end to end: the oracle and the controls, verify re-deriving every
-firing, and forks and static twins across firings."""
+firing, and forks and static twins across firings; which terms have them."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Callable
 
 import msgspec
 import pytest
+from typer.testing import CliRunner
 
+from campus.cli.main import app
 from campus.events import Event, RoomStatus, TaskEnded, TaskReleased, TriggerSkipped, WorldChanged, decode_events
 from campus.kernel.store import BranchInfo, MemoryStore
 from campus.replays.fork import fork_run
@@ -212,7 +215,7 @@ def test_a_branch_with_triggers_off_never_fires(world: WorldIndex, disrupted: Te
 # ------------------------------------------------------------------ metrics
 
 
-def test_drs_and_the_stt_cells_are_scored_apart(runs: dict[str, Run], disrupted: Term, small_term: Term) -> None:
+def test_drs_and_the_stt_cells_are_scored_apart(runs: dict[str, Run], disrupted: Term, world: WorldIndex) -> None:
     from campus.scenarios.scorecard import scorecard, wilson
 
     cards = {agent: scorecard(disrupted, runs[agent].ended_tasks()) for agent in ("oracle", "stale", "abstainer", "optimist")}
@@ -223,7 +226,8 @@ def test_drs_and_the_stt_cells_are_scored_apart(runs: dict[str, Run], disrupted:
         assert cell["interval"] == wilson(cell["succeeded"], cell["tasks"])
     assert all(cell["pass_at_1"] == (0.0 if key.endswith("/impossible") else 1.0) for key, cell in cards["optimist"]["stt"].items())
     assert cards["oracle"]["stugpa"] == scorecard(disrupted, runs["optimist"].ended_tasks())["stugpa"]  # not inside StuGPA
-    assert "drs" not in scorecard(small_term, []) and "stt" not in scorecard(small_term, [])
+    plain = generate_term(world, 0, scale=0.05, disruptions=False)
+    assert "drs" not in scorecard(plain, []) and "stt" not in scorecard(plain, [])
 
 
 def test_the_wilson_interval_contains_the_rate_and_narrows_with_more_tasks() -> None:
@@ -359,3 +363,13 @@ def test_the_report_data_counts_each_tasks_firings_while_it_is_open(runs: dict[s
                    if isinstance(e, WorldChanged) and not e.rule.endswith("-undo"))
     assert firings == dict(made) and set(firings) == {t.id for t in disrupted.tasks if t.scenario == SCENARIO}
     assert run_part(runs["noop"])["firings"] == {}  # it finishes before any change; the undoing comes after the end
+
+
+@pytest.mark.parametrize("flags, expected", [((), 36), (("--no-disruptions",), 0), (("--busy-days",), 0),
+                                             (("--busy-days", "--disruptions"), 36)])
+def test_term_generate_has_the_disruptions_unless_told_or_busy_days_are_asked_for(flags: tuple[str, ...],
+                                                                                   expected: int) -> None:
+    result = CliRunner().invoke(app, ["term", "generate", "--scale", "0.05", *flags, "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["by_scenario"].get("disruptions", {"tasks": 0})["tasks"] == expected

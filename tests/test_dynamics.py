@@ -69,9 +69,9 @@ def test_with_the_recording_alone_the_twin_stops_where_the_conversation_parts(wo
         dynamics(run, None)
 
 
-def test_a_term_without_rules_or_a_static_run_is_refused(world: WorldIndex, small_term: Term, disrupted: Term) -> None:
+def test_a_term_without_rules_or_a_static_run_is_refused(world: WorldIndex, disrupted: Term) -> None:
     with pytest.raises(ValueError, match="no trigger rules"):
-        dynamics(play(MemoryStore(), world, small_term, "oracle"), None)
+        dynamics(play(MemoryStore(), world, generate_term(world, 0, scale=0.05, disruptions=False), "oracle"), None)
     with pytest.raises(ValueError, match="static twin already"):
         dynamics(play(MemoryStore(), world, disrupted, "noop", triggers=False), None)
 

@@ -14,6 +14,7 @@ import time
 from functools import lru_cache
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from campus.agents import make_agent
@@ -129,8 +130,8 @@ def test_the_table_is_the_statistics_of_the_stored_scorecards(swept: tuple[Path,
     db, report = swept
     store = SQLiteStore(db)
     try:
-        cards = {(run["agent"], run["seed"]): scorecard(stored.term, stored.ended_tasks())
-                 for run in report["runs"] for stored in [open_run(store, run["run"])]}
+        cards = {(run["agent"], run["seed"]): json.loads(msgspec.json.encode(scorecard(stored.term, stored.ended_tasks())))
+                 for run in report["runs"] for stored in [open_run(store, run["run"])]}  # as JSON: intervals are lists
     finally:
         store.close()
     assert {(r["agent"], r["seed"]): r["scorecard"] for r in report["runs"]} == cards

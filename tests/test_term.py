@@ -44,25 +44,30 @@ def test_the_default_term_has_at_least_the_papers_counts(term) -> None:
     assert len({t.id for t in term.tasks}) == len(term.tasks)
 
 
-DEFAULT_TERM_HASH = "ac9f782edad1fdf4fef7f9a3c33652b45b0f7d41eada56d8836220e4173da32b"
+DEFAULT_TERM_HASH = "b9fe442f93c8395679facf0a4d48fe464ebf8d5f6f93cb570ee144727596732b"
 """The default term of seed 0 (see the next test for why it has moved)."""
 PLAIN_TERM_HASH = "335dc256dbadc55172ec30fb521995e0bc1eadd635509e9543426514cab62835"
-"""The term of seed 0 without busy days (``busy=False``, ``--no-busy-days``): the default term before issue 15."""
+"""Seed 0's term without disruptions and busy days (``--no-disruptions --no-busy-days``): the default term before
+issues 14 and 15."""
 
 
 def test_the_default_term_is_unchanged(world, term) -> None:
     """The default term's hash is pinned: a change to it changes every log, so re-pin it on purpose (schema 2
     changed it from 88b92efa...; issue 12's questions, midterm places, study building, walk ground truth, slack,
     chain judging, roll call and text fixes from 85aa6c92...; issue 13's library shapings at their task's
-    release, not days before, from 9c95f0eb...; issue 15's busy days, on by default, from 335dc256..., which
-    stays the pin of the term without them)."""
+    release, not days before, from 9c95f0eb...; issues 14 and 15 turn the disruptions and the busy days on by default,
+    from 335dc256..., which stays the pin of the term without both)."""
     assert term.hash == DEFAULT_TERM_HASH
     kinds = [type(trigger.change) for trigger in term.world_changes]
     assert (kinds.count(SeatAvailability), kinds.count(Popularity), kinds.count(AdvisorAvailability)) == (263, 176, 30)
-    plain = generate_term(world, 0, busy=False)
+    plain = generate_term(world, 0, disruptions=False, busy=False)
     assert plain.hash == PLAIN_TERM_HASH
     kinds = [type(trigger.change) for trigger in plain.world_changes]
     assert (kinds.count(SeatAvailability), kinds.count(Popularity), kinds.count(AdvisorAvailability)) == (273, 174, 30)
+    assert len(term.rules) == 720 and sum(task.scenario == "disruptions" for task in term.tasks) == 360
+    without = generate_term(world, 0, disruptions=False)
+    assert not without.rules
+    assert [task for task in term.tasks if task.scenario != "disruptions"] == list(without.tasks)
 
 
 MONDAY_9 = CalendarTime(first_week=1, last_week=1, weekday=0, start=540, end=600)
@@ -89,9 +94,9 @@ def test_the_oracle_scores_stugpa_100_and_succeeds_on_every_scenario(term, oracl
     run = oracle_full
     card = scorecard(term, run.ended_tasks())
     assert {name: row["success_rate"] for name, row in card["by_scenario"].items()} == {name: 1.0 for name in card["by_scenario"]}
-    assert set(card["by_scenario"]) == set(PAPER_COUNTS) | {"busy_days"}
+    assert set(card["by_scenario"]) == {*PAPER_COUNTS, "busy_days", "disruptions"}
     assert card["stugpa"]["total"] == 100.0 and None not in card["stugpa"]["rates"].values()
-    assert card["ltrr"] == 1.0 and card["pis"] == 1.0
+    assert card["ltrr"] == 1.0 and card["pis"] == 1.0 and card["drs"] == 1.0
 
 
 def test_the_controls_are_ordered_on_every_headline_metric(controls) -> None:

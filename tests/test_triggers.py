@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from campus.events import RoomStatus, SeatFeatures, ToolCalled, TriggerSkipped, WorldChanged
-from campus.kernel.triggers import ArgIs, AtTime, Guarded, OnRead, Rule, TaskIs, activated, armed, fire
+from campus.kernel.triggers import (AfterOpen, ArgIs, AtTime, Guarded, OnEvent, OnRead, Rule, RuleIndex, TaskIs, activated, armed,
+                                    bound_task, fire)
 from campus.scenarios.disruptions import classify
 from campus.scenarios.play import build_kernel, load_world
 from campus.subsystems.reservation import libraries
@@ -83,3 +84,17 @@ def test_a_term_refuses_a_rule_that_could_never_fire() -> None:
     stray = SeatFeatures(building_id=place.building_id, room_id=room.id, seat_id="no-such-seat", old=(), new=())
     with pytest.raises(ValueError, match="trigger rule stray could never fire"):
         check_rules(world, [Rule(id="stray", sub_type="S3", activation=AtTime(t=1), mutations=(stray,))])
+
+
+def test_the_rule_index_gives_a_tasks_own_rules_and_the_unbound_ones_in_term_order() -> None:
+    def rule(rule_id: str, activation: object) -> Rule:
+        return Rule(id=rule_id, sub_type="S1", activation=activation, mutations=())  # type: ignore[arg-type]
+
+    rules = [rule("clock", AtTime(t=5)), rule("read-t1", OnRead(tool="reservation.", where=(TaskIs(task_id="t1"),))),
+             rule("open-t2", AfterOpen(task_id="t2", minutes=1)), rule("end-t1", OnEvent(kind="task_ended", where=(TaskIs(task_id="t1"),))),
+             rule("any-booking", OnEvent(kind="booked"))]
+    index = RuleIndex(rules)
+    assert [r.id for r in index.for_task("t1")] == ["clock", "read-t1", "end-t1", "any-booking"]
+    assert [r.id for r in index.for_task("t2")] == ["clock", "open-t2", "any-booking"]
+    assert [r.id for r in index.for_task("t3")] == ["clock", "any-booking"]
+    assert [bound_task(r) for r in rules] == [None, "t1", "t2", "t1", None]
