@@ -42,7 +42,7 @@ def test_default_run_is_the_oracle_solving_everything(workdir: Path) -> None:
     report = as_json(campus("run", "--json", "--db", "second.db", cwd=workdir))
     assert set(report) >= {"run", "events", "final_hash", "scorecard"}
     card = report["scorecard"]
-    assert len(card["by_scenario"]) == 11 and all(row["success_rate"] == 1.0 for row in card["by_scenario"].values())
+    assert len(card["by_scenario"]) == 12 and all(row["success_rate"] == 1.0 for row in card["by_scenario"].values())
     assert card["busy_days"]["sr"] == card["busy_days"]["cs"] == 1.0 and card["busy_days"]["days"] == 12
     assert card["stugpa"]["total"] == 100.0 and card["ltrr"] == 1.0 and card["pis"] == 1.0 and card["drs"] == 1.0
     assert card["by_scenario"]["disruptions"]["tasks"] == 360
