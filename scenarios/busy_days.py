@@ -183,7 +183,11 @@ def moved_room(d: Draw) -> Made:
 
 def shelf_mark(d: Draw) -> Made:
     libraries = {library.building_id for library in d.ctx.world.world.libraries}
-    book = d.rng.choice([book for book in d.ctx.world.world.books if book.library_id in libraries])
+    books = [book for book in d.ctx.world.world.books if book.library_id in libraries]
+    book = d.rng.choice(books)
+    while f"{book.library_id}/{book.title}" in d.drawn and len(d.drawn) < len(books):
+        book = d.rng.choice(books)  # one librarian, two copies of one title put aside: the student could not say which
+    d.drawn.add(f"{book.library_id}/{book.title}")
     library = book.library_id
     name, mate = d.ctx.world.name_of(library), d.classmate()
     shelf = f"Shelf {d.rng.choice('ABCDEF')}-{d.rng.randrange(10, 99)}"
