@@ -184,8 +184,9 @@ def moved_room(d: Draw) -> Made:
 def shelf_mark(d: Draw) -> Made:
     libraries = {library.building_id for library in d.ctx.world.world.libraries}
     books = [book for book in d.ctx.world.world.books if book.library_id in libraries]
+    copies = {f"{book.library_id}/{book.title}" for book in books}
     book = d.rng.choice(books)
-    while f"{book.library_id}/{book.title}" in d.drawn and len(d.drawn) < len(books):
+    while f"{book.library_id}/{book.title}" in d.drawn and not copies <= d.drawn:
         book = d.rng.choice(books)  # one librarian, two copies of one title put aside: the student could not say which
     d.drawn.add(f"{book.library_id}/{book.title}")
     library = book.library_id

@@ -23,6 +23,7 @@ from campus.scenarios.task import Term
 from campus.scenarios.disruptions import OVERFLOW_WEEKS
 from campus.scenarios.term import generate_term
 from campus.scenarios.timeline import WEEK
+from campus.world.generate import generate_world
 from campus.world.index import WorldIndex
 
 
@@ -121,6 +122,14 @@ def test_a_control_finds_out_where_it_is_when_the_brief_does_not_say() -> None:
 
 def test_no_one_holds_two_clues_on_one_topic(busy_term: Term) -> None:
     held = [(t.change.holder, t.change.topic) for t in busy_term.world_changes if isinstance(t.change, ClueHeld)]
+    assert len(held) > 40 and len(set(held)) == len(held)
+
+
+def test_no_librarian_holds_two_copies_of_one_title_on_seed_3() -> None:
+    """Seed 3's default term drew one title twice for Theater Library's reserved copies (weeks 3 and 7), so the
+    librarian's answer named two shelves; the shelf errand now draws its book again on a repeat."""
+    term = generate_term(WorldIndex(generate_world(3)), 3)
+    held = [(t.change.holder, t.change.topic) for t in term.world_changes if isinstance(t.change, ClueHeld)]
     assert len(held) > 40 and len(set(held)) == len(held)
 
 
