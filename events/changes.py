@@ -146,6 +146,13 @@ class ErrandPosted(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", 
     priority: Priority
 
 
+class ErrandHeld(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="errand_held"):
+    """An errand a person hands the student when telling clue ``clue_id``: the student learns of it only by asking."""
+
+    clue_id: str
+    errand: ErrandPosted
+
+
 class Announcement(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="announcement"):
     """Something the student is told at this moment (an appointment about to begin); it changes no state."""
 
@@ -153,7 +160,7 @@ class Announcement(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", 
 
 
 WorldChange = Union[Popularity, SeatAvailability, AdvisorAvailability, CalendarEntry, RoomStatus, RoomHours, SeatFeatures,
-                    WalkwayStatus, ClueHeld, ErrandPosted, Announcement]
+                    WalkwayStatus, ClueHeld, ErrandPosted, ErrandHeld, Announcement]
 CompareAndSet = Union[RoomStatus, RoomHours, SeatFeatures, WalkwayStatus]
 """The changes a trigger rule may make: every one carries the ``old`` value it replaces."""
 

@@ -42,7 +42,7 @@ from typing import Any
 
 import msgspec
 
-from campus.events import Announcement, CalendarEventAdded, CalendarTime, ClueHeld, ClueRevealed, EmailSent, ErrandPosted, ErrandReported, Event, Walked
+from campus.events import Announcement, CalendarEventAdded, CalendarTime, ClueHeld, ClueRevealed, EmailSent, ErrandHeld, ErrandPosted, ErrandReported, Event, Walked
 from campus.kernel.clock import MINUTES_PER_DAY, clock_label, date_label, label
 from campus.kernel.schedule import Trigger
 from campus.scenarios.checks import loose
@@ -76,11 +76,17 @@ class Errand:
     clues: list[ClueHeld] = field(default_factory=list)
     hints: list[str] = field(default_factory=list)
     """The hint ladder (``hints_for``): a nudge, whom to ask, the answer; none for an errand nobody needs to be asked about."""
+    announced_by: str = ""
+    """A follow-up's clue: the errand is handed out by whoever tells it (``ErrandHeld``), never posted by the clock."""
+
+    def posted(self) -> ErrandPosted:
+        return ErrandPosted(errand_id=self.id, title=self.title, text=self.text, deadline=self.deadline,
+                            priority=self.priority)  # type: ignore[arg-type]
 
     def truth(self) -> dict[str, Any]:
         return {"id": self.id, "family": self.family, "title": self.title, "release": self.release,
                 "deadline": self.deadline, "priority": self.priority, "checkpoints": self.checkpoints,
-                "plan": self.plan, "hints": self.hints}
+                "plan": self.plan, "hints": self.hints} | ({"announced_by": self.announced_by} if self.announced_by else {})
 
 
 @dataclass(frozen=True)
@@ -305,6 +311,9 @@ class Appointment:
 
 BATCHES = ((0, 3), (4 * 60 + 15, 1), (6 * 60, 1))
 """(minutes after OPEN, errands) released together: the brief's three, then one at 12:15 and one at 14:00."""
+FOLLOW_UP_DUE = (300, 360)
+"""Minutes after OPEN by which the day's follow-up is due: the sixth errand, handed out by whoever tells the first
+clue of the brief's first errand that has one."""
 APPOINTMENTS = ((2 * 60 + 45, "Advisor meeting"), (8 * 60, "Study group"))
 """(minutes after OPEN, title): 10:45 and 16:00, 45 minutes each, in two different buildings that are neither the
 student's home nor a library, so no student is there already (the arrival is what is judged)."""
@@ -319,6 +328,7 @@ def generate(ctx: TermContext) -> tuple[list[Task], list[Trigger]]:
     rng = ctx.rng("busy days")
     per_day = sum(count for _, count in BATCHES)
     chosen: list[str] = []
+    handed = ""
     drawn: dict[str, set[str]] = {}
     for week in list(BUSY_WEEKS)[:ctx.count(len(BUSY_WEEKS))]:
         days = [week * 7 + weekday for weekday in range(7)]
@@ -329,9 +339,10 @@ def generate(ctx: TermContext) -> tuple[list[Task], list[Trigger]]:
         ctx.timeline.reserve(day * MINUTES_PER_DAY + OPEN, CLOSE - OPEN, f"busy day week {week}")
         if len(tasks) % 2 == 0:
             chosen = rng.sample(list(FAMILIES), per_day)
+            handed = ctx.rng(f"busy follow-up {week}").choice([family for family in FAMILIES if family not in chosen])
         else:
             rng.shuffle(chosen)
-        task, changes = _day(ctx, rng, week, day, chosen, drawn)
+        task, changes = _day(ctx, rng, week, day, [*chosen, handed], drawn)
         tasks.append(task)
         triggers.extend(changes)
     return tasks, triggers
@@ -344,42 +355,52 @@ def _day(ctx: TermContext, rng: random.Random, week: int, day: int, order: list[
     picked = iter(order)
     for offset, count in BATCHES:
         for _ in range(count):
-            family = next(picked)
-            errand_id = f"e{week}-{len(errands) + 1}"
-            draw = Draw(rng=ctx.rng(f"busy errand {errand_id}"), ctx=ctx, errand_id=errand_id, day=day,
-                        drawn=drawn.setdefault(family, set()))
-            title, text, clues, checks, plan = FAMILIES[family](draw)
             release = base + OPEN + offset
-            deadline = release + rng.choice((150, 180, 240))
-            priority = rng.choice(("high", "normal", "low"))
-            checks.append({"name": "reported_on_time", "weight": 1, "kind": "time", "check": {"check": "reported"},
-                           "feedback": f"Report the errand done by {clock_label(deadline)}."})
-            report = f'call:errands.report_done(errand_id="{errand_id}")'
-            errands.append(Errand(errand_id, family, title, text, release, deadline, priority, checks,
-                                  [*plan, report], clues, hints_for(ctx, errand_id, title, clues)))
+            errands.append(_errand(ctx, rng, f"e{week}-{len(errands) + 1}", next(picked), day, drawn, release,
+                                   release + rng.choice((150, 180, 240))))
+    parent = next(e for e in errands if e.release == base + OPEN and e.clues)
+    own = ctx.rng(f"busy follow-up {week} draws")
+    follow_up = _errand(ctx, own, f"e{week}-{len(errands) + 1}", next(picked), day, drawn, parent.release,
+                        parent.release + own.choice(FOLLOW_UP_DUE))
+    follow_up.announced_by = parent.clues[0].clue_id
+    errands.append(follow_up)
     libraries = {library.building_id for library in ctx.world.world.libraries}
     buildings = sorted(set(ctx.world.buildings) - libraries - {ctx.world.home})
     places = rng.sample(buildings, len(APPOINTMENTS))
     appointments = [Appointment(f"a{week}-{i + 1}", title, place, base + OPEN + offset, base + OPEN + offset + MEETING)
                     for i, ((offset, title), place) in enumerate(zip(APPOINTMENTS, places))]
     triggers = [Trigger(id=f"busy-{e.id}-clue-{i}", t=base + OPEN, change=clue) for e in errands for i, clue in enumerate(e.clues)]
-    triggers += [Trigger(id=f"busy-{e.id}", t=e.release, change=ErrandPosted(
-        errand_id=e.id, title=e.title, text=e.text, deadline=e.deadline, priority=e.priority)) for e in errands]  # type: ignore[arg-type]
+    triggers += [Trigger(id=f"busy-{e.id}", t=e.release if not e.announced_by else base + OPEN,
+                         change=e.posted() if not e.announced_by else ErrandHeld(clue_id=e.announced_by, errand=e.posted()))
+                 for e in errands]
     triggers += [Trigger(id=f"busy-{a.id}", t=a.start - REMIND, change=Announcement(
         text=f"Reminder: {a.title} at {ctx.world.describe(a.building)} begins at {clock_label(a.start)}; it comes before any errand."))
         for a in appointments]
-    first = [e for e in errands if e.release == base + OPEN]
+    first = [e for e in errands if e.release == base + OPEN and not e.announced_by]
     lines = [f"A busy day. Today's appointments (be there on time; they come before any errand):"]
     lines += [f"- {clock_label(a.start)}-{clock_label(a.end)} {a.title} at {ctx.world.describe(a.building)}" for a in appointments]
     lines.append("Your errands so far:")
     lines += [f"- [{e.id}] ({e.priority} priority, due {clock_label(e.deadline)}) {e.title}: {e.text}" for e in first]
-    lines.append("More errands will arrive during the day; errands.inbox() lists them. Report each errand done with "
+    lines.append("More errands will arrive during the day, and people you ask may hand you one; errands.inbox() lists them. "
+                 "Report each errand done with "
                  f"errands.report_done as soon as it is finished. Call finish() only once the day's work is over (by {clock_label(CLOSE)}).")
     truth = {"errands": [e.truth() for e in errands] + [a.truth() for a in appointments]}
     task = Task(id=f"busy-w{week}", scenario=SCENARIO, phase=PHASE, release=base + OPEN, instruction="\n".join(lines),
                 systems=SYSTEMS, evaluator="busy_day", ground_truth=truth, round_limit=ROUND_LIMIT,
                 solution=tuple(compose(truth["errands"])))
     return task, triggers
+
+
+def _errand(ctx: TermContext, rng: random.Random, errand_id: str, family: str, day: int, drawn: dict[str, set[str]],
+            release: int, deadline: int) -> Errand:
+    draw = Draw(rng=ctx.rng(f"busy errand {errand_id}"), ctx=ctx, errand_id=errand_id, day=day, drawn=drawn.setdefault(family, set()))
+    title, text, clues, checks, plan = FAMILIES[family](draw)
+    priority = rng.choice(("high", "normal", "low"))
+    checks.append({"name": "reported_on_time", "weight": 1, "kind": "time", "check": {"check": "reported"},
+                   "feedback": f"Report the errand done by {clock_label(deadline)}."})
+    report = f'call:errands.report_done(errand_id="{errand_id}")'
+    return Errand(errand_id, family, title, text, release, deadline, priority, checks, [*plan, report], clues,
+                  hints_for(ctx, errand_id, title, clues))
 
 
 def hints_for(ctx: TermContext, errand_id: str, title: str, clues: Sequence[ClueHeld]) -> list[str]:
@@ -410,10 +431,11 @@ def _wait(t: int) -> str:
 
 def compose(errands: list[dict[str, Any]]) -> list[str]:
     """The oracle's day from its errands' truths: errands by release, then priority and deadline, each appointment
-    before the first errand released after it."""
+    before the first errand released after it, and a follow-up right after the errand whose asking hands it out."""
     rank = {"high": 0, "normal": 1, "low": 2}
     appointments = sorted((e for e in errands if e["family"] == "appointment"), key=lambda e: e["release"])
-    work = [e for e in errands if e["family"] != "appointment"]
+    work = [e for e in errands if e["family"] != "appointment" and not e.get("announced_by")]
+    handed = {e["announced_by"].split("/", 1)[0]: e for e in errands if e.get("announced_by")}
     steps: list[str] = []
     for release in sorted({e["release"] for e in work}):
         while appointments and appointments[0]["release"] <= release:
@@ -421,6 +443,8 @@ def compose(errands: list[dict[str, Any]]) -> list[str]:
         steps.append(_wait(release))
         for errand in sorted((e for e in work if e["release"] == release), key=lambda e: (rank[e["priority"]], e["deadline"])):
             steps += errand["plan"]
+            if errand["id"] in handed:
+                steps += handed[errand["id"]]["plan"]
     for appointment in appointments:
         steps += appointment["plan"]
     return steps
@@ -558,11 +582,12 @@ def _learning(days: list[Task], marks_of: dict[str, dict[str, int]]) -> dict[str
 BUSY_CONTROLS = ("guesser", "fifo")
 
 
-def should_pass(agent: str, checkpoint: dict[str, Any]) -> bool:
+def should_pass(agent: str, errand: dict[str, Any], checkpoint: dict[str, Any]) -> bool:
     """Whether a checkpoint must pass for the oracle or a busy-day control: the guesser fails exactly the
-    clue-dependent ones (asking, and what needs the answer), fifo exactly the appointments."""
+    clue-dependent ones (asking, and what needs the answer) and every one of a follow-up (never asking, it is never
+    handed one), fifo exactly the appointments."""
     if agent == "guesser":
-        return not (checkpoint.get("needs_clue", False) or checkpoint["check"]["check"] == "revealed")
+        return not errand.get("announced_by") and not (checkpoint.get("needs_clue", False) or checkpoint["check"]["check"] == "revealed")
     if agent == "fifo":
         return checkpoint["check"]["check"] != "present"
     return True
@@ -578,6 +603,6 @@ def unexpected(term: Term, agent: str, marks_of: dict[str, dict[str, int]]) -> l
         for errand in task.ground_truth["errands"]:
             for checkpoint in errand["checkpoints"]:
                 key = f"{errand['id']}/{checkpoint['name']}"
-                if marks.get(key, 0) != int(should_pass(agent, checkpoint)):
+                if marks.get(key, 0) != int(should_pass(agent, errand, checkpoint)):
                     wrong.append(f"{task.id} {key}")
     return wrong

@@ -13,6 +13,10 @@ the student stands in the holder's building) is told, and the reply carries a ``
 fact; a matching clue whose condition fails gets a reply saying where to come. Several matches
 are all told, in clue-id order.
 
+**Follow-ups.** An ``ErrandHeld`` world change gives a clue an errand its holder hands out when
+telling it: the reply announces the errand (in the words ``kernel/transcript.notice`` uses for a
+posted one) and the ``ClueRevealed`` fact posts it, so a student who never asks never has it.
+
 **Errands** arrive as ``ErrandPosted`` world changes at their release time (inside a task the
 student is also told, as it is of an ``Announcement``: ``kernel/transcript.notice``). ``errands.inbox()``
 lists those posted so far; ``errands.report_done(errand_id)`` records ``ErrandReported`` at the
@@ -27,10 +31,11 @@ from typing import Any
 
 import msgspec
 
-from campus.events import Announcement, ClueHeld, ClueRevealed, ErrandPosted, ErrandReported, WorldChanged
+from campus.events import Announcement, ClueHeld, ClueRevealed, ErrandHeld, ErrandPosted, ErrandReported, WorldChanged
 from campus.kernel.clock import MINUTES_PER_DAY, TimeFormatError, label, parse_moment
 from campus.kernel.projection import Domain
 from campus.kernel.tools import Outcome, Param, Refuse, ToolDecl, ok
+from campus.kernel.transcript import notice
 
 HELPDESK = "HELPDESK"
 ASK_MINUTES = 5
@@ -51,6 +56,8 @@ class PeopleState(msgspec.Struct, kw_only=True):
     clues: dict[str, ClueHeld] = {}
     errands: dict[str, Errand] = {}
     """Posted errands in the order they arrived."""
+    follow_ups: dict[str, ErrandPosted] = {}
+    """Clue id -> the errand its holder hands out when telling it."""
 
 
 def person(world: Any, person_id: str) -> tuple[str, str, str | None] | None:
@@ -95,6 +102,9 @@ def ask(view: Any, args: dict[str, Any]) -> Outcome:
     if not told:
         return ok(f"{_cap(name)} says: \"I can only tell you that in person; come to {building}.\"", minutes=ASK_MINUTES)
     lines = [f"{_cap(name)} says: \"About {clue.topic}: {clue.payload}.\"" for clue in told]
+    handed = [part.follow_ups[clue.clue_id] for clue in told
+              if clue.clue_id in part.follow_ups and part.follow_ups[clue.clue_id].errand_id not in part.errands]
+    lines += [f"{_cap(name)} also hands you an errand.\n{notice(errand)}" for errand in handed]
     facts = [ClueRevealed(clue_id=clue.clue_id, holder=person_id, payload=clue.payload) for clue in told]
     return ok("\n".join(lines), facts, {"told": [clue.clue_id for clue in told]}, minutes=ASK_MINUTES)
 
@@ -148,8 +158,20 @@ def _world_changed(part: PeopleState, event: WorldChanged) -> None:
         case ClueHeld() as clue:
             part.clues[clue.clue_id] = clue
         case ErrandPosted() as posted:
-            part.errands[posted.errand_id] = Errand(errand_id=posted.errand_id, title=posted.title, text=posted.text,
-                                                    deadline=posted.deadline, priority=posted.priority)
+            _post(part, posted)
+        case ErrandHeld() as held:
+            part.follow_ups[held.clue_id] = held.errand
+
+
+def _post(part: PeopleState, posted: ErrandPosted) -> None:
+    part.errands[posted.errand_id] = Errand(errand_id=posted.errand_id, title=posted.title, text=posted.text,
+                                            deadline=posted.deadline, priority=posted.priority)
+
+
+def _revealed(part: PeopleState, event: ClueRevealed) -> None:
+    handed = part.follow_ups.get(event.clue_id)
+    if handed is not None and handed.errand_id not in part.errands:
+        _post(part, handed)
 
 
 def _reported(part: PeopleState, event: ErrandReported) -> None:
@@ -170,6 +192,10 @@ def clue_problem(change: ClueHeld, world: Any) -> str | None:
 
 def errand_problem(change: ErrandPosted, world: Any) -> str | None:
     return None if change.title and change.text else f"errand {change.errand_id} has no title or text"
+
+
+def held_problem(change: ErrandHeld, world: Any) -> str | None:
+    return errand_problem(change.errand, world)
 
 
 def announcement_problem(change: Announcement, world: Any) -> str | None:
@@ -234,7 +260,8 @@ PEOPLE = Domain(
     name="people",
     state_type=PeopleState,
     initial=_new_people,
-    reducers={WorldChanged: _world_changed, ErrandReported: _reported},
+    reducers={WorldChanged: _world_changed, ErrandReported: _reported, ClueRevealed: _revealed},
     tools=PEOPLE_TOOLS,
-    changes={ClueHeld: clue_problem, ErrandPosted: errand_problem, Announcement: announcement_problem},
+    changes={ClueHeld: clue_problem, ErrandPosted: errand_problem, ErrandHeld: held_problem,
+             Announcement: announcement_problem},
 )

@@ -11,8 +11,9 @@ from campus.agents import make_agent
 from campus.agents.busy import GuesserAgent, day
 from campus.agents.plans import LOCATE, action
 from campus.env.driver import render_events
-from campus.events import ClueHeld, ErrandPosted, MentorFeedback, Walked, WorldChanged
+from campus.events import ClueHeld, ClueRevealed, ErrandHeld, ErrandPosted, ErrandReported, MentorFeedback, Walked, WorldChanged
 from campus.kernel.store import MemoryStore
+from campus.events.codec import decode_events
 from campus.scenarios.busy_days import EARLY, FAMILIES, LATE, SCENARIO, _present, busy_metrics, unexpected
 from campus.kernel.transcript import task_memories
 from campus.replays.verify import verify
@@ -47,8 +48,15 @@ def played(world: WorldIndex, busy_term: Term) -> dict[str, Any]:
     return out
 
 
+def events_with_seq(run: Any, kind: type[Any]) -> list[tuple[int, Any]]:
+    """(seq, event) of every event of one kind on the run's branch."""
+    rows = [row for batch in run.store.scan(run.branch.id, 1, run.store.head(run.branch.id)[0], (kind.__struct_config__.tag,))
+            for row in batch if row[1] is not None]
+    return list(zip((seq for seq, _ in rows), decode_events([payload for _, payload in rows])))
+
+
 def _checkpoints(term: Term) -> list[tuple[str, dict[str, Any]]]:
-    return [(task.id, {**c, "key": f"{e['id']}/{c['name']}"}) for task in term.tasks if task.scenario == SCENARIO
+    return [(task.id, {**c, "key": f"{e['id']}/{c['name']}", "follow_up": bool(e.get("announced_by"))}) for task in term.tasks if task.scenario == SCENARIO
             for e in task.ground_truth["errands"] for c in e["checkpoints"]]
 
 
@@ -65,8 +73,35 @@ def test_errands_stream_in_and_the_brief_lists_only_the_first(busy_term: Term) -
     assert len(releases) >= 3 and releases[0] == day.release
     later = [e["id"] for e in day.ground_truth["errands"] if e["release"] > day.release and e["family"] != "appointment"]
     assert later and not any(f"[{errand_id}]" in day.instruction for errand_id in later)
-    posted = [t for t in busy_term.world_changes if t.id.startswith(f"busy-e{day.id[6:]}-") and "clue" not in t.id]
-    assert sorted(t.t for t in posted) == sorted(e["release"] for e in day.ground_truth["errands"] if e["family"] != "appointment")
+    posted = [t for t in busy_term.world_changes if t.id.startswith(f"busy-e{day.id[6:]}-") and isinstance(t.change, ErrandPosted)]
+    assert sorted(t.t for t in posted) == sorted(e["release"] for e in day.ground_truth["errands"]
+                                                 if e["family"] != "appointment" and not e.get("announced_by"))
+
+
+def test_every_busy_day_has_one_follow_up_held_by_a_clue_of_the_brief_and_not_in_it(busy_term: Term) -> None:
+    held = {t.change.errand.errand_id: t.change.clue_id for t in busy_term.world_changes if isinstance(t.change, ErrandHeld)}
+    for day in (task for task in busy_term.tasks if task.scenario == SCENARIO):
+        follow_ups = [e for e in day.ground_truth["errands"] if e.get("announced_by")]
+        assert len(follow_ups) == 1 and held[follow_ups[0]["id"]] == follow_ups[0]["announced_by"]
+        assert f"[{follow_ups[0]['id']}]" not in day.instruction and follow_ups[0]["announced_by"].split("/")[0] in day.instruction
+
+
+def test_a_follow_up_reaches_only_a_student_who_asked(busy_term: Term, played: dict[str, Any]) -> None:
+    """From the log: the oracle reports each follow-up after the reveal that handed it out; the guesser, never asking,
+    is never told of one."""
+    follow_ups = {e["id"]: e["announced_by"] for task in busy_term.tasks if task.scenario == SCENARIO
+                  for e in task.ground_truth["errands"] if e.get("announced_by")}
+    for name in ("oracle", "guesser"):
+        run = played[f"{name} run"]
+        revealed = {e.clue_id: seq for seq, e in events_with_seq(run, ClueRevealed)}
+        reported = {e.errand_id: seq for seq, e in events_with_seq(run, ErrandReported) if e.errand_id in follow_ups}
+        if name == "oracle":
+            assert len(reported) == len(follow_ups) == 12
+            assert all(revealed[follow_ups[errand]] < seq for errand, seq in reported.items())
+        else:
+            assert not reported and not any(clue in revealed for clue in follow_ups.values())
+            chat = "\n".join(turn.content for turn in played["guesser chat"].messages)
+            assert not any(f"[{errand}]" in chat for errand in follow_ups)
 
 
 def test_the_oracle_passes_every_checkpoint(busy_term: Term, played: dict[str, Any]) -> None:
@@ -79,7 +114,7 @@ def test_the_oracle_passes_every_checkpoint(busy_term: Term, played: dict[str, A
 
 def test_the_guesser_fails_exactly_the_clue_dependent_checkpoints(busy_term: Term, played: dict[str, Any]) -> None:
     for task, c in _checkpoints(busy_term):
-        clue_dependent = c.get("needs_clue", False) or c["check"]["check"] == "revealed"
+        clue_dependent = c.get("needs_clue", False) or c["check"]["check"] == "revealed" or c["follow_up"]
         assert played["guesser"][task][c["key"]] == int(not clue_dependent), c["key"]
     assert unexpected(busy_term, "guesser", played["guesser"]) == [] and unexpected(busy_term, "guesser", played["oracle"]) != []
 

@@ -28,22 +28,23 @@ ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = ("events", "kernel", "subsystems", "world", "scenarios", "agents", "replays", "reports", "lab", "cli", "env")
 
 PINNED = {
-    "oracle": "0278c01544f35984bbc3dfbb08890013beaf5264ba34e46de38f4dc3e8ad952f",
-    "noop": "96d823f65b263197762e63bb78e8a0cf2c3618a1d3cf006c2a65bdc89dcf5a39",
-    "stateless": "2e53a658e114ce18428b67516fcf7df83a475e0e52acc5d3e787eceaaf699960",
-    "diligent": "a518ea23f1420ec8b005a81c4850dbfcbd6869469cabda532088efa7be399b74",
-    "stale": "9a847568399e1d74fe8d9329c85ae949585aa92607a443515f6eea1464743051",
-    "testwise": "ecad7e9a78a11ee22b6ba98d318760be8d2398ba42cc7e64f2cd22ab0502a4bf",
-    "optionsonly": "035c5c5eeeee0e914a1f721bf32c2188422201b4c36114c44fac313e673fc7a8",
-    "dawdler": "f031ad1666ac324101007eb440fad43773da40259b7d5ad56beb8bef213d564b",
-    "absent": "81da5d37d839c5465a62f76eb249aee1d545ee6405f4d49f9b9ac600951d2334",
+    "oracle": "117047d9a0515613074590b0bc43ab2c63d3b1b984a079b2fbf7dc7e4246ce4f",
+    "noop": "4023e3e5da2e08c4c887941f16a46f04b2a3024521b455548e50fbe1d23023ab",
+    "stateless": "778a5caa29ccc247eb377616fe4c3827fe965dc1008a11463a2160516173b75e",
+    "diligent": "ce1d49df587c95f0fd047ca3bc5185e6e4d09811ff705010ec1d9cb7b6f70c7b",
+    "stale": "805e2fbfebd48ffd37791b75f70fb2d77925fc8c25e9595b6d8a52370fc8ee9d",
+    "testwise": "dd88fcc7248c8d9b8fccd6ed75337109b8ff318310b544fef0a4e7aa58bfc738",
+    "optionsonly": "d7e4f7419f42d69eabbd52cc47cf6d505eb6a1742143929bffd6a24ca13ff2fd",
+    "dawdler": "cafdc369e4b9ca6d505aaca63e0afc8b45338975f0a8e29b92f3de62ab92d11f",
+    "absent": "da627e5fb2785af9f0b3b6c2a73d0f0d3f1c0036861fe374d3978a2f31ec2d13",
 }
 """Final hashes of ``campus run --seed 0 --agent NAME`` on the default term: schema 2 (facts carry minutes) and
 issue 12 (questions, midterm places, routes, matching, chain judging, the roll call, the text fixes).
 Issue 13 binds the agent into the genesis (``agent_bound`` in the rules), so every log hash changed.
 Issue 13 also moves library seat shapings to their task's release (the term changed).
 Issues 14 and 15 turn the disruptions and the busy days on by default (the term gains 360 disruption tasks and
-12 busy days); ``PINNED_PLAIN`` keeps the hashes before them, which ``--no-disruptions --no-busy-days`` still gives."""
+12 busy days); ``PINNED_PLAIN`` keeps the hashes before them, which ``--no-disruptions --no-busy-days`` still gives.
+Issue 15 adds a follow-up errand to each busy day, handed out only by a person's answer (the term and the logs changed)."""
 
 PINNED_PLAIN = {
     "oracle": "d919f54c389847c9cb0edc0f756652b335c3d8da88bacf132f75c4a03d2285e8",

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from campus.events import ClueHeld, ClueRevealed, ErrandPosted, ErrandReported, Walked, WorldChanged
+from campus.events import ClueHeld, ClueRevealed, ErrandHeld, ErrandPosted, ErrandReported, Walked, WorldChanged
 from campus.kernel.clock import MINUTES_PER_DAY
 from campus.scenarios.play import build_kernel
 from campus.subsystems.people import HELPDESK, matches
@@ -89,3 +89,18 @@ def test_wait_until_lets_exactly_the_time_pass(world: WorldIndex, time: str, min
     state.now = NOW
     waited = _call(kernel, state, "errands.wait_until", time=time)
     assert waited.result.ok is ok and waited.minutes == minutes
+
+
+def test_a_follow_up_errand_is_handed_out_only_by_telling_its_clue_and_only_once(world: WorldIndex) -> None:
+    club = world.world.clubs[0].id
+    follow_up = ErrandPosted(errand_id="e1-6", title="Colloquium", text="Tell someone.", deadline=NOW + 300, priority="low")
+    kernel, state = _setup(world, _clue(club), ErrandHeld(clue_id="e1/code", errand=follow_up))
+    assert "no errands" in _call(kernel, state, "errands.inbox").result.message
+    assert "e1-6" not in _call(kernel, state, "people.ask", person_id=club, question="Where do you meet?").result.message
+    told = _call(kernel, state, "people.ask", person_id=club, question="What is the door code?")
+    assert "also hands you an errand.\nNew errand [e1-6] (low priority, due 14:00): Colloquium: Tell someone." in told.result.message
+    for fact in told.facts:
+        kernel.projection.apply(state, 10, NOW, fact)
+    assert "[e1-6]" in _call(kernel, state, "errands.inbox").result.message
+    again = _call(kernel, state, "people.ask", person_id=club, question="What is the door code?")
+    assert again.facts == told.facts and "e1-6" not in again.result.message
