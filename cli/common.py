@@ -109,6 +109,10 @@ DISRUPTIONS_HELP = ("Include the mid-task disruption tasks (STT-Arena's nine con
                     "360 at scale 1, scored as DRS): on by default; "
                     "--no-disruptions gives the term without them.")
 
+BUSY_HELP = ("The busy days (on by default): one a week from week 2, a day of streamed errands with deadlines and "
+             "priorities, appointments that come first, and people (people.ask) who hold what the errands need; scored "
+             "as SR and CS. --no-busy-days plays the term without them (the term before busy days, byte for byte).")
+
 
 
 def inputs_of(world_source: str | None, seed: int, scale: float, resume: str | None,

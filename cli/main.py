@@ -18,7 +18,7 @@ from rich.table import Table
 
 from campus.agents.options import AgentOptions
 from campus.cli.agents import AGENT_HELP, with_agent_options
-from campus.cli.common import (DB, DISRUPTIONS_HELP, JSON, PRICES, ROUNDS_HELP, WORLD_HELP, emit_json, err, expected_errors, fail,
+from campus.cli.common import (BUSY_HELP, DB, DISRUPTIONS_HELP, JSON, PRICES, ROUNDS_HELP, WORLD_HELP, emit_json, err, expected_errors, fail,
                                inputs_of, model_key, open_db, out, pairing_warning, price_lookup, world_of)
 from campus.cli.progress import task_progress
 from campus.cli.prompt import prompt as prompt_command
@@ -35,10 +35,6 @@ if TYPE_CHECKING:
     from campus.world.index import WorldIndex
     from campus.world.model import World
     from campus.world.stulife import ImportReport
-
-BUSY_HELP = ("The busy days (on by default): one a week from week 2, a day of streamed errands with deadlines and "
-             "priorities, appointments that come first, and people (people.ask) who hold what the errands need; scored "
-             "as SR and CS. --no-busy-days plays the term without them (the term before busy days, byte for byte).")
 
 CHECK_INS_HELP = ("Add the weekly memory check-ins: a counsellor asks a few questions about what the student did "
                   "(BEAM's abilities, answers drawn from the log at the check-in), scored as MPS beside StuGPA.")
@@ -913,12 +909,15 @@ def bench_term(
     seed: int = typer.Option(0, "--seed"),
     scale: float = typer.Option(1.0, "--scale", help="Term size relative to the paper's task counts."),
     directory: str = typer.Option(None, "--dir", help="Where to put the scratch database (default: a temp dir)."),
+    disruptions: bool = typer.Option(True, "--disruptions/--no-disruptions", help=DISRUPTIONS_HELP),
+    busy_days: bool = typer.Option(True, "--busy-days/--no-busy-days", help=BUSY_HELP),
     as_json: bool = JSON,
 ) -> None:
-    """Play a full default term with the oracle into a file DB: wall time, tool calls/s, peak memory."""
+    """Play a full term (the default one unless told otherwise) with the oracle into a file DB: wall time, tool calls/s,
+    peak memory."""
     from campus.lab.bench_term import measure_full_term
 
-    report = measure_full_term(seed, scale, directory)
+    report = measure_full_term(seed, scale, directory, disruptions=disruptions, busy_days=busy_days)
     if as_json:
         emit_json(report)
         return

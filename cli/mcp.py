@@ -10,7 +10,7 @@ import importlib.util
 
 import typer
 
-from campus.cli.common import DB, ROUNDS_HELP, WORLD_HELP, err, fail, inputs_of, open_db
+from campus.cli.common import BUSY_HELP, DB, DISRUPTIONS_HELP, ROUNDS_HELP, WORLD_HELP, err, fail, inputs_of, open_db
 from campus.scenarios.rounds import DEFAULT_ROUND_LIMIT
 
 
@@ -24,6 +24,8 @@ def mcp(
     agent_name: str = typer.Option("mcp", "--agent-name", help="The agent name recorded for a new run (its id is NAME-sSEED)."),
     check_ins: bool = typer.Option(False, "--check-ins", help="Add the weekly memory check-ins to a new run's term "
                                    "(answered with answer: a list, one typed answer per question)."),
+    disruptions: bool = typer.Option(None, "--disruptions/--no-disruptions", show_default=False, help=DISRUPTIONS_HELP),
+    busy_days: bool = typer.Option(None, "--busy-days/--no-busy-days", show_default=False, help=BUSY_HELP),
 ) -> None:
     """Serve a term over MCP (stdio): the client is the student; every call is recorded in the run.
 
@@ -35,13 +37,14 @@ def mcp(
 
     if importlib.util.find_spec("mcp") is None:
         fail("campus mcp needs the MCP SDK: pip install 'campus[mcp]'")
-    inputs = inputs_of(world_source, seed, scale, resume, check_ins=check_ins)
+    inputs = inputs_of(world_source, seed, scale, resume, disruptions, busy_days, check_ins=check_ins)
     with open_db(db, must_exist=resume is not None) as store:
         if inputs is None:
             current = open_run(store, resume)
         else:
             current = start_run(store, RunSpec(seed=seed, scale=scale, agent=agent_name, round_limit=rounds,
-                                                     check_ins=check_ins), inputs)
+                                                     check_ins=check_ins, disruptions=disruptions is not False,
+                                                     busy_days=busy_days is not False), inputs)
         driver = Driver(current)
         state = "the term is already over" if driver.finished else f"{len(current.ended_tasks())} task(s) ended so far"
         err.print(f"campus mcp: serving run {current.branch.id} from {db} on stdio ({state})", highlight=False)

@@ -60,6 +60,8 @@ def sweep(
     scale: float = typer.Option(1.0, "--scale", help="Term size relative to the paper's task counts."),
     disruptions: bool = typer.Option(True, "--disruptions/--no-disruptions",
                                      help="Play the term with its mid-task disruption tasks (scored as DRS), or without."),
+    busy_days: bool = typer.Option(True, "--busy-days/--no-busy-days",
+                                   help="Play the term with its busy days (scored as SR and CS), or without."),
     db: str = typer.Option("runs.db", "--db", help="The SQLite file all runs go into (created if missing)."),
     rounds: int = typer.Option(DEFAULT_ROUND_LIMIT, "--rounds", min=1, help=ROUNDS_HELP),
     prefix: str = typer.Option("", "--prefix", help="Name runs PREFIX-<agent>-s<seed> instead of <agent>-s<seed>."),
@@ -87,7 +89,7 @@ def sweep(
     try:
         specs = _specs(agents)
         settings = SweepSettings(db=db, scale=scale, rounds=rounds, prefix=prefix, trials=trials,
-                                 disruptions=disruptions)
+                                 disruptions=disruptions, busy_days=busy_days)
         planned = _plan(settings, specs, parse_seeds(seeds))
         with _progress(planned, enabled=not as_json) as progress:
             if ray is not None:

@@ -83,6 +83,8 @@ class Env(_Base):
         agent_name: str = "env",
         max_steps: int | None = None,
         reward: bool = False,
+        disruptions: bool = True,
+        busy_days: bool = True,
     ) -> None:
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise TypeError(f"seed must be an integer, not {type(seed).__name__}")
@@ -100,6 +102,8 @@ class Env(_Base):
         self.agent_name = agent_name
         self.max_steps = max_steps
         self.reward = reward
+        self.disruptions = disruptions
+        self.busy_days = busy_days
         self._inputs: tuple[int, WorldIndex, Term] | None = None
         self._store: EventStore | None = None
         self._driver: Driver | None = None
@@ -121,7 +125,8 @@ class Env(_Base):
             super().reset(seed=seed)
         if seed is not None:
             self.seed = seed
-        spec = RunSpec(seed=self.seed, scale=self.scale, agent=self.agent_name, round_limit=self.round_limit)
+        spec = RunSpec(seed=self.seed, scale=self.scale, agent=self.agent_name, round_limit=self.round_limit,
+                       disruptions=self.disruptions, busy_days=self.busy_days)
         run = start_run(self._fresh_store(), spec, self._world_and_term(self.seed))
         self._driver = Driver(run)
         self._steps = 0
@@ -179,7 +184,7 @@ class Env(_Base):
         """Generating a term takes up to ~0.6 s, so the last seed's world and term are kept."""
         if self._inputs is None or self._inputs[0] != seed:
             world = self.world or load_world("generated", seed)
-            self._inputs = (seed, world, generate_term(world, seed, self.scale))
+            self._inputs = (seed, world, generate_term(world, seed, self.scale, disruptions=self.disruptions, busy=self.busy_days))
         return self._inputs[1], self._inputs[2]
 
     def _fresh_store(self) -> EventStore:

@@ -32,12 +32,14 @@ RUN_KEY = "campus_run"
 
 
 def _term(seed: int | list[int] = 0, scale: float = 0.1, db: str = "runs.db", rounds: int = DEFAULT_ROUND_LIMIT,
-         variant: str = DEFAULT_VARIANT) -> Task:
-    """A campus term per seed (``-T seed=3``, or several: ``-T seed=[0,1,2]``) at ``scale``, played into ``db``."""
+          variant: str = DEFAULT_VARIANT, disruptions: bool = True, busy_days: bool = True) -> Task:
+    """A campus term per seed (``-T seed=3``, or several: ``-T seed=[0,1,2]``) at ``scale``, played into ``db``;
+    ``-T disruptions=false`` / ``-T busy_days=false`` leave those tasks out of the term."""
     load_variant(variant)
     chosen = sorted(set(seed)) if isinstance(seed, list) else [seed]
     samples = [Sample(id=f"s{s}-x{scale:g}", input=f"Live through the campus term of seed {s} at scale {scale:g}.",
-                      metadata={"seed": s, "scale": scale}) for s in chosen]
+                      metadata={"seed": s, "scale": scale, "disruptions": disruptions, "busy_days": busy_days})
+               for s in chosen]
     return Task(dataset=MemoryDataset(samples), solver=play_term(db, rounds, variant), scorer=term_scores(db))
 
 
@@ -64,7 +66,8 @@ def play_term(db: str, rounds: int, variant: str) -> Solver:
         store = open_store(db)
         try:
             spec = RunSpec(seed=state.metadata["seed"], scale=state.metadata["scale"], agent=f"inspect:{model}",
-                           round_limit=rounds, label=f"inspect-{slug(str(model))}")
+                           round_limit=rounds, label=f"inspect-{slug(str(model))}",
+                           disruptions=state.metadata.get("disruptions", True), busy_days=state.metadata.get("busy_days", True))
             run = start_run(store, spec)
             state.metadata[RUN_KEY] = run.branch.id
             stepper = run.stepper()

@@ -41,7 +41,8 @@ def play_remote(settings: SweepSettings, planned: PlannedRun, factory: AgentFact
         try:
             if partial is None:
                 spec = RunSpec(seed=planned.seed, scale=settings.scale, agent=planned.agent.name,
-                               round_limit=settings.rounds, branch_id=planned.run_id, disruptions=settings.disruptions)
+                               round_limit=settings.rounds, branch_id=planned.run_id, disruptions=settings.disruptions,
+                               busy_days=settings.busy_days)
                 current = start_run(store, spec)
             else:
                 current = import_lines(store, partial, branch_id=planned.run_id)

@@ -58,6 +58,7 @@ from campus.kernel.store import EventStore, StoreError, open_store
 from campus.kernel.tasks import events_of
 from campus.scenarios.rounds import DEFAULT_ROUND_LIMIT
 from campus.scenarios.play import Run, RunSpec, load_inputs, load_world, open_run, slug, start_run
+from campus.scenarios.busy_days import SCENARIO as BUSY_DAYS
 from campus.scenarios.disruptions import SCENARIO as DISRUPTIONS
 from campus.scenarios.scorecard import scorecard
 from campus.scenarios.task import Term, decode_term
@@ -120,6 +121,8 @@ class SweepSettings:
     trials: int = 1
     disruptions: bool = True
     """Play the term with its mid-task disruption tasks (``--no-disruptions``: the term without them)."""
+    busy_days: bool = True
+    """Play the term with its busy days (``--no-busy-days``: the term without them)."""
 
 
 AgentFactory = Callable[[AgentSpec, EventStore, Term, WorldIndex], Agent]
@@ -183,20 +186,27 @@ def plan_sweep(store: EventStore, agents: Sequence[AgentSpec], seeds: Sequence[i
     return planned
 
 
+class _TaskScenario(msgspec.Struct):
+    scenario: str
+
+
 class _TermHeader(msgspec.Struct):
     name: str
     world_hash: str
     rules: tuple[msgspec.Raw, ...] = ()
+    tasks: tuple[_TaskScenario, ...] = ()
 
 
 def _check_stored(store: EventStore, name: str, agent: AgentSpec, seed: int, settings: SweepSettings, world: str) -> None:
     info = store.branch(name)
     header = msgspec.json.decode(store.get_blob(info.term_hash), type=_TermHeader)
     wanted = {"agent": agent.name, "seed": seed, "rules": run_config(settings.rounds), "parent": None,
-              "world": world, "term": term_name(seed, settings.scale), "disruptions": settings.disruptions}
+              "world": world, "term": term_name(seed, settings.scale), "disruptions": settings.disruptions,
+              "busy_days": settings.busy_days}
     found = {"agent": info.agent, "seed": info.seed, "rules": info.config, "parent": info.parent,
              "world": info.world_hash if header.world_hash == info.world_hash else "(inconsistent)",
-             "term": header.name, "disruptions": bool(header.rules)}
+             "term": header.name, "disruptions": bool(header.rules),
+             "busy_days": any(task.scenario == BUSY_DAYS for task in header.tasks)}
     differ = [key for key in wanted if wanted[key] != found[key]]
     if differ:
         shown = "; ".join(f"{key}: stored {_short(found[key])}, sweep {_short(wanted[key])}" for key in differ)
@@ -329,7 +339,8 @@ def _play_seed(store: EventStore, job: list[PlannedRun], settings: SweepSettings
         try:
             if planned.action == "new":
                 spec = RunSpec(seed=planned.seed, scale=settings.scale, agent=planned.agent.name,
-                               round_limit=settings.rounds, branch_id=planned.run_id, disruptions=settings.disruptions)
+                               round_limit=settings.rounds, branch_id=planned.run_id, disruptions=settings.disruptions,
+                               busy_days=settings.busy_days)
                 inputs = inputs or load_inputs(spec)
                 current = start_run(store, spec, inputs)
             else:
@@ -390,7 +401,8 @@ def play_threads(settings: SweepSettings, planned: Sequence[PlannedRun], concurr
         try:
             if planned_run.action == "new":
                 spec = RunSpec(seed=planned_run.seed, scale=settings.scale, agent=planned_run.agent.name,
-                               round_limit=settings.rounds, branch_id=planned_run.run_id, disruptions=settings.disruptions)
+                               round_limit=settings.rounds, branch_id=planned_run.run_id, disruptions=settings.disruptions,
+                               busy_days=settings.busy_days)
                 current = start_run(store, spec, inputs_of(spec))
             else:
                 current = open_run(store, planned_run.run_id)

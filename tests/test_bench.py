@@ -88,3 +88,12 @@ def test_bench_startup_times_both_commands_and_judges_them_on_the_median_wall(tm
     assert _figure([(0.5, 0.1), (0.2, 0.1), (0.25, 0.1)], 0.3)["met"] is True
     assert _figure([(0.3004, 0.1)], 0.3) == {"wall_s": 0.3, "wall_range_s": [0.3, 0.3], "cpu_s": 0.1, "target_s": 0.3, "met": True}
     assert _figure([(0.5, 0.1), (0.4, 0.1), (0.25, 0.1)], 0.3)["met"] is False
+
+
+def test_bench_term_plays_the_term_it_is_told(tmp_path: Path) -> None:
+    from campus.lab.bench_term import measure_full_term
+
+    default = measure_full_term(0, 0.02, str(tmp_path))
+    plain = measure_full_term(0, 0.02, str(tmp_path), disruptions=False, busy_days=False)
+    assert (default["disruptions"], default["busy_days"], plain["disruptions"], plain["busy_days"]) == (True, True, False, False)
+    assert plain["tasks"] < default["tasks"] and plain["success_rate"] == default["success_rate"] == 1.0

@@ -177,3 +177,15 @@ def test_the_agent_sees_no_task_id_and_no_reward_unless_asked(short_term: Term) 
     shown = "\n".join(played["observations"])
     assert "New task (task 2):" in shown
     assert not any(task.id in shown for task in short_term.tasks)
+
+
+@pytest.mark.parametrize(("disruptions", "busy_days"), [(True, True), (True, False), (False, True)])
+def test_the_term_is_chosen_as_campus_run_chooses_it(disruptions: bool, busy_days: bool) -> None:
+    env = Env(seed=0, scale=SCALE, disruptions=disruptions, busy_days=busy_days)
+    env.reset()
+    scenarios = {task.scenario for task in env.run.term.tasks}
+    assert ("disruptions" in scenarios, "busy_days" in scenarios) == (disruptions, busy_days)
+    assert env.run.term.hash == generate_term(env.run.world, 0, SCALE, disruptions=disruptions, busy=busy_days).hash
+    made = gymnasium.make(GYM_ID, seed=0, scale=SCALE, disruptions=disruptions, busy_days=busy_days)
+    made.reset()
+    assert made.unwrapped.run.term.hash == env.run.term.hash

@@ -72,3 +72,10 @@ def test_an_openai_compatible_model_through_inspect_gets_one_fresh_chat_per_task
     assert first[0]["role"] == "system" and len(first) == 2  # the task's instructions and its opening message only
     [sample] = log.samples
     assert campus_score(db, sample.metadata[RUN_KEY])["scorecard"]["stugpa"]["total"] == 100.0
+
+
+def test_the_task_chooses_the_term_as_campus_run_does() -> None:
+    default, plain = term(seed=[0, 1], scale=SCALE), term(seed=0, scale=SCALE, disruptions=False, busy_days=False)
+    assert all(sample.metadata is not None and sample.metadata["disruptions"] and sample.metadata["busy_days"]
+               for sample in default.dataset)
+    assert plain.dataset[0].metadata == {"seed": 0, "scale": SCALE, "disruptions": False, "busy_days": False}

@@ -345,3 +345,17 @@ def test_a_client_answers_a_check_in_with_typed_values(tmp_path: Path, world: Wo
         assert verify(resumed).ok
     finally:
         store.close()
+
+
+def test_the_command_chooses_the_term_as_campus_run_does(tmp_path: Path, world: WorldIndex) -> None:
+    db = tmp_path / "runs.db"
+
+    async def look(session: ClientSession) -> None:
+        await session.call_tool("observe", {})
+
+    serve(db, "--seed", "0", "--scale", "0.02", "--no-busy-days", script=look)
+    store = SQLiteStore(db)
+    try:
+        assert open_run(store, "mcp-s0").term.hash == generate_term(world, 0, 0.02, busy=False).hash != generate_term(world, 0, 0.02).hash
+    finally:
+        store.close()

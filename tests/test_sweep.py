@@ -347,3 +347,30 @@ def test_a_sweep_plays_any_agent_the_registry_knows(tmp_path: Path) -> None:
         assert run["final_hash"] == store.head(run["run"])[1] != store.head("played")[1]
     finally:
         store.close()
+
+
+def test_no_busy_days_plays_the_term_without_them_and_a_stored_run_with_them_is_a_conflict(tmp_path: Path) -> None:
+    db = tmp_path / "runs.db"
+    campus_sweep("--agent", "noop", "--seeds", "1", "--scale", "0.02", "--no-busy-days", "--db", str(db), "--json", cwd=tmp_path)
+    store = SQLiteStore(db)
+    term = open_run(store, "noop-s1").term
+    store.close()
+    world, _ = inputs(1, 0.02)
+    assert term.hash == generate_term(world, 1, 0.02, busy=False).hash != generate_term(world, 1, 0.02).hash
+    before = event_counts(db)
+    result = campus_sweep("--agent", "noop", "--seeds", "1", "--scale", "0.02", "--db", str(db), cwd=tmp_path, check=False)
+    assert result.returncode == 2 and "busy_days: stored False, sweep True" in result.stderr
+    assert event_counts(db) == before
+
+
+def test_a_ray_task_plays_the_term_the_settings_choose(tmp_path: Path) -> None:
+    """``play_remote`` (the body of a Ray task, called here without Ray) passes ``busy_days`` to the run it makes."""
+    from campus.cli.sweep import build_agent
+    from campus.lab.ray_sweep import play_remote
+    from campus.lab.sweep import AgentSpec, PlannedRun, SweepSettings
+    from campus.replays.export import import_lines
+
+    settings = SweepSettings(db=str(tmp_path / "unused.db"), scale=0.02, busy_days=False)
+    lines = play_remote(settings, PlannedRun("noop-s1", AgentSpec("noop"), 1, "new"), build_agent, None)
+    term = import_lines(MemoryStore(), lines).term
+    assert not any(task.scenario == "busy_days" for task in term.tasks) and any(task.scenario == "disruptions" for task in term.tasks)
