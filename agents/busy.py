@@ -10,7 +10,8 @@ The day, as a policy:
 
 - An appointment comes first: when its reminder arrives, or an hour (``AHEAD``) before it by the
   last time the student was told, the errand in hand is suspended after its current call; the
-  student walks to the appointment's building, waits there until it ends, and resumes.
+  student walks to the appointment's building, waits there until it ends (leaving early fails
+  it), and resumes the errand where it stopped.
 - Otherwise the next errand is taken (highest priority first, then the earliest deadline), done,
   and reported with ``errands.report_done``.
 - With nothing to do, the student waits to the next half hour (``POLL``), never past the hour
@@ -21,7 +22,8 @@ The day, as a policy:
 
 Every control takes hints (``campus fork --hint-level``, a ``Hint (level N):`` message with one
 ``[errand] Title: ...`` line per errand): told whom to ask (level 2), it asks about that errand;
-told the answer (level 3), it uses it without asking. A nudge (level 1) changes nothing.
+told the answer (level 3), it uses it without asking. A nudge (level 1) changes nothing. A hint about
+the errand in hand (told before its report) starts that errand again the hint's way at the next turn.
 - **fifo** does the errands in the order they arrived and never stops for an appointment. It must
   fail exactly the appointments.
 - **learner** guesses an errand of a kind (its title) no mentor has commented on, and asks about the
@@ -37,7 +39,7 @@ turn), so a control resumes in a fresh process exactly where it stopped.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 
 from campus.kernel.agent import AgentView, Reply, TaskMemory
@@ -134,20 +136,33 @@ def day(brief: str, style: Style) -> Steps:
         yield from drive(walk_to(desk, appointment.building), interruptible=False)
         take_in((yield action(f'errands.wait_until(time="{date} {_clock(appointment.end)}")')))
 
-    def drive(steps: Steps, interruptible: bool = True) -> Steps:
-        """Carry out ``steps``; between two of its calls a due appointment is attended first."""
+    def drive(steps: Steps, interruptible: bool = True, changed: Callable[[], bool] = lambda: False) -> Generator[str, str, bool]:
+        """Carry out ``steps``; between two of its calls a due appointment is attended first. Stops early (False)
+        when ``changed()`` after a result."""
         try:
             reply = next(steps)
         except StopIteration:
-            return
+            return True
         while True:
             result = yield reply
             take_in(result)
             while interruptible and (appointment := due()) is not None:
                 yield from attend(appointment)
+            if changed():
+                return False
             try:
                 reply = steps.send(result)
             except StopIteration:
+                return True
+
+    def work(errand: re.Match[str]) -> Steps:
+        """Do an errand and report it; a hint about it told before the report starts it again the way the hint says."""
+        reader = READERS[errand["title"]]
+        while True:
+            advice = (style.asks(errand["title"]) or errand["id"] in whom, answers.get(errand["id"], ""))
+            steps = _then(reader(desk, errand["text"], *advice), _report(errand["id"]))
+            if (yield from drive(steps, changed=lambda: advice != (style.asks(errand["title"]) or errand["id"] in whom,
+                                                                  answers.get(errand["id"], "")))):
                 return
 
     def next_errand() -> re.Match[str] | None:
@@ -167,11 +182,8 @@ def day(brief: str, style: Style) -> Steps:
         errand = next_errand()
         if errand is not None:
             done.add(errand["id"])
-            reader = READERS.get(errand["title"])
-            if reader is not None:
-                asks = style.asks(errand["title"]) or errand["id"] in whom
-                yield from drive(reader(desk, errand["text"], asks, answers.get(errand["id"], "")))
-                yield from drive(_report(errand["id"]))
+            if errand["title"] in READERS:
+                yield from work(errand)
             continue
         if not appointments and clock >= close:
             return
@@ -181,6 +193,11 @@ def day(brief: str, style: Style) -> Steps:
 
 def _report(errand_id: str) -> Steps:
     yield action(f'errands.report_done(errand_id="{errand_id}")')
+
+
+def _then(first: Steps, second: Steps) -> Steps:
+    yield from first
+    yield from second
 
 
 def day_reply(style: Style, view: AgentView) -> str:

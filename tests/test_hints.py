@@ -65,3 +65,27 @@ def test_a_free_hint_is_told_where_the_fork_starts_and_bad_hints_change_nothing(
         assert refused.exit_code == 2 and message in refused.output and "Traceback" not in refused.output
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT count(*) FROM branches").fetchone()[0] == branches
+
+
+def test_a_hint_told_mid_errand_reaches_the_errand_in_hand(tmp_path: Path) -> None:
+    """A fork between the guesser's (guessed) answer and its report of the same errand: the hint names that errand,
+    the guesser's next turn sees it and does the errand again the way the hint says, before reporting it."""
+    db = str(tmp_path / "runs.db")
+    cli = CliRunner()
+    run_id = json.loads(cli.invoke(app, ["run", "--db", db, "--agent", "guesser", *SMALL, "--json"]).stdout)["run"]
+    with sqlite3.connect(db) as conn:
+        released = conn.execute("SELECT min(seq) FROM events WHERE kind = 'task_released' AND payload LIKE '%busy-w%'").fetchone()[0]
+        at, payload = conn.execute("SELECT seq, payload FROM events WHERE kind = 'agent_replied' AND seq > ? AND payload LIKE "
+                                   "'%report_done%' ORDER BY seq LIMIT 1", (released,)).fetchone()
+    in_hand = payload.split('errand_id=\\"', 1)[1].split("\\", 1)[0]
+    unlocked = {}
+    for level in ("2", "3"):
+        forked = cli.invoke(app, ["fork", run_id, "--db", db, "--at-step", str(at), "--hint-level", level, "--name", f"h{level}", "--json"])
+        assert forked.exit_code == 0, forked.output
+        assert in_hand in json.loads(forked.stdout)["hint"]["errands"]
+        (only,) = json.loads(cli.invoke(app, ["diff", run_id, f"h{level}", "--db", db, "--json"]).stdout)["hints"]
+        unlocked[level] = {key for key in only["unlocked"] if key.startswith(f"{in_hand}/")}
+        verified = cli.invoke(app, ["verify", f"h{level}", "--db", db, "--deep", "--json"])
+        assert verified.exit_code == 0 and json.loads(verified.stdout)["ok"], verified.output
+    answer = {key for key in unlocked["2"] if not key.split("/")[1].startswith("asked_")}
+    assert len(answer) == 1 and unlocked["3"] == answer and len(unlocked["2"]) >= 2
