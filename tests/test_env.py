@@ -189,3 +189,29 @@ def test_the_term_is_chosen_as_campus_run_chooses_it(disruptions: bool, busy_day
     made = gymnasium.make(GYM_ID, seed=0, scale=SCALE, disruptions=disruptions, busy_days=busy_days)
     made.reset()
     assert made.unwrapped.run.term.hash == env.run.term.hash
+
+
+def test_a_busy_day_is_one_conversation_with_its_interruptions() -> None:
+    """Stepped from outside, the busy day stays one task: errands announced later, the reminders and the follow-up
+    come as the step's text and join the same chat, which opens with the day's brief."""
+    env = Env(seed=0, scale=SCALE)
+    observation, _ = env.reset()
+    agent = OracleAgent(env.run.term, env.run.world)
+    day: list[str] = []
+    chat_at_reminder: list[str] = []
+    terminated = False
+    while not terminated:
+        observation, _, terminated, _, info = env.step(agent.act(env.view()))
+        if day and info["new_task"]:
+            day.append(observation)
+            break
+        if day or "A busy day." in observation:
+            day.append(observation)
+            if "Reminder: " in observation and not chat_at_reminder:
+                view = env.view()
+                assert view is not None
+                chat_at_reminder = [turn.content for turn in view.messages]
+    assert len(day) > 20 and "A busy day." in day[0] and "Mentor feedback on today" in day[-1]
+    for said in ("Reminder: ", "New errand [", "also hands you an errand"):
+        assert any(said in text for text in day[1:]), said
+    assert "A busy day." in chat_at_reminder[0] and chat_at_reminder[-1].endswith(day[[i for i, t in enumerate(day) if "Reminder: " in t][0]])

@@ -8,6 +8,7 @@ import msgspec
 import pytest
 from jsonschema import Draft202012Validator
 
+from campus.agents import make_agent
 from campus.agents.chat import ChatClient, ChatError
 from campus.agents.llm import SESSION_FUNCTIONS, LLMConfig, call_as_text, call_messages, public_url
 from campus.agents.variants import load_variant, variant_names
@@ -278,3 +279,27 @@ def test_session_functions_are_valid_function_schemas() -> None:
     for function in SESSION_FUNCTIONS:
         Draft202012Validator.check_schema(function["function"]["parameters"])
     Draft202012Validator(SESSION_FUNCTIONS[0]["function"]["parameters"]).validate({"letter": "B"})
+
+
+@pytest.mark.parametrize("mode", ["text", "tools"])
+def test_a_busy_day_reaches_the_model_as_one_growing_conversation(mode: str, world: WorldIndex, short_term: Term) -> None:
+    """The day's brief, every call's result and what interrupts it (later errands, reminders, the follow-up handed out
+    by an answer) go to the model in one chat that grows turn by turn; nothing in the caller knows it is a busy day."""
+    day = next(task for task in short_term.tasks if task.scenario == "busy_days")
+    term = msgspec.structs.replace(short_term, tasks=(day,), rules=())
+    oracle = new_run(MemoryStore(), world, term, agent_name="oracle", seed=0)
+    oracle.session(make_agent("oracle", term, world)).run()
+    replies = [r.text or "" for r in replies_of(oracle.store, oracle.branch.id)]
+    script = as_text_answers(replies) if mode == "text" else as_tool_calls(replies)
+    with ChatServer(script) as server:
+        run = new_run(MemoryStore(), world, term, agent_name="llm", seed=0)
+        run.session(llm_agent(server, mode=mode)).run()
+    chats = [request["messages"][1:] for request in server.requests]  # after the system prompt
+    assert len(chats) == len(replies) > 20 and "A busy day." in chats[0][0]["content"]
+    for before, after in zip(chats, chats[1:]):
+        assert after[:len(before)] == before and len(after) == len(before) + 2
+    told = "\n".join(str(message["content"]) for message in chats[-1] if message["role"] in ("user", "tool"))
+    for said in ("Reminder: ", "New errand [", "also hands you an errand"):
+        assert said in told, said
+    (ended,) = run.ended_tasks()
+    assert ended.outcome == "success"

@@ -126,6 +126,8 @@ def test_a_client_plays_the_term_and_the_log_equals_the_direct_run(tmp_path: Pat
             results.append(await session.call_tool(name, arguments))
             if index >= len(calls) // 2 and "middle" not in seen and not results[-1].structured_content["tasks_ended"]:
                 seen["middle"] = text_of(await session.call_tool("observe", {}))  # inside a task, past its first reply
+            if "Reminder: " in text_of(results[-1]) and "busy" not in seen:
+                seen["busy"] = text_of(await session.call_tool("observe", {}))  # the busy day, interrupted
         seen["results"] = results
         seen["over"] = text_of(await session.call_tool("observe", {}))
         late = await session.call_tool("finish", {})
@@ -165,6 +167,13 @@ def test_a_client_plays_the_term_and_the_log_equals_the_direct_run(tmp_path: Pat
     assert not any(task.id in text_of(r) for r in results for task in short_term.tasks)
     assert sum("is over" in text_of(r) for r in results) == len(short_term.tasks)
     assert seen["over"].startswith(TERM_OVER)
+    opened = next(i for i, r in enumerate(results) if "A busy day." in text_of(r))
+    closed = next(i for i, r in enumerate(results) if i > opened and r.structured_content["tasks_ended"])
+    day = [text_of(r) for r in results[opened + 1:closed + 1]]
+    assert len({r.structured_content["task"] for r in results[opened:closed]}) == 1  # one task, one conversation
+    for said in ("Reminder: ", "New errand [", "also hands you an errand", "Mentor feedback on today"):
+        assert any(said in text for text in day), said
+    assert "A busy day." in seen["busy"] and seen["busy"].index("A busy day.") < seen["busy"].index("Reminder: ")
     assert seen["late"] == (True, TERM_OVER)
 
     store = SQLiteStore(db)
