@@ -64,7 +64,7 @@ MANY_BRANCHES = 50
 """Above this many new branches, a command asks for --yes."""
 
 
-def _play(run: Run, agent: Any, db: str, *, show_progress: bool, max_steps: int | None = None) -> None:
+def _play(run: Run, agent: Any, db: str, *, show_progress: bool, max_steps: int | None = None, paraphrase: Any = None) -> None:
     """Play ``run``; an error stops it with one line that names the run and how to go on."""
     from campus.replays.status import run_status
 
@@ -72,7 +72,7 @@ def _play(run: Run, agent: Any, db: str, *, show_progress: bool, max_steps: int 
     try:
         with task_progress(err, remaining, "playing", show_progress) as tick:
             hook = None if tick is None else (lambda state, ended: tick(state.now))
-            run.session(agent, on_task_end=hook).run(max_steps=max_steps)
+            run.session(agent, on_task_end=hook, paraphrase=paraphrase).run(max_steps=max_steps)
     except expected_errors() as error:
         status = run_status(run.store, run.branch.id)
         if status.state == "abandoned" and run.branch.parent is None:
@@ -179,6 +179,12 @@ def run(
     name: str = typer.Option(None, "--name", help="Name of the new run (default: AGENT-sSEED, numbered if taken)."),
     busy_days: bool | None = typer.Option(None, "--busy-days/--no-busy-days", help=BUSY_HELP, show_default=False),
     check_ins: bool = typer.Option(False, "--check-ins", help=CHECK_INS_HELP),
+    paraphrase_model: str = typer.Option(None, "--paraphrase-model", metavar="PROVIDER/NAME",
+                                         help="Have this model reword what people say (people.ask) before the student "
+                                              "reads it; the words are recorded, so replay and verify never ask it "
+                                              "again. Off by default: the template's words."),
+    paraphrase_base_url: str = typer.Option(None, "--paraphrase-base-url", metavar="URL",
+                                            help="Where the paraphrase model is served, if not at its provider's URL."),
     as_json: bool = JSON,
     agent_options: AgentOptions = AgentOptions(),
 ) -> None:
@@ -191,6 +197,17 @@ def run(
     from campus.scenarios.play import RunSpec, open_run
 
     inputs = None if recorded_source(agent) else inputs_of(world_source, seed, scale, resume, disruptions, busy_days, check_ins)
+    paraphrase = None
+    if paraphrase_model is not None:
+        from campus.agents.paraphrase import make_paraphraser
+        from campus.kernel.agent import AgentUnavailable
+
+        try:
+            paraphrase = make_paraphraser(paraphrase_model, paraphrase_base_url)
+        except (ValueError, AgentUnavailable) as error:
+            fail(str(error))
+    elif paraphrase_base_url is not None:
+        fail("--paraphrase-base-url goes with --paraphrase-model")
     if name is not None and (resume is not None or inputs is None):
         fail("--name names a new run: not with --resume, and not with recorded:RUN (its replay is named after RUN)")
     with open_db(db, must_exist=resume is not None) as store:
@@ -207,7 +224,7 @@ def run(
                            branch_id=name)
             current = _start(store, spec, inputs)
             player = playing(player, current.branch.id)
-        _play(current, player, db, show_progress=not as_json, max_steps=max_steps)
+        _play(current, player, db, show_progress=not as_json, max_steps=max_steps, paraphrase=paraphrase)
         summary = _summary(current)
     emit_json(summary) if as_json else _print_summary(summary)
 

@@ -23,6 +23,7 @@ from campus.events import (
     HintGiven,
     InstructionRevealed,
     MentorFeedback,
+    ReplyParaphrased,
     RunEnded,
     TaskEnded,
     TaskReleased,
@@ -122,6 +123,8 @@ def render_events(events: Iterable[Event], number: int) -> str:
             parts.append(event.text)
         elif isinstance(event, WorldChanged) and (told := notice(event.change)) is not None:
             parts.append(told)
+        elif isinstance(event, ReplyParaphrased):
+            parts[-1] = event.text  # in place of the call's result, which it follows at once
         elif isinstance(event, TaskEnded):
             parts.append(f"Task {number} is over ({_REASONS.get(event.reason, event.reason)}).")
         elif isinstance(event, TaskReleased):

@@ -259,6 +259,15 @@ class Booked(Event, tag="booked", frozen=True):
 # ---------------------------------------------------------------- domain facts: people and errands
 
 
+class ReplyParaphrased(Event, tag="reply_paraphrased", frozen=True):
+    """A person's reply (the result of call ``call_id``) in a language model's words (``--paraphrase-model``): the
+    student is shown ``text`` instead of the template's, and a replay tells it again without asking the model."""
+
+    task_id: str
+    call_id: str
+    text: str
+
+
 class ClueRevealed(Event, tag="clue_revealed", frozen=True):
     """A person told the student a clue (``people.ask``)."""
 
@@ -316,6 +325,7 @@ AnyEvent = Union[
     ActionRejected,
     ToolCalled,
     ToolResult,
+    ReplyParaphrased,
     Walked,
     CalendarEventAdded,
     CalendarEventUpdated,

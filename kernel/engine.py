@@ -66,6 +66,11 @@ class Kernel:
     def systems(self) -> list[str]:
         return list(dict.fromkeys(t.system for t in self.tools.values()))
 
+    def spoken(self, name: str) -> bool:
+        """Whether the tool's result is a person's words (``ToolDecl.spoken``)."""
+        decl = self.tools.get(name)
+        return decl is not None and decl.spoken
+
     def tools_for(self, systems: Sequence[str]) -> tuple[ToolDecl, ...]:
         key = tuple(systems)
         found = self._tools_for.get(key)

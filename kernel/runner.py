@@ -33,6 +33,7 @@ from campus.events import (
     Event,
     InstructionRevealed,
     MentorFeedback,
+    ReplyParaphrased,
     RunEnded,
     RunStarted,
     StructuredCall,
@@ -72,6 +73,11 @@ content does not depend on where the commits fall; a crash loses at most this mu
 a resume plays again. An agent slower than this (any model) gets a commit before every reply."""
 
 
+Paraphrase = Callable[[str, str], str | None]
+"""(call id, a person's reply) -> the words the student is shown instead, or None for the reply as it is
+(``agents/paraphrase.py``)."""
+
+
 class SessionError(RuntimeError):
     """The session stopped on an error; every whole step before it is committed and the run can be resumed."""
 
@@ -96,6 +102,7 @@ class Session:
         on_task_end: Callable[[Any, TaskEnded], None] | None = None,
         snapshot_every: int = SNAPSHOT_EVERY,
         commit_delay: float = COMMIT_DELAY,
+        paraphrase: Paraphrase | None = None,
     ) -> None:
         self.kernel = kernel
         self.store = store
@@ -106,6 +113,7 @@ class Session:
         self.on_task_end = on_task_end
         self.snapshot_every = snapshot_every
         self.commit_delay = commit_delay
+        self.paraphrase = paraphrase
         self._last_commit = time.perf_counter()
         self._agent_slow = True
         self.cards: list[TaskCard] = list(schedule.cards())
@@ -421,6 +429,10 @@ class Session:
                 if outcome.minutes:
                     yield self.env.timeout(outcome.minutes)
                 self._emit(result_event(call_id, outcome))
+                if self.paraphrase is not None and outcome.result.ok and self.kernel.spoken(action.name):
+                    said = self.paraphrase(call_id, outcome.result.message)
+                    if said is not None:
+                        self._emit(ReplyParaphrased(task_id=card.id, call_id=call_id, text=said))
                 self._maybe_reveal(card)
             if self.state.session.turns >= (card.round_limit or self.branch.config["round_limit"]):
                 self._end(card, "round limit")

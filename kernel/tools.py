@@ -89,6 +89,8 @@ class ToolDecl(msgspec.Struct, frozen=True, kw_only=True):
     example: str = ""
     minutes: int = 1
     """Simulated minutes a successful call takes, unless its outcome says otherwise."""
+    spoken: bool = False
+    """Its result is a person's words, which a session with a paraphraser may reword (``ReplyParaphrased``)."""
 
     def call(self, view: Any, args: dict[str, Any]) -> Outcome:
         """The handler's outcome, with a ``Refuse`` raised under it turned into a failed call."""

@@ -19,6 +19,7 @@ from campus.events import (
     HintGiven,
     InstructionRevealed,
     MentorFeedback,
+    ReplyParaphrased,
     StructuredCall,
     TaskReleased,
     ToolResult,
@@ -34,7 +35,7 @@ from campus.kernel.tools import wire_name
 
 CONVERSATION_KINDS = frozenset({
     "task_released", "agent_replied", "tool_result", "action_rejected", "instruction_revealed", "task_ended",
-    "world_changed", "mentor_feedback", "hint_given",
+    "world_changed", "mentor_feedback", "hint_given", "reply_paraphrased",
 })
 """The kinds a task's chat is built from (``add_turn``), for readers that need only the conversation."""
 
@@ -60,6 +61,10 @@ def add_turn(turns: list[Turn], event: Event) -> None:
         turn = Turn("user", event.text)
     elif isinstance(event, WorldChanged) and (told := notice(event.change)) is not None:
         turn = Turn("user", told)
+    elif isinstance(event, ReplyParaphrased):
+        before, _, _ = turns[-1].content.rpartition("\n\n")  # the call's result, one paragraph, ends the turn
+        turns[-1] = Turn("user", f"{before}\n\n{event.text}" if before else event.text)
+        return
     else:
         return
     if turns and turns[-1].role == turn.role and turns[-1].call is None and turn.call is None:

@@ -36,6 +36,7 @@ import msgspec
 from campus.events import (
     AGENT_BOUND,
     HintGiven,
+    ReplyParaphrased,
     SCHEMA_VERSION,
     ActionRejected,
     AgentReplied,
@@ -69,7 +70,7 @@ from campus.kernel.history import state_at
 from campus.kernel.recorded import RecordedAgent, replies_of
 from campus.kernel.schedule import Composing
 from campus.kernel.tools import result_event
-from campus.kernel.runner import Session, action_of
+from campus.kernel.runner import Paraphrase, Session, action_of
 from campus.kernel.store import BranchInfo, MemoryStore, Row, StoreError, unmapped
 from campus.kernel.triggers import (Due, Rule, RuleIndex, activated, after_open_index, armed, due_after_open, due_at_times,
                                     fire)
@@ -441,6 +442,9 @@ class _ReExecution:
         elif isinstance(event, HintGiven):
             if not task or event.task_id != task or self.action is not None or self.answered:
                 return "no hint here (a hint is told inside an open task, between two steps)"
+        elif isinstance(event, ReplyParaphrased):
+            if not task or event.task_id != task or not self._paraphrasable(event.call_id):
+                return "no paraphrase here (one follows at once a person's reply to a call)"
         elif isinstance(event, MentorFeedback):
             if not task or event.task_id != task or self._ending() is None or self.told:
                 return "no mentor feedback here"
@@ -463,6 +467,14 @@ class _ReExecution:
             return "no fact or result without the call it comes from"
         self._student_t = row.t
         return None
+
+    def _paraphrasable(self, call_id: str) -> bool:
+        """Whether the task's last event is the successful result of call ``call_id`` to a tool whose result is a
+        person's words."""
+        said = self.task_events[-1] if self.task_events else None
+        called = next((e for e in reversed(self.task_events) if type(e) is ToolCalled and e.call_id == call_id), None)
+        return (isinstance(said, ToolResult) and said.call_id == call_id and said.status == "ok" and called is not None
+                and self.run.kernel.spoken(called.tool))
 
     _student_t = 0
     told = False
@@ -636,6 +648,17 @@ def _hints_by_reply(rows: list[Row]) -> list[tuple[int, HintGiven]]:
     return found
 
 
+def _recorded_paraphrases(rows: list[Row]) -> Paraphrase | None:
+    """The run's paraphrased replies, told again by call id (a call the run did not paraphrase gets none)."""
+    said = {}
+    for row in rows:
+        if row.kind == "reply_paraphrased":
+            event = decode_event(row.payload)
+            assert isinstance(event, ReplyParaphrased)
+            said[event.call_id] = event.text
+    return (lambda call_id, message: said.get(call_id)) if said else None
+
+
 def _replay_recorded(run: Run) -> Mismatch | None:
     from campus.scenarios.play import new_run
 
@@ -649,11 +672,14 @@ def _replay_recorded(run: Run) -> Mismatch | None:
     head = run.store.head(run.branch.id)[0]
     original = [r for rows in batches(run) for r in rows]
     played = 0
+    paraphrase = _recorded_paraphrases(original)
     for before, hint in _hints_by_reply(original):
-        Session(again.kernel, scratch, "replay", again.term, RecordedAgent(run.branch.id, replies)).run(max_steps=before - played)
+        Session(again.kernel, scratch, "replay", again.term, RecordedAgent(run.branch.id, replies),
+                paraphrase=paraphrase).run(max_steps=before - played)
         scratch.append("replay", [(state_at(again.kernel, scratch, "replay").now, hint, None)])
         played = before
-    Session(again.kernel, scratch, "replay", again.term, RecordedAgent(run.branch.id, replies)).run(max_steps=len(replies) - played)
+    Session(again.kernel, scratch, "replay", again.term, RecordedAgent(run.branch.id, replies),
+            paraphrase=paraphrase).run(max_steps=len(replies) - played)
     replayed = scratch.rows("replay")
     older = run.branch.schema < SCHEMA_VERSION
     for mine, theirs in zip(original, replayed):

@@ -219,6 +219,7 @@ ASK = ToolDecl(
     ),
     handler=ask,
     example='people.ask(person_id="T0001", question="Which room did our meeting move to?")',
+    spoken=True,
 )
 
 INBOX = ToolDecl(

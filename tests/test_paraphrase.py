@@ -1,0 +1,97 @@
+"""The optional paraphrase of people's replies: a real openai client against a local server rewords them, the
+words are recorded, and replay and verify read them from the log without the server."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from typer.testing import CliRunner
+
+from campus.agents import make_agent
+from campus.agents.chat import ChatClient
+from campus.agents.paraphrase import Paraphraser, make_paraphraser
+from campus.cli.main import app
+from campus.events import ClueRevealed, ReplyParaphrased, ToolCalled, ToolResult
+from campus.kernel.store import MemoryStore
+from campus.kernel.tasks import events_of
+from campus.kernel.transcript import task_memories
+from campus.replays.verify import verify
+from campus.scenarios.play import new_run
+from campus.scenarios.term import generate_term
+from campus.world.index import WorldIndex
+from tests.chat_server import Answer, ChatServer, text
+
+
+def reword(request: dict[str, Any]) -> Answer:
+    """A model that says the same thing its own way: the facts kept, the words changed."""
+    return text(f"Well, let me tell you. {request['messages'][-1]['content']}")
+
+
+def test_a_paraphrased_day_is_recorded_and_verifies_without_the_model(world: WorldIndex) -> None:
+    term = generate_term(world, 0, 0.05)
+    day = next(task for task in term.tasks if task.scenario == "busy_days")
+    term = msgspec.structs.replace(term, tasks=(day,), rules=())
+    run = new_run(MemoryStore(), world, term, agent_name="oracle", seed=0)
+    with ChatServer(respond=reword) as server:
+        paraphrase = Paraphraser(ChatClient(base_url=server.url, api_key="none"), "script-model")
+        run.session(make_agent("oracle", term, world), paraphrase=paraphrase).run()
+    said = events_of(run.store, run.branch.id, ReplyParaphrased)
+    asked = [e.call_id for e in events_of(run.store, run.branch.id, ToolCalled) if e.tool == "people.ask"]
+    assert [e.call_id for e in said] == asked and len(said) >= 6
+    assert len(server.requests) == sum(e.text.count(' says: "') for e in said)
+    assert all(request["messages"][0]["role"] == "system" and "Keep every fact" in request["messages"][0]["content"]
+               for request in server.requests)
+    results = {e.call_id: e.message for e in events_of(run.store, run.branch.id, ToolResult)}
+    for paraphrased in said:
+        template = results[paraphrased.call_id]
+        assert paraphrased.text != template and paraphrased.text.count("\n") == template.count("\n")
+        assert paraphrased.text.replace('says: "Well, let me tell you. ', 'says: "') == template  # only the quotes changed
+    (memory,) = task_memories(run.store, run.branch.id, 10**9)
+    chat = "\n".join(turn.content for turn in memory.messages)
+    assert chat.count("Well, let me tell you.") == len(server.requests)
+    assert not any(results[e.call_id] in chat for e in said)  # shown instead of the template
+    (ended,) = run.ended_tasks()
+    assert ended.outcome == "success" and len(events_of(run.store, run.branch.id, ClueRevealed)) >= 6
+    assert verify(run, deep=True).ok  # the server is gone: the deep replay tells the recorded words again
+
+    moved = MemoryStore()
+    again = new_run(moved, world, term, agent_name="oracle", seed=0)
+    again.session(make_agent("oracle", term, world), paraphrase=lambda call_id, message: "x" if call_id == "call-1" else None).run()
+    assert [e.call_id for e in events_of(moved, again.branch.id, ReplyParaphrased)] == []  # call-1 is no one's reply
+
+
+def test_the_cli_records_the_paraphrase_and_verifies_without_the_server(tmp_path: Path) -> None:
+    db = str(tmp_path / "runs.db")
+    cli = CliRunner()
+    with ChatServer(respond=reword) as server:
+        made = cli.invoke(app, ["run", "--db", db, "--seed", "0", "--scale", "0.05", "--paraphrase-model", "script-model",
+                                "--paraphrase-base-url", server.url, "--json"])
+    assert made.exit_code == 0, made.output
+    run_id = json.loads(made.stdout)["run"]
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT count(*) FROM events WHERE kind = 'reply_paraphrased'").fetchone()[0] >= 6
+    verified = cli.invoke(app, ["verify", run_id, "--db", db, "--deep", "--json"])
+    assert verified.exit_code == 0 and json.loads(verified.stdout)["ok"], verified.output
+    plain = cli.invoke(app, ["run", "--db", db, "--seed", "0", "--scale", "0.05", "--name", "plain", "--json"])
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT count(*) FROM events WHERE kind = 'reply_paraphrased' AND branch = 'plain'").fetchone()[0] == 0
+    assert plain.exit_code == 0
+
+
+@pytest.mark.parametrize(("args", "message"), [(["--paraphrase-base-url", "http://127.0.0.1:9/v1"], "goes with --paraphrase-model"),
+                                               (["--paraphrase-model", "openai/"], "needs a model name")])
+def test_bad_paraphrase_options_are_one_line_errors(tmp_path: Path, args: list[str], message: str) -> None:
+    result = CliRunner().invoke(app, ["run", "--db", str(tmp_path / "runs.db"), "--scale", "0.05", *args])
+    assert result.exit_code == 2 and message in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "runs.db").exists()
+
+
+def test_a_provider_without_its_key_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(ValueError, match="OPENAI_API_KEY"):
+        make_paraphraser("openai/gpt-4.1-mini")
