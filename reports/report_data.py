@@ -196,16 +196,19 @@ def swim_lanes(task: Task, seen: list[tuple[int, Any]], ended: int) -> dict[str,
     when it was reported done, when its clues were revealed; and the reminders that interrupted the day."""
     reported = {e.errand_id: t for t, e in seen if isinstance(e, ErrandReported)}
     revealed: dict[str, list[int]] = {}
+    first_told: dict[str, int] = {}
     for t, e in seen:
         if isinstance(e, ClueRevealed):
             revealed.setdefault(e.clue_id.split("/", 1)[0], []).append(t)
+            first_told.setdefault(e.clue_id, t)
     lanes = []
     for errand in task.ground_truth["errands"]:
         appointment = errand["family"] == "appointment"
         check = errand["checkpoints"][0]["check"]
+        handed = first_told.get(errand["announced_by"]) if errand.get("announced_by") else errand["release"]
         lanes.append({"id": errand["id"], "title": errand["title"], "priority": errand["priority"], "kind": "appointment" if appointment else "errand",
-                      "release": check["start"] if appointment else errand["release"],
-                      "deadline": check["end"] if appointment else errand["deadline"],
+                      "release": check["start"] if appointment else errand["deadline"] if handed is None else handed,
+                      "deadline": check["end"] if appointment else errand["deadline"], "handed": handed is not None,
                       "done": reported.get(errand["id"]), "clues": revealed.get(errand["id"], [])})
     lanes.sort(key=lambda lane: (lane["release"], lane["id"]))
     day = task.release - task.release % MINUTES_PER_DAY

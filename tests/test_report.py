@@ -633,6 +633,8 @@ def test_a_busy_day_opens_as_swim_lanes_of_its_errands_reminders_and_clues(
     releases = [lane["release"] for lane in lanes["lanes"]]
     assert releases == sorted(releases)
     assert {lane["id"] for lane in lanes["lanes"]} == {e["id"] for e in errands} and len(lanes["interrupts"]) == 2
+    (follow_up,) = [lane for lane in lanes["lanes"] if lane["id"] in {e["id"] for e in errands if e.get("announced_by")}]
+    assert follow_up["handed"] and day.release < follow_up["release"] <= follow_up["done"]  # arrived with the answer
     load(browser, pages["single"])
     browser.find_element("css selector", f'#week-pager button[data-week="{day_of(day.release) // 7}"]').click()
     browser.find_element("css selector", f'.task-row[data-task="{day.id}"]').click()

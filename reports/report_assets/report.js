@@ -701,6 +701,7 @@
       g.append(titled(svg("rect", { x: x(lane.release), y: y + 4, width: Math.max(2, x(lane.deadline) - x(lane.release)), height: row - 8, rx: 3,
         class: "window", fill: lane.kind === "appointment" ? "#f59e0b" : PRIORITY_COLOURS[lane.priority] || "#64748b" }),
         lane.kind === "appointment" ? lane.title + " " + clock(lane.release) + "\u2013" + clock(lane.deadline)
+          : lane.handed === false ? "never handed out (nobody was asked), due " + clock(lane.deadline)
           : "arrived " + clock(lane.release) + ", due " + clock(lane.deadline)));
       for (const t of lane.clues) {
         g.append(titled(svg("path", { d: "M" + x(t) + " " + (y + 3) + " l5 8 l-5 8 l-5 -8 z", class: "clue" }), "clue revealed at " + clock(t)));
