@@ -153,6 +153,17 @@ class ErrandHeld(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", ta
     errand: ErrandPosted
 
 
+class ErrandAtMeeting(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="errand_at_meeting"):
+    """An errand handed out at the end of a meeting (``title`` in ``building``, minutes ``start``-``end``) to a student
+    who is there when it ends: one who skips the meeting never learns of it."""
+
+    title: str
+    building: str
+    start: int
+    end: int
+    errand: ErrandPosted
+
+
 class Announcement(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="announcement"):
     """Something the student is told at this moment (an appointment about to begin); it changes no state."""
 
@@ -160,7 +171,7 @@ class Announcement(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", 
 
 
 WorldChange = Union[Popularity, SeatAvailability, AdvisorAvailability, CalendarEntry, RoomStatus, RoomHours, SeatFeatures,
-                    WalkwayStatus, ClueHeld, ErrandPosted, ErrandHeld, Announcement]
+                    WalkwayStatus, ClueHeld, ErrandPosted, ErrandHeld, ErrandAtMeeting, Announcement]
 CompareAndSet = Union[RoomStatus, RoomHours, SeatFeatures, WalkwayStatus]
 """The changes a trigger rule may make: every one carries the ``old`` value it replaces."""
 

@@ -276,6 +276,12 @@ class ClueRevealed(Event, tag="clue_revealed", frozen=True):
     payload: str
 
 
+class ErrandHandedOut(Event, tag="errand_handed_out", frozen=True):
+    """At the end of a meeting the student waited through, its leader handed out errand ``errand_id``."""
+
+    errand_id: str
+
+
 class ErrandReported(Event, tag="errand_reported", frozen=True):
     """The student reported an errand done at simulated minute ``at``."""
 
@@ -333,6 +339,7 @@ AnyEvent = Union[
     EmailSent,
     Booked,
     ClueRevealed,
+    ErrandHandedOut,
     ErrandReported,
     DraftAdded,
     DraftRemoved,

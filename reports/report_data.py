@@ -19,7 +19,7 @@ from typing import Any
 
 import msgspec
 
-from campus.events import Announcement, ClueRevealed, ErrandReported, TaskEnded, TaskReleased, Walked, WorldChanged, decode_events
+from campus.events import Announcement, ClueRevealed, ErrandHandedOut, ErrandReported, TaskEnded, TaskReleased, Walked, WorldChanged, decode_events
 from campus.kernel.clock import MINUTES_PER_DAY
 from campus.kernel.schedule import Composing
 from campus.replays.diff import diff_runs
@@ -42,7 +42,7 @@ STATE_KEYS_SHOWN = 40
 
 _DECODED = {"task_released": TaskReleased, "task_ended": TaskEnded, "walked": Walked}
 _DECODERS = {kind: msgspec.json.Decoder(cls) for kind, cls in _DECODED.items()}
-_BUSY_DECODED = {"errand_reported": ErrandReported, "clue_revealed": ClueRevealed, "world_changed": WorldChanged}
+_BUSY_DECODED = {"errand_reported": ErrandReported, "clue_revealed": ClueRevealed, "errand_handed_out": ErrandHandedOut, "world_changed": WorldChanged}
 _BUSY_DECODERS = {kind: msgspec.json.Decoder(cls) for kind, cls in _BUSY_DECODED.items()}
 """The kinds a busy day's swim lanes are drawn from (besides its walks)."""
 
@@ -191,6 +191,11 @@ def run_part(run: Run, *, shared_before: int = 0, price: Price | None = None) ->
     }
 
 
+def _at_meeting_end(recorded: int | None, end: int) -> int | None:
+    """An errand handed out at a meeting is recorded with the wait through it and reaches the student as it ends."""
+    return None if recorded is None else max(recorded, end)
+
+
 def swim_lanes(task: Task, seen: list[tuple[int, Any]], ended: int) -> dict[str, Any]:
     """A busy day as lanes, one per errand and appointment: when it arrived, its deadline (an appointment: its hour),
     when it was reported done, when its clues were revealed; and the reminders that interrupted the day."""
@@ -201,11 +206,15 @@ def swim_lanes(task: Task, seen: list[tuple[int, Any]], ended: int) -> dict[str,
         if isinstance(e, ClueRevealed):
             revealed.setdefault(e.clue_id.split("/", 1)[0], []).append(t)
             first_told.setdefault(e.clue_id, t)
+        elif isinstance(e, ErrandHandedOut):
+            first_told.setdefault(e.errand_id, t)
     lanes = []
     for errand in task.ground_truth["errands"]:
         appointment = errand["family"] == "appointment"
         check = errand["checkpoints"][0]["check"]
-        handed = first_told.get(errand["announced_by"]) if errand.get("announced_by") else errand["release"]
+        handed = (first_told.get(errand["announced_by"]) if errand.get("announced_by")
+                  else _at_meeting_end(first_told.get(errand["id"]), errand["release"]) if errand.get("announced_at")
+                  else errand["release"])
         lanes.append({"id": errand["id"], "title": errand["title"], "priority": errand["priority"], "kind": "appointment" if appointment else "errand",
                       "release": check["start"] if appointment else errand["deadline"] if handed is None else handed,
                       "deadline": check["end"] if appointment else errand["deadline"], "handed": handed is not None,

@@ -6,7 +6,9 @@ at least one), on a weekday whose
 conversation: at ``OPEN`` the brief lists the first errands (priority, deadline) and the
 day's appointments; later errands are posted by the clock (``ErrandPosted`` world changes at
 their release), announced in the conversation the moment they arrive and listed by
-``errands.inbox()``. An appointment pre-empts whatever the student is doing: ``REMIND`` minutes
+``errands.inbox()``. Two arrive only inside another part of the day: a follow-up handed out with
+the answer to the first clue of the brief's first errand that has one (``ErrandHeld``), and an
+errand handed out at the end of the advisor meeting to a student who is there (``ErrandAtMeeting``). An appointment pre-empts whatever the student is doing: ``REMIND`` minutes
 before it the student is interrupted with a reminder (an ``Announcement``), and it must be
 at the building, arriving between ``EARLY`` minutes before the start and ``LATE`` minutes after
 it, and stay until the end.
@@ -42,7 +44,7 @@ from typing import Any
 
 import msgspec
 
-from campus.events import Announcement, CalendarEventAdded, CalendarTime, ClueHeld, ClueRevealed, EmailSent, ErrandHeld, ErrandPosted, ErrandReported, Event, Walked
+from campus.events import Announcement, CalendarEventAdded, CalendarTime, ClueHeld, ClueRevealed, EmailSent, ErrandAtMeeting, ErrandHeld, ErrandPosted, ErrandReported, Event, Walked
 from campus.kernel.clock import MINUTES_PER_DAY, clock_label, date_label, label
 from campus.kernel.schedule import Trigger
 from campus.scenarios.checks import loose
@@ -78,6 +80,8 @@ class Errand:
     """The hint ladder (``hints_for``): a nudge, whom to ask, the answer; none for an errand nobody needs to be asked about."""
     announced_by: str = ""
     """A follow-up's clue: the errand is handed out by whoever tells it (``ErrandHeld``), never posted by the clock."""
+    announced_at: str = ""
+    """The appointment at whose end the errand is handed out to whoever is there (``ErrandAtMeeting``)."""
 
     def posted(self) -> ErrandPosted:
         return ErrandPosted(errand_id=self.id, title=self.title, text=self.text, deadline=self.deadline,
@@ -86,7 +90,8 @@ class Errand:
     def truth(self) -> dict[str, Any]:
         return {"id": self.id, "family": self.family, "title": self.title, "release": self.release,
                 "deadline": self.deadline, "priority": self.priority, "checkpoints": self.checkpoints,
-                "plan": self.plan, "hints": self.hints} | ({"announced_by": self.announced_by} if self.announced_by else {})
+                "plan": self.plan, "hints": self.hints} | ({"announced_by": self.announced_by} if self.announced_by else {}) \
+            | ({"announced_at": self.announced_at} if self.announced_at else {})
 
 
 @dataclass(frozen=True)
@@ -311,6 +316,8 @@ class Appointment:
 
 BATCHES = ((0, 3), (4 * 60 + 15, 1), (6 * 60, 1))
 """(minutes after OPEN, errands) released together: the brief's three, then one at 12:15 and one at 14:00."""
+MEETING_ERRAND_DUE = (180, 240)
+"""Minutes after the advisor meeting's end by which the errand handed out there is due (the seventh errand)."""
 FOLLOW_UP_DUE = (300, 360)
 """Minutes after OPEN by which the day's follow-up is due: the sixth errand, handed out by whoever tells the first
 clue of the brief's first errand that has one."""
@@ -328,7 +335,7 @@ def generate(ctx: TermContext) -> tuple[list[Task], list[Trigger]]:
     rng = ctx.rng("busy days")
     per_day = sum(count for _, count in BATCHES)
     chosen: list[str] = []
-    handed = ""
+    handed: list[str] = []
     drawn: dict[str, set[str]] = {}
     for week in list(BUSY_WEEKS)[:ctx.count(len(BUSY_WEEKS))]:
         days = [week * 7 + weekday for weekday in range(7)]
@@ -339,10 +346,10 @@ def generate(ctx: TermContext) -> tuple[list[Task], list[Trigger]]:
         ctx.timeline.reserve(day * MINUTES_PER_DAY + OPEN, CLOSE - OPEN, f"busy day week {week}")
         if len(tasks) % 2 == 0:
             chosen = rng.sample(list(FAMILIES), per_day)
-            handed = ctx.rng(f"busy follow-up {week}").choice([family for family in FAMILIES if family not in chosen])
+            handed = ctx.rng(f"busy follow-up {week}").sample([family for family in FAMILIES if family not in chosen], 2)
         else:
             rng.shuffle(chosen)
-        task, changes = _day(ctx, rng, week, day, [*chosen, handed], drawn)
+        task, changes = _day(ctx, rng, week, day, [*chosen, *handed], drawn)
         tasks.append(task)
         triggers.extend(changes)
     return tasks, triggers
@@ -369,19 +376,28 @@ def _day(ctx: TermContext, rng: random.Random, week: int, day: int, order: list[
     places = rng.sample(buildings, len(APPOINTMENTS))
     appointments = [Appointment(f"a{week}-{i + 1}", title, place, base + OPEN + offset, base + OPEN + offset + MEETING)
                     for i, ((offset, title), place) in enumerate(zip(APPOINTMENTS, places))]
+    meeting = appointments[0]
+    own = ctx.rng(f"busy meeting {week} draws")
+    handed_out = _errand(ctx, own, f"e{week}-{len(errands) + 1}", next(picked), day, drawn, meeting.end,
+                         meeting.end + own.choice(MEETING_ERRAND_DUE))
+    handed_out.announced_at = meeting.id
+    errands.append(handed_out)
     triggers = [Trigger(id=f"busy-{e.id}-clue-{i}", t=base + OPEN, change=clue) for e in errands for i, clue in enumerate(e.clues)]
-    triggers += [Trigger(id=f"busy-{e.id}", t=e.release if not e.announced_by else base + OPEN,
-                         change=e.posted() if not e.announced_by else ErrandHeld(clue_id=e.announced_by, errand=e.posted()))
-                 for e in errands]
+    triggers += [Trigger(id=f"busy-{e.id}", t=e.release, change=e.posted()) for e in errands if not e.announced_by and not e.announced_at]
+    triggers += [Trigger(id=f"busy-{e.id}", t=base + OPEN, change=ErrandHeld(clue_id=e.announced_by, errand=e.posted()))
+                 for e in errands if e.announced_by]
+    triggers.append(Trigger(id=f"busy-{handed_out.id}", t=base + OPEN, change=ErrandAtMeeting(
+        title=meeting.title.lower(), building=meeting.building, start=meeting.start, end=meeting.end, errand=handed_out.posted())))
     triggers += [Trigger(id=f"busy-{a.id}", t=a.start - REMIND, change=Announcement(
         text=f"Reminder: {a.title} at {ctx.world.describe(a.building)} begins at {clock_label(a.start)}; it comes before any errand."))
         for a in appointments]
-    first = [e for e in errands if e.release == base + OPEN and not e.announced_by]
+    first = [e for e in errands if e.release == base + OPEN and not e.announced_by and not e.announced_at]
     lines = [f"A busy day. Today's appointments (be there on time; they come before any errand):"]
     lines += [f"- {clock_label(a.start)}-{clock_label(a.end)} {a.title} at {ctx.world.describe(a.building)}" for a in appointments]
     lines.append("Your errands so far:")
     lines += [f"- [{e.id}] ({e.priority} priority, due {clock_label(e.deadline)}) {e.title}: {e.text}" for e in first]
-    lines.append("More errands will arrive during the day, and people you ask may hand you one; errands.inbox() lists them. "
+    lines.append("More errands will arrive during the day, and the people you ask and the meetings you attend may hand you "
+                 "some; errands.inbox() lists them. "
                  "Report each errand done with "
                  f"errands.report_done as soon as it is finished. Call finish() only once the day's work is over (by {clock_label(CLOSE)}).")
     truth = {"errands": [e.truth() for e in errands] + [a.truth() for a in appointments]}
@@ -585,11 +601,12 @@ BUSY_CONTROLS = ("guesser", "fifo")
 def should_pass(agent: str, errand: dict[str, Any], checkpoint: dict[str, Any]) -> bool:
     """Whether a checkpoint must pass for the oracle or a busy-day control: the guesser fails exactly the
     clue-dependent ones (asking, and what needs the answer) and every one of a follow-up (never asking, it is never
-    handed one), fifo exactly the appointments."""
+    handed one), fifo exactly the appointments and every checkpoint of the errand handed out at one (never there, it
+    never learns of it)."""
     if agent == "guesser":
         return not errand.get("announced_by") and not (checkpoint.get("needs_clue", False) or checkpoint["check"]["check"] == "revealed")
     if agent == "fifo":
-        return checkpoint["check"]["check"] != "present"
+        return checkpoint["check"]["check"] != "present" and not errand.get("announced_at")
     return True
 
 

@@ -15,7 +15,10 @@ are all told, in clue-id order.
 
 **Follow-ups.** An ``ErrandHeld`` world change gives a clue an errand its holder hands out when
 telling it: the reply announces the errand (in the words ``kernel/transcript.notice`` uses for a
-posted one) and the ``ClueRevealed`` fact posts it, so a student who never asks never has it.
+posted one) and the ``ClueRevealed`` fact posts it, so a student who never asks never has it. An
+``ErrandAtMeeting`` is handed out at the end of a meeting: ``errands.wait_until`` in the meeting's
+building, waiting through its end, tells it and records ``ErrandHandedOut``, which posts it; a
+student who skips the meeting never has it.
 
 **Errands** arrive as ``ErrandPosted`` world changes at their release time (inside a task the
 student is also told, as it is of an ``Announcement``: ``kernel/transcript.notice``). ``errands.inbox()``
@@ -31,7 +34,8 @@ from typing import Any
 
 import msgspec
 
-from campus.events import Announcement, ClueHeld, ClueRevealed, ErrandHeld, ErrandPosted, ErrandReported, WorldChanged
+from campus.events import (Announcement, ClueHeld, ClueRevealed, ErrandAtMeeting, ErrandHandedOut, ErrandHeld, ErrandPosted,
+                           ErrandReported, WorldChanged)
 from campus.kernel.clock import MINUTES_PER_DAY, TimeFormatError, label, parse_moment
 from campus.kernel.projection import Domain
 from campus.kernel.tools import Outcome, Param, Refuse, ToolDecl, ok
@@ -58,6 +62,8 @@ class PeopleState(msgspec.Struct, kw_only=True):
     """Posted errands in the order they arrived."""
     follow_ups: dict[str, ErrandPosted] = {}
     """Clue id -> the errand its holder hands out when telling it."""
+    meetings: dict[str, ErrandAtMeeting] = {}
+    """Errand id -> the meeting at whose end it is handed out."""
 
 
 def person(world: Any, person_id: str) -> tuple[str, str, str | None] | None:
@@ -147,7 +153,14 @@ def wait_until(view: Any, args: dict[str, Any]) -> Outcome:
         return ok(f"It is already {label(view.now)}.")
     if minutes > MAX_WAIT:
         raise Refuse(f"That is more than {MAX_WAIT // 60} hours away; wait for a nearer time.")
-    return ok(f"You waited until {label(target)}.", data={"minutes": minutes}, minutes=minutes)
+    part: PeopleState = view.state.people
+    here = view.state.geography.location
+    handed = [held for errand_id, held in part.meetings.items() if errand_id not in part.errands
+              and held.building == here and view.now <= held.end <= target]
+    lines = [f"You waited until {label(target)}."]
+    lines += [f"At the end of the {held.title}, you are handed an errand.\n{notice(held.errand)}" for held in handed]
+    return ok("\n".join(lines), [ErrandHandedOut(errand_id=held.errand.errand_id) for held in handed],
+              data={"minutes": minutes}, minutes=minutes)
 
 
 # ------------------------------------------------------------------ reducers
@@ -161,11 +174,19 @@ def _world_changed(part: PeopleState, event: WorldChanged) -> None:
             _post(part, posted)
         case ErrandHeld() as held:
             part.follow_ups[held.clue_id] = held.errand
+        case ErrandAtMeeting() as meeting:
+            part.meetings[meeting.errand.errand_id] = meeting
 
 
 def _post(part: PeopleState, posted: ErrandPosted) -> None:
     part.errands[posted.errand_id] = Errand(errand_id=posted.errand_id, title=posted.title, text=posted.text,
                                             deadline=posted.deadline, priority=posted.priority)
+
+
+def _handed_out(part: PeopleState, event: ErrandHandedOut) -> None:
+    meeting = part.meetings.get(event.errand_id)
+    if meeting is not None and event.errand_id not in part.errands:
+        _post(part, meeting.errand)
 
 
 def _revealed(part: PeopleState, event: ClueRevealed) -> None:
@@ -196,6 +217,12 @@ def errand_problem(change: ErrandPosted, world: Any) -> str | None:
 
 def held_problem(change: ErrandHeld, world: Any) -> str | None:
     return errand_problem(change.errand, world)
+
+
+def meeting_problem(change: ErrandAtMeeting, world: Any) -> str | None:
+    if change.building not in world.buildings:
+        return f"the meeting of errand {change.errand.errand_id} is in no building ({change.building})"
+    return errand_problem(change.errand, world) or (None if change.start < change.end else "a meeting must end after it starts")
 
 
 def announcement_problem(change: Announcement, world: Any) -> str | None:
@@ -261,8 +288,8 @@ PEOPLE = Domain(
     name="people",
     state_type=PeopleState,
     initial=_new_people,
-    reducers={WorldChanged: _world_changed, ErrandReported: _reported, ClueRevealed: _revealed},
+    reducers={WorldChanged: _world_changed, ErrandReported: _reported, ClueRevealed: _revealed, ErrandHandedOut: _handed_out},
     tools=PEOPLE_TOOLS,
-    changes={ClueHeld: clue_problem, ErrandPosted: errand_problem, ErrandHeld: held_problem,
+    changes={ClueHeld: clue_problem, ErrandPosted: errand_problem, ErrandHeld: held_problem, ErrandAtMeeting: meeting_problem,
              Announcement: announcement_problem},
 )

@@ -11,7 +11,7 @@ from campus.agents import make_agent
 from campus.agents.busy import GuesserAgent, day
 from campus.agents.plans import LOCATE, action
 from campus.env.driver import render_events
-from campus.events import ClueHeld, ClueRevealed, ErrandHeld, ErrandPosted, ErrandReported, MentorFeedback, Walked, WorldChanged
+from campus.events import ClueHeld, ClueRevealed, ErrandHandedOut, ErrandHeld, ErrandPosted, ErrandReported, MentorFeedback, Walked, WorldChanged
 from campus.kernel.store import MemoryStore
 from campus.events.codec import decode_events
 from campus.scenarios.busy_days import EARLY, FAMILIES, LATE, SCENARIO, _present, busy_metrics, unexpected
@@ -50,13 +50,13 @@ def played(world: WorldIndex, busy_term: Term) -> dict[str, Any]:
 
 def events_with_seq(run: Any, kind: type[Any]) -> list[tuple[int, Any]]:
     """(seq, event) of every event of one kind on the run's branch."""
-    rows = [row for batch in run.store.scan(run.branch.id, 1, run.store.head(run.branch.id)[0], (kind.__struct_config__.tag,))
-            for row in batch if row[1] is not None]
-    return list(zip((seq for seq, _ in rows), decode_events([payload for _, payload in rows])))
+    rows = [row for row in run.store.rows(run.branch.id) if row.kind == kind.__struct_config__.tag]
+    return list(zip((row.seq for row in rows), decode_events([row.payload for row in rows])))
 
 
 def _checkpoints(term: Term) -> list[tuple[str, dict[str, Any]]]:
-    return [(task.id, {**c, "key": f"{e['id']}/{c['name']}", "follow_up": bool(e.get("announced_by"))}) for task in term.tasks if task.scenario == SCENARIO
+    return [(task.id, {**c, "key": f"{e['id']}/{c['name']}", "follow_up": bool(e.get("announced_by")),
+                       "at_meeting": bool(e.get("announced_at"))}) for task in term.tasks if task.scenario == SCENARIO
             for e in task.ground_truth["errands"] for c in e["checkpoints"]]
 
 
@@ -75,7 +75,8 @@ def test_errands_stream_in_and_the_brief_lists_only_the_first(busy_term: Term) -
     assert later and not any(f"[{errand_id}]" in day.instruction for errand_id in later)
     posted = [t for t in busy_term.world_changes if t.id.startswith(f"busy-e{day.id[6:]}-") and isinstance(t.change, ErrandPosted)]
     assert sorted(t.t for t in posted) == sorted(e["release"] for e in day.ground_truth["errands"]
-                                                 if e["family"] != "appointment" and not e.get("announced_by"))
+                                                 if e["family"] != "appointment" and not e.get("announced_by")
+                                                 and not e.get("announced_at"))
 
 
 def test_every_busy_day_has_one_follow_up_held_by_a_clue_of_the_brief_and_not_in_it(busy_term: Term) -> None:
@@ -93,7 +94,9 @@ def test_a_follow_up_reaches_only_a_student_who_asked(busy_term: Term, played: d
                   for e in task.ground_truth["errands"] if e.get("announced_by")}
     for name in ("oracle", "guesser"):
         run = played[f"{name} run"]
-        revealed = {e.clue_id: seq for seq, e in events_with_seq(run, ClueRevealed)}
+        revealed: dict[str, int] = {}
+        for seq, e in events_with_seq(run, ClueRevealed):
+            revealed.setdefault(e.clue_id, seq)  # a librarian asked later tells the earlier shelves again
         reported = {e.errand_id: seq for seq, e in events_with_seq(run, ErrandReported) if e.errand_id in follow_ups}
         if name == "oracle":
             assert len(reported) == len(follow_ups) == 12
@@ -102,6 +105,26 @@ def test_a_follow_up_reaches_only_a_student_who_asked(busy_term: Term, played: d
             assert not reported and not any(clue in revealed for clue in follow_ups.values())
             chat = "\n".join(turn.content for turn in played["guesser chat"].messages)
             assert not any(f"[{errand}]" in chat for errand in follow_ups)
+
+
+def test_an_errand_handed_out_at_a_meeting_reaches_only_a_student_who_was_there(busy_term: Term, played: dict[str, Any]) -> None:
+    """From the log: the oracle is handed each meeting's errand at the meeting's end, in its building, and reports it;
+    fifo, never at a meeting, is never told of one."""
+    days = [task for task in busy_term.tasks if task.scenario == SCENARIO]
+    meetings = {e["id"]: next(a for a in day.ground_truth["errands"] if a["id"] == e["announced_at"])["checkpoints"][0]["check"]
+                for day in days for e in day.ground_truth["errands"] if e.get("announced_at")}
+    assert len(meetings) == len(days) and not any(f"[{errand}]" in day.instruction for day in days for errand in meetings)
+    oracle = played["oracle run"]
+    handed = {e.errand_id: seq for seq, e in events_with_seq(oracle, ErrandHandedOut)}
+    rows = {row.seq: row for row in oracle.store.rows(oracle.branch.id)}
+    assert handed.keys() == meetings.keys()  # each recorded with the wait through the meeting, told as it ends:
+    assert all(meetings[errand]["start"] - EARLY <= rows[seq].t <= meetings[errand]["end"] <= rows[seq + 1].t
+               and rows[seq + 1].kind == "tool_result" for errand, seq in handed.items())
+    reported = {e.errand_id: seq for seq, e in events_with_seq(oracle, ErrandReported)}
+    assert all(handed[errand] < reported[errand] for errand in meetings)
+    assert not events_with_seq(played["fifo run"], ErrandHandedOut)
+    chat = "\n".join(turn.content for turn in played["fifo chat"].messages)
+    assert "handed an errand" not in chat and not any(f"[{errand}]" in chat for errand in meetings)
 
 
 def test_the_oracle_passes_every_checkpoint(busy_term: Term, played: dict[str, Any]) -> None:
@@ -121,7 +144,7 @@ def test_the_guesser_fails_exactly_the_clue_dependent_checkpoints(busy_term: Ter
 
 def test_fifo_misses_exactly_the_appointments(busy_term: Term, played: dict[str, Any]) -> None:
     for task, c in _checkpoints(busy_term):
-        assert played["fifo"][task][c["key"]] == int(c["check"]["check"] != "present"), c["key"]
+        assert played["fifo"][task][c["key"]] == int(c["check"]["check"] != "present" and not c["at_meeting"]), c["key"]
     assert unexpected(busy_term, "fifo", played["fifo"]) == []
     card = scorecard(busy_term, [])
     assert card["busy_days"]["cs"] == 0.0 and card["busy_days"]["late_errands"] == card["busy_days"]["errands"] - 2 * 12  # none reported

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from campus.events import ClueHeld, ClueRevealed, ErrandHeld, ErrandPosted, ErrandReported, Walked, WorldChanged
+from campus.events import ClueHeld, ClueRevealed, ErrandAtMeeting, ErrandHandedOut, ErrandHeld, ErrandPosted, ErrandReported, Walked, WorldChanged
 from campus.kernel.clock import MINUTES_PER_DAY
 from campus.scenarios.play import build_kernel
 from campus.subsystems.people import HELPDESK, matches
@@ -104,3 +104,22 @@ def test_a_follow_up_errand_is_handed_out_only_by_telling_its_clue_and_only_once
     assert "[e1-6]" in _call(kernel, state, "errands.inbox").result.message
     again = _call(kernel, state, "people.ask", person_id=club, question="What is the door code?")
     assert again.facts == told.facts and "e1-6" not in again.result.message
+
+
+def test_an_errand_is_handed_out_at_a_meetings_end_to_a_student_waiting_there(world: WorldIndex) -> None:
+    building = world.world.buildings[0].id
+    errand = ErrandPosted(errand_id="e1-7", title="Colloquium", text="Tell someone.", deadline=NOW + 300, priority="high")
+    kernel, state = _setup(world, ErrandAtMeeting(title="advisor meeting", building=building, start=NOW + 15, end=NOW + 60,
+                                                  errand=errand))
+    state.geography.location = next(b.id for b in world.world.buildings if b.id != building)
+    elsewhere = _call(kernel, state, "errands.wait_until", time="Week 2, Monday 10:30")
+    assert elsewhere.facts == () and "e1-7" not in elsewhere.result.message
+    state.geography.location = building
+    early = _call(kernel, state, "errands.wait_until", time="Week 2, Monday 09:30")  # before the meeting ends
+    assert early.facts == () and "e1-7" not in early.result.message
+    there = _call(kernel, state, "errands.wait_until", time="Week 2, Monday 10:30")
+    assert there.facts == (ErrandHandedOut(errand_id="e1-7"),)
+    assert "At the end of the advisor meeting, you are handed an errand.\nNew errand [e1-7]" in there.result.message
+    kernel.projection.apply(state, 10, NOW, there.facts[0])
+    assert "[e1-7]" in _call(kernel, state, "errands.inbox").result.message
+    assert _call(kernel, state, "errands.wait_until", time="Week 2, Monday 10:30").facts == ()
