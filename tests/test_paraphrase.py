@@ -95,3 +95,24 @@ def test_a_provider_without_its_key_is_refused(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(ValueError, match="OPENAI_API_KEY"):
         make_paraphraser("openai/gpt-4.1-mini")
+
+
+def test_verify_refuses_a_paraphrase_that_follows_no_persons_reply(world: WorldIndex) -> None:
+    from campus.replays.fork import fork_run
+
+    term = generate_term(world, 0, 0.05)
+    day = next(task for task in term.tasks if task.scenario == "busy_days")
+    term = msgspec.structs.replace(term, tasks=(day,), rules=())
+    run = new_run(MemoryStore(), world, term, agent_name="oracle", seed=0)
+    run.session(make_agent("oracle", term, world)).run(max_steps=5)
+    rows = run.store.rows(run.branch.id)
+    mailed = next(row for row in reversed(rows) if row.kind == "tool_result" and "Email sent" in row.payload)
+    call_id = json.loads(mailed.payload)["call_id"]
+    fork, point = fork_run(run, mailed.seq, agent_name="oracle", new_id="tampered")
+    said = ReplyParaphrased(task_id=day.id, call_id=call_id, text="Sent, as you asked.")  # an email is no one's words
+    fork.store.lease(fork.branch.id)
+    fork.store.append(fork.branch.id, [(mailed.t, said, None)], expect=point.seq)
+    fork.store.release(fork.branch.id)
+    report = verify(fork)
+    assert verify(run).ok and not report.ok and report.mismatch is not None
+    assert "no paraphrase here" in str(report.mismatch.expected)
