@@ -244,6 +244,33 @@ def bind_arguments(
     return bound
 
 
+class TextRules(msgspec.Struct, frozen=True):
+    """What ``bind_texts`` needs of a tool: its required parameters, and the longest value of each of its
+    text parameters that has no fixed choices."""
+
+    required: frozenset[str]
+    lengths: dict[str, int]
+
+
+def text_rules(tool: ToolDecl) -> TextRules:
+    return TextRules(frozenset(p.name for p in tool.params if p.required),
+                     {p.name: p.max_length for p in tool.params if p.type == "string" and p.enum is None})
+
+
+def bind_texts(rules: TextRules, args: Mapping[str, Any]) -> dict[str, Any] | None:
+    """``bind_arguments`` for the common call (keyword arguments only, every one a short ASCII text for a
+    text parameter, every required one given): the same bound arguments, checked in one pass. None for
+    any other call, which ``bind_arguments`` then binds or refuses."""
+    lengths = rules.lengths
+    for key, value in args.items():
+        limit = lengths.get(key)
+        if limit is None or type(value) is not str or len(value) > limit or not value.isascii():
+            return None
+    if not rules.required <= args.keys():
+        return None
+    return dict(args)
+
+
 def _check_value(param: Param, value: Any) -> str | None:
     expected = JSON_TYPES[param.type]
     if isinstance(value, bool) and bool not in expected:

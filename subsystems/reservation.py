@@ -137,11 +137,17 @@ class Place:
                     rooms_of.append(room)
         self.distinct = {id(room): _distinct(room.seats) for room in self.rooms}
         """``id`` of one of ``rooms`` -> its seats, one per id (the rooms are held here, so the ids stay theirs)."""
+        self.heads = {id(seat): _seat_head(seat) for room in self.rooms for seat in room.seats}
+        """``id`` of a seat of ``rooms`` -> the start of its listing line, up to its free times."""
         self.drawn: dict[tuple[int, int, int], list[Seat]] = {}
         """(``id`` of a room, seed, day) -> its seats the seeded draw opens that day, in room order."""
 
     def describe(self) -> str:
         return f"{self.name} ({self.building_id})"
+
+
+def _seat_head(seat: Seat) -> str:
+    return f"  - {seat.id} [{', '.join(seat.features)}]: free "
 
 
 class Libraries:
@@ -417,11 +423,16 @@ def _study_listing(
     seats_data = []
     idle_spans = _spans(idle)
     idle_free = ", ".join(idle_spans)
+    heads = place.heads
     for seat, windows, busy in offered[:limit]:
-        spans = idle_spans if windows is idle else _spans(windows)
-        free = idle_free if windows is idle else ", ".join(spans)
-        lines.append(f"  - {seat.id} [{', '.join(seat.features)}]: free {free}{_booked_note(busy)}")
-        seats_data.append({"seat_id": seat.id, "features": list(seat.features), "free": list(spans)})
+        if windows is idle and not busy:
+            head = heads.get(id(seat))
+            lines.append((_seat_head(seat) if head is None else head) + idle_free)
+            seats_data.append({"seat_id": seat.id, "features": list(seat.features), "free": list(idle_spans)})
+            continue
+        spans = _spans(windows)
+        lines.append(f"{_seat_head(seat)}{', '.join(spans)}{_booked_note(busy)}")
+        seats_data.append({"seat_id": seat.id, "features": list(seat.features), "free": spans})
     if total > limit:
         lines.append(
             f"  ... and {total - limit} more open seats; narrow the list with room=\"{_room_label(room)}\" "

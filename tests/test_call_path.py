@@ -5,11 +5,17 @@ from __future__ import annotations
 import gc
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import campus.kernel.runner as runner
 from campus.kernel.store import MemoryStore
+from campus.kernel.tools import bind_arguments, bind_texts, text_rules
+from campus.subsystems import DOMAINS
 from campus.world.index import WorldIndex
 from tests.conftest import play
+
+_TOOLS = [tool for domain in DOMAINS for tool in domain.tools]
 
 
 def test_the_first_session_hides_the_heap_from_the_cyclic_collector(world: WorldIndex, small_term,
@@ -24,3 +30,28 @@ def test_the_first_session_hides_the_heap_from_the_cyclic_collector(world: World
         assert gc.get_freeze_count() == frozen  # only once per process
     finally:
         gc.unfreeze()
+
+
+_VALUES = st.text(max_size=12) | st.text(st.characters(max_codepoint=127), min_size=90, max_size=260) | st.integers() \
+    | st.none() | st.booleans() | st.lists(st.text(max_size=3), max_size=2)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_binding_plain_texts_gives_what_full_binding_gives(data: st.DataObject) -> None:
+    tool = data.draw(st.sampled_from(_TOOLS))
+    names = [p.name for p in tool.params]
+    keys = st.sampled_from(names) | st.sampled_from(["x", "seat", "Room"]) if names else st.just("x")
+    args = data.draw(st.dictionaries(keys, _VALUES, max_size=len(names) + 1))
+    fast = bind_texts(text_rules(tool), args)
+    if fast is not None:
+        assert fast == bind_arguments(tool, args)
+        assert list(fast) == list(bind_arguments(tool, args))  # handlers see the same order
+
+
+def test_plain_text_calls_take_the_one_pass_binding() -> None:
+    tool = next(t for t in _TOOLS if t.name == "reservation.make_booking")
+    args = {"location_id": "B001", "item_name": "Hall", "date": "Week 2, Monday", "time_slot": "10:00-11:00"}
+    assert bind_texts(text_rules(tool), args) == args
+    assert bind_texts(text_rules(tool), args | {"seat_id": "caf\u00e9"}) is None
+    assert bind_texts(text_rules(tool), {"location_id": "B001"}) is None  # required ones missing: the full binding says which
