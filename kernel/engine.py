@@ -101,9 +101,8 @@ class Kernel:
         if tool.system not in systems:
             names = ", ".join(t.shown(wire) for t in self.tools_for(systems)) or "none"
             return fail(f"{tool.shown(wire)} is not available in this task. Tools you can use now: {names}.")
-        bound = None if positional else bind_texts(self._texts[name], args)
-        if bound is None:
-            bound = bind_arguments(tool, args, positional, wire=wire)
+        texts = None if positional else bind_texts(self._texts[name], args)
+        bound = bind_arguments(tool, args, positional, wire=wire) if texts is None else texts
         if isinstance(bound, str):
             return fail(bound)
         view = ToolView(world=self.world, state=state, task_id=task_id, now=state.now, seed=seed)
