@@ -32,7 +32,8 @@ def test_the_first_session_hides_the_heap_from_the_cyclic_collector(world: World
         gc.unfreeze()
 
 
-_VALUES = st.text(max_size=12) | st.text(st.characters(max_codepoint=127), min_size=90, max_size=260) | st.integers() \
+_CHOICES = sorted({choice for tool in _TOOLS for p in tool.params for choice in p.enum or ()})
+_VALUES = st.text(max_size=12) | st.sampled_from(_CHOICES) | st.text(st.characters(max_codepoint=127), min_size=90, max_size=260) | st.integers() \
     | st.none() | st.booleans() | st.lists(st.text(max_size=3), max_size=2)
 
 
@@ -55,3 +56,6 @@ def test_plain_text_calls_take_the_one_pass_binding() -> None:
     assert bind_texts(text_rules(tool), args) == args
     assert bind_texts(text_rules(tool), args | {"seat_id": "caf\u00e9"}) is None
     assert bind_texts(text_rules(tool), {"location_id": "B001"}) is None  # required ones missing: the full binding says which
+    by = next(t for t in _TOOLS if t.name == "data_system.query_by_identifier")
+    assert bind_texts(text_rules(by), {"identifier": "A1", "by": "id", "entity_type": "advisor"}) is not None
+    assert bind_texts(text_rules(by), {"identifier": "A1", "by": "nickname", "entity_type": "advisor"}) is None
