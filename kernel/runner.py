@@ -47,7 +47,7 @@ from campus.events import (
 )
 from campus.kernel.admit import admit
 from campus.kernel.agent import Agent, AgentUnavailable, AgentView, Reply, TaskMemory, is_persistent, reply_meta
-from campus.kernel.clock import DAY_START, UrgentTimeout, date_label, day_of, day_start, label
+from campus.kernel.clock import DAY_START, Clock, UrgentTimeout, date_label, day_of, day_start, label
 from campus.kernel.engine import Kernel
 from campus.kernel.history import state_at
 from campus.kernel.logs import configure_default
@@ -136,7 +136,7 @@ class Session:
         self._rule_clock_until: int | None = None
         """The minute the rule clock is waiting for, while it waits."""
         self.state = state_at(kernel, store, branch_id)
-        self.env = simpy.Environment(initial_time=self.state.now)
+        self.env = Clock(initial_time=self.state.now)
         self.buffer: list[Record] = []
         self._committed = self.state.seq
         self._whole = 0
@@ -434,7 +434,7 @@ class Session:
                 self._emit(ActionRejected(task_id=card.id, message=action.message))
             else:
                 call_id, outcome = self._call(card, action, wire=isinstance(reply, StructuredCall))
-                if outcome.minutes:
+                if outcome.minutes and not self.env.skip(outcome.minutes):
                     yield self.env.timeout(outcome.minutes)
                 self._emit(result_event(call_id, outcome))
                 self._maybe_reveal(card)

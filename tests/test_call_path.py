@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import campus.kernel.runner as runner
+from campus.kernel.clock import Clock, UrgentTimeout
 from campus.kernel.store import MemoryStore
 from campus.kernel.tools import bind_arguments, bind_texts, text_rules
 from campus.subsystems import DOMAINS
@@ -59,3 +60,14 @@ def test_plain_text_calls_take_the_one_pass_binding() -> None:
     by = next(t for t in _TOOLS if t.name == "data_system.query_by_identifier")
     assert bind_texts(text_rules(by), {"identifier": "A1", "by": "id", "entity_type": "advisor"}) is not None
     assert bind_texts(text_rules(by), {"identifier": "A1", "by": "nickname", "entity_type": "advisor"}) is None
+
+
+def test_the_clock_skips_only_when_nothing_is_due_until_the_end() -> None:
+    clock = Clock(initial_time=100)
+    assert clock.skip(5) and clock.now == 105  # nothing scheduled at all
+    UrgentTimeout(clock, 10)  # due at 115
+    assert clock.skip(9) and clock.now == 114
+    assert not clock.skip(1) and clock.now == 114  # due at the very minute the skip would end: SimPy runs it first
+    assert not clock.skip(30) and clock.now == 114
+    clock.step()
+    assert clock.now == 115 and clock.skip(30) and clock.now == 145
