@@ -71,3 +71,9 @@ def test_the_clock_skips_only_when_nothing_is_due_until_the_end() -> None:
     assert not clock.skip(30) and clock.now == 114
     clock.step()
     assert clock.now == 115 and clock.skip(30) and clock.now == 145
+
+
+def test_calendar_clock_labels_from_the_table_are_the_formatted_ones() -> None:
+    from campus.subsystems.calendar import _clock
+
+    assert [_clock(m) for m in range(0, 24 * 60 + 61)] == [f"{m // 60:02d}:{m % 60:02d}" for m in range(0, 24 * 60 + 61)]
