@@ -401,9 +401,14 @@ def _study_listing(
     low, high = room_hours(part, key)
     idle = _within(free_windows((), earliest), low, high)
     seats = open_seats(view, place, room, day)
+    idle_spans = _spans(idle)
+    idle_free = ", ".join(idle_spans)
     if not (booked or features or part.features):  # every open seat is free at the same times
-        offered = [(seat, idle, []) for seat in seats[:limit]] if idle else []
+        shown = seats[:limit] if idle else []
         total = len(seats) if idle else 0
+        heads = place.heads
+        listed = [heads[id(seat)] + idle_free for seat in shown]
+        seats_data = [{"seat_id": seat.id, "features": list(seat.features), "free": list(idle_spans)} for seat in shown]
     else:
         for seat in seats:
             seat = seat_now(part, seat)
@@ -414,25 +419,17 @@ def _study_listing(
             if windows:
                 offered.append((seat, windows, busy or []))
         total = len(offered)
+        listed, seats_data = [], []
+        for seat, windows, busy in offered[:limit]:
+            spans = idle_spans if windows is idle else _spans(windows)
+            listed.append(f"{_seat_head(seat)}{', '.join(spans)}{_booked_note(busy)}")
+            seats_data.append({"seat_id": seat.id, "features": list(seat.features), "free": list(spans)})
     if features:
         count = f"{total} open seat(s) have {', '.join(features)}"
     else:
         count = f"{total} of {len(place.distinct[id(room)])} seats open"
     note = f" (open only {_span(low, high)} that day)" if (low, high) != (OPEN, CLOSE) else ""
-    lines = [f"{_room_label(room)}, {room.floor}, study area (book one seat){note}: {count}."]
-    seats_data = []
-    idle_spans = _spans(idle)
-    idle_free = ", ".join(idle_spans)
-    heads = place.heads
-    for seat, windows, busy in offered[:limit]:
-        if windows is idle and not busy:
-            head = heads.get(id(seat))
-            lines.append((_seat_head(seat) if head is None else head) + idle_free)
-            seats_data.append({"seat_id": seat.id, "features": list(seat.features), "free": list(idle_spans)})
-            continue
-        spans = _spans(windows)
-        lines.append(f"{_seat_head(seat)}{', '.join(spans)}{_booked_note(busy)}")
-        seats_data.append({"seat_id": seat.id, "features": list(seat.features), "free": spans})
+    lines = [f"{_room_label(room)}, {room.floor}, study area (book one seat){note}: {count}.", *listed]
     if total > limit:
         lines.append(
             f"  ... and {total - limit} more open seats; narrow the list with room=\"{_room_label(room)}\" "
