@@ -77,3 +77,12 @@ def test_calendar_clock_labels_from_the_table_are_the_formatted_ones() -> None:
     from campus.subsystems.calendar import _clock
 
     assert [_clock(m) for m in range(0, 24 * 60 + 61)] == [f"{m // 60:02d}:{m % 60:02d}" for m in range(0, 24 * 60 + 61)]
+
+
+def test_the_remembered_idle_times_are_the_computed_ones() -> None:
+    from campus.subsystems.reservation import CLOSE, OPEN, _idle, _spans, _within, free_windows
+
+    for earliest in range(OPEN - 60, CLOSE + 30, 45):
+        for low, high in ((OPEN, CLOSE), (OPEN + 120, CLOSE - 60), (CLOSE - 30, CLOSE)):
+            windows = _within(free_windows((), earliest), low, high)
+            assert _idle(earliest, low, high) == (tuple(windows), tuple(_spans(windows)), ", ".join(_spans(windows)))
