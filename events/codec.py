@@ -7,8 +7,9 @@ The stored payload of an event *is* its canonical form, so a log row can be re-h
 from its bytes alone.
 
 msgspec writes every float that holds an integer below 2**53 (and ``-0.0``) with a ``.0``,
-so an encoding without ``.0`` anywhere has nothing to normalise; that test is a substring
-search, cheap enough for every event. Anything else (a ``.0`` inside text included) takes
+so an encoding without ``.0`` anywhere has nothing to normalise; that test is a regular
+expression search (a few times faster than ``in`` on long payloads full of zeros, such as a
+seat listing), cheap enough for every event. Anything else (a ``.0`` inside text included) takes
 the exact path: decode, turn integral floats into integers, encode again, which leaves
 an encoding without such floats byte for byte as it was.
 """
@@ -16,6 +17,7 @@ an encoding without such floats byte for byte as it was.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
@@ -26,6 +28,7 @@ from campus.events.upcast import older_versions, upcast
 
 _ENCODER = msgspec.json.Encoder(order="sorted")
 _MAX_EXACT = 2**53
+_POINT_ZERO = re.compile(rb"\.0").search
 
 
 def _normalise_float(literal: str) -> int | float:
@@ -43,7 +46,7 @@ _EVENTS = msgspec.json.Decoder(list[AnyEvent])
 def canonical(value: Any) -> bytes:
     """The canonical JSON bytes of an event, a state or any msgspec-encodable value."""
     raw = _ENCODER.encode(value)
-    if b".0" not in raw:
+    if _POINT_ZERO(raw) is None:
         return raw
     return _ENCODER.encode(_NORMALISER.decode(raw))
 

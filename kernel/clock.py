@@ -119,3 +119,16 @@ class UrgentTimeout(simpy.events.Event):
         self._ok = True
         self._value = None
         env.schedule(self, URGENT, delay)
+
+
+class Clock(simpy.Environment):
+    """SimPy's environment, where a process can let time pass without a switch when nothing else is due."""
+
+    def skip(self, delay: int) -> bool:
+        """Advance ``delay`` minutes at once if no event is scheduled until then (inclusive) and say whether
+        it did; the caller goes on as a timeout of ``delay`` would have resumed it (nothing could have come
+        between). Otherwise nothing changes and the caller must yield a timeout."""
+        if self.peek() > self._now + delay:
+            self._now += delay
+            return True
+        return False

@@ -12,7 +12,8 @@ import structlog
 from campus.kernel.clock import label
 from campus.kernel.projection import Domain, Projection
 from campus.kernel.session import CLOCK, SESSION
-from campus.kernel.tools import Outcome, ToolDecl, bind_arguments, fail, prompt_section, wire_name, with_examples
+from campus.kernel.tools import (Outcome, TextRules, ToolDecl, bind_arguments, bind_texts, fail, prompt_section, text_rules,
+                                 wire_name, with_examples)
 from campus.kernel.triggers import RULES, guards_of
 
 log = structlog.get_logger("campus.kernel")
@@ -57,6 +58,7 @@ class Kernel:
                 if tool.name in self.tools:
                     raise ValueError(f"tool {tool.name} is declared twice")
                 self.tools[tool.name] = with_examples(tool, examples) if examples else tool
+        self._texts: dict[str, TextRules] = {name: text_rules(tool) for name, tool in self.tools.items()}
         self._tools_for: dict[tuple[str, ...], tuple[ToolDecl, ...]] = {}
         self.locate = locate
         self.describe = describe
@@ -104,7 +106,8 @@ class Kernel:
         if tool.system not in systems:
             names = ", ".join(t.shown(wire) for t in self.tools_for(systems)) or "none"
             return fail(f"{tool.shown(wire)} is not available in this task. Tools you can use now: {names}.")
-        bound = bind_arguments(tool, args, positional, wire=wire)
+        texts = None if positional else bind_texts(self._texts[name], args)
+        bound = bind_arguments(tool, args, positional, wire=wire) if texts is None else texts
         if isinstance(bound, str):
             return fail(bound)
         view = ToolView(world=self.world, state=state, task_id=task_id, now=state.now, seed=seed)

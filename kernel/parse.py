@@ -293,7 +293,7 @@ def _simple_call(block: str, name: str, pos: int) -> Parsed | None:
     args = dict(pairs)
     if len(args) != len(pairs):
         return None
-    if all(value.isascii() for value in args.values()):  # stored as they are, keys in canonical order
+    if block[pos : match.end()].isascii():  # ASCII values are stored as they are, keys in canonical order
         return Call(name=name, args=dict(sorted(pairs)), positional=[])
     return _stored_call(name, args, [])
 

@@ -246,6 +246,35 @@ def bind_arguments(
     return bound
 
 
+class TextRules(msgspec.Struct, frozen=True):
+    """What ``bind_texts`` needs of a tool: its required parameters, and for each of its text parameters
+    the longest value and the choices, if it has fixed ones."""
+
+    required: frozenset[str]
+    texts: dict[str, tuple[int, frozenset[str] | None]]
+
+
+def text_rules(tool: ToolDecl) -> TextRules:
+    return TextRules(frozenset(p.name for p in tool.params if p.required),
+                     {p.name: (p.max_length, None if p.enum is None else frozenset(p.enum))
+                      for p in tool.params if p.type == "string"})
+
+
+def bind_texts(rules: TextRules, args: Mapping[str, Any]) -> dict[str, Any] | None:
+    """``bind_arguments`` for the common call (keyword arguments only, every one a short ASCII text for a
+    text parameter, one of its choices if it has any, every required one given): the same bound arguments,
+    checked in one pass. None for any other call, which ``bind_arguments`` then binds or refuses."""
+    texts = rules.texts
+    for key, value in args.items():
+        rule = texts.get(key)
+        if rule is None or type(value) is not str or len(value) > rule[0] or not value.isascii() \
+                or (rule[1] is not None and value not in rule[1]):
+            return None
+    if not rules.required <= args.keys():
+        return None
+    return dict(args)
+
+
 def _check_value(param: Param, value: Any) -> str | None:
     expected = JSON_TYPES[param.type]
     if isinstance(value, bool) and bool not in expected:

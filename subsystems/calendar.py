@@ -51,7 +51,7 @@ from campus.events import (
     WorldChanged,
 )
 from campus.kernel.clock import MINUTES_PER_DAY
-from campus.kernel.clock import TimeFormatError, date_label, day_index, span_label, time_label
+from campus.kernel.clock import TimeFormatError, clock_label, date_label, day_index, span_label, time_label
 from campus.kernel.projection import Domain
 from campus.kernel.tools import Outcome, Param, Refuse, ToolDecl, ok
 
@@ -237,7 +237,8 @@ def _minutes(hours: str, minutes: str) -> int | None:
 
 
 def _clock(minute: int) -> str:
-    return f"{minute // 60:02d}:{minute % 60:02d}"
+    """``HH:MM`` of a minute of the day; the end of the day is ``24:00``."""
+    return clock_label(minute) if 0 <= minute < MINUTES_PER_DAY else f"{minute // 60:02d}:{minute % 60:02d}"
 
 
 def _show(text: str, limit: int = 60) -> str:

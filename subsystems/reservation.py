@@ -48,6 +48,7 @@ once its date is past, when the next day starts). Facts and state hold days and 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import weakref
@@ -137,11 +138,17 @@ class Place:
                     rooms_of.append(room)
         self.distinct = {id(room): _distinct(room.seats) for room in self.rooms}
         """``id`` of one of ``rooms`` -> its seats, one per id (the rooms are held here, so the ids stay theirs)."""
+        self.heads = {id(seat): _seat_head(seat) for room in self.rooms for seat in room.seats}
+        """``id`` of a seat of ``rooms`` -> the start of its listing line, up to its free times."""
         self.drawn: dict[tuple[int, int, int], list[Seat]] = {}
         """(``id`` of a room, seed, day) -> its seats the seeded draw opens that day, in room order."""
 
     def describe(self) -> str:
         return f"{self.name} ({self.building_id})"
+
+
+def _seat_head(seat: Seat) -> str:
+    return f"  - {seat.id} [{', '.join(seat.features)}]: free "
 
 
 class Libraries:
@@ -386,42 +393,42 @@ def _study_listing(
 ) -> tuple[list[str], dict[str, Any]]:
     booked = room_bookings(view.state.reservation, place.building_id, room.id, day)
     earliest = _earliest(view, day)
-    offered: list[tuple[Seat, list[tuple[int, int]], list[Booking]]] = []
+    offered: list[tuple[Seat, Sequence[tuple[int, int]], list[Booking]]] = []
     part: ReservationState = view.state.reservation
     key = shape_key(place.building_id, room.id, day)
     if key in part.closed:
         return [f"{_room_label(room)}, {room.floor}, study area: closed on {date_label(day)}."], {
             "room_id": room.id, "name": room.name, "floor": room.floor, "kind": room.kind, "closed": True, "seats": []}
     low, high = room_hours(part, key)
-    idle = _within(free_windows((), earliest), low, high)
+    idle, idle_spans, idle_free = _idle(earliest, low, high)
     seats = open_seats(view, place, room, day)
     if not (booked or features or part.features):  # every open seat is free at the same times
-        offered = [(seat, idle, []) for seat in seats[:limit]] if idle else []
+        shown = seats[:limit] if idle else []
         total = len(seats) if idle else 0
+        heads = place.heads
+        listed = [heads[id(seat)] + idle_free for seat in shown]
+        seats_data = [{"seat_id": seat.id, "features": list(seat.features), "free": list(idle_spans)} for seat in shown]
     else:
         for seat in seats:
             seat = seat_now(part, seat)
             if not all(f in seat.features for f in features):
                 continue
             busy = booked.get(seat.id)
-            windows = idle if busy is None else _within(free_windows(busy, earliest), low, high)
+            windows: Sequence[tuple[int, int]] = idle if busy is None else _within(free_windows(busy, earliest), low, high)
             if windows:
                 offered.append((seat, windows, busy or []))
         total = len(offered)
+        listed, seats_data = [], []
+        for seat, windows, busy in offered[:limit]:
+            spans: Sequence[str] = idle_spans if windows is idle else _spans(windows)
+            listed.append(f"{_seat_head(seat)}{', '.join(spans)}{_booked_note(busy)}")
+            seats_data.append({"seat_id": seat.id, "features": list(seat.features), "free": list(spans)})
     if features:
         count = f"{total} open seat(s) have {', '.join(features)}"
     else:
         count = f"{total} of {len(place.distinct[id(room)])} seats open"
     note = f" (open only {_span(low, high)} that day)" if (low, high) != (OPEN, CLOSE) else ""
-    lines = [f"{_room_label(room)}, {room.floor}, study area (book one seat){note}: {count}."]
-    seats_data = []
-    idle_spans = _spans(idle)
-    idle_free = ", ".join(idle_spans)
-    for seat, windows, busy in offered[:limit]:
-        spans = idle_spans if windows is idle else _spans(windows)
-        free = idle_free if windows is idle else ", ".join(spans)
-        lines.append(f"  - {seat.id} [{', '.join(seat.features)}]: free {free}{_booked_note(busy)}")
-        seats_data.append({"seat_id": seat.id, "features": list(seat.features), "free": list(spans)})
+    lines = [f"{_room_label(room)}, {room.floor}, study area (book one seat){note}: {count}.", *listed]
     if total > limit:
         lines.append(
             f"  ... and {total - limit} more open seats; narrow the list with room=\"{_room_label(room)}\" "
@@ -429,6 +436,15 @@ def _study_listing(
         )
     data = {"room_id": room.id, "name": room.name, "floor": room.floor, "kind": room.kind, "open_seats": total, "seats": seats_data}
     return lines, data
+
+
+@functools.lru_cache(maxsize=1_024)
+def _idle(earliest: int, low: int, high: int) -> tuple[tuple[tuple[int, int], ...], tuple[str, ...], str]:
+    """When an unbooked seat is free on a date (from ``earliest``, within the room's hours ``low``-``high``):
+    the windows, their labels and the labels joined. The same few answers serve every room and date."""
+    windows = tuple(_within(free_windows((), earliest), low, high))
+    spans = tuple(_spans(windows))
+    return windows, spans, ", ".join(spans)
 
 
 def _within(windows: list[tuple[int, int]], low: int, high: int) -> list[tuple[int, int]]:

@@ -1,0 +1,88 @@
+"""The tool-call path's fast paths (issue 18) against the slow paths they replace."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import campus.kernel.runner as runner
+from campus.kernel.clock import Clock, UrgentTimeout
+from campus.kernel.store import MemoryStore
+from campus.kernel.tools import bind_arguments, bind_texts, text_rules
+from campus.subsystems import DOMAINS
+from campus.world.index import WorldIndex
+from tests.conftest import play
+
+_TOOLS = [tool for domain in DOMAINS for tool in domain.tools]
+
+
+def test_the_first_session_hides_the_heap_from_the_cyclic_collector(world: WorldIndex, small_term,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    gc.unfreeze()
+    monkeypatch.setattr(runner, "_heap_settled", False)
+    try:
+        play(MemoryStore(), world, small_term, "noop")
+        frozen = gc.get_freeze_count()
+        assert frozen > 10_000  # the imported modules and the world at least
+        play(MemoryStore(), world, small_term, "noop")
+        assert gc.get_freeze_count() == frozen  # only once per process
+    finally:
+        gc.unfreeze()
+
+
+_CHOICES = sorted({choice for tool in _TOOLS for p in tool.params for choice in p.enum or ()})
+_VALUES = st.text(max_size=12) | st.sampled_from(_CHOICES) | st.text(st.characters(max_codepoint=127), min_size=90, max_size=260) | st.integers() \
+    | st.none() | st.booleans() | st.lists(st.text(max_size=3), max_size=2)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_binding_plain_texts_gives_what_full_binding_gives(data: st.DataObject) -> None:
+    tool = data.draw(st.sampled_from(_TOOLS))
+    names = [p.name for p in tool.params]
+    keys = st.sampled_from(names) | st.sampled_from(["x", "seat", "Room"]) if names else st.just("x")
+    args = data.draw(st.dictionaries(keys, _VALUES, max_size=len(names) + 1))
+    fast = bind_texts(text_rules(tool), args)
+    if fast is not None:
+        assert fast == bind_arguments(tool, args)
+        assert list(fast) == list(bind_arguments(tool, args))  # handlers see the same order
+
+
+def test_plain_text_calls_take_the_one_pass_binding() -> None:
+    tool = next(t for t in _TOOLS if t.name == "reservation.make_booking")
+    args = {"location_id": "B001", "item_name": "Hall", "date": "Week 2, Monday", "time_slot": "10:00-11:00"}
+    assert bind_texts(text_rules(tool), args) == args
+    assert bind_texts(text_rules(tool), args | {"seat_id": "caf\u00e9"}) is None
+    assert bind_texts(text_rules(tool), {"location_id": "B001"}) is None  # required ones missing: the full binding says which
+    by = next(t for t in _TOOLS if t.name == "data_system.query_by_identifier")
+    assert bind_texts(text_rules(by), {"identifier": "A1", "by": "id", "entity_type": "advisor"}) is not None
+    assert bind_texts(text_rules(by), {"identifier": "A1", "by": "nickname", "entity_type": "advisor"}) is None
+
+
+def test_the_clock_skips_only_when_nothing_is_due_until_the_end() -> None:
+    clock = Clock(initial_time=100)
+    assert clock.skip(5) and clock.now == 105  # nothing scheduled at all
+    UrgentTimeout(clock, 10)  # due at 115
+    assert clock.skip(9) and clock.now == 114
+    assert not clock.skip(1) and clock.now == 114  # due at the very minute the skip would end: SimPy runs it first
+    assert not clock.skip(30) and clock.now == 114
+    clock.step()
+    assert clock.now == 115 and clock.skip(30) and clock.now == 145
+
+
+def test_calendar_clock_labels_from_the_table_are_the_formatted_ones() -> None:
+    from campus.subsystems.calendar import _clock
+
+    assert [_clock(m) for m in range(0, 24 * 60 + 61)] == [f"{m // 60:02d}:{m % 60:02d}" for m in range(0, 24 * 60 + 61)]
+
+
+def test_the_remembered_idle_times_are_the_computed_ones() -> None:
+    from campus.subsystems.reservation import CLOSE, OPEN, _idle, _spans, _within, free_windows
+
+    for earliest in range(OPEN - 60, CLOSE + 30, 45):
+        for low, high in ((OPEN, CLOSE), (OPEN + 120, CLOSE - 60), (CLOSE - 30, CLOSE)):
+            windows = _within(free_windows((), earliest), low, high)
+            assert _idle(earliest, low, high) == (tuple(windows), tuple(_spans(windows)), ", ".join(_spans(windows)))
