@@ -114,12 +114,6 @@ def test_a_fold_with_counted_kinds_matches_applying_every_event(oracle_full: Run
         assert projection.encode(folded) == projection.encode(one_by_one)
 
 
-def test_a_snapshot_is_the_encoding_and_its_state_hash(oracle_full: Run) -> None:
-    projection = oracle_full.kernel.projection
-    state = full_fold(oracle_full.kernel, oracle_full.store, oracle_full.branch.id, 500)
-    assert projection.snapshot(state) == (projection.encode(state), projection.state_hash(state))
-
-
 def test_remembered_parses_equal_fresh_ones() -> None:
     for text in ("Week 1-18, Mon, 14:00-16:50", "Week 3, Tuesday, 09:00-10:00", "Week 3, Funday, 09:00-10:00"):
         first, again = parse_time(text), parse_time.__wrapped__(text)
