@@ -33,7 +33,7 @@ from campus.events import canonical
 
 MAGIC = b"\x00campus snapshot pieces 1\n"
 """How a manifest starts; a whole canonical encoding starts with ``{``."""
-CHUNK_ITEMS = 512
+CHUNK_ITEMS = 128
 """Items of a shared list per stored chunk."""
 CACHED_ITEMS = 250_000
 """Decoded list items a ``PieceCache`` keeps (least recently used chunks go first)."""

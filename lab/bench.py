@@ -33,8 +33,9 @@ The figures (``rows`` for people, ``figures`` for scripts)
    the median of ``APPEND_ROUNDS`` rounds (all rounds are in the figures).
 2. *fold*: the long branch from event 1, no snapshot: (a) from SQLite with the kernel's
    ``history.full_fold`` (read + decode + fold; also the batched ``iter_rows`` +
-   ``fold_rows``), (b) ``Projection.fold_rows`` over rows already in memory (decode + fold);
-   and the parts alone: reading rows, ``decode_events``, the reducers.
+   ``fold_rows``), (b) ``Projection.fold_rows`` over rows already in memory (decode + fold),
+   one batch of ``iter_rows`` at a time (timed once read); and the parts alone: reading rows,
+   ``decode_events``, the reducers.
 3. *seek*: ``kernel.history.state_at`` at random seqs of the long branch (seeded RNG), in one
    process as ``campus`` seeks (the projection keeps decoded chunks of shared lists between
    seeks; ``kernel/snapshots.py``): nearest snapshot, its pieces, read and fold the tail;
@@ -62,7 +63,7 @@ Last, the process's peak resident memory (``ru_maxrss``) over the whole benchmar
 
 Every timed section starts right after ``gc.collect()``; otherwise Python's cyclic GC runs
 as it would in ``campus`` (its pauses are part of what a fold or a seek costs). Only the
-rows the benchmark itself holds in memory for (2b) are frozen out of GC passes.
+batch of rows the benchmark itself holds in memory for (2b) is frozen out of GC passes.
 """
 
 from __future__ import annotations
@@ -81,7 +82,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
@@ -500,11 +500,7 @@ def measure_fold(long: Run) -> dict[str, Any]:
     del whole
     batched_s, batched = _timed(lambda: _fold_batches(projection, store.iter_rows(branch)))
     read_s, _ = _timed(lambda: sum(len(rows) for rows in store.iter_rows(branch)))
-    batches = list(store.iter_rows(branch))
-    with _frozen():  # the rows held in memory are the bench's, not the fold's: keep them out of GC passes
-        memory_s, in_memory = _timed(lambda: _fold_batches(projection, batches))
-        decode_s, reducers_s = _fold_parts(projection, batches)
-    batches.clear()
+    memory_s, decode_s, reducers_s, in_memory = _fold_in_memory(projection, store.iter_rows(branch))
     hashes |= {projection.state_hash(batched), projection.state_hash(in_memory)}
     return {
         "events": head,
@@ -533,29 +529,28 @@ def _fold_batches(projection: Any, batches: Iterable[list[Row]]) -> Any:
     return state
 
 
-def _fold_parts(projection: Any, batches: list[list[Row]]) -> tuple[float, float]:
-    """Seconds spent in ``decode_events`` alone and in the reducers alone, batch by batch."""
-    decode = reducers = 0.0
-    state = projection.initial()
+def _fold_in_memory(projection: Any, batches: Iterable[list[Row]]) -> tuple[float, float, float, Any]:
+    """Seconds spent folding rows already in memory (``fold_rows``), and in ``decode_events`` alone and
+    the reducers alone, batch by batch as they are read (the whole branch's rows would fill gigabytes),
+    with the state ``fold_rows`` made. Each batch is kept out of GC passes: the rows are the bench's."""
+    whole = decode = reducers = 0.0
+    state, parts = projection.initial(), projection.initial()
     for rows in batches:
+        gc.collect()
+        gc.freeze()
+        begun = time.perf_counter()
+        projection.fold_rows(state, rows)
+        whole += time.perf_counter() - begun
         payloads = [r.payload for r in rows]
         begun = time.perf_counter()
         events = decode_events(payloads)
         decode += time.perf_counter() - begun
         begun = time.perf_counter()
-        projection.fold(state, events, rows[-1].seq, rows[-1].t)
+        projection.fold(parts, events, rows[-1].seq, rows[-1].t)
         reducers += time.perf_counter() - begun
-    return decode, reducers
-
-
-@contextmanager
-def _frozen() -> Iterator[None]:
-    gc.collect()
-    gc.freeze()
-    try:
-        yield
-    finally:
+        del payloads, events
         gc.unfreeze()
+    return whole, decode, reducers, state
 
 
 def _rate(events: int, seconds: float) -> dict[str, float]:
