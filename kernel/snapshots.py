@@ -20,6 +20,7 @@ Snapshots written before pieces (the whole encoding in the row) are read as befo
 from __future__ import annotations
 
 import hashlib
+import operator
 import os
 import typing
 from collections import OrderedDict
@@ -110,40 +111,37 @@ class SnapshotWriter:
         self._part_marks = {name: f"\x00part-{token}-{name}" for name in self.part_names}
         self._part_of = {mark: name for name, mark in self._part_marks.items()}
         self._list_marks = [f"\x00list-{token}-{i}" for i in range(len(self.lists))]
-        self._chunks: dict[tuple[int, int], tuple[list[Any], bytes]] = {}
+        self._chunks: dict[tuple[int, int], tuple[list[Any], bytes, str]] = {}
 
     def pieces(self, state: Any) -> Pieces:
-        order: list[bytes] = []
+        order: list[tuple[bytes, str]] = []
         lists: list[int] = []
         top = msgspec.structs.replace(state, **self._part_marks)
         for piece in _split(canonical(top), self._part_marks.values()):
             if isinstance(piece, bytes):
-                order.append(piece)
+                order.append((piece, digest(piece)))
                 lists.append(SKELETON)
                 continue
             self._part_pieces(state, self._part_of[piece], order, lists)
         hasher = hashlib.sha256()
-        stored: dict[str, bytes] = {}
-        digests = []
-        for data in order:
+        for data, _ in order:
             hasher.update(data)
-            key = digest(data)
-            stored[key] = data
-            digests.append(key)
-        return Pieces(encode_manifest(Manifest(pieces=digests, lists=lists)), hasher.hexdigest(), stored)
+        manifest = Manifest(pieces=[key for _, key in order], lists=lists)
+        return Pieces(encode_manifest(manifest), hasher.hexdigest(), {key: data for data, key in order})
 
-    def _part_pieces(self, state: Any, name: str, order: list[bytes], lists: list[int]) -> None:
+    def _part_pieces(self, state: Any, name: str, order: list[tuple[bytes, str]], lists: list[int]) -> None:
         part = getattr(state, name)
         mine = {i: shared for i, shared in enumerate(self.lists) if shared.part == name}
         if not mine:
-            order.append(canonical(part))
+            data = canonical(part)
+            order.append((data, digest(data)))
             lists.append(SKELETON)
             return
         marks = {self._list_marks[i]: i for i in mine}
         hollow = msgspec.structs.replace(part, **{mine[i].field: [mark] for mark, i in marks.items()})
         for piece in _split(canonical(hollow), marks):
             if isinstance(piece, bytes):
-                order.append(piece)
+                order.append((piece, digest(piece)))
                 lists.append(SKELETON)
             else:
                 index = marks[piece]
@@ -151,24 +149,22 @@ class SnapshotWriter:
                     order.append(chunk)
                     lists.append(index)
 
-    def _chunk_pieces(self, index: int, items: list[Any]) -> Iterable[bytes]:
+    def _chunk_pieces(self, index: int, items: list[Any]) -> Iterable[tuple[bytes, str]]:
+        """Each chunk's bytes and digest; a full chunk of the same item objects as last time is not encoded again."""
         size = self.chunk_items
         for number, start in enumerate(range(0, len(items), size)):
             chunk = items[start : start + size]
             cached = self._chunks.get((index, number))
-            if cached is not None and len(cached[0]) == len(chunk) and all(map(_same, cached[0], chunk)):
-                yield cached[1]
+            if cached is not None and len(cached[0]) == len(chunk) and all(map(operator.is_, cached[0], chunk)):
+                yield cached[1], cached[2]
                 continue
             data = canonical(chunk)[1:-1]
             if number:
                 data = b"," + data
+            key = digest(data)
             if len(chunk) == size:
-                self._chunks[(index, number)] = (chunk, data)
-            yield data
-
-
-def _same(a: object, b: object) -> bool:
-    return a is b
+                self._chunks[(index, number)] = (chunk, data, key)
+            yield data, key
 
 
 def _split(encoded: bytes, marks: Iterable[str]) -> list[bytes | str]:
