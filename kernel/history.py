@@ -9,7 +9,8 @@ import msgspec
 import structlog
 
 from campus.kernel.engine import Kernel
-from campus.kernel.projection import Projection
+from campus.kernel.projection import Projection, gc_paused
+from campus.kernel.snapshots import decode_manifest, load
 from campus.kernel.store import EventStore, Snapshot
 
 log = structlog.get_logger("campus.history")
@@ -23,26 +24,30 @@ def state_at(kernel: Kernel, store: EventStore, branch_id: str, seq: int | None 
     state, start = projection.initial(), 1
     below = target
     while below > 0:
-        snapshot = store.snapshot_at_or_before(branch_id, below)
+        snapshot = store.snapshot_at_or_before(branch_id, below, raw=True)
         if snapshot is None:
             break
-        decoded = _intact(projection, snapshot)
+        decoded = restore(projection, store, snapshot)
         if decoded is not None:
             state, start = decoded, snapshot.seq + 1
             break
-        log.warning("snapshot ignored: its bytes do not match its hash or today's state shape", run=branch_id, seq=snapshot.seq)
+        log.warning("snapshot ignored: its bytes do not match their hashes or today's state shape", run=branch_id, seq=snapshot.seq)
         below = snapshot.seq - 1
     if start <= target:
         projection.fold_range(state, store, branch_id, start, target)
     return state
 
 
-def _intact(projection: Projection, snapshot: Snapshot) -> Any:
-    """The snapshot's state, or ``None`` if its bytes do not hash to its hash or do not decode
-    (a snapshot written before a schema change has an older state shape).
+def restore(projection: Projection, store: EventStore, snapshot: Snapshot) -> Any:
+    """The state of a snapshot as stored (``raw``), or ``None`` if its bytes (or a piece's) do not hash to their hash or
+    do not decode (a snapshot written before a schema change has an older state shape).
 
     A snapshot whose bytes were forged with their hash recomputed decodes here; ``verify``
     compares every snapshot with the folded log and names it."""
+    manifest = decode_manifest(snapshot.state)
+    if manifest is not None:
+        with gc_paused():
+            return load(manifest, store.snapshot_pieces, projection.decode, projection.shared_lists, projection.pieces)
     if hashlib.sha256(snapshot.state).hexdigest() != snapshot.state_hash:
         return None
     try:

@@ -25,6 +25,7 @@ import msgspec
 
 from campus.events import KINDS, Event, canonical
 from campus.events.codec import event_decoder
+from campus.kernel.snapshots import CHUNK_ITEMS, PieceCache, SnapshotWriter, shared_lists
 
 Reducer = Callable[[Any, Any], None]
 ChangeCheck = Callable[[Any, Any], "str | None"]
@@ -68,6 +69,10 @@ class Projection:
             kw_only=True,
         )
         self._decoder = msgspec.json.Decoder(self.state_type)
+        self.shared_lists = shared_lists((d.name, d.state_type) for d in domains)
+        """The lists whose chunks snapshots share (``kernel/snapshots.py``)."""
+        self.pieces = PieceCache()
+        """Decoded chunks of those lists, kept between seeks."""
         self._table = self._dispatch_table()
         self._by_kind = {
             tag: (event_decoder(cls) if self._reads(cls) else None, self._table[cls])
@@ -163,10 +168,9 @@ class Projection:
     def state_hash(self, state: Any) -> str:
         return hashlib.sha256(self.encode(state)).hexdigest()
 
-    def snapshot(self, state: Any) -> tuple[bytes, str]:
-        """The state's encoding and its hash (what ``put_snapshot`` stores), encoding it once."""
-        data = self.encode(state)
-        return data, hashlib.sha256(data).hexdigest()
+    def writer(self, chunk_items: int = CHUNK_ITEMS) -> SnapshotWriter:
+        """Cuts one branch's states into the pieces ``put_snapshot`` stores."""
+        return SnapshotWriter([d.name for d in self.domains], self.shared_lists, chunk_items)
 
 
 @contextmanager

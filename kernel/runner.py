@@ -158,6 +158,7 @@ class Session:
         self.pending: simpy.Event | None = None
         self._prompts: dict[tuple[str, ...], str] = {}
         self._last_snapshot = self.state.seq
+        self._snapshots = kernel.projection.writer()
         self._student_process: simpy.Process | None = None
         self._transcript = Transcript()
         self._played: list[Event] | None = None
@@ -308,7 +309,7 @@ class Session:
         self.buffer = self.buffer[len(records):]
         self._whole = 0
         if seq == self.state.seq and seq - self._last_snapshot >= self.snapshot_every:
-            self.store.put_snapshot(self.branch.id, seq, *self.kernel.projection.snapshot(self.state))
+            self.store.put_snapshot(self.branch.id, seq, *self._snapshots.pieces(self.state))
             self._last_snapshot = seq
 
     def _decide(self) -> Generator[simpy.Event, Any, tuple[Reply | None, str | None]]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import socket
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from itertools import chain
 from pathlib import Path
@@ -30,6 +30,7 @@ from typing import Any, NamedTuple, Protocol
 import msgspec
 
 from campus.events import AGENT_BOUND, KINDS, SCHEMA_VERSION, Event, agent_link, canonical, chain_hash
+from campus.kernel.snapshots import assemble, decode_manifest
 from campus.kernel.sql_views import VIEWS
 
 _KIND_OF = {cls: tag for tag, cls in KINDS.items()}
@@ -99,8 +100,9 @@ class EventStore(Protocol):
     def hash_at(self, branch_id: str, seq: int) -> str: ...
     def agent_links(self, branch_id: str) -> dict[int, str]: ...
     def seq_at_time(self, branch_id: str, t: int) -> int: ...
-    def put_snapshot(self, branch_id: str, seq: int, state: bytes, state_hash: str) -> None: ...
-    def snapshot_at_or_before(self, branch_id: str, seq: int) -> Snapshot | None: ...
+    def put_snapshot(self, branch_id: str, seq: int, state: bytes, state_hash: str, pieces: Mapping[str, bytes] = {}) -> None: ...
+    def snapshot_at_or_before(self, branch_id: str, seq: int, *, raw: bool = False) -> Snapshot | None: ...
+    def snapshot_pieces(self, digests: Sequence[str]) -> dict[str, bytes]: ...
     def drop_snapshots(self) -> None: ...
     def put_blob(self, kind: str, digest: str, data: bytes) -> None: ...
     def get_blob(self, digest: str) -> bytes: ...
@@ -170,6 +172,17 @@ class _Lineage:
         agent = self.agent_links(branch_id).get(seq + 1)
         return prev if agent is None else agent_link(prev, agent)
 
+    def _whole(self, snapshot: Snapshot | None, raw: bool) -> Snapshot | None:
+        """A snapshot stored as a manifest (``kernel/snapshots.py``) with its pieces joined, unless ``raw``
+        (left as stored when a piece is gone: its bytes then do not hash to its hash)."""
+        if snapshot is None or raw:
+            return snapshot
+        manifest = decode_manifest(snapshot.state)
+        if manifest is None:
+            return snapshot
+        whole = assemble(manifest, self.snapshot_pieces(manifest.pieces))  # type: ignore[attr-defined]
+        return snapshot if whole is None else snapshot._replace(state=whole)
+
     def owner_of(self, branch_id: str, seq: int) -> str:
         for owner, lower, upper in reversed(self.segments(branch_id)):
             if seq >= lower and (upper is None or seq <= upper):
@@ -194,6 +207,7 @@ class MemoryStore(_Lineage):
         self._rows: dict[str, list[Row]] = {}
         self._heads: dict[str, tuple[int, str]] = {}
         self._snapshots: dict[str, dict[int, Snapshot]] = {}
+        self._pieces: dict[str, bytes] = {}
         self._blobs: dict[str, bytes] = {}
         self._kinds: dict[str, str] = {}
 
@@ -282,20 +296,27 @@ class MemoryStore(_Lineage):
             found = row.seq
         return found
 
-    def put_snapshot(self, branch_id: str, seq: int, state: bytes, state_hash: str) -> None:
+    def put_snapshot(self, branch_id: str, seq: int, state: bytes, state_hash: str, pieces: Mapping[str, bytes] = {}) -> None:
         self._snapshots.setdefault(self.owner_of(branch_id, seq), {})[seq] = Snapshot(seq, state, state_hash)
+        for key, data in pieces.items():
+            self._pieces.setdefault(key, data)
 
-    def snapshot_at_or_before(self, branch_id: str, seq: int) -> Snapshot | None:
+    def snapshot_pieces(self, digests: Sequence[str]) -> dict[str, bytes]:
+        """The stored pieces among ``digests`` (a snapshot's manifest names them)."""
+        return {key: self._pieces[key] for key in digests if key in self._pieces}
+
+    def snapshot_at_or_before(self, branch_id: str, seq: int, *, raw: bool = False) -> Snapshot | None:
         best: Snapshot | None = None
         for owner, lower, upper in self.segments(branch_id):
             for snap in self._snapshots.get(owner, {}).values():
                 within = snap.seq >= lower and (upper is None or snap.seq <= upper)
                 if within and snap.seq <= seq and (best is None or snap.seq > best.seq):
                     best = snap
-        return best
+        return self._whole(best, raw)
 
     def drop_snapshots(self) -> None:
         self._snapshots.clear()
+        self._pieces.clear()
 
     def put_blob(self, kind: str, digest: str, data: bytes) -> None:
         self._blobs.setdefault(digest, data)
@@ -353,6 +374,10 @@ CREATE TABLE IF NOT EXISTS snapshots (
     state_hash TEXT NOT NULL,
     PRIMARY KEY (branch, seq)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS snapshot_pieces (
+    hash TEXT PRIMARY KEY,
+    data BLOB NOT NULL
+);
 CREATE TABLE IF NOT EXISTS blobs (
     hash TEXT PRIMARY KEY,
     kind TEXT NOT NULL,
@@ -380,8 +405,6 @@ BUSY_TIMEOUT = 60.0
 """Seconds a connection waits for another process's write to finish (SQLite's busy timeout)."""
 
 _INSERT = "INSERT INTO events (branch, seq, t, kind, payload, hash, meta) VALUES (?, ?, ?, ?, ?, ?, ?)"
-_MMAP_BYTES = 2**31 - 2**16
-"""SQLite's largest memory map unless it was built with a larger limit."""
 _ROWS_PER_INSERT = 32
 _INSERT_MANY = _INSERT + ", (?, ?, ?, ?, ?, ?, ?)" * (_ROWS_PER_INSERT - 1)
 """Rows go in 32 to a statement: one statement step per row cost a quarter of the append."""
@@ -396,8 +419,9 @@ class SQLiteStore(_Lineage):
 
     Durability: WAL with ``synchronous=NORMAL`` — a committed step survives a killed
     process; after a power cut the last few commits may be lost, never half-written.
-    Reads go through a memory map of the file (up to ``_MMAP_BYTES``): a seek reads a
-    snapshot of megabytes, which costs about a third as much mapped as through read calls.
+    Reads go through SQLite's page cache, not a memory map of the file: with snapshots in
+    shared pieces a map made no fold or seek faster here, and every mapped page a pass touched
+    stayed resident (a whole pass over a 1M-event file held 1.5 GB).
 
     Concurrency: several processes may write different branches of one file at once (``campus
     sweep``). WAL lets readers go on while one writer commits; writers take turns, each waiting
@@ -424,7 +448,6 @@ class SQLiteStore(_Lineage):
             stamp = _recognise(self.conn, self.path)
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=NORMAL")
-            self.conn.execute(f"PRAGMA mmap_size={_MMAP_BYTES}")
             self.conn.execute("PRAGMA foreign_keys=ON")
             self.conn.executescript(_SCHEMA)
             self.conn.executescript(VIEWS)
@@ -658,14 +681,38 @@ class SQLiteStore(_Lineage):
                 best = max(best, row[0])
         return best
 
-    def put_snapshot(self, branch_id: str, seq: int, state: bytes, state_hash: str) -> None:
+    def put_snapshot(self, branch_id: str, seq: int, state: bytes, state_hash: str, pieces: Mapping[str, bytes] = {}) -> None:
+        """One transaction: the pieces a manifest names are there whenever the manifest is."""
         owner = self.owner_of(branch_id, seq)
-        self.conn.execute(
-            "INSERT OR REPLACE INTO snapshots (branch, seq, state, state_hash) VALUES (?, ?, ?, ?)",
-            (owner, seq, state, state_hash),
-        )
+        with self._transaction():
+            known = self._known_pieces(list(pieces))
+            self.conn.executemany("INSERT OR IGNORE INTO snapshot_pieces (hash, data) VALUES (?, ?)",
+                                  [(key, data) for key, data in pieces.items() if key not in known])
+            self.conn.execute(
+                "INSERT OR REPLACE INTO snapshots (branch, seq, state, state_hash) VALUES (?, ?, ?, ?)",
+                (owner, seq, state, state_hash),
+            )
 
-    def snapshot_at_or_before(self, branch_id: str, seq: int) -> Snapshot | None:
+    def _known_pieces(self, digests: list[str]) -> set[str]:
+        known: set[str] = set()
+        for first in range(0, len(digests), 500):
+            some = digests[first : first + 500]
+            marks = ", ".join("?" * len(some))
+            known.update(r[0] for r in self.conn.execute(f"SELECT hash FROM snapshot_pieces WHERE hash IN ({marks})", some))
+        return known
+
+    def snapshot_pieces(self, digests: Sequence[str]) -> dict[str, bytes]:
+        """The stored pieces among ``digests`` (a snapshot's manifest names them)."""
+        found: dict[str, bytes] = {}
+        unique = list(dict.fromkeys(digests))
+        for first in range(0, len(unique), 500):
+            some = unique[first : first + 500]
+            marks = ", ".join("?" * len(some))
+            found.update((r[0], bytes(r[1])) for r in self.conn.execute(
+                f"SELECT hash, CAST(data AS BLOB) FROM snapshot_pieces WHERE hash IN ({marks})", some))
+        return found
+
+    def snapshot_at_or_before(self, branch_id: str, seq: int, *, raw: bool = False) -> Snapshot | None:
         best: Snapshot | None = None
         for owner, lower, upper in self.segments(branch_id):
             hi = min(seq, upper) if upper is not None else seq
@@ -675,10 +722,12 @@ class SQLiteStore(_Lineage):
             ).fetchone()
             if row is not None and (best is None or row[0] > best.seq):
                 best = Snapshot(row[0], bytes(row[1]), row[2])
-        return best
+        return self._whole(best, raw)
 
     def drop_snapshots(self) -> None:
-        self.conn.execute("DELETE FROM snapshots")
+        with self._transaction():
+            self.conn.execute("DELETE FROM snapshots")
+            self.conn.execute("DELETE FROM snapshot_pieces")
 
     def put_blob(self, kind: str, digest: str, data: bytes) -> None:
         self.conn.execute("INSERT OR IGNORE INTO blobs (hash, kind, data) VALUES (?, ?, ?)", (digest, kind, data))
@@ -775,20 +824,3 @@ def open_store(path: str | Path | None) -> EventStore:
         return MemoryStore()
     return SQLiteStore(path)
 
-
-@contextmanager
-def unmapped(store: EventStore) -> Iterator[None]:
-    """Reads without SQLite's memory map of the file for a pass over a whole run.
-
-    Mapped pages a pass touches stay resident (and count as the process's memory) until the
-    map goes: over a 1M-event file that is 1.5 GB, against a constant ~70 MB read through the
-    page cache. Seeks keep the map, which makes reading one big snapshot faster."""
-    if not isinstance(store, SQLiteStore):
-        yield
-        return
-    size = store.conn.execute("PRAGMA mmap_size").fetchone()[0]
-    store.conn.execute("PRAGMA mmap_size=0")
-    try:
-        yield
-    finally:
-        store.conn.execute(f"PRAGMA mmap_size={int(size)}")

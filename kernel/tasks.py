@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar, cast
 
 from campus.events import Event, TaskEnded, TaskReleased, decode_events
-from campus.kernel.store import EventStore, Row, unmapped
+from campus.kernel.store import EventStore, Row
 
 BATCH = 20_000
 
@@ -24,12 +24,10 @@ def events_of(store: EventStore, branch_id: str, kind: type[E], upto: int | None
 
 
 def row_batches(store: EventStore, branch_id: str, stop: int | None = None, batch: int = BATCH) -> Iterator[list[Row]]:
-    """A branch's rows up to seq ``stop`` (default: the head) in batches of ``batch``, read without the memory
-    map (``unmapped``), so memory does not grow with the log."""
+    """A branch's rows up to seq ``stop`` (default: the head) in batches of ``batch``, so memory does not grow with the log."""
     last = store.head(branch_id)[0] if stop is None else stop
-    with unmapped(store):
-        for first in range(1, last + 1, batch):
-            yield store.rows(branch_id, first, min(last, first + batch - 1))
+    for first in range(1, last + 1, batch):
+        yield store.rows(branch_id, first, min(last, first + batch - 1))
 
 
 @dataclass

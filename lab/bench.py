@@ -33,12 +33,15 @@ The figures (``rows`` for people, ``figures`` for scripts)
    the median of ``APPEND_ROUNDS`` rounds (all rounds are in the figures).
 2. *fold*: the long branch from event 1, no snapshot: (a) from SQLite with the kernel's
    ``history.full_fold`` (read + decode + fold; also the batched ``iter_rows`` +
-   ``fold_rows``), (b) ``Projection.fold_rows`` over rows already in memory (decode + fold);
-   and the parts alone: reading rows, ``decode_events``, the reducers.
-3. *seek*: ``kernel.history.state_at`` at random seqs of the long branch (seeded RNG):
-   nearest snapshot, decode, read and fold the tail; p50/p99 over ``SEEK_SAMPLES``; and the
-   mean of each part (read, decode, tail, freeing the previous seek's state) over the first
-   ``SEEK_PARTS_SAMPLES`` of those seqs.
+   ``fold_rows``), (b) ``Projection.fold_rows`` over rows already in memory (decode + fold),
+   one batch of ``iter_rows`` at a time (timed once read); and the parts alone: reading rows,
+   ``decode_events``, the reducers.
+3. *seek*: ``kernel.history.state_at`` at random seqs of the long branch (seeded RNG), in one
+   process as ``campus`` seeks (the projection keeps decoded chunks of shared lists between
+   seeks; ``kernel/snapshots.py``): nearest snapshot, its pieces, read and fold the tail;
+   p50/p99 over ``SEEK_SAMPLES``; the mean of each part (read, pieces, tail, freeing the
+   previous seek's state) over the first ``SEEK_PARTS_SAMPLES`` of those seqs; and
+   ``COLD_SEEKS`` seeks each with an empty cache (the first seek of a process).
 4. *fork*: ``store.fork`` latency p50/p99 on the long branch and on a 1,000-event branch
    in its own DB; bytes added per fork = growth of the DB file (after a WAL truncate
    checkpoint) and of its page count, over all forks.
@@ -60,7 +63,7 @@ Last, the process's peak resident memory (``ru_maxrss``) over the whole benchmar
 
 Every timed section starts right after ``gc.collect()``; otherwise Python's cyclic GC runs
 as it would in ``campus`` (its pauses are part of what a fold or a seek costs). Only the
-rows the benchmark itself holds in memory for (2b) are frozen out of GC passes.
+batch of rows the benchmark itself holds in memory for (2b) is frozen out of GC passes.
 """
 
 from __future__ import annotations
@@ -79,7 +82,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
@@ -109,8 +111,9 @@ from campus.events import (
 )
 from campus.kernel.agent import AgentView, Reply
 from campus.kernel.clock import DAYS, MINUTES_PER_WEEK
-from campus.kernel.history import full_fold, state_at
+from campus.kernel.history import full_fold, restore, state_at
 from campus.kernel.runner import SNAPSHOT_EVERY
+from campus.kernel.snapshots import PieceCache
 from campus.kernel.store import EventStore, MemoryStore, Row, SQLiteStore
 from campus.replays import verify as verify_module
 from campus.replays.diff import first_divergence
@@ -132,8 +135,11 @@ APPEND_STEPS = 10_000
 """Steps (transactions) per timed round of the durable append rate."""
 APPEND_ROUNDS = 3
 FIXED_STEP = 5
+ROW_BATCH = 10_000
+"""Rows per ``iter_rows`` batch in the fold section (whole rows, hash and meta included, are big)."""
 SEEK_SAMPLES = 300
 SEEK_PARTS_SAMPLES = 100
+COLD_SEEKS = 20
 FORK_SAMPLES = 200
 SHORT_BRANCH = 1_000
 DIVERGE_TAIL = 1_000
@@ -442,6 +448,7 @@ def build_long_branch(long: Run, templates: list[Template], events: int) -> dict
     stream = long_stream(templates)
     seconds = {"append": 0.0, "check_and_fold": 0.0, "snapshot": 0.0}
     written = 0
+    writer = projection.writer()
     while written < events:
         batch = [next(stream) for _ in range(min(APPEND_BATCH, events - written))]
         begun = time.perf_counter()
@@ -454,7 +461,7 @@ def build_long_branch(long: Run, templates: list[Template], events: int) -> dict
             seconds["check_and_fold"] += time.perf_counter() - begun
             if state.seq % SNAPSHOT_EVERY == 0:
                 begun = time.perf_counter()
-                store.put_snapshot(long.branch.id, state.seq, *projection.snapshot(state))
+                store.put_snapshot(long.branch.id, state.seq, *writer.pieces(state))
                 seconds["snapshot"] += time.perf_counter() - begun
         written += len(batch)
     store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -493,14 +500,12 @@ def measure_fold(long: Run) -> dict[str, Any]:
     full_s, whole = _timed(lambda: full_fold(kernel, store, branch))
     hashes = {projection.state_hash(whole)}
     del whole
-    batched_s, batched = _timed(lambda: _fold_batches(projection, store.iter_rows(branch)))
-    read_s, _ = _timed(lambda: sum(len(rows) for rows in store.iter_rows(branch)))
-    batches = list(store.iter_rows(branch))
-    with _frozen():  # the rows held in memory are the bench's, not the fold's: keep them out of GC passes
-        memory_s, in_memory = _timed(lambda: _fold_batches(projection, batches))
-        decode_s, reducers_s = _fold_parts(projection, batches)
-    batches.clear()
-    hashes |= {projection.state_hash(batched), projection.state_hash(in_memory)}
+    batched_s, batched = _timed(lambda: _fold_batches(projection, store.iter_rows(branch, ROW_BATCH)))
+    hashes.add(projection.state_hash(batched))
+    del batched  # one 1M-event state at a time: each holds every mail and booking of ~55 terms
+    read_s, _ = _timed(lambda: sum(len(rows) for rows in store.iter_rows(branch, ROW_BATCH)))
+    memory_s, decode_s, reducers_s, in_memory = _fold_in_memory(projection, store.iter_rows(branch, ROW_BATCH))
+    hashes.add(projection.state_hash(in_memory))
     return {
         "events": head,
         "full_fold": _rate(head, full_s),
@@ -528,29 +533,28 @@ def _fold_batches(projection: Any, batches: Iterable[list[Row]]) -> Any:
     return state
 
 
-def _fold_parts(projection: Any, batches: list[list[Row]]) -> tuple[float, float]:
-    """Seconds spent in ``decode_events`` alone and in the reducers alone, batch by batch."""
-    decode = reducers = 0.0
-    state = projection.initial()
+def _fold_in_memory(projection: Any, batches: Iterable[list[Row]]) -> tuple[float, float, float, Any]:
+    """Seconds spent folding rows already in memory (``fold_rows``), and in ``decode_events`` alone and
+    the reducers alone, batch by batch as they are read (the whole branch's rows would fill gigabytes),
+    with the state ``fold_rows`` made. Each batch is kept out of GC passes: the rows are the bench's."""
+    whole = decode = reducers = 0.0
+    state, parts = projection.initial(), projection.initial()
     for rows in batches:
+        gc.collect()
+        gc.freeze()
+        begun = time.perf_counter()
+        projection.fold_rows(state, rows)
+        whole += time.perf_counter() - begun
         payloads = [r.payload for r in rows]
         begun = time.perf_counter()
         events = decode_events(payloads)
         decode += time.perf_counter() - begun
         begun = time.perf_counter()
-        projection.fold(state, events, rows[-1].seq, rows[-1].t)
+        projection.fold(parts, events, rows[-1].seq, rows[-1].t)
         reducers += time.perf_counter() - begun
-    return decode, reducers
-
-
-@contextmanager
-def _frozen() -> Iterator[None]:
-    gc.collect()
-    gc.freeze()
-    try:
-        yield
-    finally:
+        del payloads, events
         gc.unfreeze()
+    return whole, decode, reducers, state
 
 
 def _rate(events: int, seconds: float) -> dict[str, float]:
@@ -574,37 +578,52 @@ def measure_seek(long: Run) -> dict[str, Any]:
         if state.seq != seq:
             raise RuntimeError(f"seek to {seq} gave the state at {state.seq}")
     del state
-    count, mean_bytes, total = store.conn.execute(
-        "SELECT count(*), avg(length(state)), sum(length(state)) FROM snapshots WHERE branch = ?", (long.branch.id,)
+    count, manifest_bytes = store.conn.execute(
+        "SELECT count(*), sum(length(state)) FROM snapshots WHERE branch = ?", (long.branch.id,)
     ).fetchone()
+    pieces = store.conn.execute("SELECT count(*), sum(length(data)) FROM snapshot_pieces").fetchone()
+    total = (manifest_bytes or 0) + (pieces[1] or 0)
     return {
-        "samples": len(times), **_percentiles(times),
-        "snapshot_every": SNAPSHOT_EVERY, "snapshots": count,
-        "snapshot_mean_bytes": round(mean_bytes or 0), "snapshot_total_bytes": total or 0,
+        "samples": len(times), **_percentiles(times), "cold": _cold_seeks(long, seqs[:COLD_SEEKS]),
+        "snapshot_every": SNAPSHOT_EVERY, "snapshots": count, "pieces": pieces[0],
+        "snapshot_mean_bytes": round(total / count) if count else 0, "snapshot_total_bytes": total,
         "mean_tail_events": statistics.fmean(s % SNAPSHOT_EVERY for s in seqs),
         "parts_mean_ms": _seek_parts(long, seqs[:SEEK_PARTS_SAMPLES]),
     }
 
 
+def _cold_seeks(long: Run, seqs: list[int]) -> dict[str, float]:
+    """Seeks as the first of a process makes them: no decoded piece in the projection's cache."""
+    times = []
+    projection = long.kernel.projection
+    for seq in seqs:
+        projection.pieces = PieceCache()
+        gc.collect()
+        begun = time.perf_counter()
+        state_at(long.kernel, long.store, long.branch.id, seq)
+        times.append(time.perf_counter() - begun)
+    return {"samples": len(times), **_percentiles(times)}
+
+
 def _seek_parts(long: Run, seqs: list[int]) -> dict[str, float]:
-    """Where a seek's time goes, as means over ``seqs``: reading the snapshot, decoding it,
-    folding the tail, and freeing the state the previous seek returned (which the timed
-    loop above pays inside the next seek)."""
+    """Where a seek's time goes, as means over ``seqs``: reading the snapshot's row (its manifest),
+    reading, checking and decoding the pieces not in the projection's cache, folding the tail, and
+    freeing the state the previous seek returned (which the timed loop above pays inside the next seek)."""
     store, projection, branch = long.store, long.kernel.projection, long.branch.id
-    parts = {"read": 0.0, "decode": 0.0, "tail": 0.0, "free_previous": 0.0}
+    parts = {"read": 0.0, "pieces": 0.0, "tail": 0.0, "free_previous": 0.0}
     state = None
     gc.collect()
     for seq in seqs:
         begun = time.perf_counter()
         del state
         freed = time.perf_counter()
-        snapshot = store.snapshot_at_or_before(branch, seq)
+        snapshot = store.snapshot_at_or_before(branch, seq, raw=True)
         read = time.perf_counter()
-        state = projection.decode(snapshot.state) if snapshot is not None else projection.initial()
+        state = restore(projection, store, snapshot) if snapshot is not None else projection.initial()
         decoded = time.perf_counter()
         projection.fold_range(state, store, branch, (snapshot.seq if snapshot is not None else 0) + 1, seq)
         folded = time.perf_counter()
-        for name, took in (("free_previous", freed - begun), ("read", read - freed), ("decode", decoded - read), ("tail", folded - decoded)):
+        for name, took in (("free_previous", freed - begun), ("read", read - freed), ("pieces", decoded - read), ("tail", folded - decoded)):
             parts[name] += took
     return {name: total / len(seqs) * 1e3 for name, total in parts.items()}
 
@@ -832,8 +851,10 @@ def table_rows(f: dict[str, Any]) -> list[dict[str, Any]]:
         _at_least(f"2b. fold {n}, rows in memory", fold["fold_rows_in_memory"]["events_per_s"], TARGETS["fold"], "ev/s"),
         _info("    rows / decode / reducers alone", " / ".join(f"{fold[k]['events_per_s'] / 1e6:.2f}M" for k in ("read_only", "decode_only", "reducers_only")) + " ev/s"),
         _at_most(f"3. seek p99 into {n} (p50 {seek['p50_ms']:.2f} ms)", seek["p99_ms"], TARGETS["seek_p99_ms"], "ms"),
-        _info("   snapshots", f"{seek['snapshots']:,} × {seek['snapshot_mean_bytes'] / 1e3:.1f} kB, every {seek['snapshot_every']:,} events"),
-        _info("   read / decode / tail / free previous", " / ".join(f"{seek['parts_mean_ms'][k]:.1f}" for k in ("read", "decode", "tail", "free_previous")) + " ms (means)"),
+        _info("   snapshots", f"{seek['snapshots']:,} every {seek['snapshot_every']:,} events: {seek['snapshot_total_bytes'] / 1e6:,.0f} MB stored "
+                            f"({seek['snapshot_mean_bytes'] / 1e3:,.0f} kB each, {seek['pieces']:,} shared pieces)"),
+        _info("   read / pieces / tail / free previous", " / ".join(f"{seek['parts_mean_ms'][k]:.1f}" for k in ("read", "pieces", "tail", "free_previous")) + " ms (means)"),
+        _info(f"   cold seek (no piece cached), {seek['cold']['samples']}×", f"p50 {seek['cold']['p50_ms']:.1f} ms, max {seek['cold']['max_ms']:.1f} ms"),
         *(_fork_row(fork[k]) for k in ("long", "short")),
         *(_at_most(f"5. divergence p99, {k.replace('_', ' ')}", div[k]["p99_ms"], TARGETS["diverge_ms"], "ms", f" (at {div[k]['found']:,})") for k in ("near_end", "near_start")),
         _at_least(f"6. verify, oracle runs ({ver['oracle_events']:,} ev)", ver["oracle_events_per_s"], TARGETS["verify"], "ev/s"),

@@ -71,7 +71,7 @@ from campus.kernel.recorded import RecordedAgent, replies_of
 from campus.kernel.schedule import Composing
 from campus.kernel.tools import result_event
 from campus.kernel.runner import Paraphrase, Session, action_of
-from campus.kernel.store import BranchInfo, MemoryStore, Row, StoreError, unmapped
+from campus.kernel.store import BranchInfo, MemoryStore, Row, StoreError
 from campus.kernel.triggers import (Due, Rule, RuleIndex, activated, after_open_index, armed, due_after_open, due_at_times,
                                     fire)
 from campus.kernel.tasks import row_batches
@@ -111,7 +111,7 @@ OnTask = Callable[[int], None]
 def verify(run: Run, *, deep: bool = False, on_task: OnTask | None = None) -> Report:
     started = time.perf_counter()
     report = Report(run=run.branch.id, events=run.store.head(run.branch.id)[0], ok=True)
-    with gc_paused(), unmapped(run.store):
+    with gc_paused():
         report.mismatch = _check(run, report, on_task)
     if report.mismatch is None and deep:
         report.mismatch = _replay_recorded(run)

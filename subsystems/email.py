@@ -33,7 +33,7 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 """Characters that break a line: the C0 controls and DEL."""
 
 
-class Mail(msgspec.Struct, kw_only=True):
+class Mail(msgspec.Struct, kw_only=True, frozen=True):
     email_id: str
     to: str
     cc: str = ""

@@ -92,7 +92,7 @@ SLOT_FORMAT = "Write it as 'HH:MM-HH:MM' with the end after the start, e.g. '14:
 # ------------------------------------------------------------------ state
 
 
-class Booking(msgspec.Struct, kw_only=True):
+class Booking(msgspec.Struct, kw_only=True, frozen=True):
     """One booking, on an absolute ``day``."""
 
     booking_id: str

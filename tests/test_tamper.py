@@ -34,8 +34,8 @@ def original(tmp_path_factory: pytest.TempPathFactory, world: WorldIndex, small_
     store = SQLiteStore(path)
     run = new_run(store, world, small_term, agent_name="oracle", seed=0)
     run.session(make_agent("oracle", small_term, world)).run()
-    state = full_fold(run.kernel, store, run.branch.id, SNAPSHOT_AT)
-    store.put_snapshot(run.branch.id, SNAPSHOT_AT, *run.kernel.projection.snapshot(state))
+    state = full_fold(run.kernel, store, run.branch.id, SNAPSHOT_AT)  # stored whole, as before snapshot pieces
+    store.put_snapshot(run.branch.id, SNAPSHOT_AT, run.kernel.projection.encode(state), run.kernel.projection.state_hash(state))
     branch = run.branch.id
     store.close()
     return path, branch

@@ -1,0 +1,140 @@
+"""Snapshots in shared pieces: they join to the state's canonical encoding, share the chunks of
+lists that only grow, seek to the same state as a full fold, and an altered piece is never used."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from campus.agents import make_agent
+from campus.kernel.history import full_fold, state_at
+from campus.kernel.snapshots import SKELETON, Manifest, PieceCache, decode_manifest, encode_manifest, load
+from campus.kernel.store import MemoryStore, SQLiteStore
+from campus.replays.verify import verify
+from campus.scenarios.play import Run, new_run, open_run
+from campus.scenarios.task import Term
+from campus.world.index import WorldIndex
+
+
+def test_the_shared_lists_are_the_append_only_ones(oracle_full: Run) -> None:
+    shared = {(s.part, s.field) for s in oracle_full.kernel.projection.shared_lists}
+    assert shared == {("email", "sent"), ("reservation", "bookings")}
+
+
+def test_pieces_join_to_the_encoding_and_load_to_the_state(oracle_full: Run) -> None:
+    projection, head = oracle_full.kernel.projection, oracle_full.store.head(oracle_full.branch.id)[0]
+    writer, cache = projection.writer(chunk_items=3), PieceCache()
+    chunked = 0
+    for seq in range(head // 4, head + 1, head // 4):
+        state = full_fold(oracle_full.kernel, oracle_full.store, oracle_full.branch.id, seq)
+        manifest_bytes, state_hash, pieces = writer.pieces(state)
+        manifest = decode_manifest(manifest_bytes)
+        assert manifest is not None
+        assert b"".join(pieces[key] for key in manifest.pieces) == projection.encode(state)
+        assert state_hash == projection.state_hash(state)
+        chunked += sum(i != SKELETON for i in manifest.lists)
+        for _ in range(2):  # cold, then from the cache
+            loaded = load(manifest, lambda keys: {k: pieces[k] for k in keys}, projection.decode, projection.shared_lists, cache)
+            assert projection.encode(loaded) == projection.encode(state)
+    assert chunked > 20, "the run must send enough mail and make enough bookings to fill chunks"
+
+
+def test_full_chunks_are_shared_by_later_snapshots(oracle_full: Run) -> None:
+    branch, projection = oracle_full.branch.id, oracle_full.kernel.projection
+    writer, head = projection.writer(chunk_items=3), oracle_full.store.head(branch)[0]
+    earlier = writer.pieces(full_fold(oracle_full.kernel, oracle_full.store, branch, head // 2))
+    later = writer.pieces(full_fold(oracle_full.kernel, oracle_full.store, branch, head))
+    first, second = decode_manifest(earlier.manifest), decode_manifest(later.manifest)
+    assert first is not None and second is not None
+    full = {k for k, i in zip(first.pieces, first.lists) if i != SKELETON and _items(earlier.pieces[k]) == 3}
+    assert len(full) > 5 and full <= set(second.pieces)
+    new = set(second.pieces) - set(first.pieces)
+    assert sum(len(later.pieces[k]) for k in new) < sum(len(data) for data in later.pieces.values())
+
+
+def _items(chunk: bytes) -> int:
+    return chunk.count(b'"email_id":') + chunk.count(b'"booking_id":')
+
+
+def _snapshotted(store, world: WorldIndex, small_term: Term) -> tuple[Run, list[int]]:
+    run = new_run(store, world, small_term, agent_name="oracle", seed=0)
+    run.session(make_agent("oracle", small_term, world), snapshot_every=97).run()
+    head = store.head(run.branch.id)[0]
+    writer = run.kernel.projection.writer(chunk_items=2)
+    for seq in range(50, head, 131):
+        store.put_snapshot(run.branch.id, seq, *writer.pieces(full_fold(run.kernel, store, run.branch.id, seq)))
+    old = 40  # a snapshot as files before pieces stored it: the whole encoding in the row
+    state = full_fold(run.kernel, store, run.branch.id, old)
+    store.put_snapshot(run.branch.id, old, run.kernel.projection.encode(state), run.kernel.projection.state_hash(state))
+    return run, list(range(0, head + 1, max(1, head // 60)))
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+def test_seeking_through_pieces_gives_the_full_fold(world: WorldIndex, small_term: Term, tmp_path: Path, kind: str) -> None:
+    store = MemoryStore() if kind == "memory" else SQLiteStore(tmp_path / "runs.db")
+    run, probes = _snapshotted(store, world, small_term)
+    encode = run.kernel.projection.encode
+    folded = [encode(full_fold(run.kernel, store, run.branch.id, s)) for s in probes]
+    assert [encode(state_at(run.kernel, store, run.branch.id, s)) for s in probes] == folded
+    assert verify(run).ok
+    store.drop_snapshots()
+    assert [encode(state_at(run.kernel, store, run.branch.id, s)) for s in probes] == folded
+    if isinstance(store, SQLiteStore):
+        assert store.conn.execute("SELECT count(*) FROM snapshot_pieces").fetchone()[0] == 0
+    store.close()
+
+
+def _tampered_copy(world: WorldIndex, small_term: Term, tmp_path: Path, edit) -> tuple[SQLiteStore, Run, int]:
+    path = tmp_path / "runs.db"
+    store = SQLiteStore(path)
+    run = new_run(store, world, small_term, agent_name="oracle", seed=0)
+    run.session(make_agent("oracle", small_term, world), snapshot_every=10**9).run()
+    at = store.head(run.branch.id)[0] // 2
+    store.put_snapshot(run.branch.id, at, *run.kernel.projection.writer(chunk_items=2).pieces(full_fold(run.kernel, store, run.branch.id, at)))
+    store.close()
+    conn = sqlite3.connect(path, isolation_level=None)
+    edit(conn, at)
+    conn.close()
+    store = SQLiteStore(path)
+    return store, open_run(store, run.branch.id), at
+
+
+def _chunk_of(conn: sqlite3.Connection, at: int) -> tuple[Manifest, int]:
+    manifest = decode_manifest(bytes(conn.execute("SELECT state FROM snapshots WHERE seq = ?", (at,)).fetchone()[0]))
+    assert manifest is not None
+    return manifest, next(n for n, i in enumerate(manifest.lists) if i != SKELETON)
+
+
+def test_a_piece_with_edited_bytes_is_never_used_and_verify_names_it(world: WorldIndex, small_term: Term, tmp_path: Path) -> None:
+    def edit(conn: sqlite3.Connection, at: int) -> None:
+        manifest, n = _chunk_of(conn, at)
+        conn.execute("UPDATE snapshot_pieces SET data = replace(data, ?, ?) WHERE hash = ?", ('":"', '":"x', manifest.pieces[n]))
+
+    store, run, at = _tampered_copy(world, small_term, tmp_path, edit)
+    encode = run.kernel.projection.encode
+    assert encode(state_at(run.kernel, store, run.branch.id, at + 3)) == encode(full_fold(run.kernel, store, run.branch.id, at + 3))
+    report = verify(run)
+    assert report.mismatch is not None and (report.mismatch.seq, report.mismatch.check) == (at, "snapshot")
+    store.close()
+
+
+def test_a_forged_piece_with_its_manifest_and_hash_redone_is_caught(world: WorldIndex, small_term: Term, tmp_path: Path) -> None:
+    def edit(conn: sqlite3.Connection, at: int) -> None:
+        manifest, n = _chunk_of(conn, at)
+        data = bytes(conn.execute("SELECT data FROM snapshot_pieces WHERE hash = ?", (manifest.pieces[n],)).fetchone()[0])
+        forged = data.replace(b'":"', b'":"x', 1)
+        assert forged != data
+        key = hashlib.sha256(forged).hexdigest()
+        conn.execute("INSERT INTO snapshot_pieces (hash, data) VALUES (?, ?)", (key, forged))
+        pieces = [key if i == n else k for i, k in enumerate(manifest.pieces)]
+        whole = b"".join(bytes(conn.execute("SELECT data FROM snapshot_pieces WHERE hash = ?", (k,)).fetchone()[0]) for k in pieces)
+        conn.execute("UPDATE snapshots SET state = ?, state_hash = ? WHERE seq = ?",
+                     (encode_manifest(Manifest(pieces=pieces, lists=manifest.lists)), hashlib.sha256(whole).hexdigest(), at))
+
+    store, run, at = _tampered_copy(world, small_term, tmp_path, edit)
+    report = verify(run)
+    assert report.mismatch is not None and (report.mismatch.seq, report.mismatch.check) == (at, "snapshot")
+    store.close()
