@@ -131,17 +131,18 @@ def _check(run: Run, report: Report, on_task: OnTask | None = None) -> Mismatch 
     chain = _Chain(run.branch.genesis, run.store.agent_links(run.branch.id))
     replay = _ReExecution(run, report)
     for rows in batches(run):
-        mismatch = chain.check(rows)
+        payloads = [row.payload.encode("utf-8") for row in rows]
+        mismatch = chain.check(rows, payloads)
         if mismatch is not None:
             return mismatch
-        events = _decoded(rows)
+        events = _decoded(rows, payloads)
         if isinstance(events, Mismatch):
             return events
-        for row, event in zip(rows, events):
-            mismatch = replay.step(row, event)
+        for row, payload, event in zip(rows, payloads, events):
+            mismatch = replay.step(row, payload, event)
             if mismatch is not None:
                 return mismatch
-            if on_task is not None and isinstance(event, TaskEnded):
+            if on_task is not None and row.kind == "task_ended":
                 on_task(row.t)
     return replay.finish()
 
@@ -182,23 +183,38 @@ def check_chain(run: Run) -> Mismatch | None:
     """The hash-chain check alone (what ``verify`` does first), for a quick integrity check."""
     chain = _Chain(run.branch.genesis, run.store.agent_links(run.branch.id))
     for rows in batches(run):
-        mismatch = chain.check(rows)
+        mismatch = chain.check(rows, [row.payload.encode("utf-8") for row in rows])
         if mismatch is not None:
             return mismatch
     return None
 
 
-def _decoded(rows: list[Row]) -> list[Event] | Mismatch:
-    """The rows' events, or the first row that is not a valid event (a forgery with rehashed chain)."""
+REPRODUCED = "tool_result"
+"""The kind left undecoded in a batch: re-execution derives each such event before its row comes, and a
+row that stores exactly its bytes holds that event (the bulk of a log's bytes are read results)."""
+
+
+def _decoded(rows: list[Row], payloads: list[bytes]) -> list[Event | None] | Mismatch:
+    """The rows' events (``None`` for a ``REPRODUCED`` row), or the first row that is not a valid event
+    (a forgery with rehashed chain)."""
+    kept = [payload for row, payload in zip(rows, payloads) if row.kind != REPRODUCED]
     try:
-        return decode_events([r.payload for r in rows])
+        decoded = iter(decode_events(kept))
     except (msgspec.DecodeError, msgspec.ValidationError):
-        for row in rows:
-            try:
-                decode_event(row.payload)
-            except (msgspec.DecodeError, msgspec.ValidationError) as error:
-                return Mismatch(seq=row.seq, check="decode", expected="a valid event", actual=f"{error}: {row.payload[:200]}")
+        for row, payload in zip(rows, payloads):
+            if row.kind != REPRODUCED:
+                event = _decode_row(row, payload)
+                if isinstance(event, Mismatch):
+                    return event
         raise
+    return [None if row.kind == REPRODUCED else next(decoded) for row in rows]
+
+
+def _decode_row(row: Row, payload: bytes) -> Event | Mismatch:
+    try:
+        return decode_event(payload)
+    except (msgspec.DecodeError, msgspec.ValidationError) as error:
+        return Mismatch(seq=row.seq, check="decode", expected="a valid event", actual=f"{error}: {row.payload[:200]}")
 
 
 class _Chain:
@@ -210,14 +226,15 @@ class _Chain:
         self.seq = 1
         self.links = links
 
-    def check(self, rows: list[Row]) -> Mismatch | None:
-        for row in rows:
+    def check(self, rows: list[Row], payloads: list[bytes]) -> Mismatch | None:
+        """``payloads``: the rows' payloads as UTF-8 bytes."""
+        for row, payload in zip(rows, payloads):
             if row.seq != self.seq:
                 return Mismatch(seq=self.seq, check="sequence", expected=self.seq, actual=row.seq)
             agent = self.links.get(row.seq)
             if agent is not None:
                 self.prev = agent_link(self.prev, agent)
-            digest = chain_hash(self.prev, row.t, row.payload.encode("utf-8"))
+            digest = chain_hash(self.prev, row.t, payload)
             if digest != row.hash:
                 check = "hash chain" if agent is None else f"hash chain (from here played by agent {agent!r})"
                 return Mismatch(seq=row.seq, check=check, expected=digest, actual=row.hash)
@@ -278,10 +295,18 @@ class _ReExecution:
         self.composing = Composing(run.term, run.kernel.describe)
         self.digest: str | None = None
         """The digest the open composed task's ``task_composed`` must carry, until it has come."""
+        self.payload = b""
+        """The payload of the row being checked, as bytes."""
 
-    def step(self, row: Row, event: Event) -> Mismatch | None:
+    def step(self, row: Row, payload: bytes, event: Event | None) -> Mismatch | None:
+        """``payload``: the row's payload as bytes; ``event``: the row decoded, or ``None`` for a ``REPRODUCED`` row."""
         if self.peeked is None and self.pending is not None:
             self.peeked = self._next_expected()
+        self.payload = payload
+        if event is None:
+            event = self.peeked if self.peeked is not None and canonical(self.peeked) == payload else _decode_row(row, payload)
+            if isinstance(event, Mismatch):
+                return event
         cls = type(event)
         fired = _fired(event)
         # appended by the world clock or the rule clock, so it may come while a call is under way
@@ -431,7 +456,7 @@ class _ReExecution:
             self.action = self._read(event, free_answer=self.cards[session.next_task].answers == "text")
         elif type(event) is ToolCalled or type(event) is ActionRejected or type(event) is Answered:
             expected = self._carried_out(task, session.calls)
-            if expected is None or not (_as_stored(expected, row) or canonical(event) == canonical(expected)):
+            if expected is None or not (_as_stored(expected, self.payload) or canonical(event) == canonical(expected)):
                 return "what the reply before it reads as" if expected is None else f"{_plain(canonical(expected))}"
             self.answered = type(event) is Answered
             self.action = None
@@ -506,18 +531,18 @@ class _ReExecution:
     def _check_expected(self, row: Row, event: Event, fired: bool, by_clock: bool) -> Mismatch | None:
         if by_clock and self.peeked is not None and not isinstance(self.peeked, ToolResult):
             # firings and facts follow what caused them at once; only a call's result waits for its minutes
-            return _compare(row, "rule firing" if _fired(self.peeked) else "re-execution", self.peeked, event)
+            return _compare(row, self.payload, "rule firing" if _fired(self.peeked) else "re-execution", self.peeked, event)
         if self.timed and not self.clock_due:
             self._catch_up(row.t, by_clock and not fired)
         if self.clock_due or (by_clock and fired):
             want = self.clock_due.pop(0) if self.clock_due else None
-            return _compare(row, "rule firing", want, event)
+            return _compare(row, self.payload, "rule firing", want, event)
         if by_clock:
             return None
         want, self.peeked = self.peeked, None
         if want is None:
             return Mismatch(seq=row.seq, check="rule firing", expected=None, actual=_plain(canonical(event))) if fired else None
-        mismatch = _compare(row, "rule firing" if fired or _fired(want) else "re-execution", want, event)
+        mismatch = _compare(row, self.payload, "rule firing" if fired or _fired(want) else "re-execution", want, event)
         if mismatch is None and isinstance(event, ToolResult) and row.t != self.call_t + event.minutes:
             return Mismatch(seq=row.seq, check="time", expected=self.call_t + event.minutes, actual=row.t)
         return mismatch
@@ -580,8 +605,8 @@ class _ReExecution:
         return None
 
 
-def _compare(row: Row, check: str, want: Event | None, event: Event) -> Mismatch | None:
-    if want is not None and _as_stored(want, row):
+def _compare(row: Row, payload: bytes, check: str, want: Event | None, event: Event) -> Mismatch | None:
+    if want is event or (want is not None and _as_stored(want, payload)):
         return None
     actual = canonical(event)
     if want is None:
@@ -590,10 +615,10 @@ def _compare(row: Row, check: str, want: Event | None, event: Event) -> Mismatch
     return None if actual == expected else Mismatch(seq=row.seq, check=check, expected=_plain(expected), actual=_plain(actual))
 
 
-def _as_stored(want: Event, row: Row) -> bool:
-    """Whether the row stores exactly ``want``'s canonical bytes: then its event is ``want`` (a current-schema
+def _as_stored(want: Event, payload: bytes) -> bool:
+    """Whether a row's payload is exactly ``want``'s canonical bytes: then its event is ``want`` (a current-schema
     payload decodes and encodes back to itself), with no second encoding of the stored event."""
-    return canonical(want) == row.payload.encode("utf-8")
+    return canonical(want) == payload
 
 
 def _snapshots(run: Run) -> dict[int, str | None]:

@@ -113,6 +113,32 @@ def test_an_edited_fact_is_caught_where_it_is(original: tuple[Path, str], tmp_pa
     assert not report.ok and report.mismatch is not None and report.mismatch.seq == found[0]
 
 
+@pytest.mark.parametrize(("edit_result", "check"), [
+    (lambda value: {**value, "message": value["message"] + " (edited)"}, "re-execution"),
+    (lambda value: {**value, "message": 7}, "decode"),
+    (lambda value: dict(reversed(list(value.items()))), None),
+])
+def test_a_read_result_is_held_to_its_re_execution(original: tuple[Path, str], tmp_path: Path,
+                                                   edit_result: Callable[[dict], dict], check: str | None) -> None:
+    """A ``tool_result`` row is read only through the result re-execution gives (verify does not decode it when
+    it stores exactly those bytes): an edited one, or one that is no event, is still caught at its seq, and
+    the same result written in another key order still verifies, as it did when every row was decoded."""
+    where: list[int] = []
+
+    def edit(conn: sqlite3.Connection, branch: str) -> None:
+        seq = first_of(conn, branch, "tool_result", 100)
+        value = msgspec.json.decode(payload_of(conn, branch, seq)[2])
+        conn.execute("UPDATE events SET payload = ? WHERE branch = ? AND seq = ?",
+                     (msgspec.json.encode(edit_result(value)).decode(), branch, seq))
+        where.append(seq)
+
+    report = tampered(original, tmp_path, edit)
+    if check is None:
+        assert report.ok
+    else:
+        assert report.mismatch is not None and (report.mismatch.seq, report.mismatch.check) == (where[0], check)
+
+
 def test_an_edit_without_rehashing_breaks_the_chain_there(original: tuple[Path, str], tmp_path: Path) -> None:
     def edit(conn: sqlite3.Connection, branch: str) -> None:
         conn.execute("UPDATE events SET t = t + 1 WHERE branch = ? AND seq = 50", (branch,))
