@@ -245,7 +245,8 @@ class _Chain:
 
 def _fired(event: Event) -> bool:
     """An event a trigger rule appended."""
-    return isinstance(event, TriggerSkipped) or (isinstance(event, WorldChanged) and bool(event.rule))
+    cls = type(event)
+    return cls is TriggerSkipped or (cls is WorldChanged and bool(event.rule))  # type: ignore[attr-defined]
 
 
 class _ReExecution:
@@ -318,32 +319,38 @@ class _ReExecution:
         mismatch = self._check_expected(row, event, fired, by_clock)
         if mismatch is not None:
             return mismatch
-        self.composing.see(row.seq, row.t, event)
-        mismatch = self._composition(row, event)
-        if mismatch is not None:
-            return mismatch
-        if type(event) is TaskEnded and event.outcome != "unscored":
+        if self.composing.kinds:
+            self.composing.see(row.seq, row.t, event)
+        if cls is TaskReleased or cls is TaskComposed:
+            mismatch = self._composition(row, event)
+            if mismatch is not None:
+                return mismatch
+        if cls is TaskEnded and event.outcome != "unscored":  # type: ignore[attr-defined]
+            assert isinstance(event, TaskEnded)
             judged = run.term.evaluate(event.task_id, state, self.task_events, self.composing.open)
             self.report.tasks_judged += 1
             if judged != (event.outcome, event.detail, event.marks):
                 return Mismatch(seq=row.seq, check="evaluation", expected=list(judged),
                                 actual=[event.outcome, event.detail, event.marks])
         run.kernel.projection.apply(state, row.seq, row.t, event)
-        if type(event) is TaskReleased:
+        if cls is TaskReleased:
+            assert isinstance(event, TaskReleased)
             self.task_events = [event]
             for item in due_after_open(self.after_open, event.task_id, row.t, row.t):
                 heapq.heappush(self.timed, item)
         elif self.task_events:
             self.task_events.append(event)
-        if type(event) is AgentReplied:
-            self.wire = event.call is not None
-        elif type(event) is ToolCalled:
+        if cls is AgentReplied:
+            self.wire = event.call is not None  # type: ignore[attr-defined]
+        elif cls is ToolCalled:
+            assert isinstance(event, ToolCalled)
             self.pending = self._rerun(event)
             self.call_t = row.t
-        elif type(event) is TaskEnded and self.rules:
+        elif cls is TaskEnded and self.rules:
+            assert isinstance(event, TaskEnded)
             self.pending = self._firings(event, state.seq, task_id=event.task_id, task_events=list(self.task_events))
             self.task_events = []
-        if row.seq in self.snapshots:
+        if self.snapshots and row.seq in self.snapshots:
             stored, folded = self.snapshots.pop(row.seq), run.kernel.projection.state_hash(state)
             if stored != folded:
                 return Mismatch(seq=row.seq, check="snapshot", expected=folded, actual=stored)
