@@ -185,7 +185,7 @@ def _make(ctx: TermContext, rng: random.Random, stock: _Stock, task_id: str, sub
         if not ctx.timeline.is_free(day * MINUTES_PER_DAY + 6 * 60, 75):
             return None
     else:
-        free = [t for t in range(day * MINUTES_PER_DAY + 7 * 60 + 30, day * MINUTES_PER_DAY + 17 * 60 + 30, 15) if ctx.timeline.is_free(t, 45)]
+        free = ctx.timeline.free_among(range(day * MINUTES_PER_DAY + 7 * 60 + 30, day * MINUTES_PER_DAY + 17 * 60 + 30, 15), 45)
         if not free:
             return None
         release = rng.choice(free)
