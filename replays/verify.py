@@ -299,15 +299,14 @@ class _ReExecution:
         self.payload = b""
         """The payload of the row being checked, as bytes."""
 
-    def step(self, row: Row, payload: bytes, event: Event | None) -> Mismatch | None:
-        """``payload``: the row's payload as bytes; ``event``: the row decoded, or ``None`` for a ``REPRODUCED`` row."""
+    def step(self, row: Row, payload: bytes, decoded: Event | None) -> Mismatch | None:
+        """``payload``: the row's payload as bytes; ``decoded``: its event, or ``None`` for a ``REPRODUCED`` row."""
         if self.peeked is None and self.pending is not None:
             self.peeked = self._next_expected()
         self.payload = payload
-        if event is None:
-            event = self.peeked if self.peeked is not None and canonical(self.peeked) == payload else _decode_row(row, payload)
-            if isinstance(event, Mismatch):
-                return event
+        event = decoded if decoded is not None else self._reproduced(row, payload)
+        if isinstance(event, Mismatch):
+            return event
         cls = type(event)
         fired = _fired(event)
         # appended by the world clock or the rule clock, so it may come while a call is under way
@@ -355,6 +354,13 @@ class _ReExecution:
             if stored != folded:
                 return Mismatch(seq=row.seq, check="snapshot", expected=folded, actual=stored)
         return None
+
+    def _reproduced(self, row: Row, payload: bytes) -> Event | Mismatch:
+        """The event of a row left undecoded: the one expected here when the row stores exactly its bytes."""
+        want = self.peeked
+        if want is not None and canonical(want) == payload:
+            return want
+        return _decode_row(row, payload)
 
     def _composition(self, row: Row, event: Event) -> Mismatch | None:
         """A composed task's questions and digest, drawn again from the log before its release."""
