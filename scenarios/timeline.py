@@ -47,7 +47,9 @@ class Timeline:
         self._held_starts: list[int] = []
         self._held: list[tuple[int, int, str]] = []
         self._blocked: tuple[list[int], list[int]] | None = None
-        """Starts and ends of the union of reservations and holds, merged (rebuilt after a change)."""
+        """Starts and ends of the union of reservations and holds, merged (built on the first question, then kept)."""
+        self.changes = 0
+        """How many reservations and holds were made: an answer remembered at one count holds until it moves."""
 
     def is_free(self, start: int, minutes: int) -> bool:
         """Nothing reserved and nothing held in ``[start, start + minutes)``: room for flexible work."""
@@ -78,6 +80,7 @@ class Timeline:
         self._starts.insert(i, start)
         self._spans.insert(i, (start, start + minutes, owner))
         self._block(start, start + minutes)
+        self.changes += 1
         return start
 
     def hold(self, start: int, minutes: int, owner: str) -> None:
@@ -93,6 +96,7 @@ class Timeline:
         if merged:
             start, end = min(start, merged[0][0]), max(end, merged[-1][1])
         self._block(start, end)
+        self.changes += 1
         self._held[i:j] = [(start, end, owner)]
         self._held_starts[i:j] = [start]
 

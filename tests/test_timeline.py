@@ -124,3 +124,13 @@ def test_the_union_kept_up_to_date_answers_as_one_built_afresh(ops: list[tuple[b
     for minutes in (1, 5, 30):
         assert asked.free_among(range(-10, 360), minutes) == fresh.free_among(range(-10, 360), minutes)
         assert [t for t in range(-10, 360) if asked.is_free(t, minutes)] == fresh.free_among(range(-10, 360), minutes)
+
+
+def test_a_change_to_the_timeline_is_counted() -> None:
+    """``changes`` is what remembered answers (the disruptions' free starts of a day) are keyed on."""
+    timeline = Timeline()
+    timeline.reserve(600, 60, "a")
+    timeline.hold(660, 30, "a (backlog)")
+    with pytest.raises(Overlap):
+        timeline.reserve(610, 10, "b")
+    assert timeline.changes == 2
