@@ -15,12 +15,14 @@ E = TypeVar("E", bound=Event)
 
 
 def events_of(store: EventStore, branch_id: str, kind: type[E], upto: int | None = None) -> list[E]:
-    """Every event of one kind on a branch up to seq ``upto`` (default: the head), in order."""
+    """Every event of one kind on a branch up to seq ``upto`` (default: the head), in order; read without the
+    memory map (``unmapped``): the pass touches the whole branch, whose mapped pages would stay resident."""
     stop = store.head(branch_id)[0] if upto is None else upto
     tag = kind.__struct_config__.tag
     assert isinstance(tag, str)
-    batches = store.scan(branch_id, 1, stop, (tag,))
-    return cast(list[E], decode_events([payload for batch in batches for _, payload in batch if payload is not None]))
+    with unmapped(store):
+        payloads = [payload for batch in store.scan(branch_id, 1, stop, (tag,)) for _, payload in batch if payload is not None]
+    return cast(list[E], decode_events(payloads))
 
 
 def row_batches(store: EventStore, branch_id: str, stop: int | None = None, batch: int = BATCH) -> Iterator[list[Row]]:
