@@ -21,11 +21,11 @@ class OracleAgent:
     def __init__(self, term: Term, world: WorldIndex) -> None:
         self.term = term
         self.world = world
-        self.live: LivePlan | None = None
-        """The open task's plan, carried from turn to turn while the views continue one another."""
+        self.live: tuple[str, LivePlan] | None = None
+        """The open task's id and plan, carried from turn to turn while the views continue one another."""
 
     def act(self, view: AgentView) -> Reply:
         seen = results(view)
-        if self.live is None or not self.live.follows(view.task_id, seen):
-            self.live = LivePlan(view.task_id, run_plan(self.term.by_id[view.task_id].solution, self.world))
-        return self.live.after(seen)
+        if self.live is None or self.live[0] != view.task_id or not self.live[1].follows(seen):
+            self.live = (view.task_id, LivePlan(run_plan(self.term.by_id[view.task_id].solution, self.world)))
+        return self.live[1].after(seen)

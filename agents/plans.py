@@ -104,15 +104,14 @@ class LivePlan:
     """``replay_turns`` kept between turns: the plan is sent only the results it has not seen yet, so a task of
     n turns costs n steps of the plan instead of n²/2, with the same reply as a replay from the start."""
 
-    def __init__(self, task_id: str, plan: Plan) -> None:
-        self.task_id = task_id
+    def __init__(self, plan: Plan) -> None:
         self.plan = plan
         self.sent: list[str] = []
         self.reply: str | None = None
 
-    def follows(self, task_id: str, seen_so_far: Sequence[str]) -> bool:
-        """Whether ``seen_so_far`` (of ``task_id``) continues what the plan was sent."""
-        return task_id == self.task_id and len(seen_so_far) >= len(self.sent) and list(seen_so_far[:len(self.sent)]) == self.sent
+    def follows(self, seen_so_far: Sequence[str]) -> bool:
+        """Whether ``seen_so_far`` continues what the plan was sent."""
+        return len(seen_so_far) >= len(self.sent) and list(seen_so_far[:len(self.sent)]) == self.sent
 
     def after(self, seen_so_far: Sequence[str]) -> str:
         """The reply after ``seen_so_far``, which must continue what the plan was sent (``follows``)."""

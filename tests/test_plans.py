@@ -14,12 +14,12 @@ def test_a_live_plan_replies_as_the_replay_from_the_start(world: WorldIndex) -> 
     views = [("t1", []), ("t1", [here]), ("t1", [here, "walked"]), ("t1", [here, "walked", "schedule"]),
              ("t1", [here, "walked", "schedule", "answered", "more"]),
              ("t1", [elsewhere]), ("t1", []), ("t2", [elsewhere]), ("t2", [elsewhere, "walked"])]
-    live: LivePlan | None = None
+    live: tuple[str, LivePlan] | None = None
     replies = []
     for task_id, seen in views:
-        if live is None or not live.follows(task_id, seen):
-            live = LivePlan(task_id, run_plan(steps, world))
-        reply = live.after(seen)
+        if live is None or live[0] != task_id or not live[1].follows(seen):
+            live = (task_id, LivePlan(run_plan(steps, world)))
+        reply = live[1].after(seen)
         assert reply == replay_turns(run_plan(steps, world), seen)
         replies.append(reply)
     assert replies[4] == FINISH and replies[1] != replies[5]
