@@ -64,9 +64,11 @@ def _rehash(conn: sqlite3.Connection, branch: str) -> None:
     """Recompute every row's hash from the (possibly edited) genesis, as a forger would."""
     prev = conn.execute("SELECT genesis FROM branches WHERE id = ?", (branch,)).fetchone()[0]
     rows = conn.execute("SELECT seq, t, payload FROM events WHERE branch = ? ORDER BY seq", (branch,)).fetchall()
+    conn.execute("BEGIN")
     for seq, t, payload in rows:
         prev = chain_hash(prev, t, payload.encode())
         conn.execute("UPDATE events SET hash = ? WHERE branch = ? AND seq = ?", (prev, branch, seq))
+    conn.execute("COMMIT")
 
 
 def first_of(conn: sqlite3.Connection, branch: str, kind: str, after: int = 0) -> int:
