@@ -12,7 +12,7 @@ from campus.kernel.agent import AgentView, Reply
 from campus.scenarios.task import Term
 from campus.world.index import WorldIndex
 
-from campus.agents.plans import replay_plan, run_plan
+from campus.agents.plans import LivePlan, results, run_plan
 
 
 class OracleAgent:
@@ -21,7 +21,11 @@ class OracleAgent:
     def __init__(self, term: Term, world: WorldIndex) -> None:
         self.term = term
         self.world = world
+        self.live: tuple[str, LivePlan] | None = None
+        """The open task's id and plan, carried from turn to turn while the views continue one another."""
 
     def act(self, view: AgentView) -> Reply:
-        task = self.term.by_id[view.task_id]
-        return replay_plan(run_plan(task.solution, self.world), view)
+        seen = results(view)
+        if self.live is None or self.live[0] != view.task_id or not self.live[1].follows(seen):
+            self.live = (view.task_id, LivePlan(run_plan(self.term.by_id[view.task_id].solution, self.world)))
+        return self.live[1].after(seen)

@@ -19,8 +19,8 @@ def events_of(store: EventStore, branch_id: str, kind: type[E], upto: int | None
     stop = store.head(branch_id)[0] if upto is None else upto
     tag = kind.__struct_config__.tag
     assert isinstance(tag, str)
-    batches = store.scan(branch_id, 1, stop, (tag,))
-    return cast(list[E], decode_events([payload for batch in batches for _, payload in batch if payload is not None]))
+    payloads = [payload for batch in store.scan(branch_id, 1, stop, (tag,)) for _, payload in batch if payload is not None]
+    return cast(list[E], decode_events(payloads))
 
 
 def row_batches(store: EventStore, branch_id: str, stop: int | None = None, batch: int = BATCH) -> Iterator[list[Row]]:

@@ -132,17 +132,18 @@ def _check(run: Run, report: Report, on_task: OnTask | None = None) -> Mismatch 
     chain = _Chain(run.branch.genesis, run.store.agent_links(run.branch.id))
     replay = _ReExecution(run, report)
     for rows in batches(run):
-        mismatch = chain.check(rows)
+        payloads = [row.payload.encode("utf-8") for row in rows]
+        mismatch = chain.check(rows, payloads)
         if mismatch is not None:
             return mismatch
-        events = _decoded(rows)
+        events = _decoded(rows, payloads)
         if isinstance(events, Mismatch):
             return events
-        for row, event in zip(rows, events):
-            mismatch = replay.step(row, event)
+        for row, payload, event in zip(rows, payloads, events):
+            mismatch = replay.step(row, payload, event)
             if mismatch is not None:
                 return mismatch
-            if on_task is not None and isinstance(event, TaskEnded):
+            if on_task is not None and row.kind == "task_ended":
                 on_task(row.t)
     return replay.finish()
 
@@ -183,23 +184,38 @@ def check_chain(run: Run) -> Mismatch | None:
     """The hash-chain check alone (what ``verify`` does first), for a quick integrity check."""
     chain = _Chain(run.branch.genesis, run.store.agent_links(run.branch.id))
     for rows in batches(run):
-        mismatch = chain.check(rows)
+        mismatch = chain.check(rows, [row.payload.encode("utf-8") for row in rows])
         if mismatch is not None:
             return mismatch
     return None
 
 
-def _decoded(rows: list[Row]) -> list[Event] | Mismatch:
-    """The rows' events, or the first row that is not a valid event (a forgery with rehashed chain)."""
+REPRODUCED = "tool_result"
+"""The kind left undecoded in a batch: re-execution derives each such event before its row comes, and a
+row that stores exactly its bytes holds that event (the bulk of a log's bytes are read results)."""
+
+
+def _decoded(rows: list[Row], payloads: list[bytes]) -> list[Event | None] | Mismatch:
+    """The rows' events (``None`` for a ``REPRODUCED`` row), or the first row that is not a valid event
+    (a forgery with rehashed chain)."""
+    kept = [payload for row, payload in zip(rows, payloads) if row.kind != REPRODUCED]
     try:
-        return decode_events([r.payload for r in rows])
+        decoded = iter(decode_events(kept))
     except (msgspec.DecodeError, msgspec.ValidationError):
-        for row in rows:
-            try:
-                decode_event(row.payload)
-            except (msgspec.DecodeError, msgspec.ValidationError) as error:
-                return Mismatch(seq=row.seq, check="decode", expected="a valid event", actual=f"{error}: {row.payload[:200]}")
+        for row, payload in zip(rows, payloads):
+            if row.kind != REPRODUCED:
+                event = _decode_row(row, payload)
+                if isinstance(event, Mismatch):
+                    return event
         raise
+    return [None if row.kind == REPRODUCED else next(decoded) for row in rows]
+
+
+def _decode_row(row: Row, payload: bytes) -> Event | Mismatch:
+    try:
+        return decode_event(payload)
+    except (msgspec.DecodeError, msgspec.ValidationError) as error:
+        return Mismatch(seq=row.seq, check="decode", expected="a valid event", actual=f"{error}: {row.payload[:200]}")
 
 
 class _Chain:
@@ -211,14 +227,15 @@ class _Chain:
         self.seq = 1
         self.links = links
 
-    def check(self, rows: list[Row]) -> Mismatch | None:
-        for row in rows:
+    def check(self, rows: list[Row], payloads: list[bytes]) -> Mismatch | None:
+        """``payloads``: the rows' payloads as UTF-8 bytes."""
+        for row, payload in zip(rows, payloads):
             if row.seq != self.seq:
                 return Mismatch(seq=self.seq, check="sequence", expected=self.seq, actual=row.seq)
             agent = self.links.get(row.seq)
             if agent is not None:
                 self.prev = agent_link(self.prev, agent)
-            digest = chain_hash(self.prev, row.t, row.payload.encode("utf-8"))
+            digest = chain_hash(self.prev, row.t, payload)
             if digest != row.hash:
                 check = "hash chain" if agent is None else f"hash chain (from here played by agent {agent!r})"
                 return Mismatch(seq=row.seq, check=check, expected=digest, actual=row.hash)
@@ -229,7 +246,8 @@ class _Chain:
 
 def _fired(event: Event) -> bool:
     """An event a trigger rule appended."""
-    return isinstance(event, TriggerSkipped) or (isinstance(event, WorldChanged) and bool(event.rule))
+    cls = type(event)
+    return cls is TriggerSkipped or (cls is WorldChanged and bool(event.rule))  # type: ignore[attr-defined]
 
 
 class _ReExecution:
@@ -279,10 +297,17 @@ class _ReExecution:
         self.composing = Composing(run.term, run.kernel.describe)
         self.digest: str | None = None
         """The digest the open composed task's ``task_composed`` must carry, until it has come."""
+        self.payload = b""
+        """The payload of the row being checked, as bytes."""
 
-    def step(self, row: Row, event: Event) -> Mismatch | None:
+    def step(self, row: Row, payload: bytes, decoded: Event | None) -> Mismatch | None:
+        """``payload``: the row's payload as bytes; ``decoded``: its event, or ``None`` for a ``REPRODUCED`` row."""
         if self.peeked is None and self.pending is not None:
             self.peeked = self._next_expected()
+        self.payload = payload
+        event = decoded if decoded is not None else self._reproduced(row, payload)
+        if isinstance(event, Mismatch):
+            return event
         cls = type(event)
         fired = _fired(event)
         # appended by the world clock or the rule clock, so it may come while a call is under way
@@ -294,36 +319,49 @@ class _ReExecution:
         mismatch = self._check_expected(row, event, fired, by_clock)
         if mismatch is not None:
             return mismatch
-        self.composing.see(row.seq, row.t, event)
-        mismatch = self._composition(row, event)
-        if mismatch is not None:
-            return mismatch
-        if type(event) is TaskEnded and event.outcome != "unscored":
+        if self.composing.kinds:
+            self.composing.see(row.seq, row.t, event)
+        if cls is TaskReleased or cls is TaskComposed:
+            mismatch = self._composition(row, event)
+            if mismatch is not None:
+                return mismatch
+        if cls is TaskEnded and event.outcome != "unscored":  # type: ignore[attr-defined]
+            assert isinstance(event, TaskEnded)
             judged = run.term.evaluate(event.task_id, state, self.task_events, self.composing.open)
             self.report.tasks_judged += 1
             if judged != (event.outcome, event.detail, event.marks):
                 return Mismatch(seq=row.seq, check="evaluation", expected=list(judged),
                                 actual=[event.outcome, event.detail, event.marks])
         run.kernel.projection.apply(state, row.seq, row.t, event)
-        if type(event) is TaskReleased:
+        if cls is TaskReleased:
+            assert isinstance(event, TaskReleased)
             self.task_events = [event]
             for item in due_after_open(self.after_open, event.task_id, row.t, row.t):
                 heapq.heappush(self.timed, item)
         elif self.task_events:
             self.task_events.append(event)
-        if type(event) is AgentReplied:
-            self.wire = event.call is not None
-        elif type(event) is ToolCalled:
+        if cls is AgentReplied:
+            self.wire = event.call is not None  # type: ignore[attr-defined]
+        elif cls is ToolCalled:
+            assert isinstance(event, ToolCalled)
             self.pending = self._rerun(event)
             self.call_t = row.t
-        elif type(event) is TaskEnded and self.rules:
+        elif cls is TaskEnded and self.rules:
+            assert isinstance(event, TaskEnded)
             self.pending = self._firings(event, state.seq, task_id=event.task_id, task_events=list(self.task_events))
             self.task_events = []
-        if row.seq in self.snapshots:
+        if self.snapshots and row.seq in self.snapshots:
             stored, folded = self.snapshots.pop(row.seq), run.kernel.projection.state_hash(state)
             if stored != folded:
                 return Mismatch(seq=row.seq, check="snapshot", expected=folded, actual=stored)
         return None
+
+    def _reproduced(self, row: Row, payload: bytes) -> Event | Mismatch:
+        """The event of a row left undecoded: the one expected here when the row stores exactly its bytes."""
+        want = self.peeked
+        if want is not None and canonical(want) == payload:
+            return want
+        return _decode_row(row, payload)
 
     def _composition(self, row: Row, event: Event) -> Mismatch | None:
         """A composed task's questions and digest, drawn again from the log before its release."""
@@ -432,7 +470,7 @@ class _ReExecution:
             self.action = self._read(event, free_answer=self.cards[session.next_task].answers == "text")
         elif type(event) is ToolCalled or type(event) is ActionRejected or type(event) is Answered:
             expected = self._carried_out(task, session.calls)
-            if expected is None or not (_as_stored(expected, row) or canonical(event) == canonical(expected)):
+            if expected is None or not (_as_stored(expected, self.payload) or canonical(event) == canonical(expected)):
                 return "what the reply before it reads as" if expected is None else f"{_plain(canonical(expected))}"
             self.answered = type(event) is Answered
             self.action = None
@@ -518,18 +556,18 @@ class _ReExecution:
     def _check_expected(self, row: Row, event: Event, fired: bool, by_clock: bool) -> Mismatch | None:
         if by_clock and self.peeked is not None and not isinstance(self.peeked, ToolResult):
             # firings and facts follow what caused them at once; only a call's result waits for its minutes
-            return _compare(row, "rule firing" if _fired(self.peeked) else "re-execution", self.peeked, event)
+            return _compare(row, self.payload, "rule firing" if _fired(self.peeked) else "re-execution", self.peeked, event)
         if self.timed and not self.clock_due:
             self._catch_up(row.t, by_clock and not fired)
         if self.clock_due or (by_clock and fired):
             want = self.clock_due.pop(0) if self.clock_due else None
-            return _compare(row, "rule firing", want, event)
+            return _compare(row, self.payload, "rule firing", want, event)
         if by_clock:
             return None
         want, self.peeked = self.peeked, None
         if want is None:
             return Mismatch(seq=row.seq, check="rule firing", expected=None, actual=_plain(canonical(event))) if fired else None
-        mismatch = _compare(row, "rule firing" if fired or _fired(want) else "re-execution", want, event)
+        mismatch = _compare(row, self.payload, "rule firing" if fired or _fired(want) else "re-execution", want, event)
         if mismatch is None and isinstance(event, ToolResult) and row.t != self.call_t + event.minutes:
             return Mismatch(seq=row.seq, check="time", expected=self.call_t + event.minutes, actual=row.t)
         return mismatch
@@ -592,8 +630,8 @@ class _ReExecution:
         return None
 
 
-def _compare(row: Row, check: str, want: Event | None, event: Event) -> Mismatch | None:
-    if want is not None and _as_stored(want, row):
+def _compare(row: Row, payload: bytes, check: str, want: Event | None, event: Event) -> Mismatch | None:
+    if want is event or (want is not None and _as_stored(want, payload)):
         return None
     actual = canonical(event)
     if want is None:
@@ -602,10 +640,10 @@ def _compare(row: Row, check: str, want: Event | None, event: Event) -> Mismatch
     return None if actual == expected else Mismatch(seq=row.seq, check=check, expected=_plain(expected), actual=_plain(actual))
 
 
-def _as_stored(want: Event, row: Row) -> bool:
-    """Whether the row stores exactly ``want``'s canonical bytes: then its event is ``want`` (a current-schema
+def _as_stored(want: Event, payload: bytes) -> bool:
+    """Whether a row's payload is exactly ``want``'s canonical bytes: then its event is ``want`` (a current-schema
     payload decodes and encodes back to itself), with no second encoding of the stored event."""
-    return canonical(want) == row.payload.encode("utf-8")
+    return canonical(want) == payload
 
 
 def _snapshots(run: Run) -> dict[int, str | None]:

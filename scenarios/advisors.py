@@ -306,7 +306,7 @@ class _Builder:
         """A free booking time whose following week still has a free slot to meet in (and those slots); for a
         meeting that will move, only slots with a free earlier time to move from (``_superseded``)."""
         timeline, rng = self.ctx.timeline, self.rng
-        bookable = [t for t in starts(FIRST_DAY + 14, LAST_DAY - 7, after=branch.since) if timeline.is_free(t, TASK_MINUTES)]
+        bookable = timeline.free_among(starts(FIRST_DAY + 14, LAST_DAY - 7, after=branch.since), TASK_MINUTES)
         rng.shuffle(bookable)
         for when in bookable:
             today = when // MINUTES_PER_DAY

@@ -61,7 +61,7 @@ from campus.kernel.triggers import SUB_TYPES, AfterOpen, OnEvent, OnRead, Rule, 
 from campus.scenarios.context import TermContext
 from campus.kernel.schedule import Trigger
 from campus.scenarios.task import Flags, Task, Verdict, evaluator
-from campus.scenarios.timeline import Overlap, WEEK
+from campus.scenarios.timeline import Overlap, Timeline, WEEK
 from campus.subsystems.calendar import parse_slot
 from campus.subsystems.reservation import OPEN, STUDY, libraries, room_hours, seat_drawn_open, seat_now, shape_key
 
@@ -118,6 +118,26 @@ class _Stock:
         return None
 
 
+class _DayStarts:
+    """The free starts of a 45-minute disruption in a day's opening hours, remembered while the timeline does not
+    change (a full day is tried again by every later task)."""
+
+    def __init__(self, timeline: Timeline) -> None:
+        self.timeline = timeline
+        self.known: dict[int, list[int]] = {}
+        self.at = timeline.changes
+
+    def of(self, day: int) -> list[int]:
+        if self.at != self.timeline.changes:
+            self.known.clear()
+            self.at = self.timeline.changes
+        free = self.known.get(day)
+        if free is None:
+            first = day * MINUTES_PER_DAY + 7 * 60 + 30
+            free = self.known[day] = self.timeline.free_among(range(first, first + 10 * 60, 15), 45)
+        return free
+
+
 def _unique(seats: Sequence[Any]) -> list[Any]:
     seen: dict[str, Any] = {}
     for seat in seats:
@@ -148,6 +168,7 @@ def generate(ctx: TermContext, others: Sequence[Task] = (), scheduled: Sequence[
     rng = ctx.rng("disruptions")
     taken = claimed(others, scheduled)
     stock = _Stock(ctx)
+    starts = _DayStarts(ctx.timeline)
     if not stock.places:
         return [], [], []
     per_cell = ctx.count(PER_CELL)
@@ -165,7 +186,7 @@ def generate(ctx: TermContext, others: Sequence[Task] = (), scheduled: Sequence[
         task_id = f"disruption-{number:03d}"
         made = None
         for day in [*rng.sample(days, len(days)) * 3, *overflow]:
-            made = _make(ctx, rng, stock, task_id, sub_type, level, day, used_mornings, taken)
+            made = _make(ctx, rng, stock, starts, task_id, sub_type, level, day, used_mornings, taken)
             if made is not None:
                 break
         if made is None:
@@ -175,7 +196,7 @@ def generate(ctx: TermContext, others: Sequence[Task] = (), scheduled: Sequence[
     return tasks, [], rules
 
 
-def _make(ctx: TermContext, rng: random.Random, stock: _Stock, task_id: str, sub_type: str, level: str, day: int,
+def _make(ctx: TermContext, rng: random.Random, stock: _Stock, starts: _DayStarts, task_id: str, sub_type: str, level: str, day: int,
           used_mornings: set[int], taken: set[Claim]) -> tuple[Task, Rule, Rule] | None:
     walking = sub_type in WALKING
     if walking:
@@ -185,7 +206,7 @@ def _make(ctx: TermContext, rng: random.Random, stock: _Stock, task_id: str, sub
         if not ctx.timeline.is_free(day * MINUTES_PER_DAY + 6 * 60, 75):
             return None
     else:
-        free = [t for t in range(day * MINUTES_PER_DAY + 7 * 60 + 30, day * MINUTES_PER_DAY + 17 * 60 + 30, 15) if ctx.timeline.is_free(t, 45)]
+        free = starts.of(day)
         if not free:
             return None
         release = rng.choice(free)

@@ -153,8 +153,8 @@ def optimal_routes(world: WorldIndex, stops: Sequence[str], constraints: dict[st
 
 def _amendment_slot(ctx: TermContext, rng: random.Random, after: int, before: int, number: int) -> int | None:
     """A free half hour strictly between the delivery and the execution, or None."""
-    candidates = [t for t in range(after, before - AMENDMENT_MINUTES, 30)
-                  if 7 * 60 <= t % MINUTES_PER_DAY <= 21 * 60 and ctx.timeline.is_free(t, AMENDMENT_MINUTES)]
+    candidates = ctx.timeline.free_among((t for t in range(after, before - AMENDMENT_MINUTES, 30)
+                                          if 7 * 60 <= t % MINUTES_PER_DAY <= 21 * 60), AMENDMENT_MINUTES)
     if not candidates:
         return None
     return ctx.timeline.reserve(rng.choice(candidates), AMENDMENT_MINUTES, f"exploration {number} (change)")

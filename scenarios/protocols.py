@@ -262,12 +262,17 @@ def alternatives(rng: random.Random, article: Cited, shelf: Shelf, taught: Seque
     for rule in fitting:
         add(rule.value(article))
     families = [key for key in shelf.families() if shelf.fits(key, article)] or [k for k in FAMILIES if shelf.fits(k, article)]
+    bases: dict[str, int] = {}
     for _ in range(_ATTEMPTS):
         if len(out) >= len(LETTERS) + 2:
             break
-        family = FAMILIES[rng.choice(families)]
-        base = family.measure(article)
-        assert base is not None
+        key = rng.choice(families)
+        family = FAMILIES[key]
+        base = bases.get(key)
+        if base is None:
+            measured = family.measure(article)
+            assert measured is not None
+            base = bases[key] = measured
         add(family.apply(base, rng.choice(family.params)))
     return out
 

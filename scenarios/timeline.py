@@ -47,7 +47,9 @@ class Timeline:
         self._held_starts: list[int] = []
         self._held: list[tuple[int, int, str]] = []
         self._blocked: tuple[list[int], list[int]] | None = None
-        """Starts and ends of the union of reservations and holds, merged (rebuilt after a change)."""
+        """Starts and ends of the union of reservations and holds, merged (built on the first question, then kept)."""
+        self.changes = 0
+        """How many reservations and holds were made: an answer remembered at one count holds until it moves."""
 
     def is_free(self, start: int, minutes: int) -> bool:
         """Nothing reserved and nothing held in ``[start, start + minutes)``: room for flexible work."""
@@ -77,7 +79,8 @@ class Timeline:
         i = bisect.bisect_right(self._starts, start)
         self._starts.insert(i, start)
         self._spans.insert(i, (start, start + minutes, owner))
-        self._blocked = None
+        self._block(start, start + minutes)
+        self.changes += 1
         return start
 
     def hold(self, start: int, minutes: int, owner: str) -> None:
@@ -92,9 +95,26 @@ class Timeline:
         merged = self._held[i:j]
         if merged:
             start, end = min(start, merged[0][0]), max(end, merged[-1][1])
+        self._block(start, end)
+        self.changes += 1
         self._held[i:j] = [(start, end, owner)]
         self._held_starts[i:j] = [start]
-        self._blocked = None
+
+    def _block(self, start: int, end: int) -> None:
+        """Add ``[start, end)`` to the merged union in place, as ``_union`` would merge it: the union's parts are
+        the connected stretches of the closed intervals, so the new one joins every part it meets or touches."""
+        if self._blocked is None:
+            return
+        if end < start:
+            self._blocked = None
+            return
+        starts, ends = self._blocked
+        i = bisect.bisect_left(ends, start)
+        j = bisect.bisect_right(starts, end)
+        if i < j:
+            start, end = min(start, starts[i]), max(end, ends[j - 1])
+        starts[i:j] = [start]
+        ends[i:j] = [end]
 
     def owner_at(self, start: int, minutes: int) -> str:
         spans = [*self._spans, *self._held]
@@ -102,12 +122,12 @@ class Timeline:
 
     def place(self, rng: random.Random, candidates: Iterable[int], minutes: int, owner: str) -> int:
         """Reserve one free start among ``candidates`` (chosen by ``rng``) and return it."""
-        free = self._free(candidates, minutes)
+        free = self.free_among(candidates, minutes)
         if not free:
             raise Overlap(f"{owner}: no free {minutes}-minute slot among the candidates")
         return self.reserve(rng.choice(free), minutes, owner)
 
-    def _free(self, candidates: Iterable[int], minutes: int) -> list[int]:
+    def free_among(self, candidates: Iterable[int], minutes: int) -> list[int]:
         """The candidates ``is_free`` accepts, in the order given (one pass with the union bound locally)."""
         starts, ends = self._union()
         n = len(starts)

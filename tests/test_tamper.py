@@ -64,9 +64,11 @@ def _rehash(conn: sqlite3.Connection, branch: str) -> None:
     """Recompute every row's hash from the (possibly edited) genesis, as a forger would."""
     prev = conn.execute("SELECT genesis FROM branches WHERE id = ?", (branch,)).fetchone()[0]
     rows = conn.execute("SELECT seq, t, payload FROM events WHERE branch = ? ORDER BY seq", (branch,)).fetchall()
+    conn.execute("BEGIN")
     for seq, t, payload in rows:
         prev = chain_hash(prev, t, payload.encode())
         conn.execute("UPDATE events SET hash = ? WHERE branch = ? AND seq = ?", (prev, branch, seq))
+    conn.execute("COMMIT")
 
 
 def first_of(conn: sqlite3.Connection, branch: str, kind: str, after: int = 0) -> int:
@@ -111,6 +113,32 @@ def test_an_edited_fact_is_caught_where_it_is(original: tuple[Path, str], tmp_pa
 
     report = tampered(original, tmp_path, edit)
     assert not report.ok and report.mismatch is not None and report.mismatch.seq == found[0]
+
+
+@pytest.mark.parametrize(("edit_result", "check"), [
+    (lambda value: {**value, "message": value["message"] + " (edited)"}, "re-execution"),
+    (lambda value: {**value, "message": 7}, "decode"),
+    (lambda value: dict(reversed(list(value.items()))), None),
+])
+def test_a_read_result_is_held_to_its_re_execution(original: tuple[Path, str], tmp_path: Path,
+                                                   edit_result: Callable[[dict], dict], check: str | None) -> None:
+    """A ``tool_result`` row is read only through the result re-execution gives (verify does not decode it when
+    it stores exactly those bytes): an edited one, or one that is no event, is still caught at its seq, and
+    the same result written in another key order still verifies, as it did when every row was decoded."""
+    where: list[int] = []
+
+    def edit(conn: sqlite3.Connection, branch: str) -> None:
+        seq = first_of(conn, branch, "tool_result", 100)
+        value = msgspec.json.decode(payload_of(conn, branch, seq)[2])
+        conn.execute("UPDATE events SET payload = ? WHERE branch = ? AND seq = ?",
+                     (msgspec.json.encode(edit_result(value)).decode(), branch, seq))
+        where.append(seq)
+
+    report = tampered(original, tmp_path, edit)
+    if check is None:
+        assert report.ok
+    else:
+        assert report.mismatch is not None and (report.mismatch.seq, report.mismatch.check) == (where[0], check)
 
 
 def test_an_edit_without_rehashing_breaks_the_chain_there(original: tuple[Path, str], tmp_path: Path) -> None:

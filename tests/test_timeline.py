@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from campus.agents import make_agent
 from campus.kernel.store import open_store
@@ -102,3 +105,32 @@ def test_free_means_no_reservation_and_no_hold_meets_the_interval() -> None:
             placed = timeline.place(random.Random(step), candidates, length, "flex")
             assert placed in expected
             taken.append((placed, placed + length))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.integers(0, 300), st.integers(0, 40)), max_size=30))
+def test_the_union_kept_up_to_date_answers_as_one_built_afresh(ops: list[tuple[bool, int, int]]) -> None:
+    """A timeline asked between every change (its merged union updated in place) answers every later question as
+    one given the same changes with no question in between (its union merged once, from all of them)."""
+    asked, fresh = Timeline(), Timeline()
+    for reserve, start, minutes in ops:
+        for timeline in (asked, fresh):
+            if reserve:
+                with contextlib.suppress(Overlap, ValueError):
+                    timeline.reserve(start, minutes, "x")
+            else:
+                timeline.hold(start, minutes, "x")
+        asked.is_free(start, 1)
+    for minutes in (1, 5, 30):
+        assert asked.free_among(range(-10, 360), minutes) == fresh.free_among(range(-10, 360), minutes)
+        assert [t for t in range(-10, 360) if asked.is_free(t, minutes)] == fresh.free_among(range(-10, 360), minutes)
+
+
+def test_a_change_to_the_timeline_is_counted() -> None:
+    """``changes`` is what remembered answers (the disruptions' free starts of a day) are keyed on."""
+    timeline = Timeline()
+    timeline.reserve(600, 60, "a")
+    timeline.hold(660, 30, "a (backlog)")
+    with pytest.raises(Overlap):
+        timeline.reserve(610, 10, "b")
+    assert timeline.changes == 2
