@@ -253,6 +253,13 @@ def long_sweep_args(db: Path) -> list[str]:
     return [*agents, "--seeds", LONG_SEEDS, "--workers", "2", "--scale", str(LONG_SCALE), "--db", str(db)]
 
 
+def _interruptible() -> None:
+    """Ctrl-C as a terminal gives it, whoever started the tests: a shell that runs them in the background
+    (``make test &`` in a script) ignores SIGINT, the sweep would inherit that, and Python then never raises
+    KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start_long_sweep(directory: Path, attempts: int = 3) -> tuple[subprocess.Popen, list[int], Path]:
     """A sweep caught while both workers are in the middle of a run. Whole runs take about a
     second here, so a poll can miss the moment: then the sweep is started again on a new file."""
@@ -260,7 +267,7 @@ def start_long_sweep(directory: Path, attempts: int = 3) -> tuple[subprocess.Pop
         db = directory / f"runs-{attempt}.db"
         process = subprocess.Popen(sweep_command(*long_sweep_args(db)), cwd=directory,
                                    env=os.environ | {"PYTHONPATH": str(ROOT)}, start_new_session=True,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                   preexec_fn=_interruptible, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         while process.poll() is None:
             workers = workers_of(process.pid)
             if len(workers) == 2 and db.exists() and len(in_progress(db)) == 2:
