@@ -941,7 +941,6 @@ def bench_term(
               f"StuGPA {report['stugpa']}, success {report['success_rate']:.1%}", highlight=False)
 
 
-
 @bench_app.command("startup")
 def bench_startup(
     repeats: int = typer.Option(5, "--repeats", min=1, help="Cold starts of each command; the median is reported."),

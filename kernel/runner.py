@@ -82,8 +82,9 @@ Paraphrase = Callable[[str, str], str | None]
 def _settle_heap() -> None:
     """Once per process, when the first session starts: hide everything alive then (the imported modules,
     the world, the term) from the cyclic collector, which would otherwise walk it at every full collection
-    (~20 ms on the published campus, several µs per tool call). It lives until the process ends anyway;
-    the few import-time cycles already garbage are never freed."""
+    (~20 ms on the published campus, several µs per tool call). Reference counting still frees those
+    objects when they are dropped; only garbage cycles among them (the import-time ones, or a first world
+    dropped while its cycles remain) stay until the process ends."""
     global _heap_settled
     if not _heap_settled:
         _heap_settled = True
