@@ -10,8 +10,9 @@ Each is the oracle except in one way, so whatever it fails, it fails for that re
   neighbours among the others (one or two apart, or a multiple). Chance as well.
 - **dawdler** is the oracle plus ``IDLE`` simulated minutes per task (``calendar.wait``,
   before its answer or its ``finish``): the term has slack for it, so it must solve nearly all.
-- **absent** gives the oracle's answers and does its errands but never walks anywhere: it must
-  earn no attendance and no credit for a question handed out only in a room.
+- **absent** gives the oracle's answers and does its errands but never walks anywhere (no ``goto:``,
+  ``walk:`` or ``route:`` step): it must earn no attendance, no credit for a question handed out only
+  in a room, and no disruption task that needs a walk.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ class AbsentAgent(_OracleBased):
     name = "absent"
 
     def adapt(self, steps: tuple[str, ...], view: AgentView) -> Plan:
-        return run_plan(tuple(step for step in steps if not step.startswith(("goto:", "walk:"))), self.world)
+        return run_plan(tuple(step for step in steps if not step.startswith(("goto:", "walk:", "route:"))), self.world)
 
 
 class _Answering(_OracleBased):

@@ -104,8 +104,8 @@ def _print(summary: dict[str, Any], world: str) -> None:
         out.print(f"{name}: {g['right']}/{g['questions']} long-term questions right = {_pct(g['accuracy'])} % "
                   f"(95 % interval {_pct(g['low'])}-{_pct(g['high'])}), chance {_pct(g['chance'])} %", highlight=False)
     absent = summary["absent"]
-    out.print(f"absent: at most {absent['attendance']:g} attendance points and {absent['exam']:g} in-room exam questions "
-              "on any seed", highlight=False)
+    out.print(f"absent: at most {absent['attendance']:g} attendance points, {absent['exam']:g} in-room exam questions "
+              f"and {absent['walks']:g} disruption tasks that need a walk, on any seed", highlight=False)
     late = summary["lateness"]
     out.print(f"largest lateness of a released task: oracle {late['oracle']} min, dawdler {late['dawdler']} min",
               highlight=False)

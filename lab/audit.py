@@ -9,7 +9,8 @@ success per scenario and the headline metrics. Over all seeds it checks:
 - **test-wise and options-only**: accuracy on long-term multiple-choice questions is not above
   chance (the mean of 1/options) by more than ``CHANCE_MARGIN`` — violated when the exact
   (Clopper-Pearson) 95 % interval lies wholly above chance + margin;
-- **absent**: no attendance points and no exam question handed out in a room (finals are online);
+- **absent**: no attendance points, no exam question handed out in a room (finals are online) and no
+  solvable disruption task that needs a walk to the library;
 - **dawdler**: solves at least ``DAWDLER_FLOOR`` of the scored tasks;
 - **disruption controls** (a term with disruption tasks): ``stale`` fails every disruption task,
   ``abstainer`` fails every solvable one and passes every impossible one, ``optimist`` the
@@ -47,6 +48,8 @@ from campus.world.stulife import load_stulife
 
 ORDER = ("noop", "stateless", "diligent", "oracle")
 ADVERSARIES = ("testwise", "optionsonly", "dawdler", "absent")
+ABSENT_POINTS = ("attendance", "exam", "walks")
+"""What ``absent`` must never earn: class attendance, in-room exam questions, disruption tasks that need a walk."""
 AGENTS = (*ORDER, *ADVERSARIES)
 DISRUPTION_CONTROLS = ("stale", "abstainer", "optimist")
 Metric = Literal["stugpa", "ltrr", "pis", "success"]
@@ -70,7 +73,8 @@ class SeedResult:
     guesses: dict[str, tuple[int, int, float]] = field(default_factory=dict)
     """test-wise / options-only -> (right, long-term questions, sum of 1/options)."""
     absent_points: dict[str, float] = field(default_factory=dict)
-    """``attendance`` points and ``exam`` questions solved that were handed out in a room, for ``absent``."""
+    """For ``absent``: ``attendance`` points, ``exam`` questions solved that were handed out in a room, and
+    solvable disruption tasks passed that need a walk to the library (``walks``)."""
     lateness: dict[str, int] = field(default_factory=dict)
     """agent -> the largest minutes between a task's scheduled release and the moment it was shown."""
     disrupted: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
@@ -119,8 +123,11 @@ def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = T
             result.guesses[name] = (right, len(questions), sum(questions.values()))
         if name == "absent":
             in_room = {task.id for task in term.tasks if task.flags.counts_toward == "exam" and task.required_place}
+            walks = {task.id for task in term.tasks if task.scenario == DISRUPTIONS and task.ground_truth["at_library"]
+                     and task.ground_truth["solvable"]}
             result.absent_points = {"attendance": card["stugpa"]["points"]["class"],
-                                    "exam": float(sum(1 for e in ended if e.task_id in in_room and e.outcome == "success"))}
+                                    "exam": float(sum(1 for e in ended if e.task_id in in_room and e.outcome == "success")),
+                                    "walks": float(sum(1 for e in ended if e.task_id in walks and e.outcome == "success"))}
     return result
 
 
@@ -251,7 +258,7 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
         "headline": {name: {m: sum(r.headline[name][m] for r in played) / len(played) for m in METRICS}
                      for name in AGENTS} if played else {},
         "guessing": guessing,
-        "absent": {key: max((r.absent_points.get(key, 0.0) for r in played), default=0.0) for key in ("attendance", "exam")},
+        "absent": {key: max((r.absent_points.get(key, 0.0) for r in played), default=0.0) for key in ABSENT_POINTS},
         "lateness": {name: max((r.lateness[name] for r in played), default=0) for name in AGENTS},
         "disruptions": {name: {kind: [sum(r.disrupted[name][kind][i] for r in played if name in r.disrupted) for i in (0, 1)]
                                for kind in ("solvable", "impossible")}

@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from campus.cli.main import app
-from campus.lab.audit import AGENTS, SeedResult, clopper_pearson, summarise
+from campus.lab.audit import ABSENT_POINTS, AGENTS, SeedResult, clopper_pearson, summarise
 
 
 def test_the_exact_interval_matches_known_values() -> None:
@@ -26,7 +26,7 @@ def _seed(seed: int, **changes: object) -> SeedResult:
                                                for name, value in ranks.items()},
                         scenarios={name: {"x": (1, 1)} for name in AGENTS},
                         guesses={"testwise": (25, 100, 25.0), "optionsonly": (26, 100, 25.0)},
-                        absent_points={"attendance": 0.0, "exam": 0.0}, lateness=dict.fromkeys(AGENTS, 0))
+                        absent_points=dict.fromkeys(ABSENT_POINTS, 0.0), lateness=dict.fromkeys(AGENTS, 0))
     for key, value in changes.items():
         setattr(result, key, value)
     return result
@@ -37,13 +37,15 @@ def test_each_broken_promise_is_a_violation() -> None:
     tie = _seed(1)
     tie.headline["diligent"]["stugpa"] = tie.headline["stateless"]["stugpa"]
     guessing = _seed(2, guesses={"testwise": (60, 100, 25.0), "optionsonly": (25, 100, 25.0)})
-    absent = _seed(3, absent_points={"attendance": 3.0, "exam": 0.0})
+    absent = _seed(3, absent_points={"attendance": 3.0, "exam": 0.0, "walks": 0.0})
     missing = SeedResult(seed=4, error="does not fit")
     violations = summarise([tie, guessing, absent, missing])["violations"]
     assert any("seed 1: stugpa not strictly ordered" in v for v in violations)
     assert any(v.startswith("testwise:") for v in violations)
     assert any("seed 3: absent earns" in v for v in violations)
     assert any("seed 4 does not generate" in v for v in violations)
+    walked = _seed(5, absent_points={"attendance": 0.0, "exam": 0.0, "walks": 1.0})
+    assert any("seed 5: absent earns" in v for v in summarise([walked])["violations"])
 
 
 def test_each_disruption_control_that_passes_what_it_must_fail_is_a_violation() -> None:

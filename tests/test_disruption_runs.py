@@ -23,7 +23,7 @@ from campus.scenarios.term import generate_term
 from campus.world.index import WorldIndex
 from tests.conftest import play
 
-AGENTS = ("oracle", "stale", "abstainer", "optimist", "noop")
+AGENTS = ("oracle", "stale", "abstainer", "optimist", "noop", "absent")
 
 
 @pytest.fixture(scope="module")
@@ -78,6 +78,14 @@ def test_the_abstainer_fails_every_solvable_task_and_only_those(runs: dict[str, 
 def test_the_optimist_fails_every_impossible_task_and_only_those(runs: dict[str, Run], disrupted: Term) -> None:
     outcomes = _outcomes(runs["optimist"], disrupted)
     assert all((outcome == "success") == solvable for solvable, outcome in outcomes.values())
+
+
+def test_absent_fails_every_solvable_task_that_needs_a_walk_and_only_those(runs: dict[str, Run], disrupted: Term) -> None:
+    """absent keeps the oracle's bookings and answers but takes no step of its route (no goto, walk or route)."""
+    outcomes = _outcomes(runs["absent"], disrupted)
+    walks = {t.id for t in disrupted.tasks if t.scenario == SCENARIO and t.ground_truth["at_library"]}
+    assert walks and all((outcome == "success") == (not solvable or task not in walks)
+                         for task, (solvable, outcome) in outcomes.items())
 
 
 def test_a_disruption_lasts_while_its_task_is_open(runs: dict[str, Run]) -> None:
