@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.markup import escape
 
 if TYPE_CHECKING:
+    from campus.kernel.runner import Paraphrase
     from campus.replays.prices import Price
     from campus.kernel.store import EventStore
     from campus.scenarios.play import Run
@@ -113,6 +114,29 @@ BUSY_HELP = ("The busy days (on by default): one a week from week 2, a day of st
              "priorities, appointments that come first, and people (people.ask) who hold what the errands need; scored "
              "as SR and CS. --no-busy-days plays the term without them (the term before busy days, byte for byte).")
 
+
+
+PARAPHRASE_MODEL = typer.Option(None, "--paraphrase-model", metavar="PROVIDER/NAME",
+                                help="Have this model reword what people say (people.ask) before the student reads it; "
+                                     "the words are recorded, so replay and verify never ask it again. Off by default: "
+                                     "the template's words.")
+PARAPHRASE_BASE_URL = typer.Option(None, "--paraphrase-base-url", metavar="URL",
+                                   help="Where the paraphrase model is served, if not at its provider's URL.")
+
+
+def paraphraser_of(model: str | None, base_url: str | None) -> Paraphrase | None:
+    """The session's paraphraser for ``--paraphrase-model`` / ``--paraphrase-base-url``, or exit 2 with one line."""
+    if model is None:
+        if base_url is not None:
+            fail("--paraphrase-base-url goes with --paraphrase-model")
+        return None
+    from campus.agents.paraphrase import make_paraphraser
+    from campus.kernel.agent import AgentUnavailable
+
+    try:
+        return make_paraphraser(model, base_url)
+    except (ValueError, AgentUnavailable) as error:
+        fail(str(error))
 
 
 def inputs_of(world_source: str | None, seed: int, scale: float, resume: str | None,

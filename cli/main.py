@@ -18,8 +18,9 @@ from rich.table import Table
 
 from campus.agents.options import AgentOptions
 from campus.cli.agents import AGENT_HELP, with_agent_options
-from campus.cli.common import (BUSY_HELP, DB, DISRUPTIONS_HELP, JSON, PRICES, ROUNDS_HELP, WORLD_HELP, emit_json, err, expected_errors, fail,
-                               inputs_of, model_key, open_db, out, pairing_warning, price_lookup, world_of)
+from campus.cli.common import (BUSY_HELP, DB, DISRUPTIONS_HELP, JSON, PARAPHRASE_BASE_URL, PARAPHRASE_MODEL, PRICES,
+                               ROUNDS_HELP, WORLD_HELP, emit_json, err, expected_errors, fail,
+                               inputs_of, model_key, open_db, out, pairing_warning, paraphraser_of, price_lookup, world_of)
 from campus.cli.progress import task_progress
 from campus.cli.prompt import prompt as prompt_command
 from campus.cli.report import report as report_command
@@ -179,12 +180,8 @@ def run(
     name: str = typer.Option(None, "--name", help="Name of the new run (default: AGENT-sSEED, numbered if taken)."),
     busy_days: bool | None = typer.Option(None, "--busy-days/--no-busy-days", help=BUSY_HELP, show_default=False),
     check_ins: bool = typer.Option(False, "--check-ins", help=CHECK_INS_HELP),
-    paraphrase_model: str = typer.Option(None, "--paraphrase-model", metavar="PROVIDER/NAME",
-                                         help="Have this model reword what people say (people.ask) before the student "
-                                              "reads it; the words are recorded, so replay and verify never ask it "
-                                              "again. Off by default: the template's words."),
-    paraphrase_base_url: str = typer.Option(None, "--paraphrase-base-url", metavar="URL",
-                                            help="Where the paraphrase model is served, if not at its provider's URL."),
+    paraphrase_model: str = PARAPHRASE_MODEL,
+    paraphrase_base_url: str = PARAPHRASE_BASE_URL,
     as_json: bool = JSON,
     agent_options: AgentOptions = AgentOptions(),
 ) -> None:
@@ -197,17 +194,7 @@ def run(
     from campus.scenarios.play import RunSpec, open_run
 
     inputs = None if recorded_source(agent) else inputs_of(world_source, seed, scale, resume, disruptions, busy_days, check_ins)
-    paraphrase = None
-    if paraphrase_model is not None:
-        from campus.agents.paraphrase import make_paraphraser
-        from campus.kernel.agent import AgentUnavailable
-
-        try:
-            paraphrase = make_paraphraser(paraphrase_model, paraphrase_base_url)
-        except (ValueError, AgentUnavailable) as error:
-            fail(str(error))
-    elif paraphrase_base_url is not None:
-        fail("--paraphrase-base-url goes with --paraphrase-model")
+    paraphrase = paraphraser_of(paraphrase_model, paraphrase_base_url)
     if name is not None and (resume is not None or inputs is None):
         fail("--name names a new run: not with --resume, and not with recorded:RUN (its replay is named after RUN)")
     with open_db(db, must_exist=resume is not None) as store:

@@ -10,7 +10,8 @@ import importlib.util
 
 import typer
 
-from campus.cli.common import BUSY_HELP, DB, DISRUPTIONS_HELP, ROUNDS_HELP, WORLD_HELP, err, fail, inputs_of, open_db
+from campus.cli.common import (BUSY_HELP, DB, DISRUPTIONS_HELP, PARAPHRASE_BASE_URL, PARAPHRASE_MODEL, ROUNDS_HELP, WORLD_HELP, err,
+                               fail, inputs_of, open_db, paraphraser_of)
 from campus.scenarios.rounds import DEFAULT_ROUND_LIMIT
 
 
@@ -26,6 +27,8 @@ def mcp(
                                    "(answered with answer: a list, one typed answer per question)."),
     disruptions: bool = typer.Option(None, "--disruptions/--no-disruptions", show_default=False, help=DISRUPTIONS_HELP),
     busy_days: bool = typer.Option(None, "--busy-days/--no-busy-days", show_default=False, help=BUSY_HELP),
+    paraphrase_model: str = PARAPHRASE_MODEL,
+    paraphrase_base_url: str = PARAPHRASE_BASE_URL,
 ) -> None:
     """Serve a term over MCP (stdio): the client is the student; every call is recorded in the run.
 
@@ -38,6 +41,7 @@ def mcp(
     if importlib.util.find_spec("mcp") is None:
         fail("campus mcp needs the MCP SDK: pip install 'campus[mcp]'")
     inputs = inputs_of(world_source, seed, scale, resume, disruptions, busy_days, check_ins=check_ins)
+    paraphrase = paraphraser_of(paraphrase_model, paraphrase_base_url)
     with open_db(db, must_exist=resume is not None) as store:
         if inputs is None:
             current = open_run(store, resume)
@@ -45,7 +49,7 @@ def mcp(
             current = start_run(store, RunSpec(seed=seed, scale=scale, agent=agent_name, round_limit=rounds,
                                                      check_ins=check_ins, disruptions=disruptions is not False,
                                                      busy_days=busy_days is not False), inputs)
-        driver = Driver(current)
+        driver = Driver(current, paraphrase)
         state = "the term is already over" if driver.finished else f"{len(current.ended_tasks())} task(s) ended so far"
         err.print(f"campus mcp: serving run {current.branch.id} from {db} on stdio ({state})", highlight=False)
         serve(driver)

@@ -31,6 +31,7 @@ from campus.events import (
     WorldChanged,
 )
 from campus.kernel.agent import AgentView, Reply, Turn
+from campus.kernel.runner import Paraphrase
 from campus.kernel.schedule import TaskCard
 from campus.kernel.transcript import notice, render_call
 from campus.scenarios.play import Run
@@ -55,9 +56,9 @@ class Pushed(msgspec.Struct, frozen=True, kw_only=True):
 class Driver:
     """A run's stepper plus the text of each step. Every step is committed before ``push`` returns."""
 
-    def __init__(self, run: Run) -> None:
+    def __init__(self, run: Run, paraphrase: Paraphrase | None = None) -> None:
         self.run = run
-        self.stepper = run.stepper()
+        self.stepper = run.stepper(paraphrase=paraphrase)
 
     @property
     def branch_id(self) -> str:

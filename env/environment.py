@@ -30,6 +30,9 @@ verified, scored, replayed and diffed like any other run.
   ``new_task``, ``prompt``, and at the end of the term ``scorecard``; ``scorecard()`` gives the
   running scorecard at any time (it is the caller's to read, not the student's).
 
+``Env(..., paraphrase=make_paraphraser("vllm/NAME", base_url))`` (``agents/paraphrase.py``) has a model reword
+what people say, as ``campus run --paraphrase-model`` does; the words are recorded in the run.
+
 With ``gymnasium`` installed ``Env`` is a ``gymnasium.Env`` with ``Text`` spaces of printable
 ASCII (every text the campus produces is ASCII; anything else would be backslash-escaped) and
 is registered as ``campus/Term-v0``. Without it, the same class works on its own.
@@ -43,6 +46,7 @@ from typing import Any
 from campus.events import StructuredCall, TaskEnded
 from campus.kernel.agent import AgentView
 from campus.kernel.clock import label
+from campus.kernel.runner import Paraphrase
 from campus.kernel.store import EventStore, MemoryStore, open_store
 from campus.scenarios.rounds import DEFAULT_ROUND_LIMIT
 from campus.scenarios.play import Run, RunSpec, load_world, start_run
@@ -85,6 +89,7 @@ class Env(_Base):
         reward: bool = False,
         disruptions: bool = True,
         busy_days: bool = True,
+        paraphrase: Paraphrase | None = None,
     ) -> None:
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise TypeError(f"seed must be an integer, not {type(seed).__name__}")
@@ -104,6 +109,7 @@ class Env(_Base):
         self.reward = reward
         self.disruptions = disruptions
         self.busy_days = busy_days
+        self.paraphrase = paraphrase
         self._inputs: tuple[int, WorldIndex, Term] | None = None
         self._store: EventStore | None = None
         self._driver: Driver | None = None
@@ -128,7 +134,7 @@ class Env(_Base):
         spec = RunSpec(seed=self.seed, scale=self.scale, agent=self.agent_name, round_limit=self.round_limit,
                        disruptions=self.disruptions, busy_days=self.busy_days)
         run = start_run(self._fresh_store(), spec, self._world_and_term(self.seed))
-        self._driver = Driver(run)
+        self._driver = Driver(run, self.paraphrase)
         self._steps = 0
         self._over = self._driver.finished
         return _printable(self._driver.opening()), self._info((), new_task=True)

@@ -368,3 +368,36 @@ def test_the_command_chooses_the_term_as_campus_run_does(tmp_path: Path, world: 
         assert open_run(store, "mcp-s0").term.hash == generate_term(world, 0, 0.02, busy=False).hash != generate_term(world, 0, 0.02).hash
     finally:
         store.close()
+
+
+def test_a_served_run_can_have_people_reworded_and_verifies_without_the_model(tmp_path: Path,
+                                                                             oracle_calls: dict[str, Any]) -> None:
+    """`campus mcp --paraphrase-model`: the client reads the reworded replies, the log keeps them, and verify tells
+    them again with the model gone. The script stops after the first two reworded replies."""
+    from tests.chat_server import ChatServer
+    from tests.test_paraphrase import reword
+
+    db = tmp_path / "runs.db"
+    shown: list[str] = []
+
+    async def script(session: ClientSession) -> None:
+        for name, arguments in oracle_calls["calls"]:
+            said = text_of(await session.call_tool(name, arguments))
+            if "Well, let me tell you." in said:
+                shown.append(said)
+                if len(shown) == 2:
+                    return
+
+    with ChatServer(respond=reword) as server:
+        serve(db, "--seed", "0", "--scale", str(SCALE), "--paraphrase-model", "script-model",
+              "--paraphrase-base-url", server.url, script=script)
+    assert len(shown) == 2
+    store = SQLiteStore(db)
+    try:
+        recorded = [text for (text,) in store.conn.execute(
+            "SELECT json_extract(payload, '$.text') FROM events WHERE branch = 'mcp-s0' AND kind = 'reply_paraphrased' "
+            "ORDER BY seq")]
+        assert len(recorded) == 2 and all(text in said for text, said in zip(recorded, shown))
+        assert verify(open_run(store, "mcp-s0"), deep=True).ok
+    finally:
+        store.close()

@@ -83,6 +83,27 @@ def test_the_cli_records_the_paraphrase_and_verifies_without_the_server(tmp_path
     assert plain.exit_code == 0
 
 
+def test_an_env_episode_can_have_people_reworded(world: WorldIndex) -> None:
+    """``Env(paraphrase=...)``: the observations carry the reworded replies and the run verifies without the model."""
+    from campus.env import Env
+
+    with ChatServer(respond=reword) as server:
+        env = Env(seed=0, scale=0.05, world=world, paraphrase=Paraphraser(ChatClient(base_url=server.url, api_key="none"),
+                                                                          "script-model"))
+        env.reset()
+        oracle = make_agent("oracle", env.run.term, world)
+        reworded = 0
+        while reworded < 2:
+            view = env.view()
+            assert view is not None
+            observation = env.step(oracle.act(view))[0]
+            reworded += "Well, let me tell you." in observation
+    said = events_of(env.run.store, env.run.branch.id, ReplyParaphrased)
+    assert len(said) == 2 == len(server.requests)
+    assert verify(env.run, deep=True).ok
+    env.close()
+
+
 @pytest.mark.parametrize(("args", "message"), [(["--paraphrase-base-url", "http://127.0.0.1:9/v1"], "goes with --paraphrase-model"),
                                                (["--paraphrase-model", "openai/"], "needs a model name")])
 def test_bad_paraphrase_options_are_one_line_errors(tmp_path: Path, args: list[str], message: str) -> None:
