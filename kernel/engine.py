@@ -9,6 +9,7 @@ from typing import Any
 import msgspec
 import structlog
 
+from campus.events import RULES_VERSION
 from campus.kernel.clock import label
 from campus.kernel.projection import Domain, Projection
 from campus.kernel.session import CLOCK, SESSION
@@ -30,6 +31,8 @@ class ToolView(msgspec.Struct, frozen=True, kw_only=True):
     task_id: str
     now: int
     seed: int
+    rules: int = RULES_VERSION
+    """The version of the world's rules the run follows (``campus.events.rules_of``)."""
 
 
 class Kernel:
@@ -95,8 +98,9 @@ class Kernel:
         systems: Sequence[str],
         seed: int,
         wire: bool = False,
+        rules: int = RULES_VERSION,
     ) -> Outcome:
-        """Run one tool call against the state. Never raises; a failure carries no facts.
+        """Run one tool call against the state, under the run's ``rules`` version. Never raises; a failure carries no facts.
 
         ``wire``: the call was a native function call, so tools are named by their wire names
         (``map__find_building_id``) in what the caller is told, the way it knows them."""
@@ -110,7 +114,7 @@ class Kernel:
         bound = bind_arguments(tool, args, positional, wire=wire) if texts is None else texts
         if isinstance(bound, str):
             return fail(bound)
-        view = ToolView(world=self.world, state=state, task_id=task_id, now=state.now, seed=seed)
+        view = ToolView(world=self.world, state=state, task_id=task_id, now=state.now, seed=seed, rules=rules)
         try:
             outcome = tool.call(view, bound)
         except Exception as error:  # a handler bug must not take the run down with it

@@ -27,6 +27,8 @@ import structlog
 
 from campus.events import (
     AGENT_BOUND,
+    RULES,
+    RULES_VERSION,
     ActionRejected,
     AgentReplied,
     Answered,
@@ -45,6 +47,7 @@ from campus.events import (
     ToolCalled,
     WorldChanged,
     decode_events,
+    rules_of,
 )
 from campus.kernel.admit import admit
 from campus.kernel.agent import Agent, AgentUnavailable, AgentView, Reply, TaskMemory, is_persistent, reply_meta
@@ -98,10 +101,12 @@ class SessionError(RuntimeError):
     """The session stopped on an error; every whole step before it is committed and the run can be resumed."""
 
 
-def run_config(round_limit: int) -> dict[str, Any]:
-    """The rules a run is played under; bound into the genesis hash (with the agent: ``agent_bound``)."""
-    return {"round_limit": round_limit, "day_start": DAY_START, "protocol": PROTOCOL, "minutes_per_call": 1,
-            AGENT_BOUND: True}
+def run_config(round_limit: int, rules: int = RULES_VERSION) -> dict[str, Any]:
+    """The rules a run is played under; bound into the genesis hash (with the agent: ``agent_bound``). The world's
+    rules version is written from 2 on, so a config of version 1 is the one runs had before versions existed."""
+    config = {"round_limit": round_limit, "day_start": DAY_START, "protocol": PROTOCOL, "minutes_per_call": 1,
+              AGENT_BOUND: True}
+    return config if rules == 1 else config | {RULES: rules}
 
 
 class Session:
@@ -130,6 +135,7 @@ class Session:
         self.snapshot_every = snapshot_every
         self.commit_delay = commit_delay
         self.paraphrase = paraphrase
+        self.rules_version = rules_of(self.branch.config)
         self._last_commit = time.perf_counter()
         self._agent_slow = True
         self.cards: list[TaskCard] = list(schedule.cards())
@@ -486,7 +492,7 @@ class Session:
             self._fire_matching(called, cause=cause)
         outcome = self.kernel.dispatch(
             state, task_id=card.id, name=call.name, args=call.args, positional=call.positional,
-            systems=card.systems, seed=self.branch.seed, wire=wire,
+            systems=card.systems, seed=self.branch.seed, wire=wire, rules=self.rules_version,
         )
         for fact in outcome.facts:
             self._emit(fact)
