@@ -249,7 +249,7 @@ def drawn_open(place: Place, room: Room, seed: int, day: int, rules: int) -> lis
 def room_draw(seed: int, date: str, building_id: str, room_id: str, seats: int) -> tuple[int, ...]:
     """Rules 2: one 16-bit number per seat of the room (in its order) from a single seeded digest,
     ``shake_256("reservation.room|<seed>|<date label>|<building id>|<room id>")``, read big-endian;
-    a seat is open when its number is below ``0.6 * 2**16``."""
+    a seat is open when its number is below ``int(0.6 * 2**16)`` (39,321)."""
     digest = hashlib.shake_256(f"reservation.room|{seed}|{date}|{building_id}|{room_id}".encode()).digest(2 * seats)
     return struct.unpack(f">{seats}H", digest)
 
@@ -511,20 +511,20 @@ def _compact_study_listing(
         lines = place.lines
         listed = [lines[id(seat)] for seat in shown]
     else:
-        offered: list[tuple[Seat, Sequence[tuple[int, int]], list[Booking]]] = []
+        offered: list[tuple[Seat, list[str], Sequence[tuple[int, int]], list[Booking]]] = []
         for seat in seats:
-            seat = seat_now(part, seat)
-            if not all(f in seat.features for f in features):
+            features_now = seat_now(part, seat).features
+            if not all(f in features_now for f in features):
                 continue
             busy = booked.get(seat.id)
             windows: Sequence[tuple[int, int]] = idle if busy is None else _within(free_windows(busy, earliest), low, high)
             if windows:
-                offered.append((seat, windows, busy or []))
+                offered.append((seat, features_now, windows, busy or []))
         total = len(offered)
         shown, listed = [], []
-        for seat, windows, busy in offered[:limit]:
+        for seat, features_now, windows, busy in offered[:limit]:
             shown.append(seat)
-            line = f"  - {short[id(seat)]} [{', '.join(seat.features)}]"
+            line = f"  - {short[id(seat)]} [{', '.join(features_now)}]"
             if windows is not idle:
                 spans = _spans(windows)
                 own[short[id(seat)]] = spans

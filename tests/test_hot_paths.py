@@ -17,7 +17,7 @@ from campus.kernel.clock import date_label
 from campus.kernel.engine import Kernel, ToolView
 from campus.scenarios.play import build_kernel
 from campus.subsystems.information import _index, fold
-from campus.subsystems.reservation import libraries, open_seats, seat_drawn_open
+from campus.subsystems.reservation import libraries, open_seats, room_draw, seat_drawn_open
 from tests.conftest import SHARED
 from campus.world.generate import generate_world
 from campus.world.index import WorldIndex
@@ -38,8 +38,8 @@ def world(request: pytest.FixtureRequest) -> WorldIndex:
     return WorldIndex(load_stulife(STULIFE)[0])
 
 
-def _call(kernel: Kernel, state: Any, name: str, seed: int = 0, **args: Any) -> Any:
-    return kernel.dispatch(state, task_id="t", name=name, args=args, systems=SYSTEMS, seed=seed).result
+def _call(kernel: Kernel, state: Any, name: str, seed: int = 0, rules: int = 2, **args: Any) -> Any:
+    return kernel.dispatch(state, task_id="t", name=name, args=args, systems=SYSTEMS, seed=seed, rules=rules).result
 
 
 def test_the_entity_index_finds_what_a_fold_over_every_entity_finds(world: WorldIndex) -> None:
@@ -57,19 +57,29 @@ def _plain_view(world: WorldIndex) -> ToolView:
     return ToolView(world=world, state=build_kernel(world).projection.initial(), task_id="t", now=0, seed=0)
 
 
-def test_the_memoised_seat_draw_is_the_fresh_draw(world: WorldIndex) -> None:
-    view = _plain_view(world)
+def _fresh_draw(place: Any, room: Any, seed: int, day: int, rules: int) -> list[Any]:
+    seats = place.distinct[id(room)]
+    if rules == 1:
+        return [s for s in seats if seat_drawn_open(seed, date_label(day), s.id)]
+    values = room_draw(seed, date_label(day), place.building_id, room.id, len(seats))
+    return [s for s, v in zip(seats, values) if v < 39_321]
+
+
+@pytest.mark.parametrize("rules", [1, 2])
+def test_the_memoised_seat_draw_is_the_fresh_draw(world: WorldIndex, rules: int) -> None:
+    view = msgspec.structs.replace(_plain_view(world), rules=rules)
     for seed in (0, 3):
         seeded = msgspec.structs.replace(view, seed=seed)
         for place in libraries(world).places:
             for room in place.rooms:
                 for day in DAYS:
-                    fresh = [s for s in place.distinct[id(room)] if seat_drawn_open(seed, date_label(day), s.id)]
+                    fresh = _fresh_draw(place, room, seed, day, rules)
                     assert open_seats(seeded, place, room, day) == fresh
                     assert open_seats(seeded, place, room, day) == fresh  # the second read comes from the memo
 
 
-def test_a_listing_on_shared_free_times_is_the_seat_by_seat_listing(world: WorldIndex) -> None:
+@pytest.mark.parametrize("rules", [1, 2])
+def test_a_listing_on_shared_free_times_is_the_seat_by_seat_listing(world: WorldIndex, rules: int) -> None:
     """A feature change on a seat of no library sends the listing down the seat-by-seat loop without changing what it lists."""
     kernel = build_kernel(world)
     fast, slow = kernel.projection.initial(), kernel.projection.initial()
@@ -80,25 +90,34 @@ def test_a_listing_on_shared_free_times_is_the_seat_by_seat_listing(world: World
         for day in DAYS:
             for seed in (0, 1):
                 args = {"location_id": place.building_id, "date": date_label(day)}
-                expected = _call(kernel, slow, "reservation.query_availability", seed, **args)
+                expected = _call(kernel, slow, "reservation.query_availability", seed, rules, **args)
                 assert expected.ok
-                assert msgspec.json.encode(_call(kernel, fast, "reservation.query_availability", seed, **args)) == msgspec.json.encode(expected)
+                got = _call(kernel, fast, "reservation.query_availability", seed, rules, **args)
+                assert msgspec.json.encode(got) == msgspec.json.encode(expected)
 
 
-def test_a_booking_in_a_room_still_lists_that_room_seat_by_seat(world: WorldIndex) -> None:
+@pytest.mark.parametrize("rules", [1, 2])
+def test_a_booking_in_a_room_still_lists_that_room_seat_by_seat(world: WorldIndex, rules: int) -> None:
     kernel = build_kernel(world)
     state = kernel.projection.initial()
     place = next(p for p in libraries(world).places if any(r.kind == "StudyArea" and r.seats for r in p.rooms))
     room = next(r for r in place.rooms if r.kind == "StudyArea" and r.seats)
-    seat = open_seats(_plain_view(world), place, room, DAYS[0])[0]
+    seat = open_seats(msgspec.structs.replace(_plain_view(world), rules=rules), place, room, DAYS[0])[0]
     kernel.projection.apply(state, 1, 0, Booked(booking_id="bk_1", task_id="t", location_id=place.building_id, room_id=room.id,
                                                  item_name=room.name, seat_id=seat.id, day=DAYS[0], start=600, end=660))
-    result = _call(kernel, state, "reservation.query_availability", location_id=place.building_id, date=date_label(DAYS[0]),
-                   room=f"{room.name} ({room.id})")
-    listed = next(s for s in result.data["rooms"][0]["seats"] if s["seat_id"] == seat.id)
-    assert listed["free"] == ["08:00-10:00", "11:00-22:00"]
-    others = [s["free"] for s in result.data["rooms"][0]["seats"] if s["seat_id"] != seat.id]
-    assert others and all(free == ["08:00-22:00"] for free in others)
+    result = _call(kernel, state, "reservation.query_availability", 0, rules, location_id=place.building_id,
+                   date=date_label(DAYS[0]), room=f"{room.name} ({room.id})")
+    listing = result.data["rooms"][0]
+    if rules == 1:
+        listed = next(s for s in listing["seats"] if s["seat_id"] == seat.id)
+        assert listed["free"] == ["08:00-10:00", "11:00-22:00"]
+        others = [s["free"] for s in listing["seats"] if s["seat_id"] != seat.id]
+        assert others and all(free == ["08:00-22:00"] for free in others)
+    else:
+        short = libraries(world).by_id[place.building_id.casefold()].short[id(seat)]
+        assert listing["free_by_seat"] == {short: ["08:00-10:00", "11:00-22:00"]} and listing["free"] == ["08:00-22:00"]
+        assert f"  - {short} [{', '.join(seat.features)}]: free 08:00-10:00, 11:00-22:00 (booked 10:00-11:00)" in \
+            result.message.splitlines()
 
 
 def test_category_lists_find_what_a_fold_over_every_entity_finds(world: WorldIndex) -> None:
@@ -137,5 +156,5 @@ def test_the_seat_draw_memo_stays_bounded_and_right(world: WorldIndex) -> None:
         seeded = msgspec.structs.replace(view, seed=seed)
         drawn = open_seats(seeded, place, room, 9)
         if seed < 5 or seed >= DRAWS_KEPT - 5:  # either side of the memo being forgotten
-            assert drawn == [s for s in place.distinct[id(room)] if seat_drawn_open(seed, date_label(9), s.id)]
+            assert drawn == _fresh_draw(place, room, seed, 9, view.rules)
         assert len(place.drawn) <= DRAWS_KEPT
