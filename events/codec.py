@@ -133,9 +133,9 @@ compact listing (short seat ids, free times said once per room, the data without
 
 
 def rules_of(config: dict[str, Any]) -> int:
-    """The version of the world's rules a run with this config was played under."""
+    """The version of the world's rules a run with this config was played under (0: the value is not a version)."""
     version = config.get(RULES, 1)
-    return version if type(version) is int else 1
+    return version if type(version) is int else 0
 
 
 def genesis_hash(world_hash: str, term_hash: str, seed: int, config: dict[str, Any], agent: str) -> str:

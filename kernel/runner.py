@@ -128,6 +128,10 @@ class Session:
         self.kernel = kernel
         self.store = store
         self.branch = store.branch(branch_id)
+        self.rules_version = rules_of(self.branch.config)
+        if not 1 <= self.rules_version <= RULES_VERSION:
+            raise SessionError(f"run {branch_id} follows rules version {self.rules_version}; this campus plays "
+                               f"versions 1 to {RULES_VERSION}")
         store.lease(branch_id)
         self.schedule = schedule
         self.agent = agent
@@ -135,7 +139,6 @@ class Session:
         self.snapshot_every = snapshot_every
         self.commit_delay = commit_delay
         self.paraphrase = paraphrase
-        self.rules_version = rules_of(self.branch.config)
         self._last_commit = time.perf_counter()
         self._agent_slow = True
         self.cards: list[TaskCard] = list(schedule.cards())

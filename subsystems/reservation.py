@@ -22,9 +22,10 @@ Rules:
 - Availability on a date is a pure function of the world, the run seed, the date, the
   bookings made and the recorded world changes:
 
-  * a seat is open with probability 0.6: the first 8 bytes of
+  * a seat is open with probability 0.6, drawn as the run's rules version says
+    (``campus.events.rules_of``). Version 1, seat by seat: the first 8 bytes of
     ``sha256("reservation.seat|<seed>|<date label>|<seat id>")``, read as a big-endian
-    integer, are below ``0.6 * 2**64``;
+    integer, are below ``0.6 * 2**64``. Version 2, once per room and date: ``room_draw``;
   * a ``WorldChanged`` whose change is a ``SeatAvailability`` (``building_id``,
     ``room_id``, ``day`` and ``open_seats``, full seat ids) replaces that draw for one
     room on one date: exactly the listed seats are open. This is how a scenario makes only
@@ -34,6 +35,10 @@ Rules:
     for today, times before the next quarter hour from now are not offered.
 - A listing shows at most 25 open seats when one study area is listed and 10 per room when
   several are (a whole library), then counts the rest; ``room`` and ``features`` narrow it.
+  Under rules 1 every seat's line and data entry give its whole id, features and free times;
+  under rules 2 (``_compact_study_listing``) a seat's line gives its short id (``S012``) and
+  features, the room's line the free times its seats share, and a seat's own times only where a
+  booking makes them differ; the data holds the counts, the shared times and the short ids.
 - A booking conflicts with an earlier one of the same seat (study area) or of the same
   room (public area) on the same date whose time slot overlaps. The student may hold other
   bookings at the same time: there is no cancel tool, so a wrong booking can be followed by

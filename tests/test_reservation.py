@@ -913,3 +913,4 @@ def test_a_compact_listing_s_short_ids_book_their_seats() -> None:
     result = h.listing(room="Computer Lab")
     for short in room_data(result, "101-120")["seats"]:
         assert h.booked(item="Computer Lab", seat=short, slot="10:00-11:00").seat_id == f"B001-101-120-{short}"
+
