@@ -147,14 +147,20 @@ class Place:
         """``id`` of one of ``rooms`` -> its seats, one per id (the rooms are held here, so the ids stay theirs)."""
         self.heads = {id(seat): _seat_head(seat) for room in self.rooms for seat in room.seats}
         """``id`` of a seat of ``rooms`` -> the start of its listing line, up to its free times."""
-        self.short: dict[int, str] = {}
-        for room in self.rooms:
-            shorts = short_ids(building_id, room)
-            self.short.update((id(seat), shorts[seat.id]) for seat in room.seats)
+        self.seat_names = {id(room): _seat_names(room) for room in self.rooms}
+        """``id`` of one of ``rooms`` -> its seats by case-folded id, and by every case-folded part after a '-'
+        of an id (the first seat in room order for each), which ``find_seat`` reads."""
+        self.short = {id(seat): _short_id(building_id, room, seat, self.seat_names[id(room)])
+                      for room in self.rooms for seat in room.seats}
         """``id`` of a seat of ``rooms`` -> the id a compact listing (rules 2) gives it."""
         self.lines = {id(seat): f"  - {self.short[id(seat)]} [{', '.join(seat.features)}]" for room in self.rooms
                       for seat in room.seats}
         """``id`` of a seat of ``rooms`` -> its line in a compact listing when it is free at the room's common times."""
+        self.room_names: tuple[dict[str, list[Room]], ...] = tuple({} for _ in _ROOM_NAMINGS)
+        """For each way of naming a room that ``match_rooms`` tries, in its order: the case-folded name -> the rooms."""
+        for names, naming in zip(self.room_names, _ROOM_NAMINGS):
+            for room in self.rooms:
+                names.setdefault(_fold(naming(room)), []).append(room)
         self.drawn: dict[tuple[int, int, int, int], list[Seat]] = {}
         """(``id`` of a room, seed, day, rules version) -> its seats the seeded draw opens that day, in room order."""
 
@@ -166,24 +172,30 @@ def _seat_head(seat: Seat) -> str:
     return f"  - {seat.id} [{', '.join(seat.features)}]: free "
 
 
-def short_ids(building_id: str, room: Room) -> dict[str, str]:
-    """Each seat id of the room -> the id a compact listing gives it: without its ``<building id>-<room id>-``
-    part (``S012``) when ``find_seat`` reads that back as this very seat, else the whole id."""
-    exact: dict[str, str] = {}
-    tails: dict[str, str] = {}
+def _seat_names(room: Room) -> tuple[dict[str, Seat], dict[str, Seat]]:
+    exact: dict[str, Seat] = {}
+    tails: dict[str, Seat] = {}
     for seat in room.seats:
         folded = seat.id.casefold()
-        exact.setdefault(folded, seat.id)
+        exact.setdefault(folded, seat)
         for at, char in enumerate(folded):
             if char == "-":
-                tails.setdefault(folded[at + 1:], seat.id)
+                tails.setdefault(folded[at + 1:], seat)
+    return exact, tails
+
+
+def _short_id(building_id: str, room: Room, seat: Seat, names: tuple[dict[str, Seat], dict[str, Seat]]) -> str:
+    """The seat's id without its ``<building id>-<room id>-`` part (``S012``) when ``find_seat`` reads that back
+    as this very seat, else its whole id."""
     prefix = f"{building_id}-{room.id}-"
-    out: dict[str, str] = {}
-    for seat in room.seats:
-        short = seat.id[len(prefix):] if seat.id.startswith(prefix) else ""
-        wanted = short.casefold()
-        out[seat.id] = short if short and exact.get(wanted, tails.get(wanted)) == seat.id else seat.id
-    return out
+    short = seat.id[len(prefix):] if seat.id.startswith(prefix) else ""
+    return short if short and _named(names, short.casefold()) is seat else seat.id
+
+
+def _named(names: tuple[dict[str, Seat], dict[str, Seat]], wanted: str) -> Seat | None:
+    exact, tails = names
+    found = exact.get(wanted)
+    return found if found is not None else tails.get(wanted)
 
 
 class Libraries:
@@ -371,22 +383,25 @@ def _read_slot(view: ToolView, text: str, day: int) -> tuple[int, int]:
     return start, end
 
 
+_ROOM_NAMINGS = (
+    lambda r: _room_label(r),
+    lambda r: f"{r.name} {r.id}",
+    lambda r: r.id,
+    lambda r: r.name,
+)
+"""The ways ``match_rooms`` tries to name a room, in order."""
+
+
 def match_rooms(place: Place, text: str) -> list[Room]:
     """Rooms named by ``text``: as ``name (id)`` or ``name id`` (how the map writes numbered rooms,
     e.g. "Silent Study Hall 234"), else by id, else by name (case and spaces free)."""
     wanted = _fold(text)
     if not wanted:
         return []
-    tiers = (
-        lambda r: _fold(_room_label(r)) == wanted,
-        lambda r: _fold(f"{r.name} {r.id}") == wanted,
-        lambda r: _fold(r.id) == wanted,
-        lambda r: _fold(r.name) == wanted,
-    )
-    for matches in tiers:
-        found = [r for r in place.rooms if matches(r)]
+    for names in place.room_names:
+        found = names.get(wanted)
         if found:
-            return found
+            return list(found)
     name, paren, rest = text.strip().partition("(")
     if not paren or not rest.endswith(")"):
         return []
@@ -394,15 +409,11 @@ def match_rooms(place: Place, text: str) -> list[Room]:
     return [r for r in place.rooms if _fold(r.name) == name and _fold(r.id) == room_id]
 
 
-def find_seat(room: Room, text: str) -> Seat | None:
-    """The room's seat with this full id, or whose id ends with ``-<text>`` (``S012``)."""
+def find_seat(place: Place, room: Room, text: str) -> Seat | None:
+    """The room's seat with this full id, or else the first whose id ends with ``-<text>`` (``S012``); letter
+    case does not matter."""
     wanted = text.strip().casefold()
-    if not wanted:
-        return None
-    exact = next((s for s in room.seats if s.id.casefold() == wanted), None)
-    if exact is not None:
-        return exact
-    return next((s for s in room.seats if s.id.casefold().endswith("-" + wanted)), None)
+    return _named(place.seat_names[id(room)], wanted) if wanted else None
 
 
 def _rooms_list(place: Place, rooms: Sequence[Room] | None = None) -> str:
@@ -624,7 +635,7 @@ def _pick_room(place: Place, item_name: str, seat_text: str) -> tuple[Room, Seat
         raise Refuse(_no_room(place, item_name))
     if len(rooms) > 1:
         exact = place.seat_rooms.get(seat_text.casefold(), [])
-        holding = [r for r in rooms if r in exact] or [r for r in rooms if find_seat(r, seat_text) is not None]
+        holding = [r for r in rooms if r in exact] or [r for r in rooms if find_seat(place, r, seat_text) is not None]
         if len(holding) != 1:
             why = f"none of them has a seat '{_show(seat_text, 40)}'" if seat_text and not holding else "say which one"
             raise Refuse(
@@ -635,7 +646,7 @@ def _pick_room(place: Place, item_name: str, seat_text: str) -> tuple[Room, Seat
     room = rooms[0]
     if room.kind != STUDY or not seat_text:
         return room, None
-    seat = find_seat(room, seat_text)
+    seat = find_seat(place, room, seat_text)
     if seat is None:
         elsewhere = place.seat_rooms.get(seat_text.strip().casefold())
         where = f" It is in {_room_label(elsewhere[0])}." if elsewhere else ""

@@ -120,6 +120,49 @@ def test_a_booking_in_a_room_still_lists_that_room_seat_by_seat(world: WorldInde
             result.message.splitlines()
 
 
+def _find_seat_slowly(room: Any, text: str) -> Any:
+    wanted = text.strip().casefold()
+    if not wanted:
+        return None
+    exact = next((s for s in room.seats if s.id.casefold() == wanted), None)
+    if exact is not None:
+        return exact
+    return next((s for s in room.seats if s.id.casefold().endswith("-" + wanted)), None)
+
+
+def _match_rooms_slowly(place: Any, text: str) -> list[Any]:
+    def fold(words: str) -> str:
+        return " ".join(words.split()).casefold()
+
+    wanted = fold(text)
+    if not wanted:
+        return []
+    for naming in (lambda r: f"{r.name} ({r.id})", lambda r: f"{r.name} {r.id}", lambda r: r.id, lambda r: r.name):
+        found = [r for r in place.rooms if fold(naming(r)) == wanted]
+        if found:
+            return found
+    name, paren, rest = text.strip().partition("(")
+    if not paren or not rest.endswith(")"):
+        return []
+    return [r for r in place.rooms if fold(r.name) == fold(name) and fold(r.id) == fold(rest[:-1])]
+
+
+def test_seats_and_rooms_found_by_name_are_what_a_scan_finds(world: WorldIndex) -> None:
+    from campus.subsystems.reservation import find_seat, match_rooms
+
+    for place in libraries(world).places:
+        for room in place.rooms:
+            texts = [room.id, room.name, f"{room.name} ({room.id})", f"  {room.name.upper()}   {room.id} ", f"{room.name}({room.id} )",
+                     room.name[:3], "", "S001", "s001", "001", "-S001", "nope"]
+            for text in texts:
+                assert match_rooms(place, text) == _match_rooms_slowly(place, text), text
+            for seat in room.seats[:40]:
+                tail = seat.id.rsplit("-", 1)[-1]
+                for text in (seat.id, seat.id.lower(), f" {tail} ", tail.lower(), seat.id.split("-", 1)[-1], "S9999"):
+                    assert find_seat(place, room, text) is _find_seat_slowly(room, text), text
+                assert find_seat(place, room, place.short[id(seat)]) is _find_seat_slowly(room, seat.id)
+
+
 def test_category_lists_find_what_a_fold_over_every_entity_finds(world: WorldIndex) -> None:
     from campus.subsystems.information import _advisors_matching
 

@@ -850,7 +850,7 @@ def test_rules_2_draws_each_room_once_per_date() -> None:
 def _told(result: Any, room: Room) -> list[tuple[str, list[str], list[str]]]:
     """(seat id, features, free times) of each seat a compact listing shows in ``room``, read from its message
     and data the way an agent would (short ids read back through ``find_seat``)."""
-    from campus.subsystems.reservation import find_seat
+    from campus.subsystems.reservation import find_seat, libraries
 
     data = room_data(result, room.id)
     header = next(i for i, line in enumerate(result.message.splitlines()) if line.startswith(f"{room.name} ({room.id}),"))
@@ -858,7 +858,7 @@ def _told(result: Any, room: Room) -> list[tuple[str, list[str], list[str]]]:
     told = []
     for short, line in zip(data["seats"], lines):
         assert line.startswith(f"  - {short} [")
-        seat = find_seat(room, short)
+        seat = find_seat(libraries(CAMPUS).by_id["b001"], room, short)
         assert seat is not None
         features = line[line.index("[") + 1: line.index("]")].split(", ")
         told.append((seat.id, [f for f in features if f], data.get("free_by_seat", {}).get(short, data["free"])))
