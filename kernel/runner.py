@@ -259,11 +259,12 @@ class Session:
 
     def view(self) -> AgentView:
         card = self.cards[self.state.session.next_task]
+        events, upto, transcript = self.task_events, len(self.task_events), self._transcript
         return AgentView(
             task_id=card.id,
             now=self.state.now,
             prompt=self._prompt(card.systems),
-            messages=self._transcript.of(self.task_events),
+            messages=lambda: transcript.of(events, upto),
             tools=self.kernel.tools_for(card.systems),
         )
 
