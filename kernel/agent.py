@@ -38,7 +38,12 @@ class AgentView:
         self.now = now
         self.prompt = prompt
         self.tools = tools
-        self._messages, self._build = (None, messages) if callable(messages) else (messages, None)
+        self._messages: tuple[Turn, ...] | None = None
+        self._build: Callable[[], tuple[Turn, ...]] | None = None
+        if callable(messages):
+            self._build = messages
+        else:
+            self._messages = messages
 
     @property
     def messages(self) -> tuple[Turn, ...]:
