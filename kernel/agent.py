@@ -45,6 +45,14 @@ class AgentView:
         else:
             self._messages = messages
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, AgentView):
+            return NotImplemented
+        return (self.task_id, self.now, self.prompt, self.tools, self.messages) == \
+            (other.task_id, other.now, other.prompt, other.tools, other.messages)
+
+    __hash__ = None  # type: ignore[assignment]
+
     @property
     def messages(self) -> tuple[Turn, ...]:
         if self._messages is None:
