@@ -12,6 +12,7 @@ import structlog
 from campus.events import RULES_VERSION
 from campus.kernel.clock import label
 from campus.kernel.projection import Domain, Projection
+from campus.kernel.prompt import system_prompt
 from campus.kernel.session import CLOCK, SESSION
 from campus.kernel.tools import (Outcome, TextRules, ToolDecl, bind_arguments, bind_texts, fail, prompt_section, text_rules,
                                  wire_name, with_examples)
@@ -63,6 +64,7 @@ class Kernel:
                 self.tools[tool.name] = with_examples(tool, examples) if examples else tool
         self._texts: dict[str, TextRules] = {name: text_rules(tool) for name, tool in self.tools.items()}
         self._tools_for: dict[tuple[str, ...], tuple[ToolDecl, ...]] = {}
+        self._prompts: dict[tuple[str, ...], str] = {}
         self.locate = locate
         self.describe = describe
         self.system_titles = dict(system_titles)
@@ -86,6 +88,13 @@ class Kernel:
 
     def prompt_tools(self, systems: Sequence[str]) -> str:
         return prompt_section(self.tools_for(systems), self.system_titles)
+
+    def prompt(self, systems: tuple[str, ...]) -> str:
+        """The system prompt of a task with these systems, made once per kernel."""
+        found = self._prompts.get(systems)
+        if found is None:
+            found = self._prompts[systems] = system_prompt(self.prompt_tools(systems))
+        return found
 
     def dispatch(
         self,
@@ -121,9 +130,8 @@ class Kernel:
             log.error("tool handler raised", tool=name, seq=state.seq, time=label(state.now), error=repr(error))
             return fail(f"{name} failed unexpectedly ({type(error).__name__}). Nothing was changed.")
         if not outcome.result.ok:
-            return Outcome(result=outcome.result, minutes=0)
-        minutes = tool.minutes if outcome.minutes is None else outcome.minutes
-        return Outcome(result=outcome.result, facts=outcome.facts, minutes=minutes)
+            return outcome if outcome.minutes == 0 and not outcome.facts else Outcome(result=outcome.result, minutes=0)
+        return outcome if outcome.minutes is not None else Outcome(result=outcome.result, facts=outcome.facts, minutes=tool.minutes)
 
 
 def _unknown_tool(name: str, available: list[str], wire: bool) -> str:

@@ -56,7 +56,7 @@ from campus.kernel.engine import Kernel
 from campus.kernel.history import state_at
 from campus.kernel.logs import configure_default
 from campus.kernel.parse import Answer, Call, Finish, Invalid, parse_reply, parse_structured
-from campus.kernel.prompt import PROTOCOL, system_prompt
+from campus.kernel.prompt import PROTOCOL
 from campus.kernel.schedule import Logged, Prefix, Schedule, TaskCard
 from campus.kernel.store import EventStore, Record
 from campus.kernel.tools import Outcome, from_wire_name, result_event
@@ -166,7 +166,6 @@ class Session:
         """The rows of ``log_kinds`` read so far, for composing tasks (read once, as the log grows)."""
         self._past_seq = 0
         self.pending: simpy.Event | None = None
-        self._prompts: dict[tuple[str, ...], str] = {}
         self._last_snapshot = self.state.seq
         self._snapshots = kernel.projection.writer()
         self._student_process: simpy.Process | None = None
@@ -263,15 +262,10 @@ class Session:
         return AgentView(
             task_id=card.id,
             now=self.state.now,
-            prompt=self._prompt(card.systems),
+            prompt=self.kernel.prompt(card.systems),
             messages=lambda: transcript.of(events, upto),
             tools=self.kernel.tools_for(card.systems),
         )
-
-    def _prompt(self, systems: tuple[str, ...]) -> str:
-        if systems not in self._prompts:
-            self._prompts[systems] = system_prompt(self.kernel.prompt_tools(systems))
-        return self._prompts[systems]
 
     def _recall(self) -> None:
         """Give a persistent agent every task this branch has already ended (a resume or a fork)."""
