@@ -23,6 +23,8 @@ from campus.events.changes import (
 )
 from campus.events.codec import (
     AGENT_BOUND,
+    RULES,
+    RULES_VERSION,
     agent_link,
     canonical,
     chain_hash,
@@ -30,6 +32,7 @@ from campus.events.codec import (
     decode_event,
     decode_events,
     genesis_hash,
+    rules_of,
     to_plain,
 )
 from campus.events.model import *  # noqa: F401,F403
@@ -56,6 +59,8 @@ __all__ = [name for name in dir(model) if not name.startswith("_") and name[0].i
     "Span",
     "WorldChange",
     "AGENT_BOUND",
+    "RULES",
+    "RULES_VERSION",
     "agent_link",
     "canonical",
     "chain_hash",
@@ -63,5 +68,6 @@ __all__ = [name for name in dir(model) if not name.startswith("_") and name[0].i
     "decode_event",
     "decode_events",
     "genesis_hash",
+    "rules_of",
     "to_plain",
 ]

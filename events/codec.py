@@ -123,6 +123,20 @@ def chain_hash(prev: str, t: int, payload: bytes) -> str:
 AGENT_BOUND = "agent_bound"
 """The rules flag of runs whose chain binds their agent (runs recorded before it do not)."""
 
+RULES = "rules"
+"""The config key naming the version of the world's rules a run's handlers follow (absent: version 1)."""
+
+RULES_VERSION = 2
+"""The rules new runs are played under. 1: a library seat's opening is drawn seat by seat and a listing shows
+every seat's features and free times in both the message and the data. 2: one draw per (room, date) and a
+compact listing (short seat ids, free times said once per room, the data without features)."""
+
+
+def rules_of(config: dict[str, Any]) -> int:
+    """The version of the world's rules a run with this config was played under (0: the value is not a version)."""
+    version = config.get(RULES, 1)
+    return version if type(version) is int else 0
+
 
 def genesis_hash(world_hash: str, term_hash: str, seed: int, config: dict[str, Any], agent: str) -> str:
     """The hash a branch's chain starts from: it binds the world, the term, the seed, the rules and,

@@ -7,6 +7,7 @@ tools it may use; whatever it needs later must be written into the world.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol, Union
 
 import msgspec
@@ -24,12 +25,40 @@ class Turn(msgspec.Struct, frozen=True):
     """The native function call an assistant turn made (``content`` is its text rendering)."""
 
 
-class AgentView(msgspec.Struct, frozen=True, kw_only=True):
-    task_id: str
-    now: int
-    prompt: str
-    messages: tuple[Turn, ...]
-    tools: tuple[ToolDecl, ...]
+class AgentView:
+    """What the agent is shown for one reply: the task, the time, the system prompt, the task's conversation so far
+    and the tools it may call. The session gives ``messages`` as a function, called when an agent first reads
+    them (an agent that replies from a script never builds them)."""
+
+    __slots__ = ("task_id", "now", "prompt", "tools", "_messages", "_build")
+
+    def __init__(self, *, task_id: str, now: int, prompt: str, tools: tuple[ToolDecl, ...],
+                 messages: tuple[Turn, ...] | Callable[[], tuple[Turn, ...]]) -> None:
+        self.task_id = task_id
+        self.now = now
+        self.prompt = prompt
+        self.tools = tools
+        self._messages: tuple[Turn, ...] | None = None
+        self._build: Callable[[], tuple[Turn, ...]] | None = None
+        if callable(messages):
+            self._build = messages
+        else:
+            self._messages = messages
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, AgentView):
+            return NotImplemented
+        return (self.task_id, self.now, self.prompt, self.tools, self.messages) == \
+            (other.task_id, other.now, other.prompt, other.tools, other.messages)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @property
+    def messages(self) -> tuple[Turn, ...]:
+        if self._messages is None:
+            assert self._build is not None
+            self._messages, self._build = self._build(), None
+        return self._messages
 
 
 class TaskMemory(msgspec.Struct, frozen=True, kw_only=True):

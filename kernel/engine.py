@@ -9,8 +9,10 @@ from typing import Any
 import msgspec
 import structlog
 
+from campus.events import RULES_VERSION
 from campus.kernel.clock import label
 from campus.kernel.projection import Domain, Projection
+from campus.kernel.prompt import system_prompt
 from campus.kernel.session import CLOCK, SESSION
 from campus.kernel.tools import (Outcome, TextRules, ToolDecl, bind_arguments, bind_texts, fail, prompt_section, text_rules,
                                  wire_name, with_examples)
@@ -30,6 +32,8 @@ class ToolView(msgspec.Struct, frozen=True, kw_only=True):
     task_id: str
     now: int
     seed: int
+    rules: int = RULES_VERSION
+    """The version of the world's rules the run follows (``campus.events.rules_of``)."""
 
 
 class Kernel:
@@ -60,6 +64,7 @@ class Kernel:
                 self.tools[tool.name] = with_examples(tool, examples) if examples else tool
         self._texts: dict[str, TextRules] = {name: text_rules(tool) for name, tool in self.tools.items()}
         self._tools_for: dict[tuple[str, ...], tuple[ToolDecl, ...]] = {}
+        self._prompts: dict[tuple[str, ...], str] = {}
         self.locate = locate
         self.describe = describe
         self.system_titles = dict(system_titles)
@@ -84,6 +89,13 @@ class Kernel:
     def prompt_tools(self, systems: Sequence[str]) -> str:
         return prompt_section(self.tools_for(systems), self.system_titles)
 
+    def prompt(self, systems: tuple[str, ...]) -> str:
+        """The system prompt of a task with these systems, made once per kernel."""
+        found = self._prompts.get(systems)
+        if found is None:
+            found = self._prompts[systems] = system_prompt(self.prompt_tools(systems))
+        return found
+
     def dispatch(
         self,
         state: Any,
@@ -95,8 +107,9 @@ class Kernel:
         systems: Sequence[str],
         seed: int,
         wire: bool = False,
+        rules: int = RULES_VERSION,
     ) -> Outcome:
-        """Run one tool call against the state. Never raises; a failure carries no facts.
+        """Run one tool call against the state, under the run's ``rules`` version. Never raises; a failure carries no facts.
 
         ``wire``: the call was a native function call, so tools are named by their wire names
         (``map__find_building_id``) in what the caller is told, the way it knows them."""
@@ -110,16 +123,15 @@ class Kernel:
         bound = bind_arguments(tool, args, positional, wire=wire) if texts is None else texts
         if isinstance(bound, str):
             return fail(bound)
-        view = ToolView(world=self.world, state=state, task_id=task_id, now=state.now, seed=seed)
+        view = ToolView(world=self.world, state=state, task_id=task_id, now=state.now, seed=seed, rules=rules)
         try:
             outcome = tool.call(view, bound)
         except Exception as error:  # a handler bug must not take the run down with it
             log.error("tool handler raised", tool=name, seq=state.seq, time=label(state.now), error=repr(error))
             return fail(f"{name} failed unexpectedly ({type(error).__name__}). Nothing was changed.")
         if not outcome.result.ok:
-            return Outcome(result=outcome.result, minutes=0)
-        minutes = tool.minutes if outcome.minutes is None else outcome.minutes
-        return Outcome(result=outcome.result, facts=outcome.facts, minutes=minutes)
+            return outcome if outcome.minutes == 0 and not outcome.facts else Outcome(result=outcome.result, minutes=0)
+        return outcome if outcome.minutes is not None else Outcome(result=outcome.result, facts=outcome.facts, minutes=tool.minutes)
 
 
 def _unknown_tool(name: str, available: list[str], wire: bool) -> str:

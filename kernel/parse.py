@@ -268,8 +268,8 @@ def _parse_action(block: str, pos: int) -> Parsed:
 
 
 def _call(block: str, name: str, pos: int) -> Parsed:
-    """The call whose argument list opens at ``pos``: the fast path when it applies, else the full parser."""
-    return _simple_call(block, name, pos) or _CallParser(block, name, pos).parse()
+    """The call whose argument list opens at ``pos``: a fast path when one applies, else the full parser."""
+    return _simple_call(block, name, pos) or _literal_call(block, name, pos) or _CallParser(block, name, pos).parse()
 
 
 _SIMPLE_ARGS = re.compile(
@@ -296,6 +296,55 @@ def _simple_call(block: str, name: str, pos: int) -> Parsed | None:
     if block[pos : match.end()].isascii():  # ASCII values are stored as they are, keys in canonical order
         return Call(name=name, args=dict(sorted(pairs)), positional=[])
     return _stored_call(name, args, [])
+
+
+_LITERAL_ARGS = re.compile(
+    r"""\(((?:\s|[A-Za-z_][A-Za-z0-9_]*+\s*+=(?!=)|'[^'"\\\n=]*+'|"[^'"\\\n=]*+"|[\[\]{},:])*+)\)"""
+)
+_LITERAL_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_]*+)\s*+=")
+_QUOTED = re.compile(r"'[^']*+'|\"[^\"]*+\"")
+_JSON_OBJECT = msgspec.json.Decoder(dict[str, Any])
+
+
+def _literal_call(block: str, name: str, pos: int) -> Parsed | None:
+    """Calls whose keyword arguments are plain quoted ASCII text and lists and dicts of it (``walk_to``'s
+    ``path_info={'path': ['B001', 'B002']}``): rewritten as one JSON object and decoded at once.
+
+    Text here holds no quote, backslash, newline or '=', so every quote is a string's own and every
+    ``name=`` a keyword. Returns None (use the full parser) for anything else: other values, a repeated
+    keyword or dict key, a trailing comma, more brackets than the full parser nests."""
+    match = _LITERAL_ARGS.match(block, pos)
+    if match is None or name.lower() == "finish":
+        return None
+    inner = match[1]
+    keys = _LITERAL_KEY.findall(inner)
+    if not keys or not inner.isascii() or inner.count("[") + inner.count("{") > MAX_DEPTH:
+        return None
+    try:
+        args = _JSON_OBJECT.decode("{" + _LITERAL_KEY.sub(r'"\1":', inner.replace("'", '"')) + "}")
+    except msgspec.DecodeError:
+        return None
+    if len(args) != len(keys):  # a keyword given twice, or one inside a value
+        return None
+    if "{" in inner and _dict_keys(args) != len(keys) + _QUOTED.sub("", inner).count(":"):  # a dict key given twice
+        return None
+    return Call(name=name, args=_sorted_keys(args), positional=[])  # ASCII text needs no other canonical change
+
+
+def _sorted_keys(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _sorted_keys(value[key]) for key in sorted(value)}
+    if isinstance(value, list):
+        return [_sorted_keys(item) for item in value]
+    return value
+
+
+def _dict_keys(value: Any) -> int:
+    if isinstance(value, dict):
+        return len(value) + sum(_dict_keys(item) for item in value.values())
+    if isinstance(value, list):
+        return sum(_dict_keys(item) for item in value)
+    return 0
 
 
 class _CallParser:

@@ -27,6 +27,8 @@ import structlog
 
 from campus.events import (
     AGENT_BOUND,
+    RULES,
+    RULES_VERSION,
     ActionRejected,
     AgentReplied,
     Answered,
@@ -45,6 +47,7 @@ from campus.events import (
     ToolCalled,
     WorldChanged,
     decode_events,
+    rules_of,
 )
 from campus.kernel.admit import admit
 from campus.kernel.agent import Agent, AgentUnavailable, AgentView, Reply, TaskMemory, is_persistent, reply_meta
@@ -53,7 +56,7 @@ from campus.kernel.engine import Kernel
 from campus.kernel.history import state_at
 from campus.kernel.logs import configure_default
 from campus.kernel.parse import Answer, Call, Finish, Invalid, parse_reply, parse_structured
-from campus.kernel.prompt import PROTOCOL, system_prompt
+from campus.kernel.prompt import PROTOCOL
 from campus.kernel.schedule import Logged, Prefix, Schedule, TaskCard
 from campus.kernel.store import EventStore, Record
 from campus.kernel.tools import Outcome, from_wire_name, result_event
@@ -98,10 +101,12 @@ class SessionError(RuntimeError):
     """The session stopped on an error; every whole step before it is committed and the run can be resumed."""
 
 
-def run_config(round_limit: int) -> dict[str, Any]:
-    """The rules a run is played under; bound into the genesis hash (with the agent: ``agent_bound``)."""
-    return {"round_limit": round_limit, "day_start": DAY_START, "protocol": PROTOCOL, "minutes_per_call": 1,
-            AGENT_BOUND: True}
+def run_config(round_limit: int, rules: int = RULES_VERSION) -> dict[str, Any]:
+    """The rules a run is played under; bound into the genesis hash (with the agent: ``agent_bound``). The world's
+    rules version is written from 2 on, so a config of version 1 is the one runs had before versions existed."""
+    config = {"round_limit": round_limit, "day_start": DAY_START, "protocol": PROTOCOL, "minutes_per_call": 1,
+              AGENT_BOUND: True}
+    return config if rules == 1 else config | {RULES: rules}
 
 
 class Session:
@@ -123,6 +128,10 @@ class Session:
         self.kernel = kernel
         self.store = store
         self.branch = store.branch(branch_id)
+        self.rules_version = rules_of(self.branch.config)
+        if not 1 <= self.rules_version <= RULES_VERSION:
+            raise SessionError(f"run {branch_id} follows rules version {self.rules_version}; this campus plays "
+                               f"versions 1 to {RULES_VERSION}")
         store.lease(branch_id)
         self.schedule = schedule
         self.agent = agent
@@ -157,7 +166,6 @@ class Session:
         """The rows of ``log_kinds`` read so far, for composing tasks (read once, as the log grows)."""
         self._past_seq = 0
         self.pending: simpy.Event | None = None
-        self._prompts: dict[tuple[str, ...], str] = {}
         self._last_snapshot = self.state.seq
         self._snapshots = kernel.projection.writer()
         self._student_process: simpy.Process | None = None
@@ -250,18 +258,14 @@ class Session:
 
     def view(self) -> AgentView:
         card = self.cards[self.state.session.next_task]
+        events, upto, transcript = self.task_events, len(self.task_events), self._transcript
         return AgentView(
             task_id=card.id,
             now=self.state.now,
-            prompt=self._prompt(card.systems),
-            messages=self._transcript.of(self.task_events),
+            prompt=self.kernel.prompt(card.systems),
+            messages=lambda: transcript.of(events, upto),
             tools=self.kernel.tools_for(card.systems),
         )
-
-    def _prompt(self, systems: tuple[str, ...]) -> str:
-        if systems not in self._prompts:
-            self._prompts[systems] = system_prompt(self.kernel.prompt_tools(systems))
-        return self._prompts[systems]
 
     def _recall(self) -> None:
         """Give a persistent agent every task this branch has already ended (a resume or a fork)."""
@@ -486,7 +490,7 @@ class Session:
             self._fire_matching(called, cause=cause)
         outcome = self.kernel.dispatch(
             state, task_id=card.id, name=call.name, args=call.args, positional=call.positional,
-            systems=card.systems, seed=self.branch.seed, wire=wire,
+            systems=card.systems, seed=self.branch.seed, wire=wire, rules=self.rules_version,
         )
         for fact in outcome.facts:
             self._emit(fact)

@@ -81,12 +81,14 @@ class Transcript:
         self.seen = 0
         self.turns: list[Turn] = []
 
-    def of(self, events: list[Event]) -> tuple[Turn, ...]:
-        if events is not self.events:
+    def of(self, events: list[Event], upto: int | None = None) -> tuple[Turn, ...]:
+        """The chat of ``events`` (of its first ``upto``, a length it had earlier)."""
+        upto = len(events) if upto is None else upto
+        if events is not self.events or upto < self.seen:
             self.events, self.seen, self.turns = events, 0, []
-        for event in events[self.seen :]:
+        for event in events[self.seen : upto]:
             add_turn(self.turns, event)
-        self.seen = len(events)
+        self.seen = upto
         return tuple(self.turns)
 
 

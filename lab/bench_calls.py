@@ -175,10 +175,10 @@ def _draw_booking(dry: _Dry, rng: random.Random, libraries: list[Any]) -> list[s
         if not seats:
             continue
         room, seat = rng.choice(seats)
-        first = seat["free"][0].split("-")[0]
+        first = room.get("free_by_seat", {}).get(seat, room["free"])[0].split("-")[0]
         hour = int(first[:2])
         booking = (f'reservation.make_booking(location_id="{library.building_id}", item_name="{room["name"]} ({room["room_id"]})", '
-                   f'date="{date}", time_slot="{hour:02d}:{first[3:]}-{hour + 1:02d}:{first[3:]}", seat_id="{seat["seat_id"]}")')
+                   f'date="{date}", time_slot="{hour:02d}:{first[3:]}-{hour + 1:02d}:{first[3:]}", seat_id="{seat}")')
         if dry.call(booking) is not None:
             return [query, booking]
 

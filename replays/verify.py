@@ -58,6 +58,7 @@ from campus.events import (
     WorldChanged,
     agent_link,
     canonical,
+    rules_of,
     chain_hash,
     decode_event,
     decode_events,
@@ -603,6 +604,7 @@ class _ReExecution:
         outcome = self.run.kernel.dispatch(
             self.state, task_id=event.task_id, name=event.tool, args=event.args,
             positional=event.positional, systems=card.systems, seed=self.run.branch.seed, wire=self.wire,
+            rules=rules_of(self.run.branch.config),
         )
         for fact in outcome.facts:
             yield fact

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from campus.events import RULES_VERSION
 from campus.scenarios.rng import stream
 from campus.scenarios.timeline import Timeline
 from campus.world.index import WorldIndex
@@ -22,6 +23,9 @@ class TermContext:
     attempt: int = 0
     """Which placement attempt this is: a seed whose first draw does not fit is drawn again from streams
     salted with the attempt (``generate_term``), so every seed gives one term, the same in any process."""
+    rules_version: int = RULES_VERSION
+    """The version of the world's rules the term's runs follow: generators that read a seeded draw of the
+    handlers (library seats) read this version's, so a term's plans hold in the runs made under it."""
 
     def count(self, paper: int) -> int:
         """The paper's count for something, scaled (at least 1)."""

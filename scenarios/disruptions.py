@@ -63,7 +63,7 @@ from campus.kernel.schedule import Trigger
 from campus.scenarios.task import Flags, Task, Verdict, evaluator
 from campus.scenarios.timeline import Overlap, Timeline, WEEK
 from campus.subsystems.calendar import parse_slot
-from campus.subsystems.reservation import OPEN, STUDY, libraries, room_hours, seat_drawn_open, seat_now, shape_key
+from campus.subsystems.reservation import OPEN, STUDY, drawn_open, libraries, room_hours, seat_now, shape_key
 
 SCENARIO = "disruptions"
 LEVELS = ("easy", "medium", "hard", "impossible")
@@ -102,6 +102,7 @@ class _Stock:
     def __init__(self, ctx: TermContext) -> None:
         self.world = ctx.world
         self.seed = ctx.seed
+        self.rules_version = ctx.rules_version
         self.places = [p for p in libraries(ctx.world).places if sum(r.kind == STUDY for r in p.rooms) >= 2]
 
     def pick(self, rng: random.Random, day: int, taken: set[Claim]) -> tuple[Any, str, list[tuple[Any, Any]]] | None:
@@ -112,7 +113,7 @@ class _Stock:
             place = rng.choice(free)
             feature = rng.choice(sorted({f for r in place.rooms for s in r.seats for f in s.features}))
             found = [(room, seat) for room in place.rooms if room.kind == STUDY
-                     for seat in _unique(room.seats) if feature in seat.features and seat_drawn_open(self.seed, date, seat.id)]
+                     for seat in drawn_open(place, room, self.seed, day, self.rules_version) if feature in seat.features]
             if len({room.id for room, _ in found}) >= 2 and len(found) >= 3:
                 return place, feature, found
         return None
@@ -419,8 +420,8 @@ def _other_library(ctx: TermContext, place: Any, feature: str, day: int, taken: 
         for room in other.rooms:
             if room.kind != STUDY:
                 continue
-            for seat in _unique(room.seats):
-                if feature in seat.features and seat_drawn_open(ctx.seed, date, seat.id):
+            for seat in drawn_open(other, room, ctx.seed, day, ctx.rules_version):
+                if feature in seat.features:
                     return other, room, seat
     return None
 

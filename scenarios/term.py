@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from campus.events import WorldChange
+from campus.events import RULES_VERSION, WorldChange
 from campus.kernel.clock import label
 from campus.kernel.schedule import Trigger
 from campus.kernel.triggers import Rule, guards_of, rule_problem
@@ -39,10 +39,11 @@ a corner; a fresh draw from the same seed almost always fits)."""
 
 
 def generate_term(world: WorldIndex, seed: int = 0, scale: float = 1.0, disruptions: bool = True,
-                  busy: bool = True, check_ins: bool = False) -> Term:
+                  busy: bool = True, check_ins: bool = False, rules_version: int = RULES_VERSION) -> Term:
     """The term; ``disruptions=False`` gives the term without trigger rules, ``busy=False`` without busy days
     (``disruptions=False, busy=False``: the term before both, byte for byte), ``check_ins=False`` without the
-    weekly memory check-ins."""
+    weekly memory check-ins. ``rules_version``: the version of the world's rules its runs follow (the disruptions read
+    its seat draw, so a term with them is made for one version; ``run_config`` must name the same)."""
     if scale <= 0:
         raise ValueError(f"scale must be positive, got {scale}")
     tasks: list[Task] = []
@@ -58,7 +59,7 @@ def generate_term(world: WorldIndex, seed: int = 0, scale: float = 1.0, disrupti
         tasks.clear()
         triggers.clear()
         rules.clear()
-        ctx = TermContext(world=world, seed=seed, scale=scale, attempt=attempt)
+        ctx = TermContext(world=world, seed=seed, scale=scale, attempt=attempt, rules_version=rules_version)
         try:
             _generate_all(ctx, add, busy)
             if check_ins:

@@ -22,9 +22,10 @@ Rules:
 - Availability on a date is a pure function of the world, the run seed, the date, the
   bookings made and the recorded world changes:
 
-  * a seat is open with probability 0.6: the first 8 bytes of
+  * a seat is open with probability 0.6, drawn as the run's rules version says
+    (``campus.events.rules_of``). Version 1, seat by seat: the first 8 bytes of
     ``sha256("reservation.seat|<seed>|<date label>|<seat id>")``, read as a big-endian
-    integer, are below ``0.6 * 2**64``;
+    integer, are below ``0.6 * 2**64``. Version 2, once per room and date: ``room_draw``;
   * a ``WorldChanged`` whose change is a ``SeatAvailability`` (``building_id``,
     ``room_id``, ``day`` and ``open_seats``, full seat ids) replaces that draw for one
     room on one date: exactly the listed seats are open. This is how a scenario makes only
@@ -34,6 +35,10 @@ Rules:
     for today, times before the next quarter hour from now are not offered.
 - A listing shows at most 25 open seats when one study area is listed and 10 per room when
   several are (a whole library), then counts the rest; ``room`` and ``features`` narrow it.
+  Under rules 1 every seat's line and data entry give its whole id, features and free times;
+  under rules 2 (``_compact_study_listing``) a seat's line gives its short id (``S012``) and
+  features, the room's line the free times its seats share, and a seat's own times only where a
+  booking makes them differ; the data holds the counts, the shared times and the short ids.
 - A booking conflicts with an earlier one of the same seat (study area) or of the same
   room (public area) on the same date whose time slot overlaps. The student may hold other
   bookings at the same time: there is no cancel tool, so a wrong booking can be followed by
@@ -51,6 +56,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
+import struct
 import weakref
 from collections.abc import Sequence
 from typing import Any
@@ -80,10 +86,11 @@ MAX_SEATS_EACH = 10
 MAX_LISTED = 25
 MAX_ID = 200
 DRAWS_KEPT = 4_096
-"""Seat draws a library remembers, (room, seed, day) each, before it forgets them all: a whole term of one
+"""Seat draws a library remembers, (room, seed, day, rules) each, before it forgets them all: a whole term of one
 seed in the largest published library (~10 study rooms x 147 days) fits, so a term never draws a day twice."""
 
 _THRESHOLD = int(OPEN_SHARE * 2**64)
+_THRESHOLD_16 = int(OPEN_SHARE * 2**16)
 STUDY = "StudyArea"
 _BOOKING_ID = re.compile(r"bk_(\d{1,9})", re.ASCII)
 SLOT_FORMAT = "Write it as 'HH:MM-HH:MM' with the end after the start, e.g. '14:00-16:00'."
@@ -140,8 +147,22 @@ class Place:
         """``id`` of one of ``rooms`` -> its seats, one per id (the rooms are held here, so the ids stay theirs)."""
         self.heads = {id(seat): _seat_head(seat) for room in self.rooms for seat in room.seats}
         """``id`` of a seat of ``rooms`` -> the start of its listing line, up to its free times."""
-        self.drawn: dict[tuple[int, int, int], list[Seat]] = {}
-        """(``id`` of a room, seed, day) -> its seats the seeded draw opens that day, in room order."""
+        self.seat_names = {id(room): _seat_names(room) for room in self.rooms}
+        """``id`` of one of ``rooms`` -> its seats by case-folded id, and by every case-folded part after a '-'
+        of an id (the first seat in room order for each), which ``find_seat`` reads."""
+        self.short = {id(seat): _short_id(building_id, room, seat, self.seat_names[id(room)])
+                      for room in self.rooms for seat in room.seats}
+        """``id`` of a seat of ``rooms`` -> the id a compact listing (rules 2) gives it."""
+        self.lines = {id(seat): f"  - {self.short[id(seat)]} [{', '.join(seat.features)}]" for room in self.rooms
+                      for seat in room.seats}
+        """``id`` of a seat of ``rooms`` -> its line in a compact listing when it is free at the room's common times."""
+        self.room_names: tuple[dict[str, list[Room]], ...] = tuple({} for _ in _ROOM_NAMINGS)
+        """For each way of naming a room that ``match_rooms`` tries, in its order: the case-folded name -> the rooms."""
+        for names, naming in zip(self.room_names, _ROOM_NAMINGS):
+            for room in self.rooms:
+                names.setdefault(_fold(naming(room)), []).append(room)
+        self.drawn: dict[tuple[int, int, int, int], list[Seat]] = {}
+        """(``id`` of a room, seed, day, rules version) -> its seats the seeded draw opens that day, in room order."""
 
     def describe(self) -> str:
         return f"{self.name} ({self.building_id})"
@@ -149,6 +170,32 @@ class Place:
 
 def _seat_head(seat: Seat) -> str:
     return f"  - {seat.id} [{', '.join(seat.features)}]: free "
+
+
+def _seat_names(room: Room) -> tuple[dict[str, Seat], dict[str, Seat]]:
+    exact: dict[str, Seat] = {}
+    tails: dict[str, Seat] = {}
+    for seat in room.seats:
+        folded = seat.id.casefold()
+        exact.setdefault(folded, seat)
+        for at, char in enumerate(folded):
+            if char == "-":
+                tails.setdefault(folded[at + 1:], seat)
+    return exact, tails
+
+
+def _short_id(building_id: str, room: Room, seat: Seat, names: tuple[dict[str, Seat], dict[str, Seat]]) -> str:
+    """The seat's id without its ``<building id>-<room id>-`` part (``S012``) when ``find_seat`` reads that back
+    as this very seat, else its whole id."""
+    prefix = f"{building_id}-{room.id}-"
+    short = seat.id[len(prefix):] if seat.id.startswith(prefix) else ""
+    return short if short and _named(names, short.casefold()) is seat else seat.id
+
+
+def _named(names: tuple[dict[str, Seat], dict[str, Seat]], wanted: str) -> Seat | None:
+    exact, tails = names
+    found = exact.get(wanted)
+    return found if found is not None else tails.get(wanted)
 
 
 class Libraries:
@@ -187,22 +234,41 @@ def shape_key(building_id: str, room_id: str, day: int) -> str:
 
 
 def open_seats(view: ToolView, place: Place, room: Room, day: int) -> list[Seat]:
-    """The room's seats that are open on the day, in the room's order (bookings aside); the seeded
-    draw is made once per (room, seed, day)."""
+    """The room's seats that are open on the day, in the room's order (bookings aside)."""
     part: ReservationState = view.state.reservation
     shaped = part.shaped.get(shape_key(place.building_id, room.id, day))
-    seats = place.distinct[id(room)]
     if shaped is not None:
         chosen = set(shaped)
-        return [seat for seat in seats if seat.id in chosen]
-    key = (id(room), view.seed, day)
+        return [seat for seat in place.distinct[id(room)] if seat.id in chosen]
+    return list(drawn_open(place, room, view.seed, day, view.rules))
+
+
+def drawn_open(place: Place, room: Room, seed: int, day: int, rules: int) -> list[Seat]:
+    """The room's seats the seeded draw of this rules version opens on the day, in the room's order, drawn once
+    per (room, seed, day, rules) (the list is shared: do not change it). Version 1 draws seat by seat
+    (``seat_drawn_open``), version 2 once for the room (``room_draw``)."""
+    key = (id(room), seed, day, rules)
     drawn = place.drawn.get(key)
     if drawn is None:
         if len(place.drawn) >= DRAWS_KEPT:  # a long sweep visits many seeds; keep the memo bounded
             place.drawn.clear()
+        seats = place.distinct[id(room)]
         date = date_label(day)
-        drawn = place.drawn[key] = [seat for seat in seats if seat_drawn_open(view.seed, date, seat.id)]
-    return list(drawn)
+        if rules == 1:
+            drawn = [seat for seat in seats if seat_drawn_open(seed, date, seat.id)]
+        else:
+            drawn = [seat for seat, value in zip(seats, room_draw(seed, date, place.building_id, room.id, len(seats)))
+                     if value < _THRESHOLD_16]
+        place.drawn[key] = drawn
+    return drawn
+
+
+def room_draw(seed: int, date: str, building_id: str, room_id: str, seats: int) -> tuple[int, ...]:
+    """Rules 2: one 16-bit number per seat of the room (in its order) from a single seeded digest,
+    ``shake_256("reservation.room|<seed>|<date label>|<building id>|<room id>")``, read big-endian;
+    a seat is open when its number is below ``int(0.6 * 2**16)`` (39,321)."""
+    digest = hashlib.shake_256(f"reservation.room|{seed}|{date}|{building_id}|{room_id}".encode()).digest(2 * seats)
+    return struct.unpack(f">{seats}H", digest)
 
 
 def _distinct(seats: Sequence[Seat]) -> list[Seat]:
@@ -317,22 +383,25 @@ def _read_slot(view: ToolView, text: str, day: int) -> tuple[int, int]:
     return start, end
 
 
+_ROOM_NAMINGS = (
+    lambda r: _room_label(r),
+    lambda r: f"{r.name} {r.id}",
+    lambda r: r.id,
+    lambda r: r.name,
+)
+"""The ways ``match_rooms`` tries to name a room, in order."""
+
+
 def match_rooms(place: Place, text: str) -> list[Room]:
     """Rooms named by ``text``: as ``name (id)`` or ``name id`` (how the map writes numbered rooms,
     e.g. "Silent Study Hall 234"), else by id, else by name (case and spaces free)."""
     wanted = _fold(text)
     if not wanted:
         return []
-    tiers = (
-        lambda r: _fold(_room_label(r)) == wanted,
-        lambda r: _fold(f"{r.name} {r.id}") == wanted,
-        lambda r: _fold(r.id) == wanted,
-        lambda r: _fold(r.name) == wanted,
-    )
-    for matches in tiers:
-        found = [r for r in place.rooms if matches(r)]
+    for names in place.room_names:
+        found = names.get(wanted)
         if found:
-            return found
+            return list(found)
     name, paren, rest = text.strip().partition("(")
     if not paren or not rest.endswith(")"):
         return []
@@ -340,15 +409,11 @@ def match_rooms(place: Place, text: str) -> list[Room]:
     return [r for r in place.rooms if _fold(r.name) == name and _fold(r.id) == room_id]
 
 
-def find_seat(room: Room, text: str) -> Seat | None:
-    """The room's seat with this full id, or whose id ends with ``-<text>`` (``S012``)."""
+def find_seat(place: Place, room: Room, text: str) -> Seat | None:
+    """The room's seat with this full id, or else the first whose id ends with ``-<text>`` (``S012``); letter
+    case does not matter."""
     wanted = text.strip().casefold()
-    if not wanted:
-        return None
-    exact = next((s for s in room.seats if s.id.casefold() == wanted), None)
-    if exact is not None:
-        return exact
-    return next((s for s in room.seats if s.id.casefold().endswith("-" + wanted)), None)
+    return _named(place.seat_names[id(room)], wanted) if wanted else None
 
 
 def _rooms_list(place: Place, rooms: Sequence[Room] | None = None) -> str:
@@ -438,6 +503,70 @@ def _study_listing(
     return lines, data
 
 
+def _compact_study_listing(
+    view: ToolView, place: Place, room: Room, day: int, features: list[str], limit: int
+) -> tuple[list[str], dict[str, Any]]:
+    """Rules 2: ``_study_listing`` told once per room. The room's line says when its open seats are free and how
+    seat ids may be written; a seat's line gives its short id and features, and its own free times only where a
+    booking makes them differ. The data holds the counts, the common free times and the listed short ids."""
+    part: ReservationState = view.state.reservation
+    key = shape_key(place.building_id, room.id, day)
+    if key in part.closed:
+        return [f"{_room_label(room)}, {room.floor}, study area: closed on {date_label(day)}."], {
+            "room_id": room.id, "name": room.name, "floor": room.floor, "kind": room.kind, "closed": True, "seats": []}
+    earliest = _earliest(view, day)
+    low, high = room_hours(part, key)
+    idle, idle_spans, idle_free = _idle(earliest, low, high)
+    seats = open_seats(view, place, room, day)
+    short = place.short
+    own: dict[str, list[str]] = {}
+    booked = room_bookings(part, place.building_id, room.id, day) if part.bookings else {}
+    if not (booked or features or part.features):  # every open seat is free at the same times
+        total = len(seats) if idle else 0
+        shown = seats[:limit] if idle else []
+        lines = place.lines
+        listed = [lines[id(seat)] for seat in shown]
+    else:
+        offered: list[tuple[Seat, list[str], Sequence[tuple[int, int]], list[Booking]]] = []
+        for seat in seats:
+            features_now = seat_now(part, seat).features
+            if not all(f in features_now for f in features):
+                continue
+            busy = booked.get(seat.id)
+            windows: Sequence[tuple[int, int]] = idle if busy is None else _within(free_windows(busy, earliest), low, high)
+            if windows:
+                offered.append((seat, features_now, windows, busy or []))
+        total = len(offered)
+        shown, listed = [], []
+        for seat, features_now, windows, busy in offered[:limit]:
+            shown.append(seat)
+            line = f"  - {short[id(seat)]} [{', '.join(features_now)}]"
+            if windows is not idle:
+                spans = _spans(windows)
+                own[short[id(seat)]] = spans
+                line += f": free {', '.join(spans)}{_booked_note(busy)}"
+            listed.append(line)
+    if features:
+        count = f"{total} open seat(s) have {', '.join(features)}"
+    else:
+        count = f"{total} of {len(place.distinct[id(room)])} seats open"
+    note = f" (open only {_span(low, high)} that day)" if (low, high) != (OPEN, CLOSE) else ""
+    ids = [short[id(seat)] for seat in shown]
+    free = f", each free {idle_free}{' unless noted' if own else ''}" if shown else ""
+    spelled = next((f"; seat_id as listed or whole, e.g. '{seat.id}'" for seat in shown if short[id(seat)] != seat.id), "")
+    lines_out = [f"{_room_label(room)}, {room.floor}, study area (book one seat){note}: {count}{free}{spelled}.", *listed]
+    if total > limit:
+        lines_out.append(
+            f"  ... and {total - limit} more open seats; narrow the list with room=\"{_room_label(room)}\" "
+            "and/or features=[...]."
+        )
+    data: dict[str, Any] = {"room_id": room.id, "name": room.name, "floor": room.floor, "kind": room.kind,
+                            "open_seats": total, "free": list(idle_spans) if shown else [], "seats": ids}
+    if own:
+        data["free_by_seat"] = own
+    return lines_out, data
+
+
 @functools.lru_cache(maxsize=1_024)
 def _idle(earliest: int, low: int, high: int) -> tuple[tuple[tuple[int, int], ...], tuple[str, ...], str]:
     """When an unbooked seat is free on a date (from ``earliest``, within the room's hours ``low``-``high``):
@@ -484,7 +613,7 @@ def query_availability(view: ToolView, args: dict[str, Any]) -> Outcome:
     rooms_data = []
     for room in rooms:
         if room.kind == STUDY:
-            shown, data = _study_listing(view, place, room, day, features, limit)
+            shown, data = (_study_listing if view.rules == 1 else _compact_study_listing)(view, place, room, day, features, limit)
         else:
             shown, data = _public_listing(view, place, room, day)
         lines += shown
@@ -506,7 +635,7 @@ def _pick_room(place: Place, item_name: str, seat_text: str) -> tuple[Room, Seat
         raise Refuse(_no_room(place, item_name))
     if len(rooms) > 1:
         exact = place.seat_rooms.get(seat_text.casefold(), [])
-        holding = [r for r in rooms if r in exact] or [r for r in rooms if find_seat(r, seat_text) is not None]
+        holding = [r for r in rooms if r in exact] or [r for r in rooms if find_seat(place, r, seat_text) is not None]
         if len(holding) != 1:
             why = f"none of them has a seat '{_show(seat_text, 40)}'" if seat_text and not holding else "say which one"
             raise Refuse(
@@ -517,7 +646,7 @@ def _pick_room(place: Place, item_name: str, seat_text: str) -> tuple[Room, Seat
     room = rooms[0]
     if room.kind != STUDY or not seat_text:
         return room, None
-    seat = find_seat(room, seat_text)
+    seat = find_seat(place, room, seat_text)
     if seat is None:
         elsewhere = place.seat_rooms.get(seat_text.strip().casefold())
         where = f" It is in {_room_label(elsewhere[0])}." if elsewhere else ""

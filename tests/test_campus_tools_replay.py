@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from campus.events import Booked, DraftAdded, PassAssigned, Registered, ToolCalled, ToolResult, decode_events
+from campus.events import RULES_VERSION, Booked, DraftAdded, PassAssigned, Registered, ToolCalled, ToolResult, decode_events
 from campus.kernel.clock import parse_moment
 from campus.kernel.store import MemoryStore
 from campus.replays.verify import verify
 from campus.scenarios.play import new_run
 from campus.scenarios.task import Task, Term
-from campus.subsystems.reservation import seat_drawn_open
+from campus.subsystems.calendar import parse_day
+from campus.subsystems.reservation import drawn_open, libraries
 from tests.conftest import SHARED
 from tests.test_runner import Script
 from campus.world.index import WorldIndex
@@ -31,7 +32,10 @@ def test_a_run_using_every_subsystem_verifies(stulife_world: WorldIndex) -> None
     world = stulife_world
     library = world.world.libraries[0]
     study = next(room for room in library.rooms if room.kind == "StudyArea")
-    seat = next(s.id for s in study.seats if seat_drawn_open(0, "Week 1, Tuesday", s.id))
+    place = libraries(world).by_id[library.building_id.casefold()]
+    day = parse_day("Week 1, Tuesday")
+    assert isinstance(day, int)
+    seat = drawn_open(place, study, 0, day, RULES_VERSION)[0].id
     s1 = [c for c in world.world.courses if c.semester == 1]
     chapter = next(t for t in world.world.texts if t.title == "Student Handbook").chapters[0]
     replies = [

@@ -19,8 +19,12 @@ from pathlib import Path
 import pytest
 
 from campus.agents import BUILTIN, make_agent
+from campus.events import RULES
+from campus.kernel.runner import run_config
 from campus.kernel.store import MemoryStore
+from campus.replays.verify import verify
 from campus.scenarios.play import new_run
+from campus.scenarios.rounds import DEFAULT_ROUND_LIMIT
 from campus.scenarios.term import generate_term
 from campus.world.index import WorldIndex
 
@@ -28,15 +32,15 @@ ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = ("events", "kernel", "subsystems", "world", "scenarios", "agents", "replays", "reports", "lab", "cli", "env")
 
 PINNED = {
-    "oracle": "63a509360b3a025dbbb4527b0263883e2850c8d0d053c12f14fa6936ae365ebb",
-    "noop": "6a57ca9f85dc0228e7332808f9c6a81785cc3934b847bc54d46cf12b8374201f",
-    "stateless": "59eaedb6c1556675f424dbbb31f306314866232287ee7b0ad3315eb5c7568631",
-    "diligent": "6500d7e4ff2c66c8f118402164f92d31416ec0dd4048d7cb5931a6df039e4ef7",
-    "stale": "8f395f840b60dd4e27c61bc5d52f85b4417eefbfe287802c05d383600c1e92e6",
-    "testwise": "f5c8152840f5499b55abdda01bd1e60bae2f6231611d41a9805a665f87c8a565",
-    "optionsonly": "e816db36cad7c6b5ba9f6ef8b73b1f98b8e493e41fd4c2b5e0186b4525d09ab8",
-    "dawdler": "a3061062db0e3dff4e89d0bf3e2b42fd019e31490537363dd7ec0aabc8574077",
-    "absent": "5dc07a4fde2e6faa2ea8b1aa431ba0236bf725dcf61b405956ba4d3d215854a5",
+    "oracle": "cb7f0b7eecfb1725a11317a52380b8d1614208e13c5cc669ab0d0571ede706af",
+    "noop": "76d9853ca45a64e797b44b9875b11d26d7b7414ffb4579ca32498bb838bc2da4",
+    "stateless": "26c75115b452584c735fb60024c779649c80bf907cea9af5c73f8fa71f279e14",
+    "diligent": "5926c5c8700a5a4b84ef366afd9450fda333a2efa37620121ed91634beb5c1a4",
+    "stale": "094a0797f1ab2904f9a249c45d9bb71cab43f3836bd19a1b75359cd30c69b081",
+    "testwise": "fc5f7a2fa265846cd5c4af1393b5af44bc47cdfc8eb0cdfa8c4515aa191bd18a",
+    "optionsonly": "2a6c007289d7d3d9105a236b60cb59e2b1178b1dbeb92d528a0254162ecfefeb",
+    "dawdler": "4205b47ee37d24ac5f6db4ce13264cbae23d88ce77c5301135c0c4e9a1823025",
+    "absent": "f51b6c909740f1e4e00dcd60a2db69b511980fdf526406ef6ec20f56d2610da1",
 }
 """Final hashes of ``campus run --seed 0 --agent NAME`` on the default term: schema 2 (facts carry minutes) and
 issue 12 (questions, midterm places, routes, matching, chain judging, the roll call, the text fixes).
@@ -45,22 +49,39 @@ Issue 13 also moves library seat shapings to their task's release (the term chan
 Issues 14 and 15 turn the disruptions and the busy days on by default (the term gains 360 disruption tasks and
 12 busy days); ``PINNED_PLAIN`` keeps the hashes before them, which ``--no-disruptions --no-busy-days`` still gives.
 Issue 15 adds two errands to each busy day that arrive only inside another part of it, one handed out by a person's
-answer and one at the end of the advisor meeting (the term and the logs changed). ``absent`` moved again when it
+answer and one at the end of the advisor meeting (the term and the logs changed).
+Issue 18 plays new runs under rules version 2 (a library room's open seats drawn once per date, a compact
+query_availability listing; the default term's disruptions read that draw), so every log changed;
+``RULES_1`` keeps the hashes before it, which a run made under rules 1 still gives. ``absent`` moved again when it
 stopped taking a disruption task's ``route:`` walk (it had kept it, and passed every walking disruption task)."""
 
 PINNED_PLAIN = {
-    "oracle": "d919f54c389847c9cb0edc0f756652b335c3d8da88bacf132f75c4a03d2285e8",
-    "noop": "fb8b0f7fa629c488cf8dc420979212e9a82bf6c8a3bb115969a1283ffcf4bd20",
-    "stateless": "df6ff2b89a9b521cf0afdc8ae258fd8a2207e870b67267f0029fcaa4fe6cda9a",
-    "diligent": "4b7aa633a4e113595b5311328ad2c57185c0608d379d018a17d09eecab81c28a",
-    "stale": "59deaf27eca3efe0043084f918170f3d906b6b07916fb3982e024196ee74695e",
-    "testwise": "1dac2d9d63fa152753d57910edfb53aa6797a965daa2f6cd9a6112dda2d87389",
-    "optionsonly": "53f09fdb20ab79a25e4b58f4435a6be1cbd06b382b1007f722bf3ead7726c7b0",
-    "dawdler": "3eed8cac171de9368f43c2270062fde205e42f2081d38d772fc7cab9d8e31ae5",
-    "absent": "bbb897e5285af5dced555c178b9dc8d3ddcebce45f1d7cf745f75824ef479764",
+    "oracle": "4e711b40f9f3a8606e801f28926d80a44860b5a587824db12947e56ad41c8af9",
+    "noop": "0f9d73536cc2051047d5b3112684c61a73ee9864c0f726a6b03076e1b2cfe057",
+    "stateless": "f7d45a2c9d5ef1b45bf2474ebe5340c846cda326da0e05c82f22296858e38328",
+    "diligent": "8fa276186dd24705c10744caedcdf7c6b40e597520960ea20e3cf4508910bbe5",
+    "stale": "31740e4ae9993ec3a622fbdfb009012d564841bfcd94391853940fb1b2e53676",
+    "testwise": "ac1feb889b454bab22fc4ff1adecbb0aadc1172d399b3ae09cc497123122d472",
+    "optionsonly": "29d4d2f43fc87e4b62ff0d69ccd0b0a01b284b557fb6851be294933f8aefe162",
+    "dawdler": "2dc17fb34af47d97310a66cb4bb7bb2eb5a0048f058490266156f357c18fa8f4",
+    "absent": "f378e94301d8cf8f81ec7bf30c0b7b64cc5b8ea23402211c5ff64ceec679ba93",
 }
 """Final hashes of ``campus run --seed 0 --no-disruptions --no-busy-days --agent NAME``: the default term's logs
-before issues 14 and 15."""
+before issues 14 and 15. Re-pinned for rules version 2 by issue 18 (see ``PINNED``)."""
+
+RULES_1 = {
+    True: {
+        "oracle": "63a509360b3a025dbbb4527b0263883e2850c8d0d053c12f14fa6936ae365ebb",
+        "stale": "8f395f840b60dd4e27c61bc5d52f85b4417eefbfe287802c05d383600c1e92e6",
+    },
+    False: {
+        "oracle": "d919f54c389847c9cb0edc0f756652b335c3d8da88bacf132f75c4a03d2285e8",
+        "stale": "59deaf27eca3efe0043084f918170f3d906b6b07916fb3982e024196ee74695e",
+    },
+}
+"""Two agents of ``PINNED`` (True) and ``PINNED_PLAIN`` (False) as they were before issue 18: the oracle (every
+reservation it plans succeeds) and stale (it fails every disruption), played under rules version 1 on the term made
+for it."""
 
 
 _CODE_IMPORT = re.compile(r"(?:^|[;\n]\s*)(from|import) ([a-z_.]+)", re.M)
@@ -125,6 +146,22 @@ def test_the_log_of_every_builtin_agent_is_unchanged(world: WorldIndex, agent: s
     run = new_run(store, world, term, agent_name=agent, seed=0)
     run.session(make_agent(agent, term, world)).run()
     assert store.head(run.branch.id)[1] == (PINNED if default else PINNED_PLAIN)[agent]
+
+
+@pytest.mark.parametrize("default", [True, False], ids=["default", "plain"])
+@pytest.mark.parametrize("agent", sorted(RULES_1[True]))
+def test_a_run_under_rules_1_is_the_run_before_rules_versions(world: WorldIndex, agent: str, default: bool) -> None:
+    """A run made under rules version 1 (its config without ``rules``, its term made for version 1) gives the hashes
+    every run had before the version existed, and verifies with re-execution under its own rules."""
+    term = generate_term(world, seed=0, disruptions=default, busy=default, rules_version=1)
+    store = MemoryStore()
+    run = new_run(store, world, term, agent_name=agent, seed=0, rules=run_config(DEFAULT_ROUND_LIMIT, rules=1))
+    assert RULES not in run.branch.config
+    run.session(make_agent(agent, term, world)).run()
+    assert store.head(run.branch.id)[1] == RULES_1[default][agent]
+    if default and agent == "oracle":
+        report = verify(run)
+        assert report.ok and report.tool_calls > 1_000, report.mismatch
 
 
 def test_gymnasium_makes_the_env_in_a_fresh_interpreter() -> None:

@@ -726,3 +726,55 @@ def test_the_fast_path_takes_plain_calls_and_leaves_the_rest() -> None:
     assert _simple_call(plain, "email.send_email", len("email.send_email")) is not None
     for other in ('x(a="1", a="2")', 'x(a="line\\nbreak")', "x(a=1)", "x('single')"):
         assert _simple_call(other, "x", 1) is None, other
+
+
+_TEXT = st.text(st.sampled_from(list("abB0 :-_.") + ["'", '"', "=", "\\", "\n", "é", ")", "{", "["]), max_size=6)
+
+
+def _render(value: Any, draw: Any) -> str:
+    """A Python-literal spelling of ``value`` with drawn quotes, spaces and the odd trailing comma."""
+    space = draw(st.sampled_from(["", " ", "\n  "]))
+    if isinstance(value, str):
+        quote = draw(st.sampled_from(["'", '"']))
+        return f"{quote}{value}{quote}"
+    comma = draw(st.sampled_from(["", "", ","]))
+    if isinstance(value, _Pairs):
+        return "{" + f",{space}".join(f"{_render(k, draw)}:{space}{_render(v, draw)}" for k, v in value) + comma + "}"
+    return "[" + f",{space}".join(_render(item, draw) for item in value) + comma + "]"
+
+
+class _Pairs(list):  # type: ignore[type-arg]
+    """A dict literal's (key, value) pairs, in order, repeats allowed."""
+
+
+_VALUE = st.recursive(_TEXT, lambda inner: st.lists(inner, max_size=3) | st.lists(st.tuples(_TEXT, inner), max_size=3).map(_Pairs),
+                      max_leaves=8)
+
+
+@given(data=st.data(), pairs=st.lists(st.tuples(_KEYS, _VALUE), min_size=1, max_size=3),
+       name=st.sampled_from(["geography.walk_to", "x", "finish"]))
+def test_the_literal_fast_path_agrees_with_the_full_parser(data: Any, pairs: list, name: str) -> None:
+    from campus.kernel.parse import _CallParser, _Reject, _literal_call
+
+    inner = ", ".join(f"{key}={_render(value, data.draw)}" for key, value in pairs)
+    block = f"{name}({inner}){data.draw(st.sampled_from(['', ' tail', ')']))}"
+    fast = _literal_call(block, name, len(name))
+    if fast is None:
+        return
+    try:
+        full = _CallParser(block, name, len(name)).parse()
+    except _Reject as reject:
+        full = reject.invalid
+    assert fast == full
+    assert isinstance(fast, Call) and isinstance(full, Call) and list(fast.args.items()) == list(full.args.items())
+
+
+def test_the_literal_fast_path_takes_plain_nested_text_and_leaves_the_rest() -> None:
+    from campus.kernel.parse import _literal_call
+
+    walk = "geography.walk_to(path_info={'path': ['B083', 'B142'], 'via': \"B001\"})"
+    assert _literal_call(walk, "geography.walk_to", len("geography.walk_to")) == \
+        Call(name="geography.walk_to", args={"path_info": {"path": ["B083", "B142"], "via": "B001"}}, positional=[])
+    for other in ("x(a={'k': 1})", "x(a={'k': 'v', 'k': 'w'})", "x(a='1', a='2')", "x(a={k='v'})", "x(a=['v',])",
+                  "x(a='it\"s')", "x(a='x=y')", "x(a='x' 'y')", "x(a='caf\u00e9')", "x()", "x(a=" + "[" * 40 + "]" * 40 + ")"):
+        assert _literal_call(other, "x", 1) is None, other

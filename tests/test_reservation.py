@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from campus.events import Booked, Popularity, SeatAvailability, WorldChanged
-from campus.kernel.clock import parse_moment
+from campus.kernel.clock import date_label, parse_moment
 from campus.kernel.engine import ToolView
 from campus.kernel.projection import Projection
 from campus.kernel.tools import ToolDecl, bind_arguments
@@ -88,15 +88,18 @@ CAMPUS = campus()
 
 
 class Harness(DomainHarness):
-    """One reservation part on a world, with the view's clock, seed and task under the test's control."""
+    """One reservation part on a world, with the view's clock, seed, task and rules version under the test's control.
 
-    def __init__(self, world: WorldIndex = CAMPUS, now: int = NOW, seed: int = 0, task_id: str = "t1") -> None:
+    Most tests here hold the rules of version 1 (the seat-by-seat draw and listing), which old runs still follow;
+    the version 2 tests near the end check its draw and that its compact listing tells the same."""
+
+    def __init__(self, world: WorldIndex = CAMPUS, now: int = NOW, seed: int = 0, task_id: str = "t1", rules: int = 1) -> None:
         super().__init__(RESERVATION, world)
-        self.now, self.seed, self.task_id = now, seed, task_id
+        self.now, self.seed, self.task_id, self.rules = now, seed, task_id, rules
 
     def view(self, part: Any = None) -> ToolView:
         state = SimpleNamespace(reservation=self.part if part is None else part)
-        return ToolView(world=self.campus, state=state, task_id=self.task_id, now=self.now, seed=self.seed)
+        return ToolView(world=self.campus, state=state, task_id=self.task_id, now=self.now, seed=self.seed, rules=self.rules)
 
     def shape(self, room_id: str, open_seats: list[str], date: str = DATE, building_id: str = "B001") -> None:
         day = parse_day(date)
@@ -821,3 +824,93 @@ def test_every_generated_library_room_is_bookable_by_its_map_amenity_name() -> N
             assert room in match_rooms(place, amenity_of(room)), amenity_of(room)
             checked += 1
     assert checked >= 50
+
+
+# ------------------------------------------------------------------ rules version 2
+
+
+def test_rules_2_draws_each_room_once_per_date() -> None:
+    from campus.subsystems.reservation import drawn_open, libraries, room_draw
+
+    place = libraries(CAMPUS).by_id["b001"]
+    west = next(r for r in place.rooms if r.id == "West Wing")
+    shares, differs = [], False
+    for seed in range(3):
+        for day in range(20, 60):
+            values = room_draw(seed, date_label(day), "B001", "West Wing", 60)
+            drawn = drawn_open(place, west, seed, day, 2)
+            assert drawn == [s for s, v in zip(west.seats, values) if v < 39_321]  # int(0.6 * 2**16)
+            assert drawn_open(place, west, seed, day, 2) is drawn  # the memo
+            shares.append(len(drawn) / 60)
+            differs |= drawn != drawn_open(place, west, seed, day, 1)
+    assert abs(sum(shares) / len(shares) - OPEN_SHARE) < 0.03 and differs
+    assert room_draw(0, DATE, "B001", "West Wing", 4) != room_draw(0, DATE, "B001", "East Wing", 4)
+
+
+def _told(result: Any, room: Room) -> list[tuple[str, list[str], list[str]]]:
+    """(seat id, features, free times) of each seat a compact listing shows in ``room``, read from its message
+    and data the way an agent would (short ids read back through ``find_seat``)."""
+    from campus.subsystems.reservation import find_seat, libraries
+
+    data = room_data(result, room.id)
+    header = next(i for i, line in enumerate(result.message.splitlines()) if line.startswith(f"{room.name} ({room.id}),"))
+    lines = result.message.splitlines()[header + 1: header + 1 + len(data["seats"])]
+    told = []
+    for short, line in zip(data["seats"], lines):
+        assert line.startswith(f"  - {short} [")
+        seat = find_seat(libraries(CAMPUS).by_id["b001"], room, short)
+        assert seat is not None
+        features = line[line.index("[") + 1: line.index("]")].split(", ")
+        told.append((seat.id, [f for f in features if f], data.get("free_by_seat", {}).get(short, data["free"])))
+    return told
+
+
+@pytest.mark.parametrize("now", [NOW, parse_moment("Week 4, Saturday 13:10")])
+@pytest.mark.parametrize("setup", ["plain", "booked", "features", "changed", "closed", "hours"])
+def test_the_compact_listing_tells_what_the_seat_by_seat_listing_tells(setup: str, now: int) -> None:
+    """Rules 2's listing against rules 1's on the same open seats (shaped, so the draw is out of it): every room
+    lists the same seats with the same features and free times, and the same counts."""
+    from campus.events import RoomHours, RoomStatus, SeatFeatures, Span
+
+    old, new = Harness(now=now, rules=1), Harness(now=now, rules=2)
+    for h in (old, new):
+        h.shape("West Wing", [f"B001-West Wing-S{i:03d}" for i in range(1, 61) if i % 7])
+        h.shape("101-120", ["B001-101-120-S002"])
+        h.shape("East Wing", ["B001-East Wing-S001", "B001-East Wing-S003"])
+        if setup == "booked":
+            h.booked(slot="18:00-19:00")
+            h.booked(item="Debate Hall", seat=None, slot="15:00-16:00")
+        if setup == "changed":
+            change = SeatFeatures(building_id="B001", room_id="West Wing", seat_id="B001-West Wing-S001", old=["good_wifi"],
+                                  new=["quiet_zone"])
+            RESERVATION.reducers[WorldChanged](h.part, WorldChanged(change_id="f", change=change, rule="r"))
+        if setup in ("closed", "hours"):
+            day = parse_day(DATE)
+            assert isinstance(day, int)
+            change = RoomStatus(building_id="B001", room_id="West Wing", day=day, old="open", new="closed") if setup == "closed" \
+                else RoomHours(building_id="B001", room_id="West Wing", day=day, old=Span(start=480, end=1320), new=Span(start=600, end=900))
+            RESERVATION.reducers[WorldChanged](h.part, WorldChanged(change_id="s", change=change, rule="r"))
+    asks: list[dict[str, Any]] = [{}, {"room": WEST}]
+    if setup == "features":
+        asks += [{"features": ["quiet_zone"]}, {"room": WEST, "features": ["power_outlet", "window_seat"]}]
+    rooms = {r.id: r for lib in CAMPUS.world.libraries if lib.building_id == "B001" for r in lib.rooms}
+    for ask in asks:
+        before, after = old.listing(**ask), new.listing(**ask)
+        assert [r["room_id"] for r in before.data["rooms"]] == [r["room_id"] for r in after.data["rooms"]]
+        for room_before, room_after in zip(before.data["rooms"], after.data["rooms"]):
+            room = rooms[room_before["room_id"]]
+            if room.kind != "StudyArea" or room_before.get("closed"):
+                assert room_after == room_before
+                continue
+            assert room_after["open_seats"] == room_before["open_seats"]
+            assert _told(after, room) == [(s["seat_id"], s["features"], s["free"]) for s in room_before["seats"]]
+        assert [line for line in after.message.splitlines() if line.startswith("  ...")] == \
+               [line for line in before.message.splitlines() if line.startswith("  ...")]
+
+
+def test_a_compact_listing_s_short_ids_book_their_seats() -> None:
+    h = Harness(rules=2)
+    result = h.listing(room="Computer Lab")
+    for short in room_data(result, "101-120")["seats"]:
+        assert h.booked(item="Computer Lab", seat=short, slot="10:00-11:00").seat_id == f"B001-101-120-{short}"
+

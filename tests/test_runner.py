@@ -148,6 +148,25 @@ def test_round_limit_ends_a_task(world) -> None:
     assert len(ended) == 1 and ended[0].reason == "round limit" and ended[0].turns == 3
 
 
+def test_a_view_read_late_shows_the_conversation_as_it_was_when_given(world) -> None:
+    """The view's messages are built when first read: read at once, or after the run in any order, they are the
+    same (a view never shows what happened after it was given)."""
+    replies = ["<action>Action: geography.get_current_location()</action>", "hello",
+               "<action>Action: calendar.view_schedule(calendar_id=\"self\", date=\"Week 0, Monday\")</action>"] * 3
+
+    class Eager(Script):
+        def act(self, view):
+            self.read = [*getattr(self, "read", []), view.messages]
+            return super().act(view)
+
+    eager, late = Eager(replies), Script(replies)
+    for agent in (eager, late):
+        new_run(MemoryStore(), world, one_task_term(world, round_limit=12), agent_name="script", seed=0).session(agent).run()
+    shown = [view.messages for view in reversed(late.views)][::-1]
+    assert shown == eager.read and len(shown) == 10
+    assert [len(m) for m in shown] == sorted(len(m) for m in shown) and len(shown[-1]) > len(shown[0])
+
+
 def test_invalid_and_hostile_replies_are_observations(world) -> None:
     class Hostile(Script):
         def act(self, view):
