@@ -87,8 +87,26 @@ class Projection:
         self.counted_kinds: tuple[str, ...] = tuple(kind for kind in self.folded_kinds if self._by_kind[kind][0] is None)
         """The folded kinds no reducer reads: a fold needs their place in the log, not their payload."""
         self.decoded_kinds: tuple[str, ...] = tuple(kind for kind in self.folded_kinds if kind not in self.counted_kinds)
-        self._joined = msgspec.json.Decoder(list[Union[tuple(KINDS[kind] for kind in self.decoded_kinds)]]) if self.decoded_kinds else None  # type: ignore[misc]
+        self._lean = {kind: self._lean_type(KINDS[kind]) for kind in self.decoded_kinds}
+        """Per decoded kind, what a fold decodes it as: the event type, or one with only the fields its reducers read."""
+        self._joined = msgspec.json.Decoder(list[Union[tuple(self._lean.values())]]) if self.decoded_kinds else None  # type: ignore[misc]
         """Decodes a joined batch's array of events (``EventStore.scan_joined``) in one call."""
+
+    def _lean_type(self, event_type: type[Event]) -> type:
+        """``event_type`` cut down to the fields its reducers read, if each of them says which (``reads``)."""
+        wanted: set[str] = set()
+        for domain in self.domains:
+            if event_type in domain.reducers:
+                read = getattr(domain.reducers[event_type], "reads_fields", None)
+                if read is None:
+                    return event_type
+                wanted |= read
+        config, fields = event_type.__struct_config__, msgspec.structs.fields(event_type)
+        unknown = wanted - {f.name for f in fields}
+        if unknown:
+            raise ValueError(f"a reducer of {event_type.__name__} reads fields it does not have: {sorted(unknown)}")
+        kept = [(f.name, f.type) if f.required else (f.name, f.type, f.default) for f in fields if f.name in wanted]
+        return msgspec.defstruct(event_type.__name__, kept, tag=config.tag, tag_field=config.tag_field, frozen=True, kw_only=True)
 
     def _reads(self, event_type: type) -> bool:
         return any(getattr(d.reducers.get(event_type), "reads_event", True) for d in self.domains if event_type in d.reducers)
@@ -142,6 +160,7 @@ class Projection:
             return state
         bound = self._bound(state)
         table: dict[type, tuple[tuple[Reducer, Any], ...]] = {KINDS[kind]: bound[kind][1] for kind in self.decoded_kinds}
+        table.update({self._lean[kind]: bound[kind][1] for kind in self.decoded_kinds})
         table[type(None)] = ()
         routed = self._routed(state)
         table.pop(WorldChanged, None)
@@ -239,6 +258,17 @@ def gc_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+def reads(*fields: str) -> Callable[[Reducer], Reducer]:
+    """Mark a reducer that reads only these fields of its event: when every reducer of a kind says so, a fold
+    decodes that kind into a Struct of just those fields (msgspec skips the rest of the payload)."""
+
+    def mark(reducer: Reducer) -> Reducer:
+        reducer.reads_fields = frozenset(fields)  # type: ignore[attr-defined]
+        return reducer
+
+    return mark
 
 
 def occurrence(reducer: Reducer) -> Reducer:

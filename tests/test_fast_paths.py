@@ -144,3 +144,22 @@ def test_remembered_parses_equal_fresh_ones() -> None:
     assert isinstance(parse_time("no time at all"), str)
     assert parse_day("Week 2, Sunday") == parse_day.__wrapped__("Week 2, Sunday") == 20
     assert parse_slot("09:15-10:00") == (555, 600) and parse_slot("10:00-09:00") is None
+
+
+def test_a_fold_decodes_a_kind_into_only_the_fields_its_reducers_read(oracle_full: Run) -> None:
+    from campus.kernel.projection import Domain, Projection, reads
+
+    projection = oracle_full.kernel.projection
+    lean = projection._lean["task_released"]
+    assert set(lean.__struct_fields__) == {"task_id", "withheld"} and lean.__struct_config__.tag == "task_released"
+    assert projection._lean["world_changed"] is KINDS["world_changed"], "its reducers read the whole event"
+    event = msgspec.json.decode(canonical(KINDS["task_released"](task_id="t1", scenario="s", observation="x" * 500, systems=["map"])), type=lean)
+    assert (event.task_id, event.withheld) == ("t1", False)
+
+    class Part(msgspec.Struct):
+        seen: str = ""
+
+    typo = Domain(name="typo", state_type=Part, initial=lambda world: Part(),
+                  reducers={KINDS["task_released"]: reads("task")(lambda part, event: None)})
+    with pytest.raises(ValueError, match="does not have: \\['task'\\]"):
+        Projection([typo], world=None)
