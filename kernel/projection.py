@@ -14,6 +14,7 @@ up once, not once per event.
 
 from __future__ import annotations
 
+import functools
 import gc
 import hashlib
 import typing
@@ -101,12 +102,7 @@ class Projection:
                 if read is None:
                     return event_type
                 wanted |= read
-        config, fields = event_type.__struct_config__, msgspec.structs.fields(event_type)
-        unknown = wanted - {f.name for f in fields}
-        if unknown:
-            raise ValueError(f"a reducer of {event_type.__name__} reads fields it does not have: {sorted(unknown)}")
-        kept = [(f.name, f.type) if f.required else (f.name, f.type, f.default) for f in fields if f.name in wanted]
-        return msgspec.defstruct(event_type.__name__, kept, tag=config.tag, tag_field=config.tag_field, frozen=True, kw_only=True)
+        return _lean_struct(event_type, frozenset(wanted))
 
     def _reads(self, event_type: type) -> bool:
         return any(getattr(d.reducers.get(event_type), "reads_event", True) for d in self.domains if event_type in d.reducers)
@@ -258,6 +254,18 @@ def gc_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+@functools.cache
+def _lean_struct(event_type: type[Event], wanted: frozenset[str]) -> type:
+    """A Struct with ``event_type``'s tag and only the fields in ``wanted``; one per pair in a process,
+    so every projection (one per run) decodes into the same class."""
+    config, fields = event_type.__struct_config__, msgspec.structs.fields(event_type)
+    unknown = wanted - {f.name for f in fields}
+    if unknown:
+        raise ValueError(f"a reducer of {event_type.__name__} reads fields it does not have: {sorted(unknown)}")
+    kept = [(f.name, f.type) if f.required else (f.name, f.type, f.default) for f in fields if f.name in wanted]
+    return msgspec.defstruct(event_type.__name__, kept, tag=config.tag, tag_field=config.tag_field, frozen=True, kw_only=True)
 
 
 def reads(*fields: str) -> Callable[[Reducer], Reducer]:
