@@ -833,12 +833,13 @@ def world_import_stulife(
 def bench_kernel(
     events: int = typer.Option(1_000_000, "--events", min=10_000, help="Length of the long branch to measure on."),
     directory: str = typer.Option(None, "--dir", help="Where to put the scratch database (default: a temp dir)."),
+    read_side: bool = typer.Option(False, "--read-side", help="Only build the long branch and measure fold and seek (about half the time)."),
     as_json: bool = JSON,
 ) -> None:
     """Measure append, fold, seek, fork, divergence, verify and tool-call rates on this machine."""
     from campus.lab.bench import run_kernel_bench
 
-    report = run_kernel_bench(events, directory, progress=None if as_json else err)
+    report = run_kernel_bench(events, directory, progress=None if as_json else err, read_side=read_side)
     if as_json:
         emit_json(report)
         return

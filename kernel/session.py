@@ -23,7 +23,7 @@ from campus.events import (
     ToolCalled,
     WorldChanged,
 )
-from campus.kernel.projection import Domain, occurrence
+from campus.kernel.projection import Domain, occurrence, reads
 
 
 class ClockState(msgspec.Struct, kw_only=True):
@@ -52,6 +52,7 @@ def _time_announced(part: ClockState, event: TimeAnnounced) -> None:
     part.announced_day = part.day
 
 
+@reads("task_id", "withheld")
 def _released(part: SessionState, event: TaskReleased) -> None:
     part.task_id = event.task_id
     part.turns = 0
@@ -73,6 +74,7 @@ def _called(part: SessionState, event: ToolCalled) -> None:
     part.calls += 1
 
 
+@reads("task_id", "outcome")
 def _ended(part: SessionState, event: TaskEnded) -> None:
     part.outcomes[event.task_id] = event.outcome
     part.task_id = ""

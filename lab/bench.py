@@ -39,7 +39,8 @@ The figures (``rows`` for people, ``figures`` for scripts)
 3. *seek*: ``kernel.history.state_at`` at random seqs of the long branch (seeded RNG), in one
    process as ``campus`` seeks (the projection keeps decoded chunks of shared lists between
    seeks; ``kernel/snapshots.py``): nearest snapshot, its pieces, read and fold the tail;
-   p50/p99 over ``SEEK_SAMPLES``; the mean of each part (read, pieces, tail, freeing the
+   p50/p99 over ``SEEK_SAMPLES`` (the first seeks decode the chunks later ones share), and over
+   the same seeks again, when every chunk they need is decoded; the mean of each part (read, pieces, tail, freeing the
    previous seek's state) over the first ``SEEK_PARTS_SAMPLES`` of those seqs; and
    ``COLD_SEEKS`` seeks each with an empty cache (the first seek of a process).
 4. *fork*: ``store.fork`` latency p50/p99 on the long branch and on a 1,000-event branch
@@ -165,42 +166,48 @@ Say = Callable[[str], None]
 # ================================================================== entry point
 
 
-def run_kernel_bench(events: int = 1_000_000, directory: str | None = None, progress: Console | None = None) -> dict:
-    """Run every measurement; ``{"machine", "rows", "figures"}`` (see the module docstring)."""
+def run_kernel_bench(
+    events: int = 1_000_000, directory: str | None = None, progress: Console | None = None, *, read_side: bool = False
+) -> dict:
+    """Run every measurement (with ``read_side``, only the long branch's build, fold and seek);
+    ``{"machine", "rows", "figures"}`` (see the module docstring)."""
     say = _sayer(progress)
     scratch = Path(tempfile.mkdtemp(prefix="campus-bench-", dir=directory))
     try:
-        figures = _measure_all(max(events, 10 * DIVERGE_TAIL), scratch, say)
+        figures = _measure_all(max(events, 10 * DIVERGE_TAIL), scratch, say, read_side)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return {"machine": machine(), "rows": table_rows(figures), "figures": figures}
 
 
-def _measure_all(events: int, scratch: Path, say: Say) -> dict[str, Any]:
+def _measure_all(events: int, scratch: Path, say: Say, read_side: bool) -> dict[str, Any]:
     started = time.perf_counter()
     world = WorldIndex(generate_world(0))
     say("playing the default term with the oracle (4 seeds) …")
     templates, oracle = play_templates(world, scratch / "terms.db")
     figures: dict[str, Any] = {"oracle_term": oracle, "workload": workload(templates)}
-    say("appending step by step to a fresh WAL file …")
-    figures["append"] = measure_append(templates, scratch / "append.db")
+    if not read_side:
+        say("appending step by step to a fresh WAL file …")
+        figures["append"] = measure_append(templates, scratch / "append.db")
     store = SQLiteStore(scratch / "long.db")
     long = new_run(store, world, templates[0].term, agent_name="bench", seed=0, branch_id="long")
     say(f"building the {events:,}-event branch (checked fold, snapshots every {SNAPSHOT_EVERY:,}) …")
     figures["build"] = build_long_branch(long, templates, events)
     say("folding it from the start …")
     figures["fold"] = measure_fold(long)
-    say(f"seeking to {SEEK_SAMPLES} random seqs …")
+    say(f"seeking to {SEEK_SAMPLES} random seqs, twice …")
     figures["seek"] = measure_seek(long)
-    say(f"forking {FORK_SAMPLES}× on the long and on a {SHORT_BRANCH:,}-event branch …")
-    figures["fork"] = measure_forks(long, templates, scratch / "short.db")
-    say("forking near the end and near the start, and diffing …")
-    figures["diverge"] = measure_divergence(long)
-    say("verifying …")
-    figures["verify"] = measure_verify(templates, long)
+    if not read_side:
+        say(f"forking {FORK_SAMPLES}× on the long and on a {SHORT_BRANCH:,}-event branch …")
+        figures["fork"] = measure_forks(long, templates, scratch / "short.db")
+        say("forking near the end and near the start, and diffing …")
+        figures["diverge"] = measure_divergence(long)
+        say("verifying …")
+        figures["verify"] = measure_verify(templates, long)
     store.close()
-    say("driving a session through the tools …")
-    figures["tools"] = measure_tools(world, scratch / "tools.db")
+    if not read_side:
+        say("driving a session through the tools …")
+        figures["tools"] = measure_tools(world, scratch / "tools.db")
     figures["total_seconds"] = round(time.perf_counter() - started, 1)
     figures["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     return figures
@@ -569,27 +576,31 @@ def measure_seek(long: Run) -> dict[str, Any]:
     head = store.head(long.branch.id)[0]
     rng = random.Random(RNG_SEED)
     seqs = [rng.randint(1, head) for _ in range(SEEK_SAMPLES)]
-    times = []
-    gc.collect()
-    for seq in seqs:
-        begun = time.perf_counter()
-        state = state_at(long.kernel, store, long.branch.id, seq)
-        times.append(time.perf_counter() - begun)
-        if state.seq != seq:
-            raise RuntimeError(f"seek to {seq} gave the state at {state.seq}")
-    del state
+    times, again = _time_seeks(long, seqs), _time_seeks(long, seqs)
     count, manifest_bytes = store.conn.execute(
         "SELECT count(*), sum(length(state)) FROM snapshots WHERE branch = ?", (long.branch.id,)
     ).fetchone()
     pieces = store.conn.execute("SELECT count(*), sum(length(data)) FROM snapshot_pieces").fetchone()
     total = (manifest_bytes or 0) + (pieces[1] or 0)
     return {
-        "samples": len(times), **_percentiles(times), "cold": _cold_seeks(long, seqs[:COLD_SEEKS]),
+        "samples": len(times), **_percentiles(times), "again": _percentiles(again), "cold": _cold_seeks(long, seqs[:COLD_SEEKS]),
         "snapshot_every": SNAPSHOT_EVERY, "snapshots": count, "pieces": pieces[0],
         "snapshot_mean_bytes": round(total / count) if count else 0, "snapshot_total_bytes": total,
         "mean_tail_events": statistics.fmean(s % SNAPSHOT_EVERY for s in seqs),
         "parts_mean_ms": _seek_parts(long, seqs[:SEEK_PARTS_SAMPLES]),
     }
+
+
+def _time_seeks(long: Run, seqs: list[int]) -> list[float]:
+    times = []
+    gc.collect()
+    for seq in seqs:
+        begun = time.perf_counter()
+        state = state_at(long.kernel, long.store, long.branch.id, seq)
+        times.append(time.perf_counter() - begun)
+        if state.seq != seq:
+            raise RuntimeError(f"seek to {seq} gave the state at {state.seq}")
+    return times
 
 
 def _cold_seeks(long: Run, seqs: list[int]) -> dict[str, float]:
@@ -835,32 +846,45 @@ def _drive_tools(store: EventStore, world: WorldIndex, term: Term) -> dict[str, 
 
 
 def table_rows(f: dict[str, Any]) -> list[dict[str, Any]]:
-    """The figures as ``measure / value / target`` rows (all strings), plus ``met`` for scripts."""
-    work, oracle, append, build = f["workload"], f["oracle_term"], f["append"], f["build"]
-    fold, seek, fork, div, ver, tools = f["fold"], f["seek"], f["fork"], f["diverge"], f["verify"], f["tools"]
+    """The figures as ``measure / value / target`` rows (all strings), plus ``met`` for scripts; a section
+    that was not measured (``--read-side``) has no rows."""
+    work, oracle, build, fold, seek = f["workload"], f["oracle_term"], f["build"], f["fold"], f["seek"]
     n = _short(build["events"])
-    real, fixed = append["real_steps"], append["fixed_steps"]
-    return [
+    rows = [
         _info("workload (oracle runs)", f"{work['mean_payload_bytes']:.0f} B/event, {work['mean_events_per_step']:.1f} events/step"),
         _info("oracle plays default term, file DB", f"{oracle['events']:,} events, {oracle['seconds']:.3f} s, {oracle['events_per_s']:,.0f} ev/s"),
-        _at_least(f"1. append, 1 tx/step ({real['events_per_step']:.1f} ev)", real["events_per_s"], TARGETS["append"], "ev/s", f" ({real['us_per_step']:.0f} µs/step)"),
-        _at_least(f"1. append, 1 tx/step ({FIXED_STEP} ev)", fixed["events_per_s"], TARGETS["append"], "ev/s", f" ({fixed['us_per_step']:.0f} µs/step)"),
+    ]
+    if "append" in f:
+        real, fixed = f["append"]["real_steps"], f["append"]["fixed_steps"]
+        rows += [
+            _at_least(f"1. append, 1 tx/step ({real['events_per_step']:.1f} ev)", real["events_per_s"], TARGETS["append"], "ev/s", f" ({real['us_per_step']:.0f} µs/step)"),
+            _at_least(f"1. append, 1 tx/step ({FIXED_STEP} ev)", fixed["events_per_s"], TARGETS["append"], "ev/s", f" ({fixed['us_per_step']:.0f} µs/step)"),
+        ]
+    again = seek["again"]
+    rows += [
         _info(f"   build {n} branch, {_short(APPEND_BATCH)}-event tx", f"{build['append_events_per_s']:,.0f} ev/s, {build['db_bytes'] / 1e6:,.0f} MB"),
         _at_least(f"2a. fold {n} from SQLite (full_fold)", fold["full_fold"]["events_per_s"], TARGETS["fold"], "ev/s"),
         _info("    iter_rows + fold_rows", f"{fold['iter_rows_fold_rows']['events_per_s']:,.0f} ev/s"),
         _at_least(f"2b. fold {n}, rows in memory", fold["fold_rows_in_memory"]["events_per_s"], TARGETS["fold"], "ev/s"),
         _info("    rows / decode / reducers alone", " / ".join(f"{fold[k]['events_per_s'] / 1e6:.2f}M" for k in ("read_only", "decode_only", "reducers_only")) + " ev/s"),
         _at_most(f"3. seek p99 into {n} (p50 {seek['p50_ms']:.2f} ms)", seek["p99_ms"], TARGETS["seek_p99_ms"], "ms"),
+        _info(f"   the same {seek['samples']} seeks again (every chunk decoded)", f"p99 {again['p99_ms']:.2f} ms, p50 {again['p50_ms']:.2f} ms"),
         _info("   snapshots", f"{seek['snapshots']:,} every {seek['snapshot_every']:,} events: {seek['snapshot_total_bytes'] / 1e6:,.0f} MB stored "
                             f"({seek['snapshot_mean_bytes'] / 1e3:,.0f} kB each, {seek['pieces']:,} shared pieces)"),
         _info("   read / pieces / tail / free previous", " / ".join(f"{seek['parts_mean_ms'][k]:.1f}" for k in ("read", "pieces", "tail", "free_previous")) + " ms (means)"),
         _info(f"   cold seek (no piece cached), {seek['cold']['samples']}×", f"p50 {seek['cold']['p50_ms']:.1f} ms, max {seek['cold']['max_ms']:.1f} ms"),
-        *(_fork_row(fork[k]) for k in ("long", "short")),
-        *(_at_most(f"5. divergence p99, {k.replace('_', ' ')}", div[k]["p99_ms"], TARGETS["diverge_ms"], "ms", f" (at {div[k]['found']:,})") for k in ("near_end", "near_start")),
-        _at_least(f"6. verify, oracle runs ({ver['oracle_events']:,} ev)", ver["oracle_events_per_s"], TARGETS["verify"], "ev/s"),
-        _at_least(f"6. hash chain only, {n}", ver["chain_long"]["events_per_s"], TARGETS["verify"], "ev/s"),
-        _info("7. tool calls, session + SQLite", f"{tools['sqlite']['calls_per_s']:,.0f} calls/s ({tools['sqlite']['tool_calls']:,} calls, {tools['sqlite']['errors']} failed)"),
-        _info("7. tool calls, session + memory", f"{tools['memory']['calls_per_s']:,.0f} calls/s"),
+    ]
+    if "fork" in f:
+        div, ver, tools = f["diverge"], f["verify"], f["tools"]
+        rows += [
+            *(_fork_row(f["fork"][k]) for k in ("long", "short")),
+            *(_at_most(f"5. divergence p99, {k.replace('_', ' ')}", div[k]["p99_ms"], TARGETS["diverge_ms"], "ms", f" (at {div[k]['found']:,})") for k in ("near_end", "near_start")),
+            _at_least(f"6. verify, oracle runs ({ver['oracle_events']:,} ev)", ver["oracle_events_per_s"], TARGETS["verify"], "ev/s"),
+            _at_least(f"6. hash chain only, {n}", ver["chain_long"]["events_per_s"], TARGETS["verify"], "ev/s"),
+            _info("7. tool calls, session + SQLite", f"{tools['sqlite']['calls_per_s']:,.0f} calls/s ({tools['sqlite']['tool_calls']:,} calls, {tools['sqlite']['errors']} failed)"),
+            _info("7. tool calls, session + memory", f"{tools['memory']['calls_per_s']:,.0f} calls/s"),
+        ]
+    return rows + [
         _at_most("peak memory of the process (RSS)", f["peak_rss_mb"], TARGETS["peak_mb"], "MB"),
         _info("total time", f"{f['total_seconds']:.0f} s"),
     ]

@@ -63,6 +63,9 @@ def test_run_kernel_bench_reports_every_figure(tmp_path: Path) -> None:
     figures = report["figures"]
     assert figures["fold"]["states_agree"] and figures["tools"]["sqlite"]["errors"] == 0
     assert figures["diverge"]["near_start"]["fork_events"] == figures["build"]["events"]
+    assert figures["seek"]["again"]["p99_ms"] > 0
+    read_side = {k: v for k, v in figures.items() if k not in ("append", "fork", "diverge", "verify", "tools")}
+    assert [row["measure"][:3] for row in bench.table_rows(read_side) if row["met"] is not None] == ["2a.", "2b.", "3. ", "pea"]
     msgspec.json.encode(report)  # the --json output
     assert list(tmp_path.iterdir()) == []  # the scratch dir is gone
 

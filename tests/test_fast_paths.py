@@ -18,9 +18,10 @@ from hypothesis import strategies as st
 from campus.events import KINDS, AgentReplied, CalendarTime, ToolCalled, ToolResult, canonical
 from campus.events.codec import _ENCODER, _NORMALISER
 from campus.kernel.history import full_fold
-from campus.kernel.store import EventStore, MemoryStore, SQLiteStore
+from campus.kernel.store import JOINED_BATCH, EventStore, MemoryStore, SQLiteStore
 from campus.scenarios.play import Run
 from campus.subsystems.calendar import parse_day, parse_slot, parse_time
+from tests.conftest import play
 from tests.test_store_conformance import root, walks
 
 
@@ -91,20 +92,30 @@ def test_the_file_is_read_without_a_memory_map(tmp_path) -> None:
     store.close()
 
 
-def test_counted_kinds_come_without_their_payload(store: EventStore) -> None:
+def test_a_joined_scan_gives_the_decoded_payloads_and_one_mark_per_event_through_the_lineage(store: EventStore) -> None:
     root(store)
-    store.append("main", [(0, AgentReplied(task_id="t", text="hello"), None), *walks(2, start=1)])
-    plain = [pair for batch in store.scan("main", 1, 3, ["agent_replied", "walked"]) for pair in batch]
-    counted = [pair for batch in store.scan("main", 1, 3, ["agent_replied", "walked"], counted=["agent_replied"]) for pair in batch]
-    assert [kind for kind, _ in counted] == [kind for kind, _ in plain] == ["agent_replied", "walked", "walked"]
-    assert counted[0][1] is None and plain[0][1] is not None and counted[1:] == plain[1:]
+    store.append("main", [(0, AgentReplied(task_id="t", text="hello"), None), *walks(3, start=1),
+                          (9, ToolCalled(call_id="c", task_id="t", tool="x.y", args={}), None)])
+    store.fork("main", 3, "child", agent="x")
+    store.append("child", [(20, AgentReplied(task_id="t", text="again"), None), *walks(1, start=20)])
+    joined = list(store.scan_joined("child", 1, 5, ["walked"], ["agent_replied", "tool_called"]))
+    marks = "".join(batch.marks for batch in joined)
+    walked = [event for batch in joined for event in msgspec.json.decode(batch.payloads)]
+    rows = store.rows("child", 1, 5)
+    assert marks == "a..a." and [r.kind for r in rows] == ["agent_replied", "walked", "walked", "agent_replied", "walked"]
+    assert walked == [msgspec.json.decode(r.payload) for r in rows if r.kind == "walked"]
+    assert [b.marks for b in store.scan_joined("main", 2, 1, ["walked"], [])] in ([], [""])
 
 
-def test_a_fold_with_counted_kinds_matches_applying_every_event(oracle_full: Run) -> None:
-    run = oracle_full
+@pytest.mark.parametrize("agent", ["oracle", "stateless", "dawdler"])
+def test_a_joined_fold_matches_applying_every_event(world, small_term, agent: str, tmp_path) -> None:
+    """The fold from the store (joined batches, counted kinds by their marks, world changes routed to the
+    domains that declare them) gives the state of applying every decoded event with every reducer."""
+    run = play(SQLiteStore(tmp_path / "log.db"), world, small_term, agent)
     projection = run.kernel.projection
     assert set(projection.counted_kinds) >= {"agent_replied", "tool_called", "time_announced"}
     head = run.store.head(run.branch.id)[0]
+    assert head > JOINED_BATCH, "the fold must cross batches"
     for stop in (head // 3, head):
         rows = run.store.rows(run.branch.id, 1, stop)
         one_by_one = projection.initial()
@@ -112,6 +123,17 @@ def test_a_fold_with_counted_kinds_matches_applying_every_event(oracle_full: Run
             projection.apply(one_by_one, row.seq, row.t, msgspec.json.decode(row.payload, type=KINDS[row.kind]))
         folded = full_fold(run.kernel, run.store, run.branch.id, stop)
         assert projection.encode(folded) == projection.encode(one_by_one)
+    run.store.close()
+
+
+def test_a_fold_of_the_default_term_matches_applying_every_event(oracle_full: Run) -> None:
+    run = oracle_full
+    projection = run.kernel.projection
+    head = run.store.head(run.branch.id)[0]
+    one_by_one = projection.initial()
+    for row in run.store.rows(run.branch.id):
+        projection.apply(one_by_one, row.seq, row.t, msgspec.json.decode(row.payload, type=KINDS[row.kind]))
+    assert projection.encode(full_fold(run.kernel, run.store, run.branch.id, head)) == projection.encode(one_by_one)
 
 
 def test_remembered_parses_equal_fresh_ones() -> None:
@@ -122,3 +144,22 @@ def test_remembered_parses_equal_fresh_ones() -> None:
     assert isinstance(parse_time("no time at all"), str)
     assert parse_day("Week 2, Sunday") == parse_day.__wrapped__("Week 2, Sunday") == 20
     assert parse_slot("09:15-10:00") == (555, 600) and parse_slot("10:00-09:00") is None
+
+
+def test_a_fold_decodes_a_kind_into_only_the_fields_its_reducers_read(oracle_full: Run) -> None:
+    from campus.kernel.projection import Domain, Projection, reads
+
+    projection = oracle_full.kernel.projection
+    lean = projection._lean["task_released"]
+    assert set(lean.__struct_fields__) == {"task_id", "withheld"} and lean.__struct_config__.tag == "task_released"
+    assert projection._lean["world_changed"] is KINDS["world_changed"], "its reducers read the whole event"
+    event = msgspec.json.decode(canonical(KINDS["task_released"](task_id="t1", scenario="s", observation="x" * 500, systems=["map"])), type=lean)
+    assert (event.task_id, event.withheld) == ("t1", False)
+
+    class Part(msgspec.Struct):
+        seen: str = ""
+
+    typo = Domain(name="typo", state_type=Part, initial=lambda world: Part(),
+                  reducers={KINDS["task_released"]: reads("task")(lambda part, event: None)})
+    with pytest.raises(ValueError, match="does not have: \\['task'\\]"):
+        Projection([typo], world=None)

@@ -8,10 +8,11 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+import zstandard
 
 from campus.agents import make_agent
-from campus.kernel.history import full_fold, state_at
-from campus.kernel.snapshots import SKELETON, Manifest, PieceCache, decode_manifest, encode_manifest, load
+from campus.kernel.history import full_fold, restore, state_at
+from campus.kernel.snapshots import SKELETON, Manifest, PieceCache, assemble, decode_manifest, encode_manifest, load, unpack
 from campus.kernel.store import MemoryStore, SQLiteStore
 from campus.replays.verify import verify
 from campus.scenarios.play import Run, new_run, open_run
@@ -32,8 +33,9 @@ def test_pieces_join_to_the_encoding_and_load_to_the_state(oracle_full: Run) -> 
         state = full_fold(oracle_full.kernel, oracle_full.store, oracle_full.branch.id, seq)
         manifest_bytes, state_hash, pieces = writer.pieces(state)
         manifest = decode_manifest(manifest_bytes)
-        assert manifest is not None
-        assert b"".join(pieces[key] for key in manifest.pieces) == projection.encode(state)
+        assert manifest is not None and manifest.packed
+        assert assemble(manifest, pieces) == projection.encode(state)
+        assert sum(map(len, pieces.values())) * 3 < len(projection.encode(state)), "stored pieces are compressed"
         assert state_hash == projection.state_hash(state)
         chunked += sum(i != SKELETON for i in manifest.lists)
         for _ in range(2):  # cold, then from the cache
@@ -49,7 +51,7 @@ def test_full_chunks_are_shared_by_later_snapshots(oracle_full: Run) -> None:
     later = writer.pieces(full_fold(oracle_full.kernel, oracle_full.store, branch, head))
     first, second = decode_manifest(earlier.manifest), decode_manifest(later.manifest)
     assert first is not None and second is not None
-    full = {k for k, i in zip(first.pieces, first.lists) if i != SKELETON and _items(earlier.pieces[k]) == 3}
+    full = {k for k, i in zip(first.pieces, first.lists) if i != SKELETON and _items(unpack(first, earlier.pieces[k])) == 3}
     assert len(full) > 5 and full <= set(second.pieces)
     new = set(second.pieces) - set(first.pieces)
     assert sum(len(later.pieces[k]) for k in new) < sum(len(data) for data in later.pieces.values())
@@ -111,7 +113,8 @@ def _chunk_of(conn: sqlite3.Connection, at: int) -> tuple[Manifest, int]:
 def test_a_piece_with_edited_bytes_is_never_used_and_verify_names_it(world: WorldIndex, small_term: Term, tmp_path: Path) -> None:
     def edit(conn: sqlite3.Connection, at: int) -> None:
         manifest, n = _chunk_of(conn, at)
-        conn.execute("UPDATE snapshot_pieces SET data = replace(data, ?, ?) WHERE hash = ?", ('":"', '":"x', manifest.pieces[n]))
+        data = bytes(conn.execute("SELECT data FROM snapshot_pieces WHERE hash = ?", (manifest.pieces[n],)).fetchone()[0])
+        conn.execute("UPDATE snapshot_pieces SET data = ? WHERE hash = ?", (data[:-1] + bytes([data[-1] ^ 1]), manifest.pieces[n]))
 
     store, run, at = _tampered_copy(world, small_term, tmp_path, edit)
     encode = run.kernel.projection.encode
@@ -124,17 +127,45 @@ def test_a_piece_with_edited_bytes_is_never_used_and_verify_names_it(world: Worl
 def test_a_forged_piece_with_its_manifest_and_hash_redone_is_caught(world: WorldIndex, small_term: Term, tmp_path: Path) -> None:
     def edit(conn: sqlite3.Connection, at: int) -> None:
         manifest, n = _chunk_of(conn, at)
-        data = bytes(conn.execute("SELECT data FROM snapshot_pieces WHERE hash = ?", (manifest.pieces[n],)).fetchone()[0])
-        forged = data.replace(b'":"', b'":"x', 1)
-        assert forged != data
+        data = unpack(manifest, bytes(conn.execute("SELECT data FROM snapshot_pieces WHERE hash = ?", (manifest.pieces[n],)).fetchone()[0]))
+        forged = zstandard.ZstdCompressor().compress(data.replace(b'":"', b'":"x', 1))
         key = hashlib.sha256(forged).hexdigest()
         conn.execute("INSERT INTO snapshot_pieces (hash, data) VALUES (?, ?)", (key, forged))
         pieces = [key if i == n else k for i, k in enumerate(manifest.pieces)]
-        whole = b"".join(bytes(conn.execute("SELECT data FROM snapshot_pieces WHERE hash = ?", (k,)).fetchone()[0]) for k in pieces)
+        stored = {k: bytes(conn.execute("SELECT data FROM snapshot_pieces WHERE hash = ?", (k,)).fetchone()[0]) for k in pieces}
+        forged_manifest = Manifest(pieces=pieces, lists=manifest.lists, packed=True)
+        whole = assemble(forged_manifest, stored)
+        assert whole is not None and b'":"x' in whole
         conn.execute("UPDATE snapshots SET state = ?, state_hash = ? WHERE seq = ?",
-                     (encode_manifest(Manifest(pieces=pieces, lists=manifest.lists)), hashlib.sha256(whole).hexdigest(), at))
+                     (encode_manifest(forged_manifest), hashlib.sha256(whole).hexdigest(), at))
 
     store, run, at = _tampered_copy(world, small_term, tmp_path, edit)
     report = verify(run)
     assert report.mismatch is not None and (report.mismatch.seq, report.mismatch.check) == (at, "snapshot")
+    store.close()
+
+
+def test_snapshots_of_files_before_compression_still_seek_and_verify(world: WorldIndex, small_term: Term, tmp_path: Path) -> None:
+    """A manifest that starts with ``MAGIC`` names pieces stored as they are (files written before zstd)."""
+    store = SQLiteStore(tmp_path / "runs.db")
+    run = new_run(store, world, small_term, agent_name="oracle", seed=0)
+    run.session(make_agent("oracle", small_term, world), snapshot_every=10**9).run()
+    head = store.head(run.branch.id)[0]
+    writer = run.kernel.projection.writer(chunk_items=2)
+    for at in range(100, head, 300):
+        packed = writer.pieces(full_fold(run.kernel, store, run.branch.id, at))
+        manifest = decode_manifest(packed.manifest)
+        assert manifest is not None
+        plain = {key: unpack(manifest, data) for key, data in packed.pieces.items()}
+        keys = {key: hashlib.sha256(data).hexdigest() for key, data in plain.items()}
+        old = Manifest(pieces=[keys[k] for k in manifest.pieces], lists=manifest.lists)
+        assert encode_manifest(old).startswith(b"\x00campus snapshot pieces 1\n")
+        store.put_snapshot(run.branch.id, at, encode_manifest(old), packed.state_hash, {keys[k]: data for k, data in plain.items()})
+    latest = store.snapshot_at_or_before(run.branch.id, head, raw=True)
+    assert latest is not None and restore(run.kernel.projection, store, latest) is not None
+    encode = run.kernel.projection.encode
+    probes = range(0, head + 1, max(1, head // 40))
+    assert [encode(state_at(run.kernel, store, run.branch.id, s)) for s in probes] == \
+        [encode(full_fold(run.kernel, store, run.branch.id, s)) for s in probes]
+    assert verify(run).ok
     store.close()
