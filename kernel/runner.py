@@ -381,7 +381,7 @@ class Session:
         ``task_id`` is the open task's unless given (the task just ended)."""
         task_id = self.state.session.task_id if task_id is None else task_id
         for rule in (only,) if only is not None else self._rule_index.for_task(task_id):
-            if armed(rule, self.state.rules, self.task_events, task_id) and activated(rule, task_id, event, read=read):
+            if activated(rule, task_id, event, read=read) and armed(rule, self.state.rules, self.task_events, task_id):
                 for fired in fire(rule, self.state, self.kernel.world, self.kernel.guards, cause):
                     self._emit(fired)
 
@@ -480,7 +480,8 @@ class Session:
             call_id=call_id, task_id=card.id, tool=call.name, args=dict(call.args), positional=list(call.positional),
         )
         self._emit(called)
-        if self.rules:
+        rules = self._rule_index.for_task(card.id)
+        if rules:
             cause = self.state.seq
             self._fire_matching(called, cause=cause, read=True)
             self._fire_matching(called, cause=cause)
@@ -490,7 +491,7 @@ class Session:
         )
         for fact in outcome.facts:
             self._emit(fact)
-            if self.rules:
+            if rules:
                 self._fire_matching(fact, cause=self.state.seq)
         return call_id, outcome
 
@@ -510,7 +511,7 @@ class Session:
         ended = TaskEnded(task_id=card.id, outcome=outcome, reason=reason, turns=self.state.session.turns,
                           detail=detail, marks=marks)
         self._emit(ended)
-        if self.rules:
+        if self._rule_index.for_task(card.id):
             self._fire_matching(ended, cause=self.state.seq, task_id=card.id)
         log.debug("task ended", seq=self.state.seq, time=label(self.state.now), task=card.id, outcome=outcome,
                   reason=reason, turns=ended.turns)
