@@ -105,27 +105,52 @@ def settle(graph: nx.Graph, source: str, adjacency: Adjacency, until: str | None
     Nodes are settled in the total order (cost, hops, minutes, path), so every node settled
     on the way has its final best route too: callers may keep the result as a cache.
     """
-    if source not in graph:
-        raise RouteError(f"there is no building with id '{source}'")
-    if until is not None and until not in graph:
-        raise RouteError(f"there is no building with id '{until}'")
-    settled: Settled = {}
-    heap: list[tuple[int, int, int, tuple[str, ...]]] = [(0, 0, 0, (source,))]
-    pop, push = heapq.heappop, heapq.heappush
-    while heap:
-        entry = pop(heap)
-        path = entry[3]
-        node = path[-1]
-        if node in settled:
-            continue
-        settled[node] = entry
-        if node == until:
-            break
-        cost, hops, minutes = entry[0], entry[1] + 1, entry[2]
-        for neighbour, step, walk in adjacency[node]:
-            if neighbour not in settled:
-                push(heap, (cost + step, hops, minutes + walk, path + (neighbour,)))
-    return settled
+    return Search(graph, source, adjacency).until(until)
+
+
+class Search:
+    """``settle`` that can be taken further: ``until(target)`` goes on from where the last call stopped, so a
+    source asked about many targets settles each building once. The entries are totally ordered (no two
+    share a path), so the nodes come out in the same order as from a fresh search to the later target."""
+
+    def __init__(self, graph: nx.Graph, source: str, adjacency: Adjacency) -> None:
+        if source not in graph:
+            raise RouteError(f"there is no building with id '{source}'")
+        self.graph = graph
+        self.adjacency = adjacency
+        self.settled: Settled = {}
+        self._heap: list[tuple[int, int, int, tuple[str, ...]]] = [(0, 0, 0, (source,))]
+        self._unexpanded: tuple[int, int, int, tuple[str, ...]] | None = None
+        """The entry settled last whose walkways are not yet on the heap (the search stopped at it)."""
+
+    def until(self, target: str | None) -> Settled:
+        """Settle up to ``target`` (every node with None); the nodes settled so far, with their routes."""
+        if target is not None and target not in self.graph:
+            raise RouteError(f"there is no building with id '{target}'")
+        settled, heap, adjacency = self.settled, self._heap, self.adjacency
+        if target in settled:
+            return settled
+        pop, push = heapq.heappop, heapq.heappush
+        entry = self._unexpanded
+        self._unexpanded = None
+        while entry is not None or heap:
+            if entry is None:
+                entry = pop(heap)
+                path = entry[3]
+                node = path[-1]
+                if node in settled:
+                    entry = None
+                    continue
+                settled[node] = entry
+                if node == target:
+                    self._unexpanded = entry
+                    break
+            cost, hops, minutes, path = entry[0], entry[1] + 1, entry[2], entry[3]
+            for neighbour, step, walk in adjacency[path[-1]]:
+                if neighbour not in settled:
+                    push(heap, (cost + step, hops, minutes + walk, path + (neighbour,)))
+            entry = None
+        return settled
 
 
 def as_route(settled: Settled, source: str, target: str) -> Route:
