@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 import networkx as nx
 
 from campus.world.model import Building, Complex, World
-from campus.world.routes import Adjacency, Route, Search, as_route, edge_costs, join_legs
+from campus.world.routes import Adjacency, Route, Search, as_route, best_paths, edge_costs, join_legs
 
 
 class WorldIndex:
@@ -34,12 +34,19 @@ class WorldIndex:
         search = self._searches.get((source, wanted))
         if search is None or target not in search.settled:
             if search is None:
-                costs = self._costs.get(wanted)
-                if costs is None:
-                    costs = self._costs[wanted] = edge_costs(self.graph, dict(wanted))
-                search = self._searches[(source, wanted)] = Search(self.graph, source, costs)
+                search = self._searches[(source, wanted)] = Search(self.graph, source, self._adjacency(wanted))
             search.until(target)
         return as_route(search.settled, source, target)
+
+    def best_paths(self, source: str, target: str, constraints: Mapping[str, str] | None = None) -> list[list[str]]:
+        """Every least-cost path from ``source`` to ``target``, sorted (``routes.best_paths``)."""
+        return best_paths(self._adjacency(tuple(sorted((constraints or {}).items()))), source, target)
+
+    def _adjacency(self, wanted: tuple[tuple[str, str], ...]) -> Adjacency:
+        costs = self._costs.get(wanted)
+        if costs is None:
+            costs = self._costs[wanted] = edge_costs(self.graph, dict(wanted))
+        return costs
 
     def route_through(self, stops: Sequence[str], constraints: Mapping[str, str] | None = None) -> Route:
         """A multi-leg route visiting ``stops`` in order, each leg planned on its own."""

@@ -153,6 +153,43 @@ class Search:
         return settled
 
 
+def best_paths(adjacency: Adjacency, source: str, target: str) -> list[list[str]]:
+    """Every least-cost path from ``source`` to ``target`` (what ``nx.all_shortest_paths`` gives with the same
+    integer costs), sorted: a Dijkstra keeping every predecessor on a least-cost way, then the paths read back."""
+    if source not in adjacency or target not in adjacency:
+        raise RouteError(f"there is no building with id '{source if source not in adjacency else target}'")
+    best = {source: 0}
+    before: dict[str, list[str]] = {source: []}
+    done: set[str] = set()
+    heap = [(0, source)]
+    while heap:
+        cost, node = heapq.heappop(heap)
+        if node in done:
+            continue
+        done.add(node)
+        if node == target:
+            break
+        for neighbour, step, _ in adjacency[node]:
+            reach = cost + step
+            known = best.get(neighbour)
+            if known is None or reach < known:
+                best[neighbour], before[neighbour] = reach, [node]
+                heapq.heappush(heap, (reach, neighbour))
+            elif reach == known and neighbour not in done:
+                before[neighbour].append(node)
+    if target not in done:
+        raise RouteError(f"no walkway connects {source} and {target}")
+    paths: list[list[str]] = []
+    stack = [[target]]
+    while stack:
+        tail = stack.pop()
+        if tail[0] == source:
+            paths.append(tail)
+        else:
+            stack.extend([node, *tail] for node in before[tail[0]])
+    return sorted(paths)
+
+
 def as_route(settled: Settled, source: str, target: str) -> Route:
     entry = settled.get(target)
     if entry is None:
