@@ -480,8 +480,7 @@ class Session:
             call_id=call_id, task_id=card.id, tool=call.name, args=dict(call.args), positional=list(call.positional),
         )
         self._emit(called)
-        rules = self._rule_index.for_task(card.id)
-        if rules:
+        if self.rules:
             cause = self.state.seq
             self._fire_matching(called, cause=cause, read=True)
             self._fire_matching(called, cause=cause)
@@ -491,7 +490,7 @@ class Session:
         )
         for fact in outcome.facts:
             self._emit(fact)
-            if rules:
+            if self.rules:
                 self._fire_matching(fact, cause=self.state.seq)
         return call_id, outcome
 
