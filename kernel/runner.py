@@ -386,7 +386,7 @@ class Session:
         ``task_id`` is the open task's unless given (the task just ended)."""
         task_id = self.state.session.task_id if task_id is None else task_id
         for rule in (only,) if only is not None else self._rule_index.for_task(task_id):
-            if armed(rule, self.state.rules, self.task_events, task_id) and activated(rule, task_id, event, read=read):
+            if activated(rule, task_id, event, read=read) and armed(rule, self.state.rules, self.task_events, task_id):
                 for fired in fire(rule, self.state, self.kernel.world, self.kernel.guards, cause):
                     self._emit(fired)
 
@@ -515,7 +515,7 @@ class Session:
         ended = TaskEnded(task_id=card.id, outcome=outcome, reason=reason, turns=self.state.session.turns,
                           detail=detail, marks=marks)
         self._emit(ended)
-        if self.rules:
+        if self._rule_index.for_task(card.id):
             self._fire_matching(ended, cause=self.state.seq, task_id=card.id)
         log.debug("task ended", seq=self.state.seq, time=label(self.state.now), task=card.id, outcome=outcome,
                   reason=reason, turns=ended.turns)

@@ -171,7 +171,7 @@ def check_inputs(run: Run) -> Mismatch | None:
     for field in ("world_hash", "seed", "config"):
         if getattr(branch, field) != getattr(root, field):
             return Mismatch(seq=0, check=f"fork {field}", expected=str(getattr(root, field)), actual=str(getattr(branch, field)))
-    for kind, digest in (("world", branch.world_hash), ("term", root.term_hash), ("term", branch.term_hash)):
+    for kind, digest in dict.fromkeys((("world", branch.world_hash), ("term", root.term_hash), ("term", branch.term_hash))):
         try:
             actual = hashlib.sha256(run.store.get_blob(digest)).hexdigest()
         except (KeyError, StoreError):
@@ -310,16 +310,17 @@ class _ReExecution:
         if isinstance(event, Mismatch):
             return event
         cls = type(event)
-        fired = _fired(event)
+        fired = cls is TriggerSkipped or (cls is WorldChanged and bool(event.rule))  # type: ignore[attr-defined]
         # appended by the world clock or the rule clock, so it may come while a call is under way
         by_clock = event.cause == 0 if fired else cls in _CLOCK_TYPES  # type: ignore[attr-defined]
         problem = self._misplaced(row, event, cls, fired, by_clock)
         if problem is not None:
             return Mismatch(seq=row.seq, check="sequence", expected=problem, actual=row.kind)
         run, state = self.run, self.state
-        mismatch = self._check_expected(row, event, fired, by_clock)
-        if mismatch is not None:
-            return mismatch
+        if by_clock or fired or self.peeked is not None or self.clock_due or (self.timed and self.timed[0][0] <= row.t):
+            mismatch = self._check_expected(row, event, fired, by_clock)
+            if mismatch is not None:
+                return mismatch
         if self.composing.kinds:
             self.composing.see(row.seq, row.t, event)
         if cls is TaskReleased or cls is TaskComposed:
@@ -334,6 +335,8 @@ class _ReExecution:
                 return Mismatch(seq=row.seq, check="evaluation", expected=list(judged),
                                 actual=[event.outcome, event.detail, event.marks])
         run.kernel.projection.apply(state, row.seq, row.t, event)
+        if cls in _CLOCK_TYPES:
+            self._due_known = False
         if cls is TaskReleased:
             assert isinstance(event, TaskReleased)
             self.task_events = [event]
@@ -347,7 +350,7 @@ class _ReExecution:
             assert isinstance(event, ToolCalled)
             self.pending = self._rerun(event)
             self.call_t = row.t
-        elif cls is TaskEnded and self.rules:
+        elif cls is TaskEnded and self.rule_index.for_task(event.task_id):  # type: ignore[attr-defined]
             assert isinstance(event, TaskEnded)
             self.pending = self._firings(event, state.seq, task_id=event.task_id, task_events=list(self.task_events))
             self.task_events = []
@@ -399,7 +402,7 @@ class _ReExecution:
             return None
         if by_clock:
             return self._clock(row, event)  # type: ignore[arg-type]
-        due = self._due()
+        due = self._due_at if self._due_known else self._due()
         if due is not None and due <= row.t:
             return f"the world clock's event due at {due} first"
         if self.peeked is not None:
@@ -418,16 +421,16 @@ class _ReExecution:
         return "no rule firing here"
 
     def _due(self) -> int | None:
-        """When the world clock fires next (day starts and world changes are never late)."""
+        """When the world clock fires next (day starts and world changes are never late); it moves only when
+        a ``_CLOCK_TYPES`` event is applied, which sets ``_due_known`` back."""
         day, done = self.state.clock.day + 1, self.state.session.triggers_done
-        if (day, done) != self._due_after:
-            times = [day_start(day)] if day <= self.last_day else []
-            if done < len(self.triggers):
-                times.append(self.triggers[done].t)
-            self._due_after, self._due_at = (day, done), min(times) if times else None
+        times = [day_start(day)] if day <= self.last_day else []
+        if done < len(self.triggers):
+            times.append(self.triggers[done].t)
+        self._due_at, self._due_known = min(times) if times else None, True
         return self._due_at
 
-    _due_after: tuple[int, int] | None = None
+    _due_known = False
     _due_at: int | None = None
 
     def _clock(self, row: Row, event: DayStarted | WorldChanged) -> str | None:
@@ -440,7 +443,8 @@ class _ReExecution:
         if done >= len(self.triggers):
             return "no world change: the term has no more"
         trigger = self.triggers[done]
-        if row.t != trigger.t or canonical(event) != canonical(WorldChanged(change_id=trigger.id, change=trigger.change)):
+        expected = WorldChanged(change_id=trigger.id, change=trigger.change)
+        if row.t != trigger.t or not (_as_stored(expected, self.payload) or canonical(event) == canonical(expected)):
             return f"world change {trigger.id} at {trigger.t}"
         return None
 
@@ -597,7 +601,8 @@ class _ReExecution:
         (each followed by the rules it activates), then its result."""
         self.report.tool_calls += 1
         cause = self.state.seq
-        if self.rules:
+        rules = self.rule_index.for_task(event.task_id)
+        if rules:
             yield from self._firings(event, cause, read=True)
             yield from self._firings(event, cause)
         card = self.cards[self.state.session.next_task]
@@ -608,7 +613,7 @@ class _ReExecution:
         )
         for fact in outcome.facts:
             yield fact
-            if self.rules:
+            if rules:
                 yield from self._firings(fact, self.state.seq)
         yield result_event(event.call_id, outcome)
 
@@ -618,7 +623,7 @@ class _ReExecution:
         task_id = self.state.session.task_id if task_id is None else task_id
         for rule in (only,) if only is not None else self.rule_index.for_task(task_id):
             seen = self.task_events if task_events is None else task_events
-            if armed(rule, self.state.rules, seen, task_id) and activated(rule, task_id, event, read=read):
+            if activated(rule, task_id, event, read=read) and armed(rule, self.state.rules, seen, task_id):
                 yield from fire(rule, self.state, self.run.kernel.world, self.run.kernel.guards, cause)
 
     def finish(self) -> Mismatch | None:

@@ -74,6 +74,7 @@ they may run in either order.
 
 from __future__ import annotations
 
+import bisect
 import json
 import random
 from collections.abc import Callable, Sequence
@@ -982,11 +983,15 @@ def _place(ctx: TermContext, durations: Sequence[int], weeks: Sequence[int], own
     """Release times in order, each reserving its minutes; the earliest start of each is spread evenly over the
     first ``SPREAD_SHARE`` of the weeks' waking hours, leaving room for the appointments already reserved."""
     spread = _grid(weeks, STEP_ROUNDS)
+    grids: dict[int, list[int]] = {}
     times: list[int] = []
     after = 0
     for index, minutes in enumerate(durations):
         floor = max(after, spread[int(index * len(spread) * SPREAD_SHARE) // len(durations)])
-        candidates = [t for t in _grid(weeks, minutes) if t >= floor]
+        grid = grids.get(minutes)
+        if grid is None:
+            grid = grids[minutes] = _grid(weeks, minutes)
+        candidates = grid[bisect.bisect_left(grid, floor):]  # the grid ascends
         when = ctx.timeline.first_free(candidates, minutes, f"{owner} task {index + 1}")
         times.append(when)
         after = when + minutes

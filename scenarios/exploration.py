@@ -32,7 +32,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import msgspec
-import networkx as nx
 
 from campus.kernel.clock import MINUTES_PER_DAY, clock_label, date_label
 from campus.kernel.schedule import Trigger
@@ -40,7 +39,6 @@ from campus.scenarios.context import TermContext
 from campus.scenarios.task import Flags, Task
 from campus.scenarios.timeline import SLACK
 from campus.world.index import WorldIndex
-from campus.world.routes import edge_cost
 
 SCENARIO = "campus_exploration"
 PHASE = "daily_campus"
@@ -136,10 +134,7 @@ MAX_ROUTES = 64
 
 def optimal_routes(world: WorldIndex, stops: Sequence[str], constraints: dict[str, str]) -> list[list[str]]:
     """Every least-cost walk through ``stops`` in order (each leg any of its least-cost paths), the planned one first."""
-    def cost(a: str, b: str, data: dict[str, Any]) -> int:
-        return edge_cost(data, constraints)
-
-    legs = [sorted(nx.all_shortest_paths(world.graph, a, b, weight=cost)) for a, b in zip(stops, stops[1:])]
+    legs = [world.best_paths(a, b, constraints) for a, b in zip(stops, stops[1:])]
     planned = world.route_through(stops, constraints).path
     routes = [planned]
     for combination in itertools.product(*legs):

@@ -21,6 +21,7 @@ from __future__ import annotations
 import bisect
 import random
 from collections.abc import Iterable
+from typing import TypeGuard
 
 from campus.kernel.clock import MINUTES_PER_DAY
 
@@ -131,6 +132,10 @@ class Timeline:
         """The candidates ``is_free`` accepts, in the order given (one pass with the union bound locally)."""
         starts, ends = self._union()
         n = len(starts)
+        if minutes > 0 and _ascending_ints(candidates):
+            free_slices = _free_in_slices(candidates, minutes, starts, ends)
+            if free_slices is not None:
+                return free_slices
         search = bisect.bisect_right
         free = []
         for start in candidates:
@@ -148,6 +153,31 @@ class Timeline:
 
     def spans(self) -> list[tuple[int, int, str]]:
         return list(self._spans)
+
+
+def _ascending_ints(candidates: Iterable[int]) -> TypeGuard[range | list[int]]:
+    """A non-empty range or list of ints in ascending order (checked in C: no loop over them in Python)."""
+    if type(candidates) is range:
+        return candidates.step > 0 and bool(candidates)
+    return type(candidates) is list and bool(candidates) and set(map(type, candidates)) == {int} and sorted(candidates) == candidates
+
+
+def _free_in_slices(candidates: range | list[int], minutes: int, starts: list[int], ends: list[int]) -> list[int] | None:
+    """``free_among`` for ascending candidates, a gap at a time: between union parts j-1 and j the free starts are
+    those from ``ends[j-1]`` to ``starts[j] - minutes``, a slice of the candidates, so the cost follows the gaps
+    they span rather than their number (the generators ask about some 1.2M candidates per term). None when they
+    span so many gaps that testing each candidate is cheaper."""
+    first, last = candidates[0], candidates[-1]
+    low, high = bisect.bisect_right(starts, first), bisect.bisect_right(starts, last)
+    if 4 * (high - low) > len(candidates):
+        return None
+    free: list[int] = []
+    for j in range(low, high + 1):
+        lo = ends[j - 1] if j else first
+        hi = starts[j] - minutes if j < len(starts) else last
+        if lo <= hi:
+            free.extend(candidates[bisect.bisect_left(candidates, lo):bisect.bisect_right(candidates, hi)])
+    return free
 
 
 def _clear(starts: list[int], spans: list[tuple[int, int, str]], start: int, minutes: int) -> bool:

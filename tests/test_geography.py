@@ -14,7 +14,7 @@ from campus.kernel.tools import bind_arguments
 from campus.subsystems.geography import GEOGRAPHY, GEOGRAPHY_TOOLS, MAP_TOOLS
 from tests.conftest import SHARED
 from campus.world.index import WorldIndex
-from campus.world.routes import RouteError, check_constraints, find_route
+from campus.world.routes import RouteError, Search, check_constraints, edge_cost, edge_costs, find_route, settle
 from campus.world.stulife import load_map
 
 TOOLS = {t.name: t for t in MAP_TOOLS + GEOGRAPHY_TOOLS}
@@ -125,6 +125,32 @@ def test_the_route_cache_agrees_with_uncached_searches(world) -> None:
             for target in nodes[::11]:
                 if source != target:
                     assert world.route(source, target, constraints) == find_route(world.graph, source, target, constraints)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data(), covered=st.booleans())
+def test_best_paths_are_networkx_all_shortest_paths(world, data, covered) -> None:
+    constraints = {"rain_exposure": "Covered"} if covered else {}
+    nodes = sorted(world.buildings)
+    source, target = data.draw(st.sampled_from(nodes)), data.draw(st.sampled_from(nodes))
+    expected = sorted(nx.all_shortest_paths(world.graph, source, target, weight=lambda a, b, d: edge_cost(d, constraints)))
+    assert world.best_paths(source, target, constraints) == expected
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data(), covered=st.booleans())
+def test_a_search_taken_further_settles_as_a_fresh_one(world, data, covered) -> None:
+    """``Search.until`` goes on from the building it stopped at: each call's nodes, in order, are a fresh
+    ``settle`` to that target (or all of them with None), so the memoised routes are the uncached ones."""
+    nodes = sorted(world.buildings)
+    adjacency = edge_costs(world.graph, {"rain_exposure": "Covered"} if covered else {})
+    source = data.draw(st.sampled_from(nodes))
+    search = Search(world.graph, source, adjacency)
+    for target in data.draw(st.lists(st.one_of(st.none(), st.sampled_from(nodes)), min_size=1, max_size=6)):
+        fresh = settle(world.graph, source, adjacency, until=target)
+        got = list(search.until(target).items())
+        assert got[:len(fresh)] == list(fresh.items())
+        assert target is None or target in dict(got)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

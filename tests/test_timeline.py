@@ -126,6 +126,27 @@ def test_the_union_kept_up_to_date_answers_as_one_built_afresh(ops: list[tuple[b
         assert [t for t in range(-10, 360) if asked.is_free(t, minutes)] == fresh.free_among(range(-10, 360), minutes)
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.integers(0, 600), st.integers(0, 60)), max_size=30),
+       st.integers(-20, 600), st.integers(1, 700), st.sampled_from((1, 5, 15, 30, 45)), st.integers(-3, 90),
+       st.sampled_from(("range", "list", "some", "floats", "descending")))
+def test_free_among_by_gaps_answers_as_each_candidate_asked(
+        ops: list[tuple[bool, int, int]], first: int, span: int, step: int, minutes: int, shape: str) -> None:
+    """Ascending ranges and lists of ints are answered a gap at a time (slices between union parts); every shape,
+    that path or not, gives exactly the candidates ``is_free`` accepts, in the order given."""
+    timeline = Timeline()
+    for reserve, start, length in ops:
+        if reserve:
+            with contextlib.suppress(Overlap, ValueError):
+                timeline.reserve(start, length, "x")
+        else:
+            timeline.hold(start, length, "x")
+    steps = range(first, first + span, step)
+    candidates = {"range": steps, "list": list(steps), "some": list(steps)[::3] + [first + span] * 2,
+                  "floats": [t + 0.5 for t in steps], "descending": list(reversed(steps))}[shape]
+    assert timeline.free_among(candidates, minutes) == [t for t in candidates if timeline.is_free(t, minutes)]
+
+
 def test_a_change_to_the_timeline_is_counted() -> None:
     """``changes`` is what remembered answers (the disruptions' free starts of a day) are keyed on."""
     timeline = Timeline()

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 import networkx as nx
 
 from campus.world.model import Building, Complex, World
-from campus.world.routes import Adjacency, Route, Settled, as_route, edge_costs, join_legs, settle
+from campus.world.routes import Adjacency, Route, Search, as_route, best_paths, edge_costs, join_legs
 
 
 class WorldIndex:
@@ -24,19 +24,29 @@ class WorldIndex:
         self.zones: list[str] = sorted({b.zone for b in world.buildings})
         self.types: list[str] = sorted({b.type for b in world.buildings})
         self._costs: dict[tuple, Adjacency] = {}
-        self._settled: dict[tuple, Settled] = {}
+        self._searches: dict[tuple, Search] = {}
 
     def route(self, source: str, target: str, constraints: Mapping[str, str] | None = None) -> Route:
         """``find_route`` memoised. A search from a source settles many buildings before its
-        target, each with its final route, so the settled set is kept and answers later queries."""
+        target, each with its final route, so the search is kept: it answers later queries and goes on
+        from where it stopped for a target not settled yet."""
         wanted = tuple(sorted((constraints or {}).items()))
-        known = self._settled.get((source, wanted))
-        if known is None or target not in known:
-            costs = self._costs.get(wanted)
-            if costs is None:
-                costs = self._costs[wanted] = edge_costs(self.graph, dict(wanted))
-            known = self._settled[(source, wanted)] = settle(self.graph, source, costs, until=target)
-        return as_route(known, source, target)
+        search = self._searches.get((source, wanted))
+        if search is None or target not in search.settled:
+            if search is None:
+                search = self._searches[(source, wanted)] = Search(self.graph, source, self._adjacency(wanted))
+            search.until(target)
+        return as_route(search.settled, source, target)
+
+    def best_paths(self, source: str, target: str, constraints: Mapping[str, str] | None = None) -> list[list[str]]:
+        """Every least-cost path from ``source`` to ``target``, sorted (``routes.best_paths``)."""
+        return best_paths(self._adjacency(tuple(sorted((constraints or {}).items()))), source, target)
+
+    def _adjacency(self, wanted: tuple[tuple[str, str], ...]) -> Adjacency:
+        costs = self._costs.get(wanted)
+        if costs is None:
+            costs = self._costs[wanted] = edge_costs(self.graph, dict(wanted))
+        return costs
 
     def route_through(self, stops: Sequence[str], constraints: Mapping[str, str] | None = None) -> Route:
         """A multi-leg route visiting ``stops`` in order, each leg planned on its own."""

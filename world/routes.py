@@ -105,27 +105,89 @@ def settle(graph: nx.Graph, source: str, adjacency: Adjacency, until: str | None
     Nodes are settled in the total order (cost, hops, minutes, path), so every node settled
     on the way has its final best route too: callers may keep the result as a cache.
     """
-    if source not in graph:
-        raise RouteError(f"there is no building with id '{source}'")
-    if until is not None and until not in graph:
-        raise RouteError(f"there is no building with id '{until}'")
-    settled: Settled = {}
-    heap: list[tuple[int, int, int, tuple[str, ...]]] = [(0, 0, 0, (source,))]
-    pop, push = heapq.heappop, heapq.heappush
+    return Search(graph, source, adjacency).until(until)
+
+
+class Search:
+    """``settle`` that can be taken further: ``until(target)`` goes on from where the last call stopped, so a
+    source asked about many targets settles each building once. The entries are totally ordered (no two
+    share a path), so the nodes come out in the same order as from a fresh search to the later target."""
+
+    def __init__(self, graph: nx.Graph, source: str, adjacency: Adjacency) -> None:
+        if source not in graph:
+            raise RouteError(f"there is no building with id '{source}'")
+        self.graph = graph
+        self.adjacency = adjacency
+        self.settled: Settled = {}
+        self._heap: list[tuple[int, int, int, tuple[str, ...]]] = [(0, 0, 0, (source,))]
+        self._unexpanded: tuple[int, int, int, tuple[str, ...]] | None = None
+        """The entry settled last whose walkways are not yet on the heap (the search stopped at it)."""
+
+    def until(self, target: str | None) -> Settled:
+        """Settle up to ``target`` (every node with None); the nodes settled so far, with their routes."""
+        if target is not None and target not in self.graph:
+            raise RouteError(f"there is no building with id '{target}'")
+        settled, heap, adjacency = self.settled, self._heap, self.adjacency
+        if target in settled:
+            return settled
+        pop, push = heapq.heappop, heapq.heappush
+        entry = self._unexpanded
+        self._unexpanded = None
+        while entry is not None or heap:
+            if entry is None:
+                entry = pop(heap)
+                path = entry[3]
+                node = path[-1]
+                if node in settled:
+                    entry = None
+                    continue
+                settled[node] = entry
+                if node == target:
+                    self._unexpanded = entry
+                    break
+            cost, hops, minutes, path = entry[0], entry[1] + 1, entry[2], entry[3]
+            for neighbour, step, walk in adjacency[path[-1]]:
+                if neighbour not in settled:
+                    push(heap, (cost + step, hops, minutes + walk, path + (neighbour,)))
+            entry = None
+        return settled
+
+
+def best_paths(adjacency: Adjacency, source: str, target: str) -> list[list[str]]:
+    """Every least-cost path from ``source`` to ``target`` (what ``nx.all_shortest_paths`` gives with the same
+    integer costs), sorted: a Dijkstra keeping every predecessor on a least-cost way, then the paths read back."""
+    if source not in adjacency or target not in adjacency:
+        raise RouteError(f"there is no building with id '{source if source not in adjacency else target}'")
+    best = {source: 0}
+    before: dict[str, list[str]] = {source: []}
+    done: set[str] = set()
+    heap = [(0, source)]
     while heap:
-        entry = pop(heap)
-        path = entry[3]
-        node = path[-1]
-        if node in settled:
+        cost, node = heapq.heappop(heap)
+        if node in done:
             continue
-        settled[node] = entry
-        if node == until:
+        done.add(node)
+        if node == target:
             break
-        cost, hops, minutes = entry[0], entry[1] + 1, entry[2]
-        for neighbour, step, walk in adjacency[node]:
-            if neighbour not in settled:
-                push(heap, (cost + step, hops, minutes + walk, path + (neighbour,)))
-    return settled
+        for neighbour, step, _ in adjacency[node]:
+            reach = cost + step
+            known = best.get(neighbour)
+            if known is None or reach < known:
+                best[neighbour], before[neighbour] = reach, [node]
+                heapq.heappush(heap, (reach, neighbour))
+            elif reach == known and neighbour not in done:
+                before[neighbour].append(node)
+    if target not in done:
+        raise RouteError(f"no walkway connects {source} and {target}")
+    paths: list[list[str]] = []
+    stack = [[target]]
+    while stack:
+        tail = stack.pop()
+        if tail[0] == source:
+            paths.append(tail)
+        else:
+            stack.extend([node, *tail] for node in before[tail[0]])
+    return sorted(paths)
 
 
 def as_route(settled: Settled, source: str, target: str) -> Route:
