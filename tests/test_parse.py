@@ -696,6 +696,16 @@ _PLAIN = st.text(st.characters(blacklist_characters='"\\\n', blacklist_categorie
     st.characters(max_codepoint=127, blacklist_characters='"\\\n'), max_size=30)
 
 
+def _full_parse(block: str, name: str) -> Any:
+    """What the full parser (the fast paths' test oracle) makes of a call block: a call or the refusal."""
+    from campus.kernel.parse import _CallParser, _Reject
+
+    try:
+        return _CallParser(block, name, len(name)).parse()
+    except _Reject as reject:
+        return reject.invalid
+
+
 @given(
     name=st.sampled_from(["calendar.add_event", "email.send_email", "finish", "x"]),
     pairs=st.lists(st.tuples(_KEYS, _PLAIN), max_size=5),
@@ -703,17 +713,14 @@ _PLAIN = st.text(st.characters(blacklist_characters='"\\\n', blacklist_categorie
     tail=st.sampled_from(["", ")", " trailing words", ", x=1)"]),
 )
 def test_the_fast_path_agrees_with_the_full_parser(name: str, pairs: list, spaces: str, tail: str) -> None:
-    from campus.kernel.parse import _CallParser, _Reject, _simple_call
+    from campus.kernel.parse import _simple_call
 
     inner = f",{spaces}".join(f'{key}{spaces}={spaces}"{value}"' for key, value in pairs)
     block = f"{name}({spaces}{inner}{spaces}){tail}"
     fast = _simple_call(block, name, len(name))
     if fast is None:
         return
-    try:
-        full = _CallParser(block, name, len(name)).parse()
-    except _Reject as reject:
-        full = reject.invalid
+    full = _full_parse(block, name)
     assert fast == full
     if isinstance(fast, Call):  # the same arguments in the same order, as handlers and messages see them
         assert isinstance(full, Call) and list(fast.args.items()) == list(full.args.items())
@@ -754,17 +761,14 @@ _VALUE = st.recursive(_TEXT, lambda inner: st.lists(inner, max_size=3) | st.list
 @given(data=st.data(), pairs=st.lists(st.tuples(_KEYS, _VALUE), min_size=1, max_size=3),
        name=st.sampled_from(["geography.walk_to", "x", "finish"]))
 def test_the_literal_fast_path_agrees_with_the_full_parser(data: Any, pairs: list, name: str) -> None:
-    from campus.kernel.parse import _CallParser, _Reject, _literal_call
+    from campus.kernel.parse import _literal_call
 
     inner = ", ".join(f"{key}={_render(value, data.draw)}" for key, value in pairs)
     block = f"{name}({inner}){data.draw(st.sampled_from(['', ' tail', ')']))}"
     fast = _literal_call(block, name, len(name))
     if fast is None:
         return
-    try:
-        full = _CallParser(block, name, len(name)).parse()
-    except _Reject as reject:
-        full = reject.invalid
+    full = _full_parse(block, name)
     assert fast == full
     assert isinstance(fast, Call) and isinstance(full, Call) and list(fast.args.items()) == list(full.args.items())
 
