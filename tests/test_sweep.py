@@ -260,9 +260,10 @@ def _interruptible() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def start_long_sweep(directory: Path, attempts: int = 3) -> tuple[subprocess.Popen, list[int], Path]:
-    """A sweep caught while both workers are in the middle of a run. Whole runs take about a
-    second here, so a poll can miss the moment: then the sweep is started again on a new file."""
+def start_long_sweep(directory: Path, attempts: int = 8) -> tuple[subprocess.Popen, list[int], Path]:
+    """A sweep caught while both workers are in the middle of a run. Whole runs take well under a
+    second here, so a poll can miss the moment (three misses in a row were seen on a loaded machine):
+    then the sweep is started again on a new file."""
     for attempt in range(attempts):
         db = directory / f"runs-{attempt}.db"
         process = subprocess.Popen(sweep_command(*long_sweep_args(db)), cwd=directory,
