@@ -458,12 +458,10 @@ def _study_listing(
 ) -> tuple[list[str], dict[str, Any]]:
     booked = room_bookings(view.state.reservation, place.building_id, room.id, day)
     earliest = _earliest(view, day)
-    offered: list[tuple[Seat, Sequence[tuple[int, int]], list[Booking]]] = []
     part: ReservationState = view.state.reservation
     key = shape_key(place.building_id, room.id, day)
     if key in part.closed:
-        return [f"{_room_label(room)}, {room.floor}, study area: closed on {date_label(day)}."], {
-            "room_id": room.id, "name": room.name, "floor": room.floor, "kind": room.kind, "closed": True, "seats": []}
+        return _closed_listing(room, day)
     low, high = room_hours(part, key)
     idle, idle_spans, idle_free = _idle(earliest, low, high)
     seats = open_seats(view, place, room, day)
@@ -474,31 +472,15 @@ def _study_listing(
         listed = [heads[id(seat)] + idle_free for seat in shown]
         seats_data = [{"seat_id": seat.id, "features": list(seat.features), "free": list(idle_spans)} for seat in shown]
     else:
-        for seat in seats:
-            seat = seat_now(part, seat)
-            if not all(f in seat.features for f in features):
-                continue
-            busy = booked.get(seat.id)
-            windows: Sequence[tuple[int, int]] = idle if busy is None else _within(free_windows(busy, earliest), low, high)
-            if windows:
-                offered.append((seat, windows, busy or []))
+        offered = _offered(part, seats, booked, features, idle, earliest, low, high)
         total = len(offered)
         listed, seats_data = [], []
-        for seat, windows, busy in offered[:limit]:
+        for _, seat, windows, busy in offered[:limit]:
             spans: Sequence[str] = idle_spans if windows is idle else _spans(windows)
             listed.append(f"{_seat_head(seat)}{', '.join(spans)}{_booked_note(busy)}")
             seats_data.append({"seat_id": seat.id, "features": list(seat.features), "free": list(spans)})
-    if features:
-        count = f"{total} open seat(s) have {', '.join(features)}"
-    else:
-        count = f"{total} of {len(place.distinct[id(room)])} seats open"
-    note = f" (open only {_span(low, high)} that day)" if (low, high) != (OPEN, CLOSE) else ""
-    lines = [f"{_room_label(room)}, {room.floor}, study area (book one seat){note}: {count}.", *listed]
-    if total > limit:
-        lines.append(
-            f"  ... and {total - limit} more open seats; narrow the list with room=\"{_room_label(room)}\" "
-            "and/or features=[...]."
-        )
+    count, note = _room_count(place, room, total, features), _hours_note(low, high)
+    lines = [f"{_room_label(room)}, {room.floor}, study area (book one seat){note}: {count}.", *listed, *_more(room, total, limit)]
     data = {"room_id": room.id, "name": room.name, "floor": room.floor, "kind": room.kind, "open_seats": total, "seats": seats_data}
     return lines, data
 
@@ -512,8 +494,7 @@ def _compact_study_listing(
     part: ReservationState = view.state.reservation
     key = shape_key(place.building_id, room.id, day)
     if key in part.closed:
-        return [f"{_room_label(room)}, {room.floor}, study area: closed on {date_label(day)}."], {
-            "room_id": room.id, "name": room.name, "floor": room.floor, "kind": room.kind, "closed": True, "seats": []}
+        return _closed_listing(room, day)
     earliest = _earliest(view, day)
     low, high = room_hours(part, key)
     idle, idle_spans, idle_free = _idle(earliest, low, high)
@@ -527,44 +508,69 @@ def _compact_study_listing(
         lines = place.lines
         listed = [lines[id(seat)] for seat in shown]
     else:
-        offered: list[tuple[Seat, list[str], Sequence[tuple[int, int]], list[Booking]]] = []
-        for seat in seats:
-            features_now = seat_now(part, seat).features
-            if not all(f in features_now for f in features):
-                continue
-            busy = booked.get(seat.id)
-            windows: Sequence[tuple[int, int]] = idle if busy is None else _within(free_windows(busy, earliest), low, high)
-            if windows:
-                offered.append((seat, features_now, windows, busy or []))
+        offered = _offered(part, seats, booked, features, idle, earliest, low, high)
         total = len(offered)
         shown, listed = [], []
-        for seat, features_now, windows, busy in offered[:limit]:
+        for seat, now, windows, busy in offered[:limit]:
             shown.append(seat)
-            line = f"  - {short[id(seat)]} [{', '.join(features_now)}]"
+            line = f"  - {short[id(seat)]} [{', '.join(now.features)}]"
             if windows is not idle:
                 spans = _spans(windows)
                 own[short[id(seat)]] = spans
                 line += f": free {', '.join(spans)}{_booked_note(busy)}"
             listed.append(line)
-    if features:
-        count = f"{total} open seat(s) have {', '.join(features)}"
-    else:
-        count = f"{total} of {len(place.distinct[id(room)])} seats open"
-    note = f" (open only {_span(low, high)} that day)" if (low, high) != (OPEN, CLOSE) else ""
+    count, note = _room_count(place, room, total, features), _hours_note(low, high)
     ids = [short[id(seat)] for seat in shown]
     free = f", each free {idle_free}{' unless noted' if own else ''}" if shown else ""
     spelled = next((f"; seat_id as listed or whole, e.g. '{seat.id}'" for seat in shown if short[id(seat)] != seat.id), "")
-    lines_out = [f"{_room_label(room)}, {room.floor}, study area (book one seat){note}: {count}{free}{spelled}.", *listed]
-    if total > limit:
-        lines_out.append(
-            f"  ... and {total - limit} more open seats; narrow the list with room=\"{_room_label(room)}\" "
-            "and/or features=[...]."
-        )
+    lines_out = [f"{_room_label(room)}, {room.floor}, study area (book one seat){note}: {count}{free}{spelled}.", *listed,
+                 *_more(room, total, limit)]
     data: dict[str, Any] = {"room_id": room.id, "name": room.name, "floor": room.floor, "kind": room.kind,
                             "open_seats": total, "free": list(idle_spans) if shown else [], "seats": ids}
     if own:
         data["free_by_seat"] = own
     return lines_out, data
+
+
+def _offered(
+    part: ReservationState, seats: list[Seat], booked: dict[str, list[Booking]], features: list[str],
+    idle: Sequence[tuple[int, int]], earliest: int, low: int, high: int,
+) -> list[tuple[Seat, Seat, Sequence[tuple[int, int]], list[Booking]]]:
+    """The open seats with every feature asked for (as the seat is now) and some free time: each as (the world's
+    seat, the seat now, its free windows — ``idle`` itself when no booking cuts them — and its bookings)."""
+    offered = []
+    for seat in seats:
+        now = seat_now(part, seat)
+        if not all(f in now.features for f in features):
+            continue
+        busy = booked.get(seat.id)
+        windows: Sequence[tuple[int, int]] = idle if busy is None else _within(free_windows(busy, earliest), low, high)
+        if windows:
+            offered.append((seat, now, windows, busy or []))
+    return offered
+
+
+def _closed_listing(room: Room, day: int) -> tuple[list[str], dict[str, Any]]:
+    return [f"{_room_label(room)}, {room.floor}, study area: closed on {date_label(day)}."], {
+        "room_id": room.id, "name": room.name, "floor": room.floor, "kind": room.kind, "closed": True, "seats": []}
+
+
+def _room_count(place: Place, room: Room, total: int, features: list[str]) -> str:
+    if features:
+        return f"{total} open seat(s) have {', '.join(features)}"
+    return f"{total} of {len(place.distinct[id(room)])} seats open"
+
+
+def _hours_note(low: int, high: int) -> str:
+    return f" (open only {_span(low, high)} that day)" if (low, high) != (OPEN, CLOSE) else ""
+
+
+def _more(room: Room, total: int, limit: int) -> list[str]:
+    """The line after a listing cut at ``limit`` seats of ``total``, if it was cut."""
+    if total <= limit:
+        return []
+    return [f"  ... and {total - limit} more open seats; narrow the list with room=\"{_room_label(room)}\" "
+            "and/or features=[...]."]
 
 
 @functools.lru_cache(maxsize=1_024)
