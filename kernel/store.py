@@ -874,6 +874,5 @@ def open_store(path: str | Path | None) -> EventStore:
     return SQLiteStore(path)
 
 
-
 def _utf8(payload: str | bytes) -> bytes:
     return payload if isinstance(payload, bytes) else payload.encode()

@@ -58,11 +58,11 @@ from campus.events import (
     WorldChanged,
     agent_link,
     canonical,
-    rules_of,
     chain_hash,
     decode_event,
     decode_events,
     genesis_hash,
+    rules_of,
 )
 from campus.kernel.clock import day_of, day_start
 from campus.kernel.parse import Answer, Call, Finish, Invalid
@@ -284,6 +284,8 @@ class _ReExecution:
         self.peeked: Event | None = None
         """The next expected event, derived before a clock event may change the state (a call's result
         comes after its minutes, but was computed when it was dispatched)."""
+        self.rules_version = rules_of(run.branch.config)
+        """The version of the world's rules the run's handlers followed (re-execution follows it too)."""
         self.wire = False
         """Whether the latest reply was a native function call (its tools are named by wire names)."""
         self.action: Call | Answer | Finish | Invalid | None = None
@@ -317,10 +319,9 @@ class _ReExecution:
         if problem is not None:
             return Mismatch(seq=row.seq, check="sequence", expected=problem, actual=row.kind)
         run, state = self.run, self.state
-        if by_clock or fired or self.peeked is not None or self.clock_due or (self.timed and self.timed[0][0] <= row.t):
-            mismatch = self._check_expected(row, event, fired, by_clock)
-            if mismatch is not None:
-                return mismatch
+        mismatch = self._check_expected(row, event, fired, by_clock)
+        if mismatch is not None:
+            return mismatch
         if self.composing.kinds:
             self.composing.see(row.seq, row.t, event)
         if cls is TaskReleased or cls is TaskComposed:
@@ -559,6 +560,8 @@ class _ReExecution:
         return None
 
     def _check_expected(self, row: Row, event: Event, fired: bool, by_clock: bool) -> Mismatch | None:
+        if not (by_clock or fired or self.peeked is not None or self.clock_due or (self.timed and self.timed[0][0] <= row.t)):
+            return None  # nothing is expected here: no clock, no firing, no timed rule due, no re-executed event waiting
         if by_clock and self.peeked is not None and not isinstance(self.peeked, ToolResult):
             # firings and facts follow what caused them at once; only a call's result waits for its minutes
             return _compare(row, self.payload, "rule firing" if _fired(self.peeked) else "re-execution", self.peeked, event)
@@ -609,7 +612,7 @@ class _ReExecution:
         outcome = self.run.kernel.dispatch(
             self.state, task_id=event.task_id, name=event.tool, args=event.args,
             positional=event.positional, systems=card.systems, seed=self.run.branch.seed, wire=self.wire,
-            rules=rules_of(self.run.branch.config),
+            rules=self.rules_version,
         )
         for fact in outcome.facts:
             yield fact
