@@ -156,6 +156,8 @@ class Place:
         self.lines = {id(seat): f"  - {self.short[id(seat)]} [{', '.join(seat.features)}]" for room in self.rooms
                       for seat in room.seats}
         """``id`` of a seat of ``rooms`` -> its line in a compact listing when it is free at the room's common times."""
+        self.feature_sets = {id(seat): frozenset(seat.features) for room in self.rooms for seat in room.seats}
+        """``id`` of a seat of ``rooms`` -> its features in the world, as a set."""
         self.room_names: tuple[dict[str, list[Room]], ...] = tuple({} for _ in _ROOM_NAMINGS)
         """For each way of naming a room that ``match_rooms`` tries, in its order: the case-folded name -> the rooms."""
         for names, naming in zip(self.room_names, _ROOM_NAMINGS):
@@ -282,12 +284,50 @@ def _distinct(seats: Sequence[Seat]) -> list[Seat]:
 def room_bookings(part: ReservationState, building_id: str, room_id: str, day: int) -> dict[str, list[Booking]]:
     """A room's bookings on a day by seat id ("" for the whole room), each list by start time."""
     grouped: dict[str, list[Booking]] = {}
-    for booking in part.bookings:
-        if booking.day == day and booking.location_id == building_id and booking.room_id == room_id:
-            grouped.setdefault(booking.seat_id, []).append(booking)
+    for booking in _booking_index(part.bookings).get((building_id, room_id, day), ()):
+        grouped.setdefault(booking.seat_id, []).append(booking)
     for bookings in grouped.values():
         bookings.sort(key=lambda b: (b.start, b.end, b.booking_id))
     return grouped
+
+
+class _BookingIndex:
+    """One ``ReservationState.bookings`` list (held, so its ``id`` stays its own) by (building, room, day), in log
+    order. Reducers only append to that list (as snapshots also assume), so the index follows it by adding the
+    bookings appended since it last looked; a list that shrank or whose last indexed item changed is indexed anew."""
+
+    def __init__(self, bookings: list[Booking]) -> None:
+        self.bookings = bookings
+        self.count = 0
+        self.rooms: dict[tuple[str, str, int], list[Booking]] = {}
+
+    def current(self) -> dict[tuple[str, str, int], list[Booking]]:
+        bookings = self.bookings
+        if self.count > len(bookings) or (self.count and bookings[self.count - 1] is not self.last):
+            self.count, self.rooms = 0, {}
+        rooms = self.rooms
+        for booking in bookings[self.count:]:
+            rooms.setdefault((booking.location_id, booking.room_id, booking.day), []).append(booking)
+        if len(bookings) > self.count:
+            self.count, self.last = len(bookings), bookings[-1]
+        return rooms
+
+    last: Booking | None = None
+
+
+INDEXES_KEPT = 8
+"""Bookings lists whose index is kept (one per state in use: a session's, a fork's, a seek's); past it the oldest goes."""
+_INDEXES: dict[int, _BookingIndex] = {}
+
+
+def _booking_index(bookings: list[Booking]) -> dict[tuple[str, str, int], list[Booking]]:
+    """The bookings by (building, room, day), each list in log order (what a scan of ``bookings`` finds)."""
+    index = _INDEXES.get(id(bookings))
+    if index is None:
+        if len(_INDEXES) >= INDEXES_KEPT:
+            del _INDEXES[next(iter(_INDEXES))]
+        index = _INDEXES[id(bookings)] = _BookingIndex(bookings)
+    return index.current()
 
 
 def free_windows(busy: Sequence[Booking], earliest: int) -> list[tuple[int, int]]:
@@ -463,22 +503,16 @@ def _study_listing(
     if key in part.closed:
         return _closed_listing(room, day)
     low, high = room_hours(part, key)
-    idle, idle_spans, idle_free = _idle(earliest, low, high)
+    idle, idle_spans, _ = _idle(earliest, low, high)
     seats = open_seats(view, place, room, day)
-    if not (booked or features or part.features):  # every open seat is free at the same times
-        shown = seats[:limit] if idle else []
-        total = len(seats) if idle else 0
-        heads = place.heads
-        listed = [heads[id(seat)] + idle_free for seat in shown]
-        seats_data = [{"seat_id": seat.id, "features": list(seat.features), "free": list(idle_spans)} for seat in shown]
-    else:
-        offered = _offered(part, seats, booked, features, idle, earliest, low, high)
-        total = len(offered)
-        listed, seats_data = [], []
-        for _, seat, windows, busy in offered[:limit]:
-            spans: Sequence[str] = idle_spans if windows is idle else _spans(windows)
-            listed.append(f"{_seat_head(seat)}{', '.join(spans)}{_booked_note(busy)}")
-            seats_data.append({"seat_id": seat.id, "features": list(seat.features), "free": list(spans)})
+    total, offered = _offered(part, place, seats, booked, features, idle, earliest, low, high, limit)
+    heads = place.heads
+    listed, seats_data = [], []
+    for seat, now, windows, busy in offered:
+        spans: Sequence[str] = idle_spans if windows is idle else _spans(windows)
+        head = heads[id(seat)] if now is seat else _seat_head(now)
+        listed.append(f"{head}{', '.join(spans)}{_booked_note(busy)}")
+        seats_data.append({"seat_id": now.id, "features": list(now.features), "free": list(spans)})
     count, note = _room_count(place, room, total, features), _hours_note(low, high)
     lines = [f"{_room_label(room)}, {room.floor}, study area (book one seat){note}: {count}.", *listed, *_more(room, total, limit)]
     data = {"room_id": room.id, "name": room.name, "floor": room.floor, "kind": room.kind, "open_seats": total, "seats": seats_data}
@@ -499,26 +533,19 @@ def _compact_study_listing(
     low, high = room_hours(part, key)
     idle, idle_spans, idle_free = _idle(earliest, low, high)
     seats = open_seats(view, place, room, day)
-    short = place.short
+    short, lines = place.short, place.lines
     own: dict[str, list[str]] = {}
     booked = room_bookings(part, place.building_id, room.id, day) if part.bookings else {}
-    if not (booked or features or part.features):  # every open seat is free at the same times
-        total = len(seats) if idle else 0
-        shown = seats[:limit] if idle else []
-        lines = place.lines
-        listed = [lines[id(seat)] for seat in shown]
-    else:
-        offered = _offered(part, seats, booked, features, idle, earliest, low, high)
-        total = len(offered)
-        shown, listed = [], []
-        for seat, now, windows, busy in offered[:limit]:
-            shown.append(seat)
-            line = f"  - {short[id(seat)]} [{', '.join(now.features)}]"
-            if windows is not idle:
-                spans = _spans(windows)
-                own[short[id(seat)]] = spans
-                line += f": free {', '.join(spans)}{_booked_note(busy)}"
-            listed.append(line)
+    total, offered = _offered(part, place, seats, booked, features, idle, earliest, low, high, limit)
+    shown, listed = [], []
+    for seat, now, windows, busy in offered:
+        shown.append(seat)
+        line = lines[id(seat)] if now is seat else f"  - {short[id(seat)]} [{', '.join(now.features)}]"
+        if windows is not idle:
+            spans = _spans(windows)
+            own[short[id(seat)]] = spans
+            line += f": free {', '.join(spans)}{_booked_note(busy)}"
+        listed.append(line)
     count, note = _room_count(place, room, total, features), _hours_note(low, high)
     ids = [short[id(seat)] for seat in shown]
     free = f", each free {idle_free}{' unless noted' if own else ''}" if shown else ""
@@ -532,22 +559,42 @@ def _compact_study_listing(
     return lines_out, data
 
 
+Offer = tuple[Seat, Seat, Sequence[tuple[int, int]], list[Booking]]
+"""An offered seat: the world's seat, the seat now, its free windows (``idle`` itself when no booking cuts them), its
+bookings."""
+
+
 def _offered(
-    part: ReservationState, seats: list[Seat], booked: dict[str, list[Booking]], features: list[str],
-    idle: Sequence[tuple[int, int]], earliest: int, low: int, high: int,
-) -> list[tuple[Seat, Seat, Sequence[tuple[int, int]], list[Booking]]]:
-    """The open seats with every feature asked for (as the seat is now) and some free time: each as (the world's
-    seat, the seat now, its free windows — ``idle`` itself when no booking cuts them — and its bookings)."""
+    part: ReservationState, place: Place, seats: list[Seat], booked: dict[str, list[Booking]], features: list[str],
+    idle: Sequence[tuple[int, int]], earliest: int, low: int, high: int, limit: int,
+) -> tuple[int, list[Offer]]:
+    """How many of the open seats have every feature asked for (as the seat is now) and some free time, and the
+    first ``limit`` of them. A booked seat's windows lie inside ``idle``, so with no idle time nothing is offered."""
+    if not idle:
+        return 0, []
+    if features:
+        seats = _with_features(part, place, seats, frozenset(features))
+    if not booked:
+        return len(seats), [(seat, seat_now(part, seat), idle, []) for seat in seats[:limit]]
     offered = []
+    total = 0
     for seat in seats:
-        now = seat_now(part, seat)
-        if not all(f in now.features for f in features):
-            continue
         busy = booked.get(seat.id)
         windows: Sequence[tuple[int, int]] = idle if busy is None else _within(free_windows(busy, earliest), low, high)
         if windows:
-            offered.append((seat, now, windows, busy or []))
-    return offered
+            total += 1
+            if total <= limit:
+                offered.append((seat, seat_now(part, seat), windows, busy or []))
+    return total, offered
+
+
+def _with_features(part: ReservationState, place: Place, seats: list[Seat], wanted: frozenset[str]) -> list[Seat]:
+    """The seats that have every ``wanted`` feature now (a trigger may have changed a seat's)."""
+    having, changed = place.feature_sets, part.features
+    if not changed:
+        return [seat for seat in seats if wanted <= having[id(seat)]]
+    return [seat for seat in seats
+            if wanted <= (having[id(seat)] if seat.id not in changed else frozenset(changed[seat.id]))]
 
 
 def _closed_listing(room: Room, day: int) -> tuple[list[str], dict[str, Any]]:
