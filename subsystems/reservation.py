@@ -156,8 +156,8 @@ class Place:
         self.lines = {id(seat): f"  - {self.short[id(seat)]} [{', '.join(seat.features)}]" for room in self.rooms
                       for seat in room.seats}
         """``id`` of a seat of ``rooms`` -> its line in a compact listing when it is free at the room's common times."""
-        self.feature_sets = {id(seat): frozenset(seat.features) for room in self.rooms for seat in room.seats}
-        """``id`` of a seat of ``rooms`` -> its features in the world, as a set."""
+        self.having: dict[tuple[int, frozenset[str]], frozenset[str]] = {}
+        """(``id`` of one of ``rooms``, features) -> the ids of its seats that have them all in the world (``with_all``)."""
         self.room_names: tuple[dict[str, list[Room]], ...] = tuple({} for _ in _ROOM_NAMINGS)
         """For each way of naming a room that ``match_rooms`` tries, in its order: the case-folded name -> the rooms."""
         for names, naming in zip(self.room_names, _ROOM_NAMINGS):
@@ -168,6 +168,14 @@ class Place:
 
     def describe(self) -> str:
         return f"{self.name} ({self.building_id})"
+
+    def with_all(self, room: Room, wanted: frozenset[str]) -> frozenset[str]:
+        """The ids of the room's seats that have every ``wanted`` feature in the world, found once per features asked."""
+        key = (id(room), wanted)
+        found = self.having.get(key)
+        if found is None:
+            found = self.having[key] = frozenset(seat.id for seat in room.seats if wanted <= set(seat.features))
+        return found
 
 
 def _seat_head(seat: Seat) -> str:
@@ -505,7 +513,7 @@ def _study_listing(
     low, high = room_hours(part, key)
     idle, idle_spans, _ = _idle(earliest, low, high)
     seats = open_seats(view, place, room, day)
-    total, offered = _offered(part, place, seats, booked, features, idle, earliest, low, high, limit)
+    total, offered = _offered(part, place, room, seats, booked, features, idle, earliest, low, high, limit)
     heads = place.heads
     listed, seats_data = [], []
     for seat, now, windows, busy in offered:
@@ -536,7 +544,7 @@ def _compact_study_listing(
     short, lines = place.short, place.lines
     own: dict[str, list[str]] = {}
     booked = room_bookings(part, place.building_id, room.id, day) if part.bookings else {}
-    total, offered = _offered(part, place, seats, booked, features, idle, earliest, low, high, limit)
+    total, offered = _offered(part, place, room, seats, booked, features, idle, earliest, low, high, limit)
     shown, listed = [], []
     for seat, now, windows, busy in offered:
         shown.append(seat)
@@ -565,15 +573,15 @@ bookings."""
 
 
 def _offered(
-    part: ReservationState, place: Place, seats: list[Seat], booked: dict[str, list[Booking]], features: list[str],
-    idle: Sequence[tuple[int, int]], earliest: int, low: int, high: int, limit: int,
+    part: ReservationState, place: Place, room: Room, seats: list[Seat], booked: dict[str, list[Booking]],
+    features: list[str], idle: Sequence[tuple[int, int]], earliest: int, low: int, high: int, limit: int,
 ) -> tuple[int, list[Offer]]:
     """How many of the open seats have every feature asked for (as the seat is now) and some free time, and the
     first ``limit`` of them. A booked seat's windows lie inside ``idle``, so with no idle time nothing is offered."""
     if not idle:
         return 0, []
     if features:
-        seats = _with_features(part, place, seats, frozenset(features))
+        seats = _with_features(part, place, room, seats, frozenset(features))
     if not booked:
         return len(seats), [(seat, seat_now(part, seat), idle, []) for seat in seats[:limit]]
     offered = []
@@ -588,13 +596,12 @@ def _offered(
     return total, offered
 
 
-def _with_features(part: ReservationState, place: Place, seats: list[Seat], wanted: frozenset[str]) -> list[Seat]:
+def _with_features(part: ReservationState, place: Place, room: Room, seats: list[Seat], wanted: frozenset[str]) -> list[Seat]:
     """The seats that have every ``wanted`` feature now (a trigger may have changed a seat's)."""
-    having, changed = place.feature_sets, part.features
+    having, changed = place.with_all(room, wanted), part.features
     if not changed:
-        return [seat for seat in seats if wanted <= having[id(seat)]]
-    return [seat for seat in seats
-            if wanted <= (having[id(seat)] if seat.id not in changed else frozenset(changed[seat.id]))]
+        return [seat for seat in seats if seat.id in having]
+    return [seat for seat in seats if (seat.id in having if seat.id not in changed else wanted <= set(changed[seat.id]))]
 
 
 def _closed_listing(room: Room, day: int) -> tuple[list[str], dict[str, Any]]:

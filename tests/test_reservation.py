@@ -927,7 +927,7 @@ def _scanned_bookings(part: ReservationState, building_id: str, room_id: str, da
     return grouped
 
 
-def _offered_seat_by_seat(part: ReservationState, place: Any, seats: list[Seat], booked: dict[str, list[Any]],
+def _offered_seat_by_seat(part: ReservationState, place: Any, room: Any, seats: list[Seat], booked: dict[str, list[Any]],
                           features: list[str], idle: Any, earliest: int, low: int, high: int, limit: int) -> tuple[int, list[Any]]:
     """``_offered`` the slow way: every open seat as it is now, its features and free windows worked out one by one."""
     from campus.subsystems.reservation import _within, free_windows, seat_now
