@@ -57,6 +57,7 @@ import functools
 import hashlib
 import re
 import struct
+import threading
 import weakref
 from collections.abc import Sequence
 from typing import Any
@@ -323,18 +324,23 @@ class _BookingIndex:
     last: Booking | None = None
 
 
-INDEXES_KEPT = 8
-"""Bookings lists whose index is kept (one per state in use: a session's, a fork's, a seek's); past it the oldest goes."""
+INDEXES_KEPT = 64
+"""Bookings lists whose index is kept (one per state in use: a session's, a fork's, a seek's, a sweep thread's); past
+it the oldest goes."""
 _INDEXES: dict[int, _BookingIndex] = {}
+_INDEXES_LOCK = threading.Lock()
+"""Taken to add an index (a sweep plays runs on threads); finding one is a single dict read."""
 
 
 def _booking_index(bookings: list[Booking]) -> dict[tuple[str, str, int], list[Booking]]:
     """The bookings by (building, room, day), each list in log order (what a scan of ``bookings`` finds)."""
     index = _INDEXES.get(id(bookings))
     if index is None:
-        if len(_INDEXES) >= INDEXES_KEPT:
-            del _INDEXES[next(iter(_INDEXES))]
-        index = _INDEXES[id(bookings)] = _BookingIndex(bookings)
+        index = _BookingIndex(bookings)
+        with _INDEXES_LOCK:
+            while len(_INDEXES) >= INDEXES_KEPT:
+                del _INDEXES[next(iter(_INDEXES))]
+            _INDEXES[id(bookings)] = index
     return index.current()
 
 

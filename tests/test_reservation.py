@@ -1008,3 +1008,22 @@ def test_the_booking_index_follows_a_list_that_is_replaced_or_shrinks() -> None:
     for n, other in enumerate(others):
         assert room_bookings(other, "B001", "101", DAY) == {"": [booking(n)]}
     assert room_bookings(part, "B001", "101", DAY) == {"": [booking(4)]}
+
+
+def test_booking_indexes_of_runs_on_threads_stay_their_own() -> None:
+    """Runs a sweep plays on threads each index their own bookings, more of them at once than are kept."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from campus.subsystems.reservation import INDEXES_KEPT, Booking, room_bookings
+
+    def play(run: int) -> bool:
+        part = ReservationState()
+        for n in range(60):
+            part.bookings.append(Booking(booking_id=f"bk_{n}", task_id=str(run), location_id="B001", room_id=str(n % 3),
+                                         item_name="x", day=DAY + n % 2, start=600, end=660 + run))
+            if room_bookings(part, "B001", str(n % 3), DAY) != _scanned_bookings(part, "B001", str(n % 3), DAY):
+                return False
+        return True
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        assert all(pool.map(play, range(INDEXES_KEPT + 16)))
