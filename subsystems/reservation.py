@@ -89,6 +89,8 @@ MAX_ID = 200
 DRAWS_KEPT = 4_096
 """Seat draws a library remembers, (room, seed, day, rules) each, before it forgets them all: a whole term of one
 seed in the largest published library (~10 study rooms x 147 days) fits, so a term never draws a day twice."""
+FEATURE_SETS_KEPT = 4_096
+"""(room, features asked) pairs a library remembers the matching seats of before it forgets them all."""
 
 _THRESHOLD = int(OPEN_SHARE * 2**64)
 _THRESHOLD_16 = int(OPEN_SHARE * 2**16)
@@ -175,6 +177,8 @@ class Place:
         key = (id(room), wanted)
         found = self.having.get(key)
         if found is None:
+            if len(self.having) >= FEATURE_SETS_KEPT:  # an agent may ask for any of many combinations; keep the memo bounded
+                self.having.clear()
             found = self.having[key] = frozenset(seat.id for seat in room.seats if wanted <= set(seat.features))
         return found
 

@@ -1027,3 +1027,15 @@ def test_booking_indexes_of_runs_on_threads_stay_their_own() -> None:
 
     with ThreadPoolExecutor(max_workers=8) as pool:
         assert all(pool.map(play, range(INDEXES_KEPT + 16)))
+
+
+def test_the_seats_with_the_features_asked_are_remembered_within_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    from campus.subsystems import reservation
+
+    place = reservation.libraries(CAMPUS).by_id["b001"]
+    west = next(r for r in place.rooms if r.id == "West Wing")
+    monkeypatch.setattr(reservation, "FEATURE_SETS_KEPT", 3)
+    monkeypatch.setattr(place, "having", {})
+    for wanted in ({"power_outlet"}, {"quiet_zone"}, {"window_seat"}, {"power_outlet", "quiet_zone"}, set()):
+        found = place.with_all(west, frozenset(wanted))
+        assert found == {s.id for s in west.seats if wanted <= set(s.features)} and len(place.having) <= 3
