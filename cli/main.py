@@ -923,7 +923,7 @@ def bench_term(
         emit_json(report)
         return
     out.print(f"{report['tasks']} tasks, {report['events']:,} events, {report['tool_calls']:,} tool calls; "
-              f"generated in {report['generate_seconds']} s, played in {report['play_seconds']} s "
+              f"generated in {report['generate_seconds']} s, played in {report['play_seconds']} s ({report['play_cpu_seconds']} s CPU) "
               f"(target <= {report['targets']['seconds']} s); {report['tool_calls_per_s']:,} tool calls/s; "
               f"peak RSS {report['peak_rss_mb']} MB (target <= {report['targets']['peak_mb']:.0f} MB); "
               f"StuGPA {report['stugpa']}, success {report['success_rate']:.1%}", highlight=False)

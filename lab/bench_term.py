@@ -1,7 +1,8 @@
 """`campus bench term`: a full default term played by the oracle into a file DB.
 
-Reports what the issue asks for: generation and play wall time, tool calls per second over
-the whole path (parse, dispatch, handler, events appended, hash-chained and committed) and
+Reports what the issue asks for: generation and play wall time (and the play's CPU time, the figure
+to compare on a shared machine), tool calls per second over the whole path (parse, dispatch, handler,
+events appended, hash-chained and committed) and
 the process's peak resident memory (``ru_maxrss``: everything the process ever held,
 interpreter and imports included, so it is an upper bound on what the run needs).
 """
@@ -35,9 +36,9 @@ def measure_full_term(seed: int = 0, scale: float = 1.0, directory: str | None =
         store = SQLiteStore(Path(scratch) / "term.db")
         run = start_run(store, spec, (world, term))
         gc.collect()
-        begun = time.perf_counter()
+        begun, cpu = time.perf_counter(), time.process_time()
         state = run.session(OracleAgent(term, world)).run()
-        played = time.perf_counter() - begun
+        played, cpu = time.perf_counter() - begun, time.process_time() - cpu
         events = store.head(run.branch.id)[0]
         card = scorecard(term, run.ended_tasks())
         store.close()
@@ -46,6 +47,7 @@ def measure_full_term(seed: int = 0, scale: float = 1.0, directory: str | None =
     return {
         "seed": seed, "scale": scale, "disruptions": disruptions, "busy_days": busy_days, "tasks": len(term.tasks), "events": events, "tool_calls": calls,
         "generate_seconds": round(generated, 3), "play_seconds": round(played, 3),
+        "play_cpu_seconds": round(cpu, 3),
         "tool_calls_per_s": round(calls / played), "events_per_s": round(events / played),
         "peak_rss_mb": round(peak_mb, 1), "stugpa": card["stugpa"]["total"], "success_rate": card["total"]["success_rate"],
         "targets": {"seconds": TARGET_SECONDS, "peak_mb": TARGET_MB},

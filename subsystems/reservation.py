@@ -57,6 +57,7 @@ import functools
 import hashlib
 import re
 import struct
+import threading
 import weakref
 from collections.abc import Sequence
 from typing import Any
@@ -88,6 +89,8 @@ MAX_ID = 200
 DRAWS_KEPT = 4_096
 """Seat draws a library remembers, (room, seed, day, rules) each, before it forgets them all: a whole term of one
 seed in the largest published library (~10 study rooms x 147 days) fits, so a term never draws a day twice."""
+FEATURE_SETS_KEPT = 4_096
+"""(room, features asked) pairs a library remembers the matching seats of before it forgets them all."""
 
 _THRESHOLD = int(OPEN_SHARE * 2**64)
 _THRESHOLD_16 = int(OPEN_SHARE * 2**16)
@@ -156,6 +159,8 @@ class Place:
         self.lines = {id(seat): f"  - {self.short[id(seat)]} [{', '.join(seat.features)}]" for room in self.rooms
                       for seat in room.seats}
         """``id`` of a seat of ``rooms`` -> its line in a compact listing when it is free at the room's common times."""
+        self.having: dict[tuple[int, frozenset[str]], frozenset[str]] = {}
+        """(``id`` of one of ``rooms``, features) -> the ids of its seats that have them all in the world (``with_all``)."""
         self.room_names: tuple[dict[str, list[Room]], ...] = tuple({} for _ in _ROOM_NAMINGS)
         """For each way of naming a room that ``match_rooms`` tries, in its order: the case-folded name -> the rooms."""
         for names, naming in zip(self.room_names, _ROOM_NAMINGS):
@@ -166,6 +171,16 @@ class Place:
 
     def describe(self) -> str:
         return f"{self.name} ({self.building_id})"
+
+    def with_all(self, room: Room, wanted: frozenset[str]) -> frozenset[str]:
+        """The ids of the room's seats that have every ``wanted`` feature in the world, found once per features asked."""
+        key = (id(room), wanted)
+        found = self.having.get(key)
+        if found is None:
+            if len(self.having) >= FEATURE_SETS_KEPT:  # an agent may ask for any of many combinations; keep the memo bounded
+                self.having.clear()
+            found = self.having[key] = frozenset(seat.id for seat in room.seats if wanted <= set(seat.features))
+        return found
 
 
 def _seat_head(seat: Seat) -> str:
@@ -282,12 +297,55 @@ def _distinct(seats: Sequence[Seat]) -> list[Seat]:
 def room_bookings(part: ReservationState, building_id: str, room_id: str, day: int) -> dict[str, list[Booking]]:
     """A room's bookings on a day by seat id ("" for the whole room), each list by start time."""
     grouped: dict[str, list[Booking]] = {}
-    for booking in part.bookings:
-        if booking.day == day and booking.location_id == building_id and booking.room_id == room_id:
-            grouped.setdefault(booking.seat_id, []).append(booking)
+    for booking in _booking_index(part.bookings).get((building_id, room_id, day), ()):
+        grouped.setdefault(booking.seat_id, []).append(booking)
     for bookings in grouped.values():
         bookings.sort(key=lambda b: (b.start, b.end, b.booking_id))
     return grouped
+
+
+class _BookingIndex:
+    """One ``ReservationState.bookings`` list (held, so its ``id`` stays its own) by (building, room, day), in log
+    order. Reducers only append to that list (as snapshots also assume), so the index follows it by adding the
+    bookings appended since it last looked; a list that shrank or whose last indexed item changed is indexed anew."""
+
+    def __init__(self, bookings: list[Booking]) -> None:
+        self.bookings = bookings
+        self.count = 0
+        self.rooms: dict[tuple[str, str, int], list[Booking]] = {}
+
+    def current(self) -> dict[tuple[str, str, int], list[Booking]]:
+        bookings = self.bookings
+        if self.count > len(bookings) or (self.count and bookings[self.count - 1] is not self.last):
+            self.count, self.rooms = 0, {}
+        rooms = self.rooms
+        for booking in bookings[self.count:]:
+            rooms.setdefault((booking.location_id, booking.room_id, booking.day), []).append(booking)
+        if len(bookings) > self.count:
+            self.count, self.last = len(bookings), bookings[-1]
+        return rooms
+
+    last: Booking | None = None
+
+
+INDEXES_KEPT = 64
+"""Bookings lists whose index is kept (one per state in use: a session's, a fork's, a seek's, a sweep thread's); past
+it the oldest goes."""
+_INDEXES: dict[int, _BookingIndex] = {}
+_INDEXES_LOCK = threading.Lock()
+"""Taken to add an index (a sweep plays runs on threads); finding one is a single dict read."""
+
+
+def _booking_index(bookings: list[Booking]) -> dict[tuple[str, str, int], list[Booking]]:
+    """The bookings by (building, room, day), each list in log order (what a scan of ``bookings`` finds)."""
+    index = _INDEXES.get(id(bookings))
+    if index is None:
+        index = _BookingIndex(bookings)
+        with _INDEXES_LOCK:
+            while len(_INDEXES) >= INDEXES_KEPT:
+                del _INDEXES[next(iter(_INDEXES))]
+            _INDEXES[id(bookings)] = index
+    return index.current()
 
 
 def free_windows(busy: Sequence[Booking], earliest: int) -> list[tuple[int, int]]:
@@ -463,22 +521,16 @@ def _study_listing(
     if key in part.closed:
         return _closed_listing(room, day)
     low, high = room_hours(part, key)
-    idle, idle_spans, idle_free = _idle(earliest, low, high)
+    idle, idle_spans, _ = _idle(earliest, low, high)
     seats = open_seats(view, place, room, day)
-    if not (booked or features or part.features):  # every open seat is free at the same times
-        shown = seats[:limit] if idle else []
-        total = len(seats) if idle else 0
-        heads = place.heads
-        listed = [heads[id(seat)] + idle_free for seat in shown]
-        seats_data = [{"seat_id": seat.id, "features": list(seat.features), "free": list(idle_spans)} for seat in shown]
-    else:
-        offered = _offered(part, seats, booked, features, idle, earliest, low, high)
-        total = len(offered)
-        listed, seats_data = [], []
-        for _, seat, windows, busy in offered[:limit]:
-            spans: Sequence[str] = idle_spans if windows is idle else _spans(windows)
-            listed.append(f"{_seat_head(seat)}{', '.join(spans)}{_booked_note(busy)}")
-            seats_data.append({"seat_id": seat.id, "features": list(seat.features), "free": list(spans)})
+    total, offered = _offered(part, place, room, seats, booked, features, idle, earliest, low, high, limit)
+    heads = place.heads
+    listed, seats_data = [], []
+    for seat, now, windows, busy in offered:
+        spans: Sequence[str] = idle_spans if windows is idle else _spans(windows)
+        head = heads[id(seat)] if now is seat else _seat_head(now)
+        listed.append(f"{head}{', '.join(spans)}{_booked_note(busy)}")
+        seats_data.append({"seat_id": now.id, "features": list(now.features), "free": list(spans)})
     count, note = _room_count(place, room, total, features), _hours_note(low, high)
     lines = [f"{_room_label(room)}, {room.floor}, study area (book one seat){note}: {count}.", *listed, *_more(room, total, limit)]
     data = {"room_id": room.id, "name": room.name, "floor": room.floor, "kind": room.kind, "open_seats": total, "seats": seats_data}
@@ -499,26 +551,19 @@ def _compact_study_listing(
     low, high = room_hours(part, key)
     idle, idle_spans, idle_free = _idle(earliest, low, high)
     seats = open_seats(view, place, room, day)
-    short = place.short
+    short, lines = place.short, place.lines
     own: dict[str, list[str]] = {}
     booked = room_bookings(part, place.building_id, room.id, day) if part.bookings else {}
-    if not (booked or features or part.features):  # every open seat is free at the same times
-        total = len(seats) if idle else 0
-        shown = seats[:limit] if idle else []
-        lines = place.lines
-        listed = [lines[id(seat)] for seat in shown]
-    else:
-        offered = _offered(part, seats, booked, features, idle, earliest, low, high)
-        total = len(offered)
-        shown, listed = [], []
-        for seat, now, windows, busy in offered[:limit]:
-            shown.append(seat)
-            line = f"  - {short[id(seat)]} [{', '.join(now.features)}]"
-            if windows is not idle:
-                spans = _spans(windows)
-                own[short[id(seat)]] = spans
-                line += f": free {', '.join(spans)}{_booked_note(busy)}"
-            listed.append(line)
+    total, offered = _offered(part, place, room, seats, booked, features, idle, earliest, low, high, limit)
+    shown, listed = [], []
+    for seat, now, windows, busy in offered:
+        shown.append(seat)
+        line = lines[id(seat)] if now is seat else f"  - {short[id(seat)]} [{', '.join(now.features)}]"
+        if windows is not idle:
+            spans = _spans(windows)
+            own[short[id(seat)]] = spans
+            line += f": free {', '.join(spans)}{_booked_note(busy)}"
+        listed.append(line)
     count, note = _room_count(place, room, total, features), _hours_note(low, high)
     ids = [short[id(seat)] for seat in shown]
     free = f", each free {idle_free}{' unless noted' if own else ''}" if shown else ""
@@ -532,22 +577,41 @@ def _compact_study_listing(
     return lines_out, data
 
 
+Offer = tuple[Seat, Seat, Sequence[tuple[int, int]], list[Booking]]
+"""An offered seat: the world's seat, the seat now, its free windows (``idle`` itself when no booking cuts them), its
+bookings."""
+
+
 def _offered(
-    part: ReservationState, seats: list[Seat], booked: dict[str, list[Booking]], features: list[str],
-    idle: Sequence[tuple[int, int]], earliest: int, low: int, high: int,
-) -> list[tuple[Seat, Seat, Sequence[tuple[int, int]], list[Booking]]]:
-    """The open seats with every feature asked for (as the seat is now) and some free time: each as (the world's
-    seat, the seat now, its free windows — ``idle`` itself when no booking cuts them — and its bookings)."""
+    part: ReservationState, place: Place, room: Room, seats: list[Seat], booked: dict[str, list[Booking]],
+    features: list[str], idle: Sequence[tuple[int, int]], earliest: int, low: int, high: int, limit: int,
+) -> tuple[int, list[Offer]]:
+    """How many of the open seats have every feature asked for (as the seat is now) and some free time, and the
+    first ``limit`` of them. A booked seat's windows lie inside ``idle``, so with no idle time nothing is offered."""
+    if not idle:
+        return 0, []
+    if features:
+        seats = _with_features(part, place, room, seats, frozenset(features))
+    if not booked:
+        return len(seats), [(seat, seat_now(part, seat), idle, []) for seat in seats[:limit]]
     offered = []
+    total = 0
     for seat in seats:
-        now = seat_now(part, seat)
-        if not all(f in now.features for f in features):
-            continue
         busy = booked.get(seat.id)
         windows: Sequence[tuple[int, int]] = idle if busy is None else _within(free_windows(busy, earliest), low, high)
         if windows:
-            offered.append((seat, now, windows, busy or []))
-    return offered
+            total += 1
+            if total <= limit:
+                offered.append((seat, seat_now(part, seat), windows, busy or []))
+    return total, offered
+
+
+def _with_features(part: ReservationState, place: Place, room: Room, seats: list[Seat], wanted: frozenset[str]) -> list[Seat]:
+    """The seats that have every ``wanted`` feature now (a trigger may have changed a seat's)."""
+    having, changed = place.with_all(room, wanted), part.features
+    if not changed:
+        return [seat for seat in seats if seat.id in having]
+    return [seat for seat in seats if (seat.id in having if seat.id not in changed else wanted <= set(changed[seat.id]))]
 
 
 def _closed_listing(room: Room, day: int) -> tuple[list[str], dict[str, Any]]:

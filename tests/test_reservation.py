@@ -914,3 +914,128 @@ def test_a_compact_listing_s_short_ids_book_their_seats() -> None:
     for short in room_data(result, "101-120")["seats"]:
         assert h.booked(item="Computer Lab", seat=short, slot="10:00-11:00").seat_id == f"B001-101-120-{short}"
 
+
+
+def _scanned_bookings(part: ReservationState, building_id: str, room_id: str, day: int) -> dict[str, list[Any]]:
+    """``room_bookings`` the slow way: a scan of every booking."""
+    grouped: dict[str, list[Any]] = {}
+    for booking in part.bookings:
+        if booking.day == day and booking.location_id == building_id and booking.room_id == room_id:
+            grouped.setdefault(booking.seat_id, []).append(booking)
+    for bookings in grouped.values():
+        bookings.sort(key=lambda b: (b.start, b.end, b.booking_id))
+    return grouped
+
+
+def _offered_seat_by_seat(part: ReservationState, place: Any, room: Any, seats: list[Seat], booked: dict[str, list[Any]],
+                          features: list[str], idle: Any, earliest: int, low: int, high: int, limit: int) -> tuple[int, list[Any]]:
+    """``_offered`` the slow way: every open seat as it is now, its features and free windows worked out one by one."""
+    from campus.subsystems.reservation import _within, free_windows, seat_now
+
+    offered = []
+    for seat in seats:
+        now = seat_now(part, seat)
+        if not all(f in now.features for f in features):
+            continue
+        busy = booked.get(seat.id)
+        windows = idle if busy is None else _within(free_windows(busy, earliest), low, high)
+        if windows:
+            offered.append((seat, now, windows, busy or []))
+    return len(offered), offered[:limit]
+
+
+ROOMS_BOOKED = [("West Wing", "B001-West Wing-S{:03d}", 60), ("101-120", "B001-101-120-S{:03d}", 2), ("101", "", 0)]
+CHANGE = st.tuples(st.just("features"), st.integers(1, 60), st.lists(st.sampled_from(SEAT_FEATURES), max_size=3, unique=True))
+BOOKING = st.tuples(st.just("booking"), st.sampled_from(range(len(ROOMS_BOOKED))), st.integers(1, 60), st.integers(32, 86),
+                    st.integers(1, 8), st.sampled_from([DAY, DAY + 1]))
+ASK = st.tuples(st.just("ask"), st.sampled_from([{}, {"room": WEST}, {"room": "Computer Lab"}]),
+                st.lists(st.sampled_from(SEAT_FEATURES), max_size=2, unique=True))
+
+
+@settings(max_examples=150, deadline=None)
+@given(steps=st.lists(st.one_of(CHANGE, BOOKING, ASK), max_size=30), rules=st.sampled_from([1, 2]),
+       now=st.sampled_from([NOW, parse_moment("Week 4, Saturday 13:10"), parse_moment("Week 4, Saturday 21:50")]))
+def test_listings_from_the_booking_index_and_feature_sets_are_the_seat_by_seat_scan(steps: list[Any], rules: int, now: int) -> None:
+    """Bookings found by (building, room, day) in an index kept in step with the appends, and offered seats filtered by
+    feature sets (a trigger's changes over them), list exactly what the scan of every booking and seat lists."""
+    from campus.events import SeatFeatures
+    from campus.subsystems import reservation
+
+    h = Harness(now=now, rules=rules)
+    made = 0
+    for step in steps:
+        if step[0] == "features":
+            seat = f"B001-West Wing-S{step[1]:03d}"
+            change = SeatFeatures(building_id="B001", room_id="West Wing", seat_id=seat, old=[], new=step[2])
+            RESERVATION.reducers[WorldChanged](h.part, WorldChanged(change_id="f", change=change, rule="r"))
+        elif step[0] == "booking":
+            room_id, seat_form, count = ROOMS_BOOKED[step[1]]
+            made += 1
+            start = step[3] * 15
+            RESERVATION.reducers[Booked](h.part, Booked(
+                booking_id=f"bk_{made}", task_id="t", location_id="B001", room_id=room_id, item_name=room_id, day=step[5],
+                start=start, end=min(start + step[4] * 15, 22 * 60), seat_id=seat_form.format(1 + step[2] % count) if count else ""))
+        else:
+            ask = {**step[1], **({"features": step[2]} if step[2] else {})}
+            fast = h.ok(QUERY, **{"location_id": "B001", "date": DATE, **ask}).result
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(reservation, "room_bookings", _scanned_bookings)
+                patch.setattr(reservation, "_offered", _offered_seat_by_seat)
+                slow = h.ok(QUERY, **{"location_id": "B001", "date": DATE, **ask}).result
+            assert msgspec.json.encode(fast) == msgspec.json.encode(slow)
+        for day in (DAY, DAY + 1):
+            for room_id, _, _ in ROOMS_BOOKED:
+                assert reservation.room_bookings(h.part, "B001", room_id, day) == _scanned_bookings(h.part, "B001", room_id, day)
+
+
+def test_the_booking_index_follows_a_list_that_is_replaced_or_shrinks() -> None:
+    """A state's bookings list copied (a fork, a seek), cut back or with its last item swapped is indexed anew."""
+    from campus.subsystems.reservation import INDEXES_KEPT, Booking, room_bookings
+
+    def booking(n: int, day: int = DAY) -> Booking:
+        return Booking(booking_id=f"bk_{n}", task_id="t", location_id="B001", room_id="101", item_name="Debate Hall",
+                       day=day, start=600 + n, end=700 + n)
+
+    part = ReservationState(bookings=[booking(1), booking(2)])
+    assert room_bookings(part, "B001", "101", DAY) == {"": [booking(1), booking(2)]}
+    part.bookings.append(booking(3, DAY + 1))
+    assert room_bookings(part, "B001", "101", DAY + 1) == {"": [booking(3, DAY + 1)]}
+    del part.bookings[1:]
+    assert room_bookings(part, "B001", "101", DAY) == {"": [booking(1)]} and room_bookings(part, "B001", "101", DAY + 1) == {}
+    part.bookings[0] = booking(4)
+    assert room_bookings(part, "B001", "101", DAY) == {"": [booking(4)]}
+    others = [ReservationState(bookings=[booking(n)]) for n in range(INDEXES_KEPT + 2)]
+    for n, other in enumerate(others):
+        assert room_bookings(other, "B001", "101", DAY) == {"": [booking(n)]}
+    assert room_bookings(part, "B001", "101", DAY) == {"": [booking(4)]}
+
+
+def test_booking_indexes_of_runs_on_threads_stay_their_own() -> None:
+    """Runs a sweep plays on threads each index their own bookings, more of them at once than are kept."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from campus.subsystems.reservation import INDEXES_KEPT, Booking, room_bookings
+
+    def play(run: int) -> bool:
+        part = ReservationState()
+        for n in range(60):
+            part.bookings.append(Booking(booking_id=f"bk_{n}", task_id=str(run), location_id="B001", room_id=str(n % 3),
+                                         item_name="x", day=DAY + n % 2, start=600, end=660 + run))
+            if room_bookings(part, "B001", str(n % 3), DAY) != _scanned_bookings(part, "B001", str(n % 3), DAY):
+                return False
+        return True
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        assert all(pool.map(play, range(INDEXES_KEPT + 16)))
+
+
+def test_the_seats_with_the_features_asked_are_remembered_within_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    from campus.subsystems import reservation
+
+    place = reservation.libraries(CAMPUS).by_id["b001"]
+    west = next(r for r in place.rooms if r.id == "West Wing")
+    monkeypatch.setattr(reservation, "FEATURE_SETS_KEPT", 3)
+    monkeypatch.setattr(place, "having", {})
+    for wanted in ({"power_outlet"}, {"quiet_zone"}, {"window_seat"}, {"power_outlet", "quiet_zone"}, set()):
+        found = place.with_all(west, frozenset(wanted))
+        assert found == {s.id for s in west.seats if wanted <= set(s.features)} and len(place.having) <= 3
