@@ -155,6 +155,7 @@ class Session:
         self._rule_clock_until: int | None = None
         """The minute the rule clock is waiting for, while it waits."""
         self.state = state_at(kernel, store, branch_id)
+        self._apply = kernel.projection.applier(self.state)
         self.env = Clock(initial_time=self.state.now)
         self.buffer: list[Record] = []
         self._committed = self.state.seq
@@ -287,11 +288,11 @@ class Session:
 
     def _emit(self, event: Event, meta: str | None = None) -> None:
         t = int(self.env.now)
-        self.kernel.projection.apply(self.state, self.state.seq + 1, t, event)
+        self._apply(self.state.seq + 1, t, event)
         self.buffer.append((t, event, meta))
         if self._played is not None:
             self._played.append(event)
-        if isinstance(event, TaskReleased):
+        if type(event) is TaskReleased:
             self.task_events = [event]
         elif self.task_events:
             self.task_events.append(event)

@@ -30,6 +30,7 @@ from typing import Any, NamedTuple, Protocol
 import msgspec
 
 from campus.events import AGENT_BOUND, KINDS, SCHEMA_VERSION, Event, agent_link, canonical, chain_hash
+from campus.events.codec import canonical_many
 from campus.kernel.snapshots import assemble, decode_manifest
 from campus.kernel.sql_views import VIEWS
 
@@ -135,15 +136,17 @@ class EventStore(Protocol):
 
 def encode_records(records: Sequence[Record], branch_id: str, seq: int, prev: str) -> list[tuple]:
     """Turn records into chained rows, starting after ``(seq, prev)``."""
-    rows = []
+    fresh = iter(canonical_many([event for _, event, _ in records if not isinstance(event, Verbatim)]))
+    rows: list[tuple] = []
+    append = rows.append
     for t, event, meta in records:
         if isinstance(event, Verbatim):
             kind, payload = event.kind, event.payload
         else:
-            kind, payload = _KIND_OF[type(event)], canonical(event)
+            kind, payload = _KIND_OF[type(event)], next(fresh)
         seq += 1
         prev = chain_hash(prev, t, payload)
-        rows.append((branch_id, seq, t, kind, payload.decode("utf-8"), prev, meta))
+        append((branch_id, seq, t, kind, payload.decode("utf-8"), prev, meta))
     return rows
 
 

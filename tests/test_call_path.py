@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 import gc
+import hashlib
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import campus.kernel.runner as runner
+from campus.events import KINDS, AgentReplied, ToolCalled, ToolResult, canonical, chain_hash
+from campus.events.codec import canonical_many
 from campus.kernel.clock import Clock, UrgentTimeout
 from campus.kernel.store import MemoryStore
 from campus.kernel.tools import bind_arguments, bind_texts, text_rules
 from campus.subsystems import DOMAINS
 from campus.world.index import WorldIndex
 from tests.conftest import play
+from tests.test_fast_paths import JSON
 
 _TOOLS = [tool for domain in DOMAINS for tool in domain.tools]
 
@@ -86,3 +91,39 @@ def test_the_remembered_idle_times_are_the_computed_ones() -> None:
         for low, high in ((OPEN, CLOSE), (OPEN + 120, CLOSE - 60), (CLOSE - 30, CLOSE)):
             windows = _within(free_windows((), earliest), low, high)
             assert _idle(earliest, low, high) == (tuple(windows), tuple(_spans(windows)), ", ".join(_spans(windows)))
+
+
+def _chain_hash_in_parts(prev: str, t: int, payload: bytes) -> str:
+    digest = hashlib.sha256(prev.encode("ascii"))
+    digest.update(b"|%d|" % t)
+    digest.update(payload)
+    return digest.hexdigest()
+
+
+@settings(max_examples=300, deadline=None)
+@given(values=st.lists(st.dictionaries(st.text(max_size=8), JSON, max_size=4), max_size=6), text=st.text(max_size=30))
+def test_encodings_searched_together_are_each_ones_canonical_form(values: list[dict], text: str) -> None:
+    events = [event for args in values for event in (
+        ToolCalled(call_id="call-1", task_id="t", tool="x.y", args=args),
+        ToolResult(call_id="call-1", status="ok", message=text, data=args or None),
+        AgentReplied(task_id="t", text=text),
+    )]
+    assert canonical_many(events) == [canonical(event) for event in events]
+
+
+@given(prev=st.text("0123456789abcdef", min_size=64, max_size=64), t=st.integers(-(2**40), 2**40),
+       payload=st.binary(max_size=200))
+def test_the_chain_hash_of_one_buffer_is_the_hash_of_its_parts(prev: str, t: int, payload: bytes) -> None:
+    assert chain_hash(prev, t, payload) == _chain_hash_in_parts(prev, t, payload)
+
+
+def test_a_bound_apply_gives_the_state_of_projection_apply(world: WorldIndex, small_term) -> None:
+    run = play(MemoryStore(), world, small_term, "oracle")
+    projection = run.kernel.projection
+    plain, bound = projection.initial(), projection.initial()
+    apply = projection.applier(bound)
+    for row in run.store.rows(run.branch.id):
+        event = msgspec.json.decode(row.payload, type=KINDS[row.kind])
+        projection.apply(plain, row.seq, row.t, event)
+        apply(row.seq, row.t, event)
+    assert projection.encode(bound) == projection.encode(plain)
