@@ -134,6 +134,10 @@ class EventStore(Protocol):
     def close(self) -> None: ...
 
 
+_new_row = tuple.__new__
+"""``_new_row(Row, fields)`` is ``Row(*fields)`` without the Python-level ``__new__`` a NamedTuple has."""
+
+
 def encode_records(records: Sequence[Record], branch_id: str, seq: int, prev: str) -> list[tuple]:
     """Turn records into chained rows, starting after ``(seq, prev)``."""
     fresh = iter(canonical_many([event for _, event, _ in records if not isinstance(event, Verbatim)]))
@@ -245,7 +249,7 @@ class MemoryStore(_Lineage):
             raise StoreError("create_branch makes root branches; use fork() for a child")
         if self._exists(info.id):
             raise StoreError(f"a branch named {info.id!r} already exists")
-        rows = [Row(*row[1:]) for row in encode_records(records, info.id, 0, info.genesis)]
+        rows = [_new_row(Row, row[1:]) for row in encode_records(records, info.id, 0, info.genesis)]
         self._branches[info.id] = info
         self._rows[info.id] = rows
         self._heads[info.id] = (rows[-1].seq, rows[-1].hash) if rows else (0, info.genesis)
@@ -281,7 +285,7 @@ class MemoryStore(_Lineage):
         seq, prev = self.head(branch_id)
         _check_expected(branch_id, expect, seq)
         rows = encode_records(records, branch_id, seq, self._prev(branch_id, seq, prev))
-        self._rows[branch_id].extend(Row(*row[1:]) for row in rows)
+        self._rows[branch_id].extend([_new_row(Row, row[1:]) for row in rows])
         if rows:
             self._heads[branch_id] = (rows[-1][1], rows[-1][5])
         return self._heads[branch_id]

@@ -127,3 +127,31 @@ def test_a_bound_apply_gives_the_state_of_projection_apply(world: WorldIndex, sm
         projection.apply(plain, row.seq, row.t, event)
         apply(row.seq, row.t, event)
     assert projection.encode(bound) == projection.encode(plain)
+
+
+@given(st.text(max_size=40))
+def test_ascii_text_is_safe_as_it_is(text: str) -> None:
+    from campus.kernel.admit import safe_text
+
+    expected = text if text.isascii() else text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+            expected = text
+        except UnicodeEncodeError:
+            pass
+    assert safe_text(text) == expected
+
+
+def test_rows_made_without_the_named_tuple_constructor_are_rows() -> None:
+    from campus.events import Walked
+    from campus.kernel.store import BranchInfo, Row
+
+    store = MemoryStore()
+    store.create_branch(BranchInfo(id="b", parent=None, fork_seq=0, genesis="0" * 64, agent="a"),
+                        [(5, Walked(path=["B1", "B2"], depart=5, arrive=8), None)])
+    store.append("b", [(9, Walked(path=["B2"], depart=9, arrive=9), '{"m":1}')])
+    rows = store.rows("b")
+    assert all(type(row) is Row for row in rows)
+    assert [tuple(row) for row in rows] == [Row(*row) for row in rows]
+    assert (rows[1].seq, rows[1].t, rows[1].kind, rows[1].meta) == (2, 9, "walked", '{"m":1}')
