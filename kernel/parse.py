@@ -218,10 +218,9 @@ def parse_reply(text: str, *, free_answer: bool = False) -> Parsed:
     return _tagged_plain_call(text) or _read_reply(text, free_answer)
 
 
-_TAGGED_PLAIN_CALL = re.compile(
-    rf'Action: (?P<name>{_NAME_PATTERN})'
-    r'(?P<args>\((?:\s*[A-Za-z_][A-Za-z0-9_]*\s*=\s*"[^"\\\n<]*"\s*,)*(?:\s*[A-Za-z_][A-Za-z0-9_]*\s*=\s*"[^"\\\n<]*"\s*)?\))'
-)
+_PLAIN_PAIR = r'\s*+[A-Za-z_][A-Za-z0-9_]*+\s*+=\s*+"[^"\\\n<]*+"\s*+'
+_TAGGED_PLAIN_CALL = re.compile(rf"Action: (?P<name>{_NAME_PATTERN})(?P<args>\((?:{_PLAIN_PAIR},)*+(?:{_PLAIN_PAIR})?+\))")
+"""Possessive throughout: each pair ends at its closing quote and each repeat at its comma, so nothing is read twice."""
 
 
 def _tagged_plain_call(text: str) -> Call | None:
