@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gc
 import heapq
+import math
 import time
 from collections.abc import Callable, Generator
 from typing import Any
@@ -168,6 +169,10 @@ class Session:
         """The rows of ``log_kinds`` read so far, for composing tasks (read once, as the log grows)."""
         self._past_seq = 0
         self.pending: simpy.Event | None = None
+        self._asks: float = 0
+        """How many more replies this ``run`` may ask for."""
+        self._unavailable: AgentUnavailable | None = None
+        """An agent's refusal met inside the student process, raised by the driver as if it had asked."""
         self._last_snapshot = self.state.seq
         self._snapshots = kernel.projection.writer()
         self._student_process: simpy.Process | None = None
@@ -196,14 +201,17 @@ class Session:
         if self.finished:
             return self.state
         try:
+            self._asks = math.inf if max_steps is None else max_steps
             student = self._start()
-            steps = 0
             while not student.triggered:
                 if self.pending is not None and not self.pending.triggered:
-                    if max_steps is not None and steps >= max_steps:
+                    if self._unavailable is not None:
+                        unavailable, self._unavailable = self._unavailable, None
+                        raise unavailable
+                    if self._asks <= 0:
                         break
                     self.pending.succeed(self._ask_agent())
-                    steps += 1
+                    self._asks -= 1
                 self.env.step()
             if student.triggered and not student.ok:
                 student.defused = True
@@ -320,9 +328,19 @@ class Session:
             self._last_snapshot = seq
 
     def _decide(self) -> Generator[simpy.Event, Any, tuple[Reply | None, str | None]]:
+        """The agent's next reply. Asked here, with no SimPy event, when nothing else is due before the
+        student would resume (the driver's way then runs nothing in between); else by the driver."""
         if self._agent_slow or time.perf_counter() - self._last_commit >= self.commit_delay:
             self._commit()
         self._whole = len(self.buffer)
+        if self._asks > 0 and self.env.peek() > self.env.now:
+            try:
+                answer = self._ask_agent()
+            except AgentUnavailable as unavailable:
+                self._unavailable = unavailable
+            else:
+                self._asks -= 1
+                return answer
         self.pending = self.env.event()
         answer = yield self.pending
         self.pending = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+from typing import Any
 
 import msgspec
 import pytest
@@ -12,10 +13,13 @@ from hypothesis import strategies as st
 
 import campus.kernel.runner as runner
 from campus.events import KINDS, AgentReplied, ToolCalled, ToolResult, canonical, chain_hash
+from campus.agents import make_agent
 from campus.events.codec import canonical_many
+from campus.kernel.agent import AgentUnavailable, AgentView, Reply
 from campus.kernel.clock import Clock, UrgentTimeout
 from campus.kernel.store import MemoryStore
 from campus.kernel.tools import bind_arguments, bind_texts, text_rules
+from campus.scenarios.play import new_run
 from campus.subsystems import DOMAINS
 from campus.world.index import WorldIndex
 from tests.conftest import play
@@ -155,3 +159,32 @@ def test_rows_made_without_the_named_tuple_constructor_are_rows() -> None:
     assert all(type(row) is Row for row in rows)
     assert [tuple(row) for row in rows] == [Row(*row) for row in rows]
     assert (rows[1].seq, rows[1].t, rows[1].kind, rows[1].meta) == (2, 9, "walked", '{"m":1}')
+
+
+class _Flaky:
+    """An agent that is unavailable at every third ask (before its inner agent sees the view)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.name, self.asks = inner, inner.name, 0
+
+    def act(self, view: AgentView) -> Reply:
+        self.asks += 1
+        if self.asks % 3 == 0:
+            raise AgentUnavailable("not now")
+        return self.inner.act(view)
+
+
+def test_replies_asked_in_the_student_or_by_the_driver_make_the_same_log(world: WorldIndex, small_term) -> None:
+    """The student asks for a reply itself when nothing else is due; stopping every few steps (max_steps) and
+    an agent that is sometimes unavailable send other asks through the driver and its SimPy event."""
+    whole = play(MemoryStore(), world, small_term, "oracle")
+    stepped = new_run(MemoryStore(), world, small_term, agent_name="oracle", seed=0)
+    session = stepped.session(_Flaky(make_agent("oracle", small_term, world)))
+    stops = 0
+    while not session.finished:
+        try:
+            session.run(max_steps=2)
+        except AgentUnavailable:
+            stops += 1
+    assert stops > 10
+    assert stepped.store.head(stepped.branch.id) == whole.store.head(whole.branch.id)
