@@ -60,7 +60,7 @@ from campus.kernel.parse import Answer, Call, Finish, Invalid, parse_reply, pars
 from campus.kernel.prompt import PROTOCOL
 from campus.kernel.schedule import Logged, Prefix, Schedule, TaskCard
 from campus.kernel.store import EventStore, Record
-from campus.kernel.tools import Outcome, from_wire_name, result_event
+from campus.kernel.tools import Outcome, ToolDecl, from_wire_name, result_event
 from campus.kernel.transcript import Transcript, task_memories, task_so_far
 from campus.kernel.triggers import (Due, Rule, RuleIndex, activated, after_open_index, armed, due_after_open, due_at_times,
                                     fire)
@@ -177,6 +177,8 @@ class Session:
         self._snapshots = kernel.projection.writer()
         self._student_process: simpy.Process | None = None
         self._transcript = Transcript()
+        self._shown: tuple[TaskCard | None, str, tuple[ToolDecl, ...]] = (None, "", ())
+        """The card a view was last made for, with its prompt and tools."""
         self._played: list[Event] | None = None
         self._recall()
 
@@ -268,14 +270,12 @@ class Session:
 
     def view(self) -> AgentView:
         card = self.cards[self.state.session.next_task]
+        if self._shown[0] is not card:
+            self._shown = (card, self.kernel.prompt(card.systems), self.kernel.tools_for(card.systems))
+        _, prompt, tools = self._shown
         events, upto, transcript = self.task_events, len(self.task_events), self._transcript
-        return AgentView(
-            task_id=card.id,
-            now=self.state.now,
-            prompt=self.kernel.prompt(card.systems),
-            messages=lambda: transcript.of(events, upto),
-            tools=self.kernel.tools_for(card.systems),
-        )
+        return AgentView(task_id=card.id, now=self.state.now, prompt=prompt, messages=lambda: transcript.of(events, upto),
+                         tools=tools)
 
     def _recall(self) -> None:
         """Give a persistent agent every task this branch has already ended (a resume or a fork)."""
@@ -475,7 +475,8 @@ class Session:
                     said = self.paraphrase(call_id, outcome.result.message)
                     if said is not None:
                         self._emit(ReplyParaphrased(task_id=card.id, call_id=call_id, text=said))
-                self._maybe_reveal(card)
+                if self.state.session.withheld:
+                    self._maybe_reveal(card)
             if self.state.session.turns >= (card.round_limit or self.branch.config["round_limit"]):
                 self._end(card, "round limit")
                 return
@@ -519,7 +520,7 @@ class Session:
         return call_id, outcome
 
     def _maybe_reveal(self, card: TaskCard) -> None:
-        if self.state.session.withheld and self.kernel.locate(self.state) == card.required_place:
+        if self.kernel.locate(self.state) == card.required_place:
             self._emit(InstructionRevealed(task_id=card.id, text=card.instruction))
 
     def _end(self, card: TaskCard, reason: str) -> None:
