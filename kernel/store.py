@@ -865,6 +865,15 @@ def _recognise(conn: sqlite3.Connection, path: str) -> bool:
     raise StoreError(f"{path} is not a campus database (application id {application_id}, tables: {shown}); it was left untouched")
 
 
+def _bind_null(value: None) -> None:
+    return value
+
+
+sqlite3.register_adapter(type(None), _bind_null)
+"""A row's absent meta is bound through an adapter found in one look-up: with none registered for None, sqlite3
+looks for ``__adapt__`` and ``__conform__`` (an AttributeError raised and cleared) for every None it binds."""
+
+
 def _insert_rows(conn: sqlite3.Connection, rows: list[tuple]) -> None:
     whole = len(rows) - len(rows) % _ROWS_PER_INSERT
     if whole:

@@ -188,3 +188,16 @@ def test_replies_asked_in_the_student_or_by_the_driver_make_the_same_log(world: 
             stops += 1
     assert stops > 10
     assert stepped.store.head(stepped.branch.id) == whole.store.head(whole.branch.id)
+
+
+def test_an_absent_meta_is_stored_as_null(tmp_path) -> None:
+    from campus.events import Walked
+    from campus.kernel.store import BranchInfo, SQLiteStore
+
+    store = SQLiteStore(tmp_path / "log.db")
+    store.create_branch(BranchInfo(id="b", parent=None, fork_seq=0, genesis="0" * 64, agent="a"))
+    store.append("b", [(t, Walked(path=["B1"], depart=t, arrive=t), None if t % 2 else '{"m":1}') for t in range(40)])
+    assert [row.meta for row in store.rows("b")] == [None if t % 2 else '{"m":1}' for t in range(40)]
+    nulls = store.conn.execute("SELECT count(*) FROM events WHERE meta IS NULL").fetchone()[0]
+    assert nulls == 20
+    store.close()
