@@ -171,8 +171,9 @@ class Session:
         self.pending: simpy.Event | None = None
         self._asks: float = 0
         """How many more replies this ``run`` may ask for."""
-        self._unavailable: AgentUnavailable | None = None
-        """An agent's refusal met inside the student process, raised by the driver as if it had asked."""
+        self._raised: BaseException | None = None
+        """What asking the agent raised inside the student process (``AgentUnavailable``, an interrupt), raised
+        by the driver as if it had asked, so the student still waits on its decision."""
         self._last_snapshot = self.state.seq
         self._snapshots = kernel.projection.writer()
         self._student_process: simpy.Process | None = None
@@ -207,9 +208,9 @@ class Session:
             student = self._start()
             while not student.triggered:
                 if self.pending is not None and not self.pending.triggered:
-                    if self._unavailable is not None:
-                        unavailable, self._unavailable = self._unavailable, None
-                        raise unavailable
+                    if self._raised is not None:
+                        raised, self._raised = self._raised, None
+                        raise raised
                     if self._asks <= 0:
                         break
                     self.pending.succeed(self._ask_agent())
@@ -336,8 +337,8 @@ class Session:
         if self._asks > 0 and self.env.peek() > self.env.now:
             try:
                 answer = self._ask_agent()
-            except AgentUnavailable as unavailable:
-                self._unavailable = unavailable
+            except BaseException as raised:
+                self._raised = raised
             else:
                 self._asks -= 1
                 return answer

@@ -162,7 +162,8 @@ def test_rows_made_without_the_named_tuple_constructor_are_rows() -> None:
 
 
 class _Flaky:
-    """An agent that is unavailable at every third ask (before its inner agent sees the view)."""
+    """An agent that is unavailable at every third ask and interrupted at every fifth other one (before its inner
+    agent sees the view)."""
 
     def __init__(self, inner: Any) -> None:
         self.inner, self.name, self.asks = inner, inner.name, 0
@@ -171,12 +172,14 @@ class _Flaky:
         self.asks += 1
         if self.asks % 3 == 0:
             raise AgentUnavailable("not now")
+        if self.asks % 5 == 0:
+            raise KeyboardInterrupt
         return self.inner.act(view)
 
 
 def test_replies_asked_in_the_student_or_by_the_driver_make_the_same_log(world: WorldIndex, small_term) -> None:
     """The student asks for a reply itself when nothing else is due; stopping every few steps (max_steps) and
-    an agent that is sometimes unavailable send other asks through the driver and its SimPy event."""
+    an agent that is sometimes unavailable or interrupted send other asks through the driver and its SimPy event."""
     whole = play(MemoryStore(), world, small_term, "oracle")
     stepped = new_run(MemoryStore(), world, small_term, agent_name="oracle", seed=0)
     session = stepped.session(_Flaky(make_agent("oracle", small_term, world)))
@@ -184,7 +187,7 @@ def test_replies_asked_in_the_student_or_by_the_driver_make_the_same_log(world: 
     while not session.finished:
         try:
             session.run(max_steps=2)
-        except AgentUnavailable:
+        except (AgentUnavailable, KeyboardInterrupt):
             stops += 1
     assert stops > 10
     assert stepped.store.head(stepped.branch.id) == whole.store.head(whole.branch.id)
