@@ -350,25 +350,15 @@ def _literal_call(block: str, name: str, pos: int) -> Parsed | None:
         return None
     if len(args) != len(keys):  # a keyword given twice, or one inside a value
         return None
-    if "{" in inner and _dict_keys(args) != len(keys) + _QUOTED.sub("", inner).count(":"):  # a dict key given twice
-        return None
-    return Call(name=name, args=_sorted_keys(args), positional=[])  # ASCII text needs no other canonical change
+    if "{" not in inner:
+        return Call(name=name, args=dict(sorted(args.items())), positional=[])
+    stored = _SORTED.encode(args)  # ASCII text needs no other canonical change than sorted keys
+    if _QUOTED.sub("", stored.decode()).count(":") != len(keys) + _QUOTED.sub("", inner).count(":"):
+        return None  # a dict key given twice: the decoded dict kept one, so it has fewer keys than the text
+    return Call(name=name, args=_JSON_OBJECT.decode(stored), positional=[])
 
 
-def _sorted_keys(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {key: _sorted_keys(value[key]) for key in sorted(value)}
-    if isinstance(value, list):
-        return [_sorted_keys(item) for item in value]
-    return value
-
-
-def _dict_keys(value: Any) -> int:
-    if isinstance(value, dict):
-        return len(value) + sum(_dict_keys(item) for item in value.values())
-    if isinstance(value, list):
-        return sum(_dict_keys(item) for item in value)
-    return 0
+_SORTED = msgspec.json.Encoder(order="sorted")
 
 
 class _CallParser:
