@@ -48,6 +48,8 @@ class Admitted(msgspec.Struct, frozen=True, kw_only=True):
 
 def safe_text(text: str) -> str:
     """``text`` as valid UTF-8 can carry it: a lone surrogate becomes U+FFFD (a split pair is joined)."""
+    if text.isascii():
+        return text
     try:
         text.encode("utf-8")
         return text

@@ -124,6 +124,22 @@ class Projection:
         state.seq = seq
         state.now = t
 
+    def applier(self, state: Any) -> Callable[[int, int, Event], None]:
+        """``apply`` bound to one state, for a session applying its events one by one: each event type's
+        reducers come already paired with their parts (a reducer never replaces its part)."""
+        table = {cls: tuple((reducer, getattr(state, name)) for name, reducer in reducers)
+                 for cls, reducers in self._table.items()}
+        calls = table.get
+        empty: tuple = ()
+
+        def apply(seq: int, t: int, event: Event) -> None:
+            for reducer, part in calls(type(event), empty):
+                reducer(part, event)
+            state.seq = seq
+            state.now = t
+
+        return apply
+
     def fold(self, state: Any, events: Iterable[Event], last_seq: int, last_t: int) -> Any:
         """Apply events in order; the caller says which seq and time the last one had."""
         table = self._table

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gc
 import heapq
+import math
 import time
 from collections.abc import Callable, Generator
 from typing import Any
@@ -59,7 +60,7 @@ from campus.kernel.parse import Answer, Call, Finish, Invalid, parse_reply, pars
 from campus.kernel.prompt import PROTOCOL
 from campus.kernel.schedule import Logged, Prefix, Schedule, TaskCard
 from campus.kernel.store import EventStore, Record
-from campus.kernel.tools import Outcome, from_wire_name, result_event
+from campus.kernel.tools import Outcome, ToolDecl, from_wire_name, result_event
 from campus.kernel.transcript import Transcript, task_memories, task_so_far
 from campus.kernel.triggers import (Due, Rule, RuleIndex, activated, after_open_index, armed, due_after_open, due_at_times,
                                     fire)
@@ -155,6 +156,7 @@ class Session:
         self._rule_clock_until: int | None = None
         """The minute the rule clock is waiting for, while it waits."""
         self.state = state_at(kernel, store, branch_id)
+        self._apply = kernel.projection.applier(self.state)
         self.env = Clock(initial_time=self.state.now)
         self.buffer: list[Record] = []
         self._committed = self.state.seq
@@ -167,10 +169,17 @@ class Session:
         """The rows of ``log_kinds`` read so far, for composing tasks (read once, as the log grows)."""
         self._past_seq = 0
         self.pending: simpy.Event | None = None
+        self._asks: float = 0
+        """How many more replies this ``run`` may ask for."""
+        self._raised: BaseException | None = None
+        """What asking the agent raised inside the student process (``AgentUnavailable``, an interrupt), raised
+        by the driver as if it had asked, so the student still waits on its decision."""
         self._last_snapshot = self.state.seq
         self._snapshots = kernel.projection.writer()
         self._student_process: simpy.Process | None = None
         self._transcript = Transcript()
+        self._shown: tuple[TaskCard | None, str, tuple[ToolDecl, ...]] = (None, "", ())
+        """The card a view was last made for, with its prompt and tools."""
         self._played: list[Event] | None = None
         self._recall()
 
@@ -195,14 +204,17 @@ class Session:
         if self.finished:
             return self.state
         try:
+            self._asks = math.inf if max_steps is None else max_steps
             student = self._start()
-            steps = 0
             while not student.triggered:
                 if self.pending is not None and not self.pending.triggered:
-                    if max_steps is not None and steps >= max_steps:
+                    if self._raised is not None:
+                        raised, self._raised = self._raised, None
+                        raise raised
+                    if self._asks <= 0:
                         break
                     self.pending.succeed(self._ask_agent())
-                    steps += 1
+                    self._asks -= 1
                 self.env.step()
             if student.triggered and not student.ok:
                 student.defused = True
@@ -259,14 +271,12 @@ class Session:
 
     def view(self) -> AgentView:
         card = self.cards[self.state.session.next_task]
+        if self._shown[0] is not card:
+            self._shown = (card, self.kernel.prompt(card.systems), self.kernel.tools_for(card.systems))
+        _, prompt, tools = self._shown
         events, upto, transcript = self.task_events, len(self.task_events), self._transcript
-        return AgentView(
-            task_id=card.id,
-            now=self.state.now,
-            prompt=self.kernel.prompt(card.systems),
-            messages=lambda: transcript.of(events, upto),
-            tools=self.kernel.tools_for(card.systems),
-        )
+        return AgentView(task_id=card.id, now=self.state.now, prompt=prompt, messages=lambda: transcript.of(events, upto),
+                         tools=tools)
 
     def _recall(self) -> None:
         """Give a persistent agent every task this branch has already ended (a resume or a fork)."""
@@ -287,11 +297,11 @@ class Session:
 
     def _emit(self, event: Event, meta: str | None = None) -> None:
         t = int(self.env.now)
-        self.kernel.projection.apply(self.state, self.state.seq + 1, t, event)
+        self._apply(self.state.seq + 1, t, event)
         self.buffer.append((t, event, meta))
         if self._played is not None:
             self._played.append(event)
-        if isinstance(event, TaskReleased):
+        if type(event) is TaskReleased:
             self.task_events = [event]
         elif self.task_events:
             self.task_events.append(event)
@@ -319,9 +329,19 @@ class Session:
             self._last_snapshot = seq
 
     def _decide(self) -> Generator[simpy.Event, Any, tuple[Reply | None, str | None]]:
+        """The agent's next reply. Asked here, with no SimPy event, when nothing else is due before the
+        student would resume (the driver's way then runs nothing in between); else by the driver."""
         if self._agent_slow or time.perf_counter() - self._last_commit >= self.commit_delay:
             self._commit()
         self._whole = len(self.buffer)
+        if self._asks > 0 and self.env.peek() > self.env.now:
+            try:
+                answer = self._ask_agent()
+            except BaseException as raised:
+                self._raised = raised
+            else:
+                self._asks -= 1
+                return answer
         self.pending = self.env.event()
         answer = yield self.pending
         self.pending = None
@@ -456,7 +476,8 @@ class Session:
                     said = self.paraphrase(call_id, outcome.result.message)
                     if said is not None:
                         self._emit(ReplyParaphrased(task_id=card.id, call_id=call_id, text=said))
-                self._maybe_reveal(card)
+                if self.state.session.withheld:
+                    self._maybe_reveal(card)
             if self.state.session.turns >= (card.round_limit or self.branch.config["round_limit"]):
                 self._end(card, "round limit")
                 return
@@ -500,7 +521,7 @@ class Session:
         return call_id, outcome
 
     def _maybe_reveal(self, card: TaskCard) -> None:
-        if self.state.session.withheld and self.kernel.locate(self.state) == card.required_place:
+        if self.kernel.locate(self.state) == card.required_place:
             self._emit(InstructionRevealed(task_id=card.id, text=card.instruction))
 
     def _end(self, card: TaskCard, reason: str) -> None:

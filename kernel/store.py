@@ -30,6 +30,7 @@ from typing import Any, NamedTuple, Protocol
 import msgspec
 
 from campus.events import AGENT_BOUND, KINDS, SCHEMA_VERSION, Event, agent_link, canonical, chain_hash
+from campus.events.codec import canonical_many
 from campus.kernel.snapshots import assemble, decode_manifest
 from campus.kernel.sql_views import VIEWS
 
@@ -133,17 +134,23 @@ class EventStore(Protocol):
     def close(self) -> None: ...
 
 
+_new_row = tuple.__new__
+"""``_new_row(Row, fields)`` is ``Row(*fields)`` without the Python-level ``__new__`` a NamedTuple has."""
+
+
 def encode_records(records: Sequence[Record], branch_id: str, seq: int, prev: str) -> list[tuple]:
     """Turn records into chained rows, starting after ``(seq, prev)``."""
-    rows = []
+    fresh = iter(canonical_many([event for _, event, _ in records if not isinstance(event, Verbatim)]))
+    rows: list[tuple] = []
+    append = rows.append
     for t, event, meta in records:
         if isinstance(event, Verbatim):
             kind, payload = event.kind, event.payload
         else:
-            kind, payload = _KIND_OF[type(event)], canonical(event)
+            kind, payload = _KIND_OF[type(event)], next(fresh)
         seq += 1
         prev = chain_hash(prev, t, payload)
-        rows.append((branch_id, seq, t, kind, payload.decode("utf-8"), prev, meta))
+        append((branch_id, seq, t, kind, payload.decode("utf-8"), prev, meta))
     return rows
 
 
@@ -242,7 +249,7 @@ class MemoryStore(_Lineage):
             raise StoreError("create_branch makes root branches; use fork() for a child")
         if self._exists(info.id):
             raise StoreError(f"a branch named {info.id!r} already exists")
-        rows = [Row(*row[1:]) for row in encode_records(records, info.id, 0, info.genesis)]
+        rows = [_new_row(Row, row[1:]) for row in encode_records(records, info.id, 0, info.genesis)]
         self._branches[info.id] = info
         self._rows[info.id] = rows
         self._heads[info.id] = (rows[-1].seq, rows[-1].hash) if rows else (0, info.genesis)
@@ -278,7 +285,7 @@ class MemoryStore(_Lineage):
         seq, prev = self.head(branch_id)
         _check_expected(branch_id, expect, seq)
         rows = encode_records(records, branch_id, seq, self._prev(branch_id, seq, prev))
-        self._rows[branch_id].extend(Row(*row[1:]) for row in rows)
+        self._rows[branch_id].extend([_new_row(Row, row[1:]) for row in rows])
         if rows:
             self._heads[branch_id] = (rows[-1][1], rows[-1][5])
         return self._heads[branch_id]
@@ -856,6 +863,15 @@ def _recognise(conn: sqlite3.Connection, path: str) -> bool:
             return True
     shown = ", ".join(sorted(tables)[:5]) or "none"
     raise StoreError(f"{path} is not a campus database (application id {application_id}, tables: {shown}); it was left untouched")
+
+
+def _bind_null(value: None) -> None:
+    return value
+
+
+sqlite3.register_adapter(type(None), _bind_null)
+"""A row's absent meta is bound through an adapter found in one look-up: with none registered for None, sqlite3
+looks for ``__adapt__`` and ``__conform__`` (an AttributeError raised and cleared) for every None it binds."""
 
 
 def _insert_rows(conn: sqlite3.Connection, rows: list[tuple]) -> None:

@@ -3,18 +3,27 @@
 from __future__ import annotations
 
 import gc
+import hashlib
+from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import campus.kernel.runner as runner
+from campus.events import KINDS, AgentReplied, ToolCalled, ToolResult, canonical, chain_hash
+from campus.agents import make_agent
+from campus.events.codec import canonical_many
+from campus.kernel.agent import AgentUnavailable, AgentView, Reply
 from campus.kernel.clock import Clock, UrgentTimeout
 from campus.kernel.store import MemoryStore
 from campus.kernel.tools import bind_arguments, bind_texts, text_rules
+from campus.scenarios.play import new_run
 from campus.subsystems import DOMAINS
 from campus.world.index import WorldIndex
 from tests.conftest import play
+from tests.test_fast_paths import JSON
 
 _TOOLS = [tool for domain in DOMAINS for tool in domain.tools]
 
@@ -86,3 +95,112 @@ def test_the_remembered_idle_times_are_the_computed_ones() -> None:
         for low, high in ((OPEN, CLOSE), (OPEN + 120, CLOSE - 60), (CLOSE - 30, CLOSE)):
             windows = _within(free_windows((), earliest), low, high)
             assert _idle(earliest, low, high) == (tuple(windows), tuple(_spans(windows)), ", ".join(_spans(windows)))
+
+
+def _chain_hash_in_parts(prev: str, t: int, payload: bytes) -> str:
+    digest = hashlib.sha256(prev.encode("ascii"))
+    digest.update(b"|%d|" % t)
+    digest.update(payload)
+    return digest.hexdigest()
+
+
+@settings(max_examples=300, deadline=None)
+@given(values=st.lists(st.dictionaries(st.text(max_size=8), JSON, max_size=4), max_size=6), text=st.text(max_size=30))
+def test_encodings_searched_together_are_each_ones_canonical_form(values: list[dict], text: str) -> None:
+    events = [event for args in values for event in (
+        ToolCalled(call_id="call-1", task_id="t", tool="x.y", args=args),
+        ToolResult(call_id="call-1", status="ok", message=text, data=args or None),
+        AgentReplied(task_id="t", text=text),
+    )]
+    assert canonical_many(events) == [canonical(event) for event in events]
+
+
+@given(prev=st.text("0123456789abcdef", min_size=64, max_size=64), t=st.integers(-(2**40), 2**40),
+       payload=st.binary(max_size=200))
+def test_the_chain_hash_of_one_buffer_is_the_hash_of_its_parts(prev: str, t: int, payload: bytes) -> None:
+    assert chain_hash(prev, t, payload) == _chain_hash_in_parts(prev, t, payload)
+
+
+def test_a_bound_apply_gives_the_state_of_projection_apply(world: WorldIndex, small_term) -> None:
+    run = play(MemoryStore(), world, small_term, "oracle")
+    projection = run.kernel.projection
+    plain, bound = projection.initial(), projection.initial()
+    apply = projection.applier(bound)
+    for row in run.store.rows(run.branch.id):
+        event = msgspec.json.decode(row.payload, type=KINDS[row.kind])
+        projection.apply(plain, row.seq, row.t, event)
+        apply(row.seq, row.t, event)
+    assert projection.encode(bound) == projection.encode(plain)
+
+
+@given(st.text(max_size=40))
+def test_ascii_text_is_safe_as_it_is(text: str) -> None:
+    from campus.kernel.admit import safe_text
+
+    expected = text if text.isascii() else text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+            expected = text
+        except UnicodeEncodeError:
+            pass
+    assert safe_text(text) == expected
+
+
+def test_rows_made_without_the_named_tuple_constructor_are_rows() -> None:
+    from campus.events import Walked
+    from campus.kernel.store import BranchInfo, Row
+
+    store = MemoryStore()
+    store.create_branch(BranchInfo(id="b", parent=None, fork_seq=0, genesis="0" * 64, agent="a"),
+                        [(5, Walked(path=["B1", "B2"], depart=5, arrive=8), None)])
+    store.append("b", [(9, Walked(path=["B2"], depart=9, arrive=9), '{"m":1}')])
+    rows = store.rows("b")
+    assert all(type(row) is Row for row in rows)
+    assert [tuple(row) for row in rows] == [Row(*row) for row in rows]
+    assert (rows[1].seq, rows[1].t, rows[1].kind, rows[1].meta) == (2, 9, "walked", '{"m":1}')
+
+
+class _Flaky:
+    """An agent that is unavailable at every third ask and interrupted at every fifth other one (before its inner
+    agent sees the view)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.name, self.asks = inner, inner.name, 0
+
+    def act(self, view: AgentView) -> Reply:
+        self.asks += 1
+        if self.asks % 3 == 0:
+            raise AgentUnavailable("not now")
+        if self.asks % 5 == 0:
+            raise KeyboardInterrupt
+        return self.inner.act(view)
+
+
+def test_replies_asked_in_the_student_or_by_the_driver_make_the_same_log(world: WorldIndex, small_term) -> None:
+    """The student asks for a reply itself when nothing else is due; stopping every few steps (max_steps) and
+    an agent that is sometimes unavailable or interrupted send other asks through the driver and its SimPy event."""
+    whole = play(MemoryStore(), world, small_term, "oracle")
+    stepped = new_run(MemoryStore(), world, small_term, agent_name="oracle", seed=0)
+    session = stepped.session(_Flaky(make_agent("oracle", small_term, world)))
+    stops = 0
+    while not session.finished:
+        try:
+            session.run(max_steps=2)
+        except (AgentUnavailable, KeyboardInterrupt):
+            stops += 1
+    assert stops > 10
+    assert stepped.store.head(stepped.branch.id) == whole.store.head(whole.branch.id)
+
+
+def test_an_absent_meta_is_stored_as_null(tmp_path) -> None:
+    from campus.events import Walked
+    from campus.kernel.store import BranchInfo, SQLiteStore
+
+    store = SQLiteStore(tmp_path / "log.db")
+    store.create_branch(BranchInfo(id="b", parent=None, fork_seq=0, genesis="0" * 64, agent="a"))
+    store.append("b", [(t, Walked(path=["B1"], depart=t, arrive=t), None if t % 2 else '{"m":1}') for t in range(40)])
+    assert [row.meta for row in store.rows("b")] == [None if t % 2 else '{"m":1}' for t in range(40)]
+    nulls = store.conn.execute("SELECT count(*) FROM events WHERE meta IS NULL").fetchone()[0]
+    assert nulls == 20
+    store.close()

@@ -782,3 +782,40 @@ def test_the_literal_fast_path_takes_plain_nested_text_and_leaves_the_rest() -> 
     for other in ("x(a={'k': 1})", "x(a={'k': 'v', 'k': 'w'})", "x(a='1', a='2')", "x(a={k='v'})", "x(a=['v',])",
                   "x(a='it\"s')", "x(a='x=y')", "x(a='x' 'y')", "x(a='caf\u00e9')", "x()", "x(a=" + "[" * 40 + "]" * 40 + ")"):
         assert _literal_call(other, "x", 1) is None, other
+
+
+_AROUND = st.lists(st.sampled_from(["a", " ", "\n", "\r\n", "<action>", "<ACTION>", "</action>", "Action: ", '"', "(", ")"]),
+                   max_size=4).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    before=_AROUND,
+    name=st.sampled_from(["calendar.add_event", "email.send_email", "finish", "Finish", "x"]),
+    pairs=st.lists(st.tuples(_KEYS, _PLAIN | st.sampled_from(["</action>", "a<b", "x\r", "é"])), max_size=4),
+    spaces=st.sampled_from(["", " ", "\r\n "]),
+    after=_AROUND,
+)
+def test_the_tagged_reply_fast_path_reads_what_the_whole_reader_reads(before: str, name: str, pairs: list, spaces: str,
+                                                                         after: str) -> None:
+    from campus.kernel.parse import _read_reply, _tagged_plain_call
+
+    inner = f",{spaces}".join(f'{key}{spaces}={spaces}"{value}"' for key, value in pairs)
+    text = f"{before}<action>Action: {name}({spaces}{inner}{spaces}){after}"
+    fast = _tagged_plain_call(text)
+    if fast is None:
+        return
+    slow = _read_reply(text, False)
+    assert fast == slow
+    assert isinstance(slow, Call) and list(fast.args.items()) == list(slow.args.items())
+
+
+def test_the_tagged_reply_fast_path_takes_the_bench_replies_and_leaves_the_rest() -> None:
+    from campus.kernel.parse import _tagged_plain_call
+
+    assert _tagged_plain_call('I will.\n<action>Action: draft.add_course(section_id="CS101-1")</action>') == \
+        Call(name="draft.add_course", args={"section_id": "CS101-1"})
+    for other in ("<action>Action: finish()</action>", '<action>Action: x(a="</action>")</action>',
+                  '<action>Action: x(a="1", a="2")</action>', "<action>Action: x(p={'path': ['B1']})</action>",
+                  '<action> Action: x(a="1")</action>', 'Action: x(a="1")'):
+        assert _tagged_plain_call(other) is None, other
