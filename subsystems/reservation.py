@@ -179,7 +179,7 @@ class Place:
         if found is None:
             if len(self.having) >= FEATURE_SETS_KEPT:  # an agent may ask for any of many combinations; keep the memo bounded
                 self.having.clear()
-            found = self.having[key] = frozenset(seat.id for seat in room.seats if wanted <= set(seat.features))
+            found = self.having[key] = frozenset(seat.id for seat in self.distinct[id(room)] if wanted <= set(seat.features))
         return found
 
 
