@@ -554,16 +554,21 @@ def _compact_study_listing(
     short, lines = place.short, place.lines
     own: dict[str, list[str]] = {}
     booked = room_bookings(part, place.building_id, room.id, day) if part.bookings else {}
-    total, offered = _offered(part, place, room, seats, booked, features, idle, earliest, low, high, limit)
-    shown, listed = [], []
-    for seat, now, windows, busy in offered:
-        shown.append(seat)
-        line = lines[id(seat)] if now is seat else f"  - {short[id(seat)]} [{', '.join(now.features)}]"
-        if windows is not idle:
-            spans = _spans(windows)
-            own[short[id(seat)]] = spans
-            line += f": free {', '.join(spans)}{_booked_note(busy)}"
-        listed.append(line)
+    if not (booked or part.features):  # every offered seat is the world's, free at the room's common times
+        plain = _plain_offer(part, place, room, seats, features, idle)
+        total, shown = len(plain), plain[:limit]
+        listed = [lines[id(seat)] for seat in shown]
+    else:
+        total, offered = _offered(part, place, room, seats, booked, features, idle, earliest, low, high, limit)
+        shown, listed = [], []
+        for seat, now, windows, busy in offered:
+            shown.append(seat)
+            line = lines[id(seat)] if now is seat else f"  - {short[id(seat)]} [{', '.join(now.features)}]"
+            if windows is not idle:
+                spans = _spans(windows)
+                own[short[id(seat)]] = spans
+                line += f": free {', '.join(spans)}{_booked_note(busy)}"
+            listed.append(line)
     count, note = _room_count(place, room, total, features), _hours_note(low, high)
     ids = [short[id(seat)] for seat in shown]
     free = f", each free {idle_free}{' unless noted' if own else ''}" if shown else ""
@@ -588,10 +593,7 @@ def _offered(
 ) -> tuple[int, list[Offer]]:
     """How many of the open seats have every feature asked for (as the seat is now) and some free time, and the
     first ``limit`` of them. A booked seat's windows lie inside ``idle``, so with no idle time nothing is offered."""
-    if not idle:
-        return 0, []
-    if features:
-        seats = _with_features(part, place, room, seats, frozenset(features))
+    seats = _plain_offer(part, place, room, seats, features, idle)
     if not booked:
         return len(seats), [(seat, seat_now(part, seat), idle, []) for seat in seats[:limit]]
     offered = []
@@ -604,6 +606,15 @@ def _offered(
             if total <= limit:
                 offered.append((seat, seat_now(part, seat), windows, busy or []))
     return total, offered
+
+
+def _plain_offer(part: ReservationState, place: Place, room: Room, seats: list[Seat], features: list[str],
+                 idle: Sequence[tuple[int, int]]) -> list[Seat]:
+    """The open seats with every feature asked for, bookings aside; none with no idle time (a booked seat's windows
+    lie inside ``idle``)."""
+    if not idle:
+        return []
+    return _with_features(part, place, room, seats, frozenset(features)) if features else seats
 
 
 def _with_features(part: ReservationState, place: Place, room: Room, seats: list[Seat], wanted: frozenset[str]) -> list[Seat]:
