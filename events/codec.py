@@ -45,7 +45,19 @@ _EVENTS = msgspec.json.Decoder(list[AnyEvent])
 
 def canonical(value: Any) -> bytes:
     """The canonical JSON bytes of an event, a state or any msgspec-encodable value."""
-    raw = _ENCODER.encode(value)
+    return _exact(_ENCODER.encode(value))
+
+
+def canonical_many(values: Sequence[Any]) -> list[bytes]:
+    """``[canonical(v) for v in values]``, with one search for ``.0`` over all the encodings together
+    (the per-value exact path only when that search finds one)."""
+    encode = _ENCODER.encode
+    raws = [encode(value) for value in values]
+    return raws if _POINT_ZERO(b"".join(raws)) is None else [_exact(raw) for raw in raws]
+
+
+def _exact(raw: bytes) -> bytes:
+    """An encoding as canonical bytes: a float written with ``.0`` is re-encoded through the normaliser."""
     if _POINT_ZERO(raw) is None:
         return raw
     return _ENCODER.encode(_NORMALISER.decode(raw))
@@ -119,16 +131,6 @@ def chain_hash(prev: str, t: int, payload: bytes) -> str:
 
 
 _sha256 = hashlib.sha256
-
-
-def canonical_many(values: Sequence[Any]) -> list[bytes]:
-    """``[canonical(v) for v in values]``, with one search for ``.0`` over all the encodings together
-    (the per-value exact path only when that search finds one)."""
-    encode = _ENCODER.encode
-    raws = [encode(value) for value in values]
-    if _POINT_ZERO(b"".join(raws)) is None:
-        return raws
-    return [raw if _POINT_ZERO(raw) is None else _ENCODER.encode(_NORMALISER.decode(raw)) for raw in raws]
 
 
 AGENT_BOUND = "agent_bound"
