@@ -72,7 +72,7 @@ from campus.kernel.recorded import RecordedAgent, replies_of
 from campus.kernel.schedule import Composing
 from campus.kernel.tools import result_event
 from campus.kernel.runner import Paraphrase, Session, action_of
-from campus.kernel.store import BranchInfo, MemoryStore, Row, StoreError
+from campus.kernel.store import BranchInfo, MemoryStore, Row, Snapshot, StoreError
 from campus.kernel.triggers import (Due, Rule, RuleIndex, activated, after_open_index, armed, due_after_open, due_at_times,
                                     fire)
 from campus.kernel.tasks import row_batches
@@ -103,6 +103,8 @@ READINGS = 4_096
 _TAGS = {cls: tag for tag, cls in KINDS.items()}
 _CLOCK_TYPES = frozenset((DayStarted, WorldChanged))
 """The world clock may fire while a call is under way (a day starting during a long walk)."""
+_PLAIN = frozenset(KINDS.values()) - _CLOCK_TYPES - {TaskReleased, TaskComposed, TaskEnded, AgentReplied, ToolCalled}
+"""The kinds a step only applies (and adds to the open task's events) once their place and content are checked."""
 
 
 OnTask = Callable[[int], None]
@@ -230,6 +232,8 @@ class _Chain:
 
     def check(self, rows: list[Row], payloads: list[bytes]) -> Mismatch | None:
         """``payloads``: the rows' payloads as UTF-8 bytes."""
+        if not self.links:
+            return self._unlinked(rows, payloads)
         for row, payload in zip(rows, payloads):
             if row.seq != self.seq:
                 return Mismatch(seq=self.seq, check="sequence", expected=self.seq, actual=row.seq)
@@ -242,6 +246,21 @@ class _Chain:
                 return Mismatch(seq=row.seq, check=check, expected=digest, actual=row.hash)
             self.prev = digest
             self.seq += 1
+        return None
+
+    def _unlinked(self, rows: list[Row], payloads: list[bytes]) -> Mismatch | None:
+        """``check`` where no row changes agent, with the chain's position in locals."""
+        prev, seq = self.prev, self.seq
+        for row, payload in zip(rows, payloads):
+            if row.seq != seq:
+                self.prev, self.seq = prev, seq
+                return Mismatch(seq=seq, check="sequence", expected=seq, actual=row.seq)
+            digest = chain_hash(prev, row.t, payload)
+            if digest != row.hash:
+                return Mismatch(seq=row.seq, check="hash chain", expected=digest, actual=row.hash)
+            prev = digest
+            seq += 1
+        self.prev, self.seq = prev, seq
         return None
 
 
@@ -271,6 +290,7 @@ class _ReExecution:
         self.triggers = list(run.term.triggers())
         self.last_day = day_of(self.cards[-1].release) if self.cards else -1
         self.state = run.kernel.projection.initial()
+        self.apply = run.kernel.projection.applier(self.state)
         self.task_events: list[Event] = []
         self.pending: Iterator[Event] | None = None
         """What must come next (a call's firings, facts and result; a task end's firings), derived lazily
@@ -312,18 +332,40 @@ class _ReExecution:
         if isinstance(event, Mismatch):
             return event
         cls = type(event)
-        fired = cls is TriggerSkipped or (cls is WorldChanged and bool(event.rule))  # type: ignore[attr-defined]
         # appended by the world clock or the rule clock, so it may come while a call is under way
-        by_clock = event.cause == 0 if fired else cls in _CLOCK_TYPES  # type: ignore[attr-defined]
+        if cls is WorldChanged:
+            fired = bool(event.rule)  # type: ignore[attr-defined]
+            by_clock = event.cause == 0 if fired else True  # type: ignore[attr-defined]
+        elif cls is TriggerSkipped:
+            fired, by_clock = True, event.cause == 0  # type: ignore[attr-defined]
+        else:
+            fired, by_clock = False, cls is DayStarted
         problem = self._misplaced(row, event, cls, fired, by_clock)
         if problem is not None:
             return Mismatch(seq=row.seq, check="sequence", expected=problem, actual=row.kind)
-        run, state = self.run, self.state
-        mismatch = self._check_expected(row, event, fired, by_clock)
-        if mismatch is not None:
-            return mismatch
+        if by_clock or fired or self.peeked is not None or self.clock_due or (self.timed and self.timed[0][0] <= row.t):
+            mismatch = self._check_expected(row, event, fired, by_clock)
+            if mismatch is not None:
+                return mismatch
         if self.composing.kinds:
             self.composing.see(row.seq, row.t, event)
+        if cls in _PLAIN:
+            self.apply(row.seq, row.t, event)
+            if self.task_events:
+                self.task_events.append(event)
+        else:
+            mismatch = self._special(row, event, cls)
+            if mismatch is not None:
+                return mismatch
+        if self.snapshots and row.seq in self.snapshots:
+            self.snapshots.remove(row.seq)
+            return _snapshot_mismatch(self.run, row.seq, self.run.kernel.projection.encode(self.state))
+        return None
+
+    def _special(self, row: Row, event: Event, cls: type) -> Mismatch | None:
+        """What an event of a kind outside ``_PLAIN`` adds to applying it: a composition or a judgement checked
+        first, and what it sets going (the rule clock's timed rules, a call's re-execution, a task end's firings)."""
+        run, state = self.run, self.state
         if cls is TaskReleased or cls is TaskComposed:
             mismatch = self._composition(row, event)
             if mismatch is not None:
@@ -335,7 +377,7 @@ class _ReExecution:
             if judged != (event.outcome, event.detail, event.marks):
                 return Mismatch(seq=row.seq, check="evaluation", expected=list(judged),
                                 actual=[event.outcome, event.detail, event.marks])
-        run.kernel.projection.apply(state, row.seq, row.t, event)
+        self.apply(row.seq, row.t, event)
         if cls in _CLOCK_TYPES:
             self._due_known = False
         if cls is TaskReleased:
@@ -355,10 +397,6 @@ class _ReExecution:
             assert isinstance(event, TaskEnded)
             self.pending = self._firings(event, state.seq, task_id=event.task_id, task_events=list(self.task_events))
             self.task_events = []
-        if self.snapshots and row.seq in self.snapshots:
-            stored, folded = self.snapshots.pop(row.seq), run.kernel.projection.state_hash(state)
-            if stored != folded:
-                return Mismatch(seq=row.seq, check="snapshot", expected=folded, actual=stored)
         return None
 
     def _reproduced(self, row: Row, payload: bytes) -> Event | Mismatch:
@@ -475,6 +513,10 @@ class _ReExecution:
                 return "the end of the task at its round limit"
             self.action = self._read(event, free_answer=self.cards[session.next_task].answers == "text")
         elif type(event) is ToolCalled or type(event) is ActionRejected or type(event) is Answered:
+            if type(event) is ToolCalled and _same_call(event, self.action, task, session.calls):
+                self.answered, self.action = False, None
+                self._student_t = row.t
+                return None
             expected = self._carried_out(task, session.calls)
             if expected is None or not (_as_stored(expected, self.payload) or canonical(event) == canonical(expected)):
                 return "what the reply before it reads as" if expected is None else f"{_plain(canonical(expected))}"
@@ -560,8 +602,8 @@ class _ReExecution:
         return None
 
     def _check_expected(self, row: Row, event: Event, fired: bool, by_clock: bool) -> Mismatch | None:
-        if not (by_clock or fired or self.peeked is not None or self.clock_due or (self.timed and self.timed[0][0] <= row.t)):
-            return None  # nothing is expected here: no clock, no firing, no timed rule due, no re-executed event waiting
+        """Called only where something may be expected: a clock event, a firing, a timed rule due or a re-executed
+        event waiting (``step`` skips the rest)."""
         if by_clock and self.peeked is not None and not isinstance(self.peeked, ToolResult):
             # firings and facts follow what caused them at once; only a call's result waits for its minutes
             return _compare(row, self.payload, "rule firing" if _fired(self.peeked) else "re-execution", self.peeked, event)
@@ -636,7 +678,8 @@ class _ReExecution:
                             expected=_plain(canonical(want)), actual=None)
         if self.snapshots:
             seq = min(self.snapshots)
-            return Mismatch(seq=seq, check="snapshot", expected="a snapshot at a seq of the log", actual=self.snapshots[seq])
+            return Mismatch(seq=seq, check="snapshot", expected="a snapshot at a seq of the log",
+                            actual=_stored_hash(_snapshot_at(self.run, seq)))
         return None
 
 
@@ -650,24 +693,55 @@ def _compare(row: Row, payload: bytes, check: str, want: Event | None, event: Ev
     return None if actual == expected else Mismatch(seq=row.seq, check=check, expected=_plain(expected), actual=_plain(actual))
 
 
+def _same_call(event: ToolCalled, action: Call | Answer | Finish | Invalid | None, task: str, calls: int) -> bool:
+    """Whether ``event`` is the call ``action`` reads as, seen without encoding either: only when every argument
+    is text, since then equal fields are equal canonical bytes (``False`` leaves it to the byte comparison)."""
+    if type(action) is not Call or event.tool != action.name or event.task_id != task or event.call_id != f"call-{calls + 1}":
+        return False
+    args, positional = action.args, action.positional
+    return (all(type(value) is str for value in args.values()) and all(type(value) is str for value in positional)
+            and event.args == args and event.positional == positional)
+
+
 def _as_stored(want: Event, payload: bytes) -> bool:
     """Whether a row's payload is exactly ``want``'s canonical bytes: then its event is ``want`` (a current-schema
     payload decodes and encodes back to itself), with no second encoding of the stored event."""
     return canonical(want) == payload
 
 
-def _snapshots(run: Run) -> dict[int, str | None]:
-    """The state hash of every stored snapshot of the branch (``None`` where its bytes do not hash to it)."""
-    found: dict[int, str | None] = {}
+def _snapshots(run: Run) -> set[int]:
+    """The seqs of the branch's stored snapshots (read as stored: their pieces are joined only when checked)."""
+    found: set[int] = set()
     seq = run.store.head(run.branch.id)[0]
     while seq > 0:
-        snapshot = run.store.snapshot_at_or_before(run.branch.id, seq)
+        snapshot = run.store.snapshot_at_or_before(run.branch.id, seq, raw=True)
         if snapshot is None:
             break
-        intact = hashlib.sha256(snapshot.state).hexdigest() == snapshot.state_hash
-        found[snapshot.seq] = snapshot.state_hash if intact else None
+        found.add(snapshot.seq)
         seq = snapshot.seq - 1
     return found
+
+
+def _snapshot_at(run: Run, seq: int) -> Snapshot:
+    snapshot = run.store.snapshot_at_or_before(run.branch.id, seq)
+    assert snapshot is not None and snapshot.seq == seq
+    return snapshot
+
+
+def _stored_hash(snapshot: Snapshot) -> str | None:
+    """The snapshot's stored state hash, or ``None`` where its bytes do not hash to it."""
+    return snapshot.state_hash if hashlib.sha256(snapshot.state).hexdigest() == snapshot.state_hash else None
+
+
+def _snapshot_mismatch(run: Run, seq: int, folded: bytes) -> Mismatch | None:
+    """The snapshot at ``seq`` against the folded state's bytes: it agrees when it holds exactly those bytes and
+    they hash to its stored hash (one hash; the folded state is hashed only to tell a mismatch)."""
+    snapshot = _snapshot_at(run, seq)
+    stored = _stored_hash(snapshot)
+    if stored is not None and snapshot.state == folded:
+        return None
+    expected = hashlib.sha256(folded).hexdigest()
+    return None if stored == expected else Mismatch(seq=seq, check="snapshot", expected=expected, actual=stored)
 
 
 def _same_upcast(mine: Row, theirs: Row) -> bool:
