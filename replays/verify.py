@@ -253,7 +253,6 @@ class _Chain:
         prev, seq = self.prev, self.seq
         for row, payload in zip(rows, payloads):
             if row.seq != seq:
-                self.prev, self.seq = prev, seq
                 return Mismatch(seq=seq, check="sequence", expected=seq, actual=row.seq)
             digest = chain_hash(prev, row.t, payload)
             if digest != row.hash:
