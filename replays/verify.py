@@ -352,6 +352,15 @@ class _ReExecution:
             self.apply(row.seq, row.t, event)
             if self.task_events:
                 self.task_events.append(event)
+        elif cls is AgentReplied or cls is ToolCalled:  # inside a task: no composition, no judgement, no clock
+            self.apply(row.seq, row.t, event)
+            if self.task_events:
+                self.task_events.append(event)
+            if cls is AgentReplied:
+                self.wire = event.call is not None  # type: ignore[attr-defined]
+            else:
+                self.pending = self._rerun(event)  # type: ignore[arg-type]
+                self.call_t = row.t
         else:
             mismatch = self._special(row, event, cls)
             if mismatch is not None:
