@@ -124,6 +124,12 @@ class UrgentTimeout(simpy.events.Event):
 class Clock(simpy.Environment):
     """SimPy's environment, where a process can let time pass without a switch when nothing else is due."""
 
+    def peek(self) -> float:
+        """SimPy's ``peek`` (the time of the next event, infinity if none) without raising and catching an IndexError
+        when nothing is scheduled, as in every ask of a session whose clocks have nothing left to wait for."""
+        queue = self._queue
+        return queue[0][0] if queue else simpy.core.Infinity
+
     def skip(self, delay: int) -> bool:
         """Advance ``delay`` minutes at once if no event is scheduled until then (inclusive) and say whether
         it did; the caller goes on as a timeout of ``delay`` would have resumed it (nothing could have come
