@@ -13,6 +13,7 @@ were created in.
 from __future__ import annotations
 
 import functools
+import operator
 
 import re
 
@@ -123,6 +124,14 @@ class UrgentTimeout(simpy.events.Event):
 
 class Clock(simpy.Environment):
     """SimPy's environment, where a process can let time pass without a switch when nothing else is due."""
+
+    now = property(operator.attrgetter("_now"), doc="The current simulation time (SimPy's, read without a Python frame).")
+
+    def peek(self) -> float:
+        """SimPy's ``peek`` (the time of the next event, infinity if none) without raising and catching an IndexError
+        when nothing is scheduled, as in every ask of a session whose clocks have nothing left to wait for."""
+        queue = self._queue
+        return queue[0][0] if queue else simpy.core.Infinity
 
     def skip(self, delay: int) -> bool:
         """Advance ``delay`` minutes at once if no event is scheduled until then (inclusive) and say whether

@@ -330,6 +330,11 @@ _QUOTED = re.compile(r"'[^']*+'|\"[^\"]*+\"")
 _JSON_OBJECT = msgspec.json.Decoder(dict[str, Any])
 
 
+def _json_key(keyword: re.Match[str]) -> str:
+    """``name=`` as a JSON object's key (a function: a template such as ``"\\1":`` is expanded in Python per match)."""
+    return f'"{keyword[1]}":'
+
+
 def _literal_call(block: str, name: str, pos: int) -> Parsed | None:
     """Calls whose keyword arguments are plain quoted ASCII text and lists and dicts of it (``walk_to``'s
     ``path_info={'path': ['B001', 'B002']}``): rewritten as one JSON object and decoded at once.
@@ -345,7 +350,7 @@ def _literal_call(block: str, name: str, pos: int) -> Parsed | None:
     if not keys or not inner.isascii() or inner.count("[") + inner.count("{") > MAX_DEPTH:
         return None
     try:
-        args = _JSON_OBJECT.decode("{" + _LITERAL_KEY.sub(r'"\1":', inner.replace("'", '"')) + "}")
+        args = _JSON_OBJECT.decode("{" + _LITERAL_KEY.sub(_json_key, inner.replace("'", '"')) + "}")
     except msgspec.DecodeError:
         return None
     if len(args) != len(keys):  # a keyword given twice, or one inside a value

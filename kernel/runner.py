@@ -506,7 +506,8 @@ class Session:
             call_id=call_id, task_id=card.id, tool=call.name, args=dict(call.args), positional=list(call.positional),
         )
         self._emit(called)
-        if self.rules:
+        watched = bool(self.rules) and bool(self._rule_index.for_task(card.id))  # _fire_matching looks at no other rules
+        if watched:
             cause = self.state.seq
             self._fire_matching(called, cause=cause, read=True)
             self._fire_matching(called, cause=cause)
@@ -516,7 +517,7 @@ class Session:
         )
         for fact in outcome.facts:
             self._emit(fact)
-            if self.rules:
+            if watched:
                 self._fire_matching(fact, cause=self.state.seq)
         return call_id, outcome
 

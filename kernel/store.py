@@ -403,7 +403,6 @@ CREATE TABLE IF NOT EXISTS events (
     meta TEXT,
     PRIMARY KEY (branch, seq)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS events_by_time ON events (branch, t, seq);
 CREATE TABLE IF NOT EXISTS snapshots (
     branch TEXT NOT NULL,
     seq INTEGER NOT NULL,
@@ -726,15 +725,15 @@ class SQLiteStore(_Lineage):
         return row[0]
 
     def seq_at_time(self, branch_id: str, t: int) -> int:
+        """The last seq at or before minute ``t``: a binary search of the primary key, since a lineage's times never
+        go back (files made before kept an index on time, which nothing reads now and new files do not make: its
+        upkeep was ~2 % of an append)."""
         best = 0
         for owner, lower, upper in self.segments(branch_id):
-            hi = upper if upper is not None else 2**62
-            row = self.conn.execute(
-                "SELECT max(seq) FROM events WHERE branch = ? AND t <= ? AND seq BETWEEN ? AND ?",
-                (owner, t, lower, hi),
-            ).fetchone()
-            if row[0] is not None:
-                best = max(best, row[0])
+            stored = self.conn.execute("SELECT max(seq) FROM events WHERE branch = ?", (owner,)).fetchone()[0]
+            hi = stored if stored is None or upper is None else min(upper, stored)
+            if hi is not None and hi >= lower:
+                best = max(best, _last_at_or_before(self.conn, owner, t, lower, hi))
         return best
 
     def put_snapshot(self, branch_id: str, seq: int, state: bytes, state_hash: str, pieces: Mapping[str, bytes] = {}) -> None:
@@ -863,6 +862,18 @@ def _recognise(conn: sqlite3.Connection, path: str) -> bool:
             return True
     shown = ", ".join(sorted(tables)[:5]) or "none"
     raise StoreError(f"{path} is not a campus database (application id {application_id}, tables: {shown}); it was left untouched")
+
+
+def _last_at_or_before(conn: sqlite3.Connection, branch: str, t: int, lo: int, hi: int) -> int:
+    """The last of a branch's own seqs ``lo..hi`` (all stored) whose time is at most ``t``, or 0."""
+    found = 0
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        if conn.execute("SELECT t FROM events WHERE branch = ? AND seq = ?", (branch, mid)).fetchone()[0] <= t:
+            found, lo = mid, mid + 1
+        else:
+            hi = mid - 1
+    return found
 
 
 def _bind_null(value: None) -> None:

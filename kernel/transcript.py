@@ -49,8 +49,15 @@ def notice(change: WorldChange) -> str | None:
     return None
 
 
+_CONVERSED = frozenset({TaskReleased, AgentReplied, ToolResult, ActionRejected, InstructionRevealed, MentorFeedback, HintGiven,
+                        WorldChanged, ReplyParaphrased})
+"""The event types ``add_turn`` reads (no event type is subclassed); about half a task's events are none of them."""
+
+
 def add_turn(turns: list[Turn], event: Event) -> None:
     """Extend the task's chat as the agent saw it; consecutive messages of one side are merged."""
+    if type(event) not in _CONVERSED:
+        return
     if isinstance(event, TaskReleased):
         turn = Turn("user", event.observation)
     elif isinstance(event, AgentReplied):

@@ -237,7 +237,7 @@ def find_optimal_path(view: ToolView, args: dict[str, Any]) -> Outcome:
     misses = sum(
         1 for a, b in zip(route.path, route.path[1:])
         if not world.graph[a][b]["inside"] and unmet(world.graph[a][b]["properties"], constraints)
-    )
+    ) if constraints else 0  # no constraint is unmet
     note = f" {misses} of its walkways do not meet every constraint (no better route exists)." if misses else ""
     path_literal = "[" + ", ".join(f'"{b}"' for b in route.path) + "]"
     message = (

@@ -216,6 +216,8 @@ class _Index:
         self.by_article_title = _group(self.placed, lambda p: fold(p.article.title))
         self.clubs = sorted(model.clubs, key=lambda c: c.id)
         self.advisors = sorted(model.advisors, key=lambda a: a.id)
+        self.pages: dict[int, str] = {}
+        """``id`` of one of ``clubs`` or ``advisors`` -> its ``_club_text`` or ``_advisor_text``, made when first asked."""
         self.entities: dict[tuple[bool, str], dict[str, list[Any]]] = {
             (is_club, by): _group(entities, (lambda e: fold(e.id)) if by == "id" else (lambda e: fold(e.name)))
             for is_club, entities in ((True, self.clubs), (False, self.advisors))
@@ -514,7 +516,9 @@ def query_by_identifier(view: ToolView, args: dict[str, Any]) -> Outcome:
         listed = "\n".join(_club_line(e) if is_club else _advisor_line(e) for e in found[:MAX_LISTED])
         return fail(f"{len(found)} {kind}s are named '{_quote(identifier)}':\n{listed}\nCall again with by=\"id\" and one of these ids.")
     entity = found[0]
-    text = _club_text(entity) if is_club else _advisor_text(entity)
+    text = index.pages.get(id(entity))
+    if text is None:
+        text = index.pages[id(entity)] = _club_text(entity) if is_club else _advisor_text(entity)
     return ok(text, data={"entity_type": kind, "id": entity.id, "name": plain(entity.name), "email": plain(entity.email)})
 
 

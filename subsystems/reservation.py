@@ -596,15 +596,16 @@ def _offered(
     seats = _plain_offer(part, place, room, seats, features, idle)
     if not booked:
         return len(seats), [(seat, seat_now(part, seat), idle, []) for seat in seats[:limit]]
-    offered = []
-    total = 0
-    for seat in seats:
-        busy = booked.get(seat.id)
-        windows: Sequence[tuple[int, int]] = idle if busy is None else _within(free_windows(busy, earliest), low, high)
+    cut = {seat_id: _within(free_windows(busy, earliest), low, high) for seat_id, busy in booked.items()}
+    full = {seat_id for seat_id, windows in cut.items() if not windows}
+    total = len(seats) - (sum(seat.id in full for seat in seats) if full else 0)
+    offered: list[Offer] = []
+    for seat in seats:  # only up to the last shown: every other seat is counted above
+        if len(offered) == limit:
+            break
+        windows: Sequence[tuple[int, int]] = cut.get(seat.id, idle)
         if windows:
-            total += 1
-            if total <= limit:
-                offered.append((seat, seat_now(part, seat), windows, busy or []))
+            offered.append((seat, seat_now(part, seat), windows, booked.get(seat.id) or []))
     return total, offered
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import msgspec
 import pytest
+import simpy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -80,6 +81,21 @@ def test_the_clock_skips_only_when_nothing_is_due_until_the_end() -> None:
     assert not clock.skip(30) and clock.now == 114
     clock.step()
     assert clock.now == 115 and clock.skip(30) and clock.now == 145
+
+
+def test_the_clock_peeks_as_simpy_does_with_and_without_events() -> None:
+    clock, plain = Clock(initial_time=100), simpy.Environment(initial_time=100)
+    assert clock.peek() == plain.peek() == simpy.core.Infinity
+    for env in (clock, plain):
+        UrgentTimeout(env, 10)
+        env.timeout(3)
+    assert clock.peek() == plain.peek() == 103
+    for env in (clock, plain):
+        env.step()
+    assert clock.peek() == plain.peek() == 110
+    for env in (clock, plain):
+        env.step()
+    assert clock.peek() == plain.peek() == simpy.core.Infinity
 
 
 def test_calendar_clock_labels_from_the_table_are_the_formatted_ones() -> None:

@@ -219,3 +219,12 @@ def test_routes_on_the_stulife_map_agree_with_the_published_cost(stulife: WorldI
             assert route.cost / 200 == pytest.approx(reference_cost(stulife.graph, source, target, constraints), abs=0.05)
             checked += 1
     assert checked > 250
+
+
+@given(properties=st.dictionaries(st.sampled_from(["rain_exposure", "surface", "lighting", "x"]), st.text(max_size=12)))
+def test_no_walkway_misses_no_constraint(properties: dict[str, str]) -> None:
+    """What lets ``find_optimal_path`` skip counting misses when no constraint is given: none is ever unmet."""
+    from campus.world.routes import unmet
+
+    assert unmet(properties, {}) == 0
+    assert unmet(properties, {"surface": "Paved"}) == (properties.get("surface") != "Paved")

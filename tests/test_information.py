@@ -636,3 +636,16 @@ def test_published_categories_that_exist_work_and_advertised_ones_are_corrected(
     assert "... and 367 more; narrow with level or a more specific category." in engineering.message
     for category in ("History", "Computer Science", "General Journals"):
         assert stulife.ok("data_system.list_books_by_category", category=category).result.data["count"] > 0
+
+
+def test_every_club_s_and_advisor_s_page_is_the_one_made_afresh(h: DomainHarness) -> None:
+    """A page is made once per entity and kept; asked again (the kept one), it is still the one its text function makes."""
+    from campus.subsystems.information import _advisor_text, _club_text
+
+    model = h.campus.world
+    for _ in range(2):
+        for entity_type, entities, text in (("club", model.clubs, _club_text), ("advisor", model.advisors, _advisor_text)):
+            for entity in entities:
+                found = h.ok("data_system.query_by_identifier", identifier=entity.id, by="id", entity_type=entity_type)
+                assert found.result.message == text(entity)
+    assert model.clubs and model.advisors

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from campus.events import Walked, canonical, chain_hash
 from campus.kernel.store import BranchInfo, EventStore, SQLiteStore, StoreError
@@ -205,3 +207,37 @@ def canonical_id(payload: str) -> str:
     import json
 
     return json.loads(payload)["email_id"]
+
+
+def _seq_at_time_by_scan(store: SQLiteStore, branch_id: str, t: int) -> int:
+    """``seq_at_time`` the way it was: the largest seq at or before ``t`` in each segment, by SQL over every row."""
+    best = 0
+    for owner, lower, upper in store.segments(branch_id):
+        row = store.conn.execute("SELECT max(seq) FROM events WHERE branch = ? AND t <= ? AND seq BETWEEN ? AND ?",
+                                 (owner, t, lower, upper if upper is not None else 2**62)).fetchone()
+        if row[0] is not None:
+            best = max(best, row[0])
+    return best
+
+
+@settings(max_examples=60, deadline=None)
+@given(steps=st.lists(st.integers(0, 3), min_size=0, max_size=40), cut=st.integers(0, 40), more=st.lists(st.integers(0, 3), max_size=10),
+       index=st.booleans())
+def test_seq_at_time_by_binary_search_is_the_scan(tmp_path_factory: pytest.TempPathFactory, steps: list[int], cut: int,
+                                                 more: list[int], index: bool) -> None:
+    """Times that stand still or move on (a lineage's never go back), a fork and its own rows; a file made with the old
+    index on time answers the same."""
+    store = SQLiteStore(tmp_path_factory.mktemp("seek") / "log.db")
+    if index:
+        store.conn.execute("CREATE INDEX events_by_time ON events (branch, t, seq)")
+    root(store)
+    times = [sum(steps[: i + 1]) + 5 for i in range(len(steps))]
+    store.append("main", [(t, walks(1)[0][1], None) for t in times])
+    at = min(cut, len(times))
+    store.fork("main", at, "child", agent="test")
+    start = times[at - 1] if at else 5
+    store.append("child", [(start + sum(more[: i + 1]), walks(1)[0][1], None) for i in range(len(more))])
+    for branch in ("main", "child"):
+        for t in range(0, (times[-1] if times else 5) + 40):
+            assert store.seq_at_time(branch, t) == _seq_at_time_by_scan(store, branch, t)
+    store.close()
