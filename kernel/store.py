@@ -869,7 +869,10 @@ def _last_at_or_before(conn: sqlite3.Connection, branch: str, t: int, lo: int, h
     found = 0
     while lo <= hi:
         mid = (lo + hi) // 2
-        if conn.execute("SELECT t FROM events WHERE branch = ? AND seq = ?", (branch, mid)).fetchone()[0] <= t:
+        row = conn.execute("SELECT t FROM events WHERE branch = ? AND seq = ?", (branch, mid)).fetchone()
+        if row is None:
+            raise StoreError(f"run {branch!r} has no event at seq {mid} below its head; 'campus verify' tells what is wrong")
+        if row[0] <= t:
             found, lo = mid, mid + 1
         else:
             hi = mid - 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -240,4 +241,16 @@ def test_seq_at_time_by_binary_search_is_the_scan(tmp_path_factory: pytest.TempP
     for branch in ("main", "child"):
         for t in range(0, (times[-1] if times else 5) + 40):
             assert store.seq_at_time(branch, t) == _seq_at_time_by_scan(store, branch, t)
+    store.close()
+
+
+def test_seq_at_time_over_a_gap_is_a_store_error(tmp_path: Path) -> None:
+    """A row deleted behind the triggers' back: the search names the hole instead of failing on a missing row."""
+    store = SQLiteStore(tmp_path / "log.db")
+    root(store)
+    store.append("main", walks(10, start=100))
+    store.conn.execute("DROP TRIGGER events_append_only_delete")
+    store.conn.execute("DELETE FROM events WHERE branch = 'main' AND seq = 5")
+    with pytest.raises(StoreError, match="no event at seq 5"):
+        store.seq_at_time("main", 104)
     store.close()
