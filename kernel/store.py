@@ -18,6 +18,7 @@ chaining stale events onto it.
 
 from __future__ import annotations
 
+import functools
 import os
 import socket
 import sqlite3
@@ -136,6 +137,8 @@ class EventStore(Protocol):
 
 _new_row = tuple.__new__
 """``_new_row(Row, fields)`` is ``Row(*fields)`` without the Python-level ``__new__`` a NamedTuple has."""
+_row_of = functools.partial(_new_row, Row)
+"""A stored row's six columns as a ``Row``, without ``Row._make``'s Python frame."""
 
 
 def encode_records(records: Sequence[Record], branch_id: str, seq: int, prev: str) -> list[tuple]:
@@ -667,7 +670,7 @@ class SQLiteStore(_Lineage):
                     "SELECT seq, t, kind, payload, hash, meta FROM events WHERE branch = ? AND seq BETWEEN ? AND ? ORDER BY seq",
                     (owner, lo, hi),
                 )
-            out.extend(map(Row._make, cur))
+            out.extend(map(_row_of, cur))
         return out
 
     def iter_rows(self, branch_id: str, batch: int = 50_000) -> Iterator[list[Row]]:
