@@ -167,17 +167,14 @@ class Projection:
         mark per folded event (``EventStore.scan_joined``): the array is decoded in one call, and
         the counted events between two decoded ones are a run of marks whose reducer calls are
         worked out once per distinct run; a world change goes only to the domains that apply its kind
-        (``_routed``). The state is the same as applying every event with ``apply`` (tested)."""
+        (``_routed_plan``). The state is the same as applying every event with ``apply`` (tested)."""
         if start > stop:
             return state
-        bound = self._bound(state)
-        table: dict[type, tuple[tuple[Reducer, Any], ...]] = {KINDS[kind]: bound[kind][1] for kind in self.decoded_kinds}
-        table.update({self._lean[kind]: bound[kind][1] for kind in self.decoded_kinds})
-        table[type(None)] = ()
-        routed = self._routed(state)
-        table.pop(WorldChanged, None)
-        marks = {counted_mark(i): bound[kind][1] for i, kind in enumerate(self.counted_kinds)}
-        plans: dict[str, tuple[tuple[Reducer, Any], ...]] = {}
+        plan = self._fold_plan
+        parts = {name: getattr(state, name) for name in plan.names}
+        table = _Bound(plan.by_type, parts)
+        routed = _Bound(plan.routed, parts)
+        plans = _Bound(_Runs(plan.marks), parts)
         with gc_paused():
             for joined in store.scan_joined(branch_id, start, stop, self.decoded_kinds, self.counted_kinds):
                 runs = joined.marks.split(DECODED)
@@ -187,14 +184,9 @@ class Projection:
                 events.append(None)
                 for run, event in zip(runs, events):
                     if run:
-                        calls = plans.get(run)
-                        if calls is None:
-                            calls = plans[run] = tuple(call for mark in run for call in marks[mark])
-                        for reducer, part in calls:
+                        for reducer, part in plans[run]:
                             reducer(part, None)
-                    calls = table.get(type(event))
-                    if calls is None:
-                        calls = routed[type(event.change)]  # type: ignore[union-attr]
+                    calls = routed[type(event.change)] if type(event) is WorldChanged else table[type(event)]
                     for reducer, part in calls:
                         reducer(part, event)
         last = store.rows(branch_id, stop, stop)[-1]
@@ -202,13 +194,30 @@ class Projection:
         state.now = last.t
         return state
 
-    def _routed(self, state: Any) -> dict[type, tuple[tuple[Reducer, Any], ...]]:
-        """Per world-change kind, the ``WorldChanged`` reducers a fold calls for it, paired with their parts:
-        a domain that declares the kinds it applies (``Domain.changes``) is given only those; a domain that
-        declares none (the session, the rules) is given every change."""
+    @functools.cached_property
+    def _fold_plan(self) -> FoldPlan:
+        """What ``fold_range`` calls per event type, per world-change kind and per counted kind's mark, by domain name:
+        the same for every state, so a fold binds to its state's parts only the entries its events use."""
+        by_type: dict[Any, Plan] = {type(None): ()}
+        for kind in self.decoded_kinds:
+            calls = tuple((reducer, name) for name, reducer in self._table[KINDS[kind]])
+            by_type[KINDS[kind]] = by_type[self._lean[kind]] = calls
+        marks = {counted_mark(i): tuple((reducer, name) for name, reducer in self._table[KINDS[kind]])
+                 for i, kind in enumerate(self.counted_kinds)}
+        return FoldPlan(
+            names=tuple(d.name for d in self.domains),
+            by_type=by_type,
+            routed=self._routed_plan(),
+            marks=marks,
+        )
+
+    def _routed_plan(self) -> dict[Any, Plan]:
+        """Per world-change kind, the ``WorldChanged`` reducers a fold calls for it: a domain that declares
+        the kinds it applies (``Domain.changes``) is given only those; a domain that declares none (the
+        session, the rules) is given every change."""
         return {
             kind: tuple(
-                (domain.reducers[WorldChanged], getattr(state, domain.name))
+                (domain.reducers[WorldChanged], domain.name)
                 for domain in self.domains
                 if WorldChanged in domain.reducers and (not domain.changes or kind in domain.changes)
             )
@@ -270,6 +279,44 @@ def gc_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+Plan = tuple[tuple[Reducer, str], ...]
+"""Reducers paired with the names of the parts they are given."""
+
+
+class _Runs(dict[str, Plan]):
+    """A run of counted events' marks -> its reducers in order, worked out once per distinct run."""
+
+    def __init__(self, marks: dict[str, Plan]) -> None:
+        super().__init__()
+        self.marks = marks
+
+    def __missing__(self, run: str) -> Plan:
+        calls = self[run] = tuple(call for mark in run for call in self.marks[mark])
+        return calls
+
+
+class _Bound(dict[Any, tuple[tuple[Reducer, Any], ...]]):
+    """A plan's entries with each part's name replaced by the part, bound on first use."""
+
+    def __init__(self, plan: dict[Any, Plan], parts: dict[str, Any]) -> None:
+        super().__init__()
+        self.plan = plan
+        self.parts = parts
+
+    def __missing__(self, key: Any) -> tuple[tuple[Reducer, Any], ...]:
+        parts = self.parts
+        calls = self[key] = tuple((reducer, parts[name]) for reducer, name in self.plan[key])
+        return calls
+
+
+@dataclass(frozen=True)
+class FoldPlan:
+    names: tuple[str, ...]
+    by_type: dict[Any, Plan]
+    routed: dict[Any, Plan]
+    marks: dict[str, Plan]
 
 
 @functools.cache
