@@ -172,9 +172,8 @@ class Projection:
             return state
         plan = self._fold_plan
         parts = {name: getattr(state, name) for name in plan.names}
-        table = _Bound(plan.by_type, parts)
-        routed = _Bound(plan.routed, parts)
-        plans = _Bound(_Runs(plan.marks), parts)
+        table, routed, marks = _bind(plan.by_type, parts), _bind(plan.routed, parts), _bind(plan.marks, parts)
+        plans: dict[str, Bound] = {}
         with gc_paused():
             for joined in store.scan_joined(branch_id, start, stop, self.decoded_kinds, self.counted_kinds):
                 runs = joined.marks.split(DECODED)
@@ -184,9 +183,14 @@ class Projection:
                 events.append(None)
                 for run, event in zip(runs, events):
                     if run:
-                        for reducer, part in plans[run]:
+                        calls = plans.get(run)
+                        if calls is None:
+                            calls = plans[run] = tuple(call for mark in run for call in marks[mark])
+                        for reducer, part in calls:
                             reducer(part, None)
-                    calls = routed[type(event.change)] if type(event) is WorldChanged else table[type(event)]
+                    calls = table.get(type(event))
+                    if calls is None:
+                        calls = routed[type(event.change)]  # type: ignore[union-attr]
                     for reducer, part in calls:
                         reducer(part, event)
         last = store.rows(branch_id, stop, stop)[-1]
@@ -197,11 +201,12 @@ class Projection:
     @functools.cached_property
     def _fold_plan(self) -> FoldPlan:
         """What ``fold_range`` calls per event type, per world-change kind and per counted kind's mark, by domain name:
-        the same for every state, so a fold binds to its state's parts only the entries its events use."""
+        the same for every state, so a fold only pairs each entry's reducers with its state's parts."""
         by_type: dict[Any, Plan] = {type(None): ()}
         for kind in self.decoded_kinds:
             calls = tuple((reducer, name) for name, reducer in self._table[KINDS[kind]])
             by_type[KINDS[kind]] = by_type[self._lean[kind]] = calls
+        by_type.pop(WorldChanged, None)  # routed by the kind of its change
         marks = {counted_mark(i): tuple((reducer, name) for name, reducer in self._table[KINDS[kind]])
                  for i, kind in enumerate(self.counted_kinds)}
         return FoldPlan(
@@ -285,30 +290,12 @@ Plan = tuple[tuple[Reducer, str], ...]
 """Reducers paired with the names of the parts they are given."""
 
 
-class _Runs(dict[str, Plan]):
-    """A run of counted events' marks -> its reducers in order, worked out once per distinct run."""
-
-    def __init__(self, marks: dict[str, Plan]) -> None:
-        super().__init__()
-        self.marks = marks
-
-    def __missing__(self, run: str) -> Plan:
-        calls = self[run] = tuple(call for mark in run for call in self.marks[mark])
-        return calls
+Bound = tuple[tuple[Reducer, Any], ...]
+"""Reducers paired with the parts of one state they are given."""
 
 
-class _Bound(dict[Any, tuple[tuple[Reducer, Any], ...]]):
-    """A plan's entries with each part's name replaced by the part, bound on first use."""
-
-    def __init__(self, plan: dict[Any, Plan], parts: dict[str, Any]) -> None:
-        super().__init__()
-        self.plan = plan
-        self.parts = parts
-
-    def __missing__(self, key: Any) -> tuple[tuple[Reducer, Any], ...]:
-        parts = self.parts
-        calls = self[key] = tuple((reducer, parts[name]) for reducer, name in self.plan[key])
-        return calls
+def _bind(plan: dict[Any, Plan], parts: dict[str, Any]) -> dict[Any, Bound]:
+    return {key: tuple((reducer, parts[name]) for reducer, name in calls) for key, calls in plan.items()}
 
 
 @dataclass(frozen=True)
