@@ -118,7 +118,7 @@ ClueCondition = Literal["always", "in_person"]
 """When a holder tells a clue: to anyone who asks, or only to a student standing in the holder's building."""
 
 
-class ClueHeld(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="clue_held"):
+class ClueHeld(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="clue_held", gc=False):
     """A person comes to know something a student may ask about (``subsystems/people.py``).
 
     ``keywords``: a question matches when it contains one of them as a word (case ignored);
@@ -153,7 +153,7 @@ class ErrandHeld(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", ta
     errand: ErrandPosted
 
 
-class ErrandAtMeeting(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="errand_at_meeting"):
+class ErrandAtMeeting(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="errand_at_meeting", gc=False):
     """An errand handed out at the end of a meeting (``title`` in ``building``, minutes ``start``-``end``) to a student
     who is there when it ends: one who skips the meeting never learns of it."""
 

@@ -167,17 +167,13 @@ class Projection:
         mark per folded event (``EventStore.scan_joined``): the array is decoded in one call, and
         the counted events between two decoded ones are a run of marks whose reducer calls are
         worked out once per distinct run; a world change goes only to the domains that apply its kind
-        (``_routed``). The state is the same as applying every event with ``apply`` (tested)."""
+        (``_routed_plan``). The state is the same as applying every event with ``apply`` (tested)."""
         if start > stop:
             return state
-        bound = self._bound(state)
-        table: dict[type, tuple[tuple[Reducer, Any], ...]] = {KINDS[kind]: bound[kind][1] for kind in self.decoded_kinds}
-        table.update({self._lean[kind]: bound[kind][1] for kind in self.decoded_kinds})
-        table[type(None)] = ()
-        routed = self._routed(state)
-        table.pop(WorldChanged, None)
-        marks = {counted_mark(i): bound[kind][1] for i, kind in enumerate(self.counted_kinds)}
-        plans: dict[str, tuple[tuple[Reducer, Any], ...]] = {}
+        plan = self._fold_plan
+        parts = {name: getattr(state, name) for name in plan.names}
+        table, routed, marks = _bind(plan.by_type, parts), _bind(plan.routed, parts), _bind(plan.marks, parts)
+        plans: dict[str, Bound] = {}
         with gc_paused():
             for joined in store.scan_joined(branch_id, start, stop, self.decoded_kinds, self.counted_kinds):
                 runs = joined.marks.split(DECODED)
@@ -202,13 +198,31 @@ class Projection:
         state.now = last.t
         return state
 
-    def _routed(self, state: Any) -> dict[type, tuple[tuple[Reducer, Any], ...]]:
-        """Per world-change kind, the ``WorldChanged`` reducers a fold calls for it, paired with their parts:
-        a domain that declares the kinds it applies (``Domain.changes``) is given only those; a domain that
-        declares none (the session, the rules) is given every change."""
+    @functools.cached_property
+    def _fold_plan(self) -> FoldPlan:
+        """What ``fold_range`` calls per event type, per world-change kind and per counted kind's mark, by domain name:
+        the same for every state, so a fold only pairs each entry's reducers with its state's parts."""
+        by_type: dict[Any, Plan] = {type(None): ()}
+        for kind in self.decoded_kinds:
+            calls = tuple((reducer, name) for name, reducer in self._table[KINDS[kind]])
+            by_type[KINDS[kind]] = by_type[self._lean[kind]] = calls
+        by_type.pop(WorldChanged, None)  # routed by the kind of its change
+        marks = {counted_mark(i): tuple((reducer, name) for name, reducer in self._table[KINDS[kind]])
+                 for i, kind in enumerate(self.counted_kinds)}
+        return FoldPlan(
+            names=tuple(d.name for d in self.domains),
+            by_type=by_type,
+            routed=self._routed_plan(),
+            marks=marks,
+        )
+
+    def _routed_plan(self) -> dict[Any, Plan]:
+        """Per world-change kind, the ``WorldChanged`` reducers a fold calls for it: a domain that declares
+        the kinds it applies (``Domain.changes``) is given only those; a domain that declares none (the
+        session, the rules) is given every change."""
         return {
             kind: tuple(
-                (domain.reducers[WorldChanged], getattr(state, domain.name))
+                (domain.reducers[WorldChanged], domain.name)
                 for domain in self.domains
                 if WorldChanged in domain.reducers and (not domain.changes or kind in domain.changes)
             )
@@ -270,6 +284,26 @@ def gc_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+Plan = tuple[tuple[Reducer, str], ...]
+"""Reducers paired with the names of the parts they are given."""
+
+
+Bound = tuple[tuple[Reducer, Any], ...]
+"""Reducers paired with the parts of one state they are given."""
+
+
+def _bind(plan: dict[Any, Plan], parts: dict[str, Any]) -> dict[Any, Bound]:
+    return {key: tuple((reducer, parts[name]) for reducer, name in calls) for key, calls in plan.items()}
+
+
+@dataclass(frozen=True)
+class FoldPlan:
+    names: tuple[str, ...]
+    by_type: dict[Any, Plan]
+    routed: dict[Any, Plan]
+    marks: dict[str, Plan]
 
 
 @functools.cache

@@ -102,8 +102,9 @@ _EVENT_ID = re.compile(r"evt_(\d{1,9})", re.IGNORECASE | re.ASCII)
 # ------------------------------------------------------------------ state
 
 
-class Entry(msgspec.Struct, kw_only=True):
-    """One calendar event."""
+class Entry(msgspec.Struct, kw_only=True, gc=False):
+    """One calendar event (never tracked by the cyclic GC: it holds only text, numbers and a frozen time, so it
+    can be in no reference cycle, and a decoded state holds hundreds)."""
 
     event_id: str
     title: str

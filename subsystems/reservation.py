@@ -125,8 +125,8 @@ class ReservationState(msgspec.Struct, kw_only=True):
     """Shape keys (``building|room|day``) of rooms a trigger closed."""
     hours: dict[str, Span] = {}
     """Shape key -> the room's bookable hours that date, where a trigger changed them."""
-    features: dict[str, list[str]] = {}
-    """Seat id -> its features, where a trigger changed them."""
+    features: dict[str, tuple[str, ...]] = {}
+    """Seat id -> its features, where a trigger changed them (a tuple: a decoded state holds no list per seat)."""
 
 
 # ------------------------------------------------------------------ the libraries of a world
@@ -843,7 +843,7 @@ def _apply_rule_change(part: ReservationState, change: RoomStatus | RoomHours | 
         case RoomHours():
             part.hours[shape_key(change.building_id, change.room_id, change.day)] = change.new
         case SeatFeatures():
-            part.features[change.seat_id] = list(change.new)
+            part.features[change.seat_id] = tuple(change.new)
 
 
 def rule_change_holds(part: ReservationState, change: RoomStatus | RoomHours | SeatFeatures, world: WorldIndex) -> str | None:

@@ -136,6 +136,26 @@ def test_a_fold_of_the_default_term_matches_applying_every_event(oracle_full: Ru
     assert projection.encode(full_fold(run.kernel, run.store, run.branch.id, head)) == projection.encode(one_by_one)
 
 
+def test_one_projection_folds_each_state_into_its_own_parts(oracle_full: Run) -> None:
+    """``fold_range``'s plan is shared by every fold of a projection; each fold binds it to its own state's
+    parts: folding a second state (from another start) leaves the first as it was, and both equal ``apply``."""
+    run = oracle_full
+    projection = run.kernel.projection
+    head = run.store.head(run.branch.id)[0]
+    cut = head // 2
+    rows = run.store.rows(run.branch.id, 1, head)
+    expected = {}
+    one_by_one = projection.initial()
+    for row in rows:
+        projection.apply(one_by_one, row.seq, row.t, msgspec.json.decode(row.payload, type=KINDS[row.kind]))
+        if row.seq in (cut, head):
+            expected[row.seq] = projection.encode(one_by_one)
+    first = projection.fold_range(projection.initial(), run.store, run.branch.id, 1, cut)
+    second = projection.fold_range(projection.initial(), run.store, run.branch.id, 1, cut)
+    projection.fold_range(second, run.store, run.branch.id, cut + 1, head)
+    assert projection.encode(first) == expected[cut] != expected[head] == projection.encode(second)
+
+
 def test_remembered_parses_equal_fresh_ones() -> None:
     for text in ("Week 1-18, Mon, 14:00-16:50", "Week 3, Tuesday, 09:00-10:00", "Week 3, Funday, 09:00-10:00"):
         first, again = parse_time(text), parse_time.__wrapped__(text)

@@ -27,7 +27,7 @@ def test_a_change_whose_old_value_holds_fires_and_is_applied() -> None:
     assert [type(e) for e in events] == [WorldChanged]
     assert events[0].rule == "r1" and events[0].cause == 7  # type: ignore[attr-defined]
     kernel.projection.apply(state, 1, 10, events[0])
-    assert state.reservation.features[seat.id] == []
+    assert state.reservation.features[seat.id] == ()
     assert state.rules.fired == {"r1": 1} and state.rules.versions == {seat.id: 1}
     assert not armed(rule, state.rules, [], "")
     again = fire(rule, state, world, kernel.guards, cause=8)
