@@ -127,9 +127,7 @@ class Projection:
     def applier(self, state: Any) -> Callable[[int, int, Event], None]:
         """``apply`` bound to one state, for a session applying its events one by one: each event type's
         reducers come already paired with their parts (a reducer never replaces its part)."""
-        table = {cls: tuple((reducer, getattr(state, name)) for name, reducer in reducers)
-                 for cls, reducers in self._table.items()}
-        calls = table.get
+        calls = _bind(self._type_plan, self._parts(state)).get
         empty: tuple = ()
 
         def apply(seq: int, t: int, event: Event) -> None:
@@ -170,8 +168,7 @@ class Projection:
         (``_routed_plan``). The state is the same as applying every event with ``apply`` (tested)."""
         if start > stop:
             return state
-        plan = self._fold_plan
-        parts = {name: getattr(state, name) for name in plan.names}
+        plan, parts = self._fold_plan, self._parts(state)
         table, routed, marks = _bind(plan.by_type, parts), _bind(plan.routed, parts), _bind(plan.marks, parts)
         plans: dict[str, Bound] = {}
         with gc_paused():
@@ -198,19 +195,24 @@ class Projection:
         state.now = last.t
         return state
 
+    def _parts(self, state: Any) -> dict[str, Any]:
+        return {domain.name: getattr(state, domain.name) for domain in self.domains}
+
+    @functools.cached_property
+    def _type_plan(self) -> dict[Any, Plan]:
+        """Per event type, its reducers paired with the names of the parts they are given."""
+        return {cls: tuple((reducer, name) for name, reducer in reducers) for cls, reducers in self._table.items()}
+
     @functools.cached_property
     def _fold_plan(self) -> FoldPlan:
         """What ``fold_range`` calls per event type, per world-change kind and per counted kind's mark, by domain name:
         the same for every state, so a fold only pairs each entry's reducers with its state's parts."""
         by_type: dict[Any, Plan] = {type(None): ()}
         for kind in self.decoded_kinds:
-            calls = tuple((reducer, name) for name, reducer in self._table[KINDS[kind]])
-            by_type[KINDS[kind]] = by_type[self._lean[kind]] = calls
+            by_type[KINDS[kind]] = by_type[self._lean[kind]] = self._type_plan[KINDS[kind]]
         by_type.pop(WorldChanged, None)  # routed by the kind of its change
-        marks = {counted_mark(i): tuple((reducer, name) for name, reducer in self._table[KINDS[kind]])
-                 for i, kind in enumerate(self.counted_kinds)}
+        marks = {counted_mark(i): self._type_plan[KINDS[kind]] for i, kind in enumerate(self.counted_kinds)}
         return FoldPlan(
-            names=tuple(d.name for d in self.domains),
             by_type=by_type,
             routed=self._routed_plan(),
             marks=marks,
@@ -300,7 +302,6 @@ def _bind(plan: dict[Any, Plan], parts: dict[str, Any]) -> dict[Any, Bound]:
 
 @dataclass(frozen=True)
 class FoldPlan:
-    names: tuple[str, ...]
     by_type: dict[Any, Plan]
     routed: dict[Any, Plan]
     marks: dict[str, Plan]

@@ -733,8 +733,8 @@ class SQLiteStore(_Lineage):
         upkeep was ~2 % of an append)."""
         best = 0
         for owner, lower, upper in self.segments(branch_id):
-            stored = self.conn.execute("SELECT max(seq) FROM events WHERE branch = ?", (owner,)).fetchone()[0]
-            hi = stored if stored is None or upper is None else min(upper, stored)
+            hi = upper if upper is not None else self.conn.execute("SELECT max(seq) FROM events WHERE branch = ?",
+                                                                   (owner,)).fetchone()[0]
             if hi is not None and hi >= lower:
                 best = max(best, _last_at_or_before(self.conn, owner, t, lower, hi))
         return best

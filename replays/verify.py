@@ -103,8 +103,9 @@ READINGS = 4_096
 _TAGS = {cls: tag for tag, cls in KINDS.items()}
 _CLOCK_TYPES = frozenset((DayStarted, WorldChanged))
 """The world clock may fire while a call is under way (a day starting during a long walk)."""
-_PLAIN = frozenset(KINDS.values()) - _CLOCK_TYPES - {TaskReleased, TaskComposed, TaskEnded, AgentReplied, ToolCalled}
-"""The kinds a step only applies (and adds to the open task's events) once their place and content are checked."""
+_APPLIED = frozenset(KINDS.values()) - _CLOCK_TYPES - {TaskReleased, TaskComposed, TaskEnded}
+"""The kinds a step applies and adds to the open task's events once their place and content are checked, with
+nothing else to do but note a reply's form (``AgentReplied``) or start a call's re-execution (``ToolCalled``)."""
 
 
 OnTask = Callable[[int], None]
@@ -348,17 +349,13 @@ class _ReExecution:
                 return mismatch
         if self.composing.kinds:
             self.composing.see(row.seq, row.t, event)
-        if cls in _PLAIN:
-            self.apply(row.seq, row.t, event)
-            if self.task_events:
-                self.task_events.append(event)
-        elif cls is AgentReplied or cls is ToolCalled:  # inside a task: no composition, no judgement, no clock
+        if cls in _APPLIED:  # no composition, no judgement, no clock
             self.apply(row.seq, row.t, event)
             if self.task_events:
                 self.task_events.append(event)
             if cls is AgentReplied:
                 self.wire = event.call is not None  # type: ignore[attr-defined]
-            else:
+            elif cls is ToolCalled:
                 self.pending = self._rerun(event)  # type: ignore[arg-type]
                 self.call_t = row.t
         else:
@@ -371,7 +368,7 @@ class _ReExecution:
         return None
 
     def _special(self, row: Row, event: Event, cls: type) -> Mismatch | None:
-        """What an event of a kind outside ``_PLAIN`` adds to applying it: a composition or a judgement checked
+        """What an event of a kind outside ``_APPLIED`` adds to applying it: a composition or a judgement checked
         first, and what it sets going (the rule clock's timed rules, a call's re-execution, a task end's firings)."""
         run, state = self.run, self.state
         if cls is TaskReleased or cls is TaskComposed:

@@ -15,7 +15,7 @@ from campus.events import ToolCalled, canonical, chain_hash
 from campus.kernel.parse import Call
 from campus.kernel.store import MemoryStore, Row
 from campus.kernel.history import full_fold
-from campus.replays.verify import _PLAIN, Mismatch, _Chain, _same_call, _snapshot_mismatch, batches, verify
+from campus.replays.verify import _APPLIED, Mismatch, _Chain, _same_call, _snapshot_mismatch, batches, verify
 from campus.scenarios.play import new_run, open_run
 from campus.scenarios.task import Term
 from campus.world.index import WorldIndex
@@ -67,9 +67,10 @@ def test_same_call_refuses_what_equals_but_encodes_otherwise() -> None:
     assert _same_call(msgspec.structs.replace(event, args={"n": "1"}), Call(name="x.y", args={"n": "1"}), "t1", 0)
 
 
-def test_plain_kinds_hold_no_special_kind() -> None:
+def test_applied_kinds_hold_no_clock_composition_or_judgement() -> None:
     from campus.events import AgentReplied, DayStarted, TaskComposed, TaskEnded, TaskReleased, WorldChanged
-    assert not _PLAIN & {AgentReplied, DayStarted, TaskComposed, TaskEnded, TaskReleased, ToolCalled, WorldChanged}
+    assert not _APPLIED & {DayStarted, TaskComposed, TaskEnded, TaskReleased, WorldChanged}
+    assert {AgentReplied, ToolCalled} <= _APPLIED
 
 
 @pytest.fixture(scope="module")
