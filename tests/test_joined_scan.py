@@ -45,3 +45,22 @@ def test_a_joined_scan_matches_picking_from_every_row_across_a_fork_and_batches(
         payloads = [event for batch in joined for event in msgspec.json.decode(batch.payloads)]
         assert (payloads, "".join(batch.marks for batch in joined)) == _picked(store, "child", start, stop, decoded, counted)
     store.close()
+
+
+def test_the_scan_makes_its_kinds_table_again_after_a_rollback_took_it_and_never_writes_it_to_the_file(tmp_path) -> None:
+    store = SQLiteStore(tmp_path / "log.db")
+    root(store)
+    store.append("main", _mixed(10))
+    head = store.head("main")[0]
+    expected = _picked(store, "main", 1, head, ["walked"], ["agent_replied"])
+    store.conn.execute("BEGIN")
+    first = list(store.scan_joined("main", 1, head, ["walked"], ["agent_replied"]))
+    store.conn.execute("ROLLBACK")  # the temporary table made inside the transaction is gone with it
+    again = list(store.scan_joined("main", 1, head, ["walked"], ["agent_replied"]))
+    for joined in (first, again):
+        assert ([e for b in joined for e in msgspec.json.decode(b.payloads)], "".join(b.marks for b in joined)) == expected
+    store.close()
+    import sqlite3
+    conn = sqlite3.connect(tmp_path / "log.db")
+    assert not [n for (n,) in conn.execute("SELECT name FROM sqlite_master") if "mark" in n]
+    conn.close()
