@@ -220,3 +220,24 @@ def test_an_absent_meta_is_stored_as_null(tmp_path) -> None:
     nulls = store.conn.execute("SELECT count(*) FROM events WHERE meta IS NULL").fetchone()[0]
     assert nulls == 20
     store.close()
+
+
+def test_rows_without_meta_leave_the_column_null_and_read_as_the_memory_log(tmp_path) -> None:
+    """A batch with no meta goes in through the six-column insert (grouped and single rows): the same rows as the
+    in-memory log's, the absent meta stored as NULL; a batch with one meta goes in through the seven-column one."""
+    from campus.events import Walked
+    from campus.kernel.store import BranchInfo, SQLiteStore
+
+    batches = [[(t, Walked(path=["B1", f"B{t}"], depart=t, arrive=t + 1), None) for t in range(start, start + size)]
+               for start, size in ((0, 70), (70, 1), (71, 33))]
+    batches.append([(200, Walked(path=["B2"], depart=200, arrive=200), None), (201, Walked(path=["B3"], depart=201, arrive=202), '{"m":2}')])
+    stores = [SQLiteStore(tmp_path / "log.db"), MemoryStore()]
+    for store in stores:
+        store.create_branch(BranchInfo(id="b", parent=None, fork_seq=0, genesis="0" * 64, agent="a"))
+        for batch in batches:
+            store.append("b", batch)
+    sqlite_rows, memory_rows = (store.rows("b") for store in stores)
+    assert len(sqlite_rows) == 106 and sqlite_rows == memory_rows
+    assert [row.meta for row in sqlite_rows].count(None) == 105
+    assert stores[0].conn.execute("SELECT count(*) FROM events WHERE meta IS NULL").fetchone()[0] == 105
+    stores[0].close()
