@@ -19,12 +19,13 @@ chaining stale events onto it.
 from __future__ import annotations
 
 import functools
+import operator
 import os
 import socket
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from itertools import chain
+from itertools import chain, compress, cycle
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
@@ -902,19 +903,23 @@ looks for ``__adapt__`` and ``__conform__`` (an AttributeError raised and cleare
 
 
 def _insert_rows(conn: sqlite3.Connection, rows: list[tuple]) -> None:
-    if any(row[6] is not None for row in rows):
-        _insert_grouped(conn, rows, _INSERT, _INSERT_MANY)
-    else:
-        _insert_grouped(conn, [row[:6] for row in rows], _INSERT_PLAIN, _INSERT_PLAIN_MANY)
-
-
-def _insert_grouped(conn: sqlite3.Connection, rows: list[tuple], one: str, many: str) -> None:
+    plain = list(map(_META, rows)).count(None) == len(rows)
+    one, many = (_INSERT_PLAIN, _INSERT_PLAIN_MANY) if plain else (_INSERT, _INSERT_MANY)
     whole = len(rows) - len(rows) % _ROWS_PER_INSERT
     if whole:
         groups = (rows[i : i + _ROWS_PER_INSERT] for i in range(0, whole, _ROWS_PER_INSERT))
-        conn.executemany(many, (tuple(chain.from_iterable(group)) for group in groups))
-        rows = rows[whole:]
-    conn.executemany(one, rows)
+        conn.executemany(many, (_parameters(group, plain) for group in groups))
+    conn.executemany(one, [row[:6] for row in rows[whole:]] if plain else rows[whole:])
+
+
+def _parameters(group: list[tuple], plain: bool) -> tuple:
+    """A group's rows as one statement's parameters, their meta left out if ``plain`` (without a tuple per row)."""
+    flat = chain.from_iterable(group)
+    return tuple(compress(flat, cycle(_BUT_META)) if plain else flat)
+
+
+_META = operator.itemgetter(6)
+_BUT_META = (True,) * 6 + (False,)
 
 
 def open_store(path: str | Path | None) -> EventStore:
