@@ -241,3 +241,20 @@ def test_rows_without_meta_leave_the_column_null_and_read_as_the_memory_log(tmp_
     assert [row.meta for row in sqlite_rows].count(None) == 105
     assert stores[0].conn.execute("SELECT count(*) FROM events WHERE meta IS NULL").fetchone()[0] == 105
     stores[0].close()
+
+
+def test_a_lazy_view_is_the_view_made_with_a_message_builder() -> None:
+    from campus.kernel.agent import AgentView, Turn, lazy_view
+
+    built: list[int] = []
+
+    def build() -> tuple[Turn, ...]:
+        built.append(1)
+        return (Turn("user", "hello"),)
+
+    fast = lazy_view("t1", 420, "prompt", (), build)
+    assert built == []
+    assert fast == AgentView(task_id="t1", now=420, prompt="prompt", tools=(), messages=build)
+    assert fast.messages == (Turn("user", "hello"),) and fast.messages is fast.messages
+    assert (fast.task_id, fast.now, fast.prompt, fast.tools) == ("t1", 420, "prompt", ()) and len(built) == 2
+    assert fast != lazy_view("t1", 421, "prompt", (), build)
