@@ -61,6 +61,22 @@ class AgentView:
         return self._messages
 
 
+def lazy_view(task_id: str, now: int, prompt: str, tools: tuple[ToolDecl, ...], build: Callable[[], tuple[Turn, ...]]) -> AgentView:
+    """``AgentView(..., messages=build)``, made the way the session makes one every turn: without the keyword call
+    into ``__init__`` (a quarter of a scripted turn's view)."""
+    view: AgentView = _new(AgentView)
+    view.task_id = task_id
+    view.now = now
+    view.prompt = prompt
+    view.tools = tools
+    view._messages = None
+    view._build = build
+    return view
+
+
+_new = object.__new__
+
+
 class TaskMemory(msgspec.Struct, frozen=True, kw_only=True):
     """One ended task as its agent lived it: what a persistent agent may keep across tasks."""
 

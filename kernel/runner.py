@@ -51,7 +51,8 @@ from campus.events import (
     rules_of,
 )
 from campus.kernel.admit import admit
-from campus.kernel.agent import Agent, AgentUnavailable, AgentView, Reply, TaskMemory, is_persistent, reply_meta
+from campus.kernel.agent import (Agent, AgentUnavailable, AgentView, Reply, TaskMemory, is_persistent, lazy_view,
+                                 reply_meta)
 from campus.kernel.clock import DAY_START, Clock, UrgentTimeout, date_label, day_of, day_start, label
 from campus.kernel.engine import Kernel
 from campus.kernel.history import state_at
@@ -275,8 +276,7 @@ class Session:
             self._shown = (card, self.kernel.prompt(card.systems), self.kernel.tools_for(card.systems))
         _, prompt, tools = self._shown
         events, upto, transcript = self.task_events, len(self.task_events), self._transcript
-        return AgentView(task_id=card.id, now=self.state.now, prompt=prompt, messages=lambda: transcript.of(events, upto),
-                         tools=tools)
+        return lazy_view(card.id, self.state.now, prompt, tools, lambda: transcript.of(events, upto))
 
     def _recall(self) -> None:
         """Give a persistent agent every task this branch has already ended (a resume or a fork)."""

@@ -220,3 +220,41 @@ def test_an_absent_meta_is_stored_as_null(tmp_path) -> None:
     nulls = store.conn.execute("SELECT count(*) FROM events WHERE meta IS NULL").fetchone()[0]
     assert nulls == 20
     store.close()
+
+
+def test_rows_without_meta_leave_the_column_null_and_read_as_the_memory_log(tmp_path) -> None:
+    """A batch with no meta goes in through the six-column insert (grouped and single rows): the same rows as the
+    in-memory log's, the absent meta stored as NULL; a batch with one meta goes in through the seven-column one."""
+    from campus.events import Walked
+    from campus.kernel.store import BranchInfo, SQLiteStore
+
+    batches = [[(t, Walked(path=["B1", f"B{t}"], depart=t, arrive=t + 1), None) for t in range(start, start + size)]
+               for start, size in ((0, 70), (70, 1), (71, 33))]
+    batches.append([(200, Walked(path=["B2"], depart=200, arrive=200), None), (201, Walked(path=["B3"], depart=201, arrive=202), '{"m":2}')])
+    stores = [SQLiteStore(tmp_path / "log.db"), MemoryStore()]
+    for store in stores:
+        store.create_branch(BranchInfo(id="b", parent=None, fork_seq=0, genesis="0" * 64, agent="a"))
+        for batch in batches:
+            store.append("b", batch)
+    sqlite_rows, memory_rows = (store.rows("b") for store in stores)
+    assert len(sqlite_rows) == 106 and sqlite_rows == memory_rows
+    assert [row.meta for row in sqlite_rows].count(None) == 105
+    assert stores[0].conn.execute("SELECT count(*) FROM events WHERE meta IS NULL").fetchone()[0] == 105
+    stores[0].close()
+
+
+def test_a_lazy_view_is_the_view_made_with_a_message_builder() -> None:
+    from campus.kernel.agent import AgentView, Turn, lazy_view
+
+    built: list[int] = []
+
+    def build() -> tuple[Turn, ...]:
+        built.append(1)
+        return (Turn("user", "hello"),)
+
+    fast = lazy_view("t1", 420, "prompt", (), build)
+    assert built == []
+    assert fast == AgentView(task_id="t1", now=420, prompt="prompt", tools=(), messages=build)
+    assert fast.messages == (Turn("user", "hello"),) and fast.messages is fast.messages
+    assert (fast.task_id, fast.now, fast.prompt, fast.tools) == ("t1", 420, "prompt", ()) and len(built) == 2
+    assert fast != lazy_view("t1", 421, "prompt", (), build)

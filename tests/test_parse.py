@@ -763,7 +763,8 @@ _VALUE = st.recursive(_TEXT, lambda inner: st.lists(inner, max_size=3) | st.list
 def test_the_literal_fast_path_agrees_with_the_full_parser(data: Any, pairs: list, name: str) -> None:
     from campus.kernel.parse import _literal_call
 
-    inner = ", ".join(f"{key}={_render(value, data.draw)}" for key, value in pairs)
+    spaces = [data.draw(st.sampled_from(["", " ", "\n ", "\t"])) for _ in range(2)]
+    inner = ", ".join(f"{key}{spaces[0]}={spaces[1]}{_render(value, data.draw)}" for key, value in pairs)
     block = f"{name}({inner}){data.draw(st.sampled_from(['', ' tail', ')']))}"
     fast = _literal_call(block, name, len(name))
     if fast is None:
@@ -779,6 +780,7 @@ def test_the_literal_fast_path_takes_plain_nested_text_and_leaves_the_rest() -> 
     walk = "geography.walk_to(path_info={'path': ['B083', 'B142'], 'via': \"B001\"})"
     assert _literal_call(walk, "geography.walk_to", len("geography.walk_to")) == \
         Call(name="geography.walk_to", args={"path_info": {"path": ["B083", "B142"], "via": "B001"}}, positional=[])
+    assert _literal_call("x(b = ['B1'],\n a\t='B: 2')", "x", 1) == Call(name="x", args={"a": "B: 2", "b": ["B1"]}, positional=[])
     for other in ("x(a={'k': 1})", "x(a={'k': 'v', 'k': 'w'})", "x(a='1', a='2')", "x(a={k='v'})", "x(a=['v',])",
                   "x(a='it\"s')", "x(a='x=y')", "x(a='x' 'y')", "x(a='caf\u00e9')", "x()", "x(a=" + "[" * 40 + "]" * 40 + ")"):
         assert _literal_call(other, "x", 1) is None, other
@@ -819,3 +821,31 @@ def test_the_tagged_reply_fast_path_takes_the_bench_replies_and_leaves_the_rest(
                   '<action>Action: x(a="1", a="2")</action>', "<action>Action: x(p={'path': ['B1']})</action>",
                   '<action> Action: x(a="1")</action>', 'Action: x(a="1")'):
         assert _tagged_plain_call(other) is None, other
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    name=st.sampled_from(["finish", "Finish", "FINISH", "finish_task", "geography.walk_to", "x"]),
+    inner=st.lists(st.sampled_from(["", " ", "a='v'", 'b="w"', "c=['B1', 'B2']", "d={'k': 'v'}", "1", ",", ")", "(", "=",
+                                    "e=True", '"x\\"y"', "\n"]), max_size=4).map("".join),
+    after=st.sampled_from(["", " tail", ")", "\n", "</action> more"]),
+    free_answer=st.booleans(),
+)
+def test_a_block_opening_with_action_reads_as_the_block_reader_reads_it(name: str, inner: str, after: str,
+                                                                        free_answer: bool) -> None:
+    """``_read_reply`` takes a tag's block that opens ``Action: name(`` straight to the call (``finish()`` at once);
+    ``_parse_block``, which it skips, reads every such block the same."""
+    from campus.kernel.parse import _parse_block, _read_reply
+
+    block = f"Action: {name}({inner}{after}"
+    text = f"I will.\n<action>{block}</action>"
+    assert _read_reply(text, free_answer) == _parse_block(block.split("</action>")[0], tagged=True, free_answer=free_answer)
+
+
+def test_finish_is_read_at_once_and_anything_else_named_so_is_not() -> None:
+    from campus.kernel.parse import _read_reply
+
+    assert _read_reply("<action>Action: finish()</action>", False) == Finish()
+    assert _read_reply("<action>Action: Finish() now</action>", False) == Finish()
+    assert isinstance(_read_reply("<action>Action: finish(reason='x')</action>", False), Invalid)
+    assert _read_reply("<action>Action: finish_task()</action>", False) == Call(name="finish_task")

@@ -1039,3 +1039,17 @@ def test_the_seats_with_the_features_asked_are_remembered_within_bounds(monkeypa
     for wanted in ({"power_outlet"}, {"quiet_zone"}, {"window_seat"}, {"power_outlet", "quiet_zone"}, set()):
         found = place.with_all(west, frozenset(wanted))
         assert found == {s.id for s in west.seats if wanted <= set(s.features)} and len(place.having) <= 3
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_the_seats_with_the_features_asked_match_a_seat_by_seat_test(data: st.DataObject) -> None:
+    """``with_all`` (a room's per-feature index, intersected) against the definition: every seat tested in turn."""
+    from campus.subsystems import reservation
+
+    place = data.draw(st.sampled_from(reservation.libraries(CAMPUS).places))
+    room = data.draw(st.sampled_from(place.rooms))
+    wanted = frozenset(data.draw(st.sets(st.sampled_from([*SEAT_FEATURES, "no_such_feature"]), max_size=4)))
+    expected = {seat.id for seat in place.distinct[id(room)] if wanted <= set(seat.features)}
+    assert place.with_all(room, wanted) == expected
+    assert reservation.libraries(CAMPUS).by_id[place.building_id.casefold()].with_all(room, wanted) == expected  # the memo
