@@ -665,13 +665,13 @@ class _ReExecution:
             self.clock_due = list(self._firings(None, 0, only=rule))
 
     def _next_expected(self) -> Event | None:
+        """The pending events' next (none of them is ``None``), or ``None`` once they are all out."""
         if self.pending is None:
             return None
-        try:
-            return next(self.pending)
-        except StopIteration:
+        want = next(self.pending, None)
+        if want is None:
             self.pending = None
-            return None
+        return want
 
     def _rerun(self, event: ToolCalled) -> Iterator[Event]:
         """The runner's order: rules a read activates, then rules the call activates, then the call's facts
