@@ -100,7 +100,6 @@ BATCH = 2_000
 """Rows read at a time: a reply is at most 64k characters, so a batch stays within ~150 MB even when all are."""
 READINGS = 4_096
 """Distinct reply texts whose reading verify keeps; past it the memo starts afresh, so memory does not grow with the log."""
-_TAGS = {cls: tag for tag, cls in KINDS.items()}
 _CLOCK_TYPES = frozenset((DayStarted, WorldChanged))
 """The world clock may fire while a call is under way (a day starting during a long walk)."""
 _APPLIED = frozenset(KINDS.values()) - _CLOCK_TYPES - {TaskReleased, TaskComposed, TaskEnded}
@@ -328,10 +327,16 @@ class _ReExecution:
         if self.peeked is None and self.pending is not None:
             self.peeked = self._next_expected()
         self.payload = payload
-        event = decoded if decoded is not None else self._reproduced(row, payload)
-        if isinstance(event, Mismatch):
-            return event
+        if decoded is None:
+            reproduced = self._reproduced(row, payload)
+            if isinstance(reproduced, Mismatch):
+                return reproduced
+            event: Event = reproduced
+        else:
+            event = decoded
         cls = type(event)
+        seq, t, kind = row.seq, row.t, row.kind
+        tag, applied, student = _PLANS[cls]
         # appended by the world clock or the rule clock, so it may come while a call is under way
         if cls is WorldChanged:
             fired = bool(event.rule)  # type: ignore[attr-defined]
@@ -340,31 +345,54 @@ class _ReExecution:
             fired, by_clock = True, event.cause == 0  # type: ignore[attr-defined]
         else:
             fired, by_clock = False, cls is DayStarted
-        problem = self._misplaced(row, event, cls, fired, by_clock)
+        # the event's place: what the session would have written here instead, if not it
+        problem: str | None = None
+        if kind != tag:
+            problem = f"the kind of its payload, {tag}"
+        elif self.over:
+            problem = "nothing after run_ended"
+        elif (seq == 1) != (cls is RunStarted):
+            problem = "run_started" if seq == 1 else "no second run_started"
+        elif t < self.last_t:
+            problem = f"a time of at least {self.last_t}"
+        else:
+            self.last_t = t
+            if fired:
+                problem = self._firing_place(row, by_clock)
+            elif cls is RunStarted:
+                problem = self._run_started(event)  # type: ignore[arg-type]
+            elif by_clock:
+                problem = self._clock(row, event)  # type: ignore[arg-type]
+            else:
+                due = self._due_at if self._due_known else self._due()
+                if due is not None and due <= t:
+                    problem = f"the world clock's event due at {due} first"
+                elif self.peeked is None:
+                    problem = self._student(row, event, student)
         if problem is not None:
-            return Mismatch(seq=row.seq, check="sequence", expected=problem, actual=row.kind)
-        if by_clock or fired or self.peeked is not None or self.clock_due or (self.timed and self.timed[0][0] <= row.t):
+            return Mismatch(seq=seq, check="sequence", expected=problem, actual=kind)
+        if by_clock or fired or self.peeked is not None or self.clock_due or (self.timed and self.timed[0][0] <= t):
             mismatch = self._check_expected(row, event, fired, by_clock)
             if mismatch is not None:
                 return mismatch
         if self.composing.kinds:
-            self.composing.see(row.seq, row.t, event)
-        if cls in _APPLIED:  # no composition, no judgement, no clock
-            self.apply(row.seq, row.t, event)
+            self.composing.see(seq, t, event)
+        if applied:  # no composition, no judgement, no clock
+            self.apply(seq, t, event)
             if self.task_events:
                 self.task_events.append(event)
             if cls is AgentReplied:
                 self.wire = event.call is not None  # type: ignore[attr-defined]
             elif cls is ToolCalled:
                 self.pending = self._rerun(event)  # type: ignore[arg-type]
-                self.call_t = row.t
+                self.call_t = t
         else:
             mismatch = self._special(row, event, cls)
             if mismatch is not None:
                 return mismatch
-        if self.snapshots and row.seq in self.snapshots:
-            self.snapshots.remove(row.seq)
-            return _snapshot_mismatch(self.run, row.seq, self.run.kernel.projection.encode(self.state))
+        if self.snapshots and seq in self.snapshots:
+            self.snapshots.remove(seq)
+            return _snapshot_mismatch(self.run, seq, self.run.kernel.projection.encode(self.state))
         return None
 
     def _special(self, row: Row, event: Event, cls: type) -> Mismatch | None:
@@ -424,34 +452,12 @@ class _ReExecution:
                 return Mismatch(seq=row.seq, check="composition", expected=expected, actual=event.digest)
         return None
 
-    def _misplaced(self, row: Row, event: Event, cls: type, fired: bool, by_clock: bool) -> str | None:
-        """What the session would have written here instead, if ``event`` is not it."""
-        kind = _TAGS[cls]
-        if row.kind != kind:
-            return f"the kind of its payload, {kind}"
-        if self.over:
-            return "nothing after run_ended"
-        if (row.seq == 1) != (cls is RunStarted):
-            return "run_started" if row.seq == 1 else "no second run_started"
-        if row.t < self.last_t:
-            return f"a time of at least {self.last_t}"
-        self.last_t = row.t
-        if fired:
-            return self._firing_place(row, by_clock)
-        if isinstance(event, RunStarted):
-            branch = lineage_root(self.run, upto=1)
-            if (event.world_hash, event.term_hash, event.seed, event.config) != (
-                    branch.world_hash, branch.term_hash, branch.seed, branch.config):
-                return "run_started with the branch's world, term, seed and rules"
-            return None
-        if by_clock:
-            return self._clock(row, event)  # type: ignore[arg-type]
-        due = self._due_at if self._due_known else self._due()
-        if due is not None and due <= row.t:
-            return f"the world clock's event due at {due} first"
-        if self.peeked is not None:
-            return None
-        return self._student(row, event)
+    def _run_started(self, event: RunStarted) -> str | None:
+        branch = lineage_root(self.run, upto=1)
+        if (event.world_hash, event.term_hash, event.seed, event.config) != (
+                branch.world_hash, branch.term_hash, branch.seed, branch.config):
+            return "run_started with the branch's world, term, seed and rules"
+        return None
 
     def _firing_place(self, row: Row, by_clock: bool) -> str | None:
         """A rule's firing comes right after what caused it (a call, a fact, a task end) or, by the
@@ -492,72 +498,93 @@ class _ReExecution:
             return f"world change {trigger.id} at {trigger.t}"
         return None
 
-    def _student(self, row: Row, event: Event) -> str | None:
+    def _student(self, row: Row, event: Event, check: StudentCheck) -> str | None:
+        """The place of an event the student's session appends, checked by its kind's ``check``."""
         session = self.state.session
         task = session.task_id
         if (self.digest is not None) != (type(event) is TaskComposed):
             return f"the task_composed of {task} right after its release" if self.digest else "no task_composed here"
-        if type(event) is TaskComposed:
-            if event.task_id != task:
-                return f"the task_composed of {task}"
-        elif type(event) is TimeAnnounced:
-            if task or self.announced is not None or session.next_task >= len(self.cards):
-                return "no task release here"
-            release = max(self.cards[session.next_task].release, self._student_t)
-            if row.t != release:
-                return f"the next task released at {release}"
-            self.announced = row.t
-        elif type(event) is TaskReleased:
-            if self.announced != row.t or event.task_id != self.cards[session.next_task].id:
-                return f"task {self.cards[session.next_task].id} released right after its time line"
-            self.announced = None
-        elif type(event) is AgentReplied:
-            if not task or self.action is not None or self.answered or event.task_id != task:
-                return "no reply here"
-            if session.turns >= self._limit():
-                return "the end of the task at its round limit"
-            self.action = self._read(event, free_answer=self.cards[session.next_task].answers == "text")
-        elif type(event) is ToolCalled or type(event) is ActionRejected or type(event) is Answered:
-            if type(event) is ToolCalled and _same_call(event, self.action, task, session.calls):
-                self.answered, self.action = False, None
-                self._student_t = row.t
-                return None
-            expected = self._carried_out(task, session.calls)
-            if expected is None or not (_as_stored(expected, self.payload) or canonical(event) == canonical(expected)):
-                return "what the reply before it reads as" if expected is None else f"{_plain(canonical(expected))}"
-            self.answered = type(event) is Answered
-            self.action = None
-        elif isinstance(event, InstructionRevealed):
-            if not session.withheld or event.task_id != task:
-                return "no instruction revealed here"
-        elif isinstance(event, HintGiven):
-            if not task or event.task_id != task or self.action is not None or self.answered:
-                return "no hint here (a hint is told inside an open task, between two steps)"
-        elif isinstance(event, ReplyParaphrased):
-            if not task or event.task_id != task or not self._paraphrasable(event.call_id):
-                return "no paraphrase here (one follows at once a person's reply to a call)"
-        elif isinstance(event, MentorFeedback):
-            if not task or event.task_id != task or self._ending() is None or self.told:
-                return "no mentor feedback here"
-            _, _, marks = self.run.term.evaluate(task, self.state, self.task_events, self.composing.open)
-            if event.text != self.run.term.feedback(task, marks):
-                return f"the mentor feedback the term gives on {task}"
-            self.told = True
-        elif isinstance(event, TaskEnded):
-            reason = self._ending()
-            if not task or event.task_id != task or event.reason != reason or event.turns != session.turns:
-                return "no task end here" if reason is None else f"the end of {task} by {reason} after {session.turns} turns"
-            if not self.told and event.outcome != "unscored" and self.run.term.feedback(task, event.marks) is not None:
-                return f"the mentor feedback on {task} before its end"
-            self.action, self.answered, self.told = None, False, False
-        elif isinstance(event, RunEnded):
-            if task or session.next_task != len(self.cards):
-                return "no run_ended before the last task has ended"
-            self.over = True
-        else:
-            return "no fact or result without the call it comes from"
-        self._student_t = row.t
+        problem = check(self, row, event, session, task)
+        if problem is None:
+            self._student_t = row.t
+        return problem
+
+    def _composed(self, row: Row, event: TaskComposed, session: Any, task: str) -> str | None:
+        return f"the task_composed of {task}" if event.task_id != task else None
+
+    def _announced(self, row: Row, event: TimeAnnounced, session: Any, task: str) -> str | None:
+        if task or self.announced is not None or session.next_task >= len(self.cards):
+            return "no task release here"
+        release = max(self.cards[session.next_task].release, self._student_t)
+        if row.t != release:
+            return f"the next task released at {release}"
+        self.announced = row.t
         return None
+
+    def _released(self, row: Row, event: TaskReleased, session: Any, task: str) -> str | None:
+        if self.announced != row.t or event.task_id != self.cards[session.next_task].id:
+            return f"task {self.cards[session.next_task].id} released right after its time line"
+        self.announced = None
+        return None
+
+    def _replied(self, row: Row, event: AgentReplied, session: Any, task: str) -> str | None:
+        if not task or self.action is not None or self.answered or event.task_id != task:
+            return "no reply here"
+        if session.turns >= self._limit():
+            return "the end of the task at its round limit"
+        self.action = self._read(event, free_answer=self.cards[session.next_task].answers == "text")
+        return None
+
+    def _acted(self, row: Row, event: ToolCalled | ActionRejected | Answered, session: Any, task: str) -> str | None:
+        if type(event) is ToolCalled and _same_call(event, self.action, task, session.calls):
+            self.answered, self.action = False, None
+            return None
+        expected = self._carried_out(task, session.calls)
+        if expected is None or not (_as_stored(expected, self.payload) or canonical(event) == canonical(expected)):
+            return "what the reply before it reads as" if expected is None else f"{_plain(canonical(expected))}"
+        self.answered = type(event) is Answered
+        self.action = None
+        return None
+
+    def _revealed(self, row: Row, event: InstructionRevealed, session: Any, task: str) -> str | None:
+        return "no instruction revealed here" if not session.withheld or event.task_id != task else None
+
+    def _hinted(self, row: Row, event: HintGiven, session: Any, task: str) -> str | None:
+        if not task or event.task_id != task or self.action is not None or self.answered:
+            return "no hint here (a hint is told inside an open task, between two steps)"
+        return None
+
+    def _paraphrased(self, row: Row, event: ReplyParaphrased, session: Any, task: str) -> str | None:
+        if not task or event.task_id != task or not self._paraphrasable(event.call_id):
+            return "no paraphrase here (one follows at once a person's reply to a call)"
+        return None
+
+    def _fed_back(self, row: Row, event: MentorFeedback, session: Any, task: str) -> str | None:
+        if not task or event.task_id != task or self._ending() is None or self.told:
+            return "no mentor feedback here"
+        _, _, marks = self.run.term.evaluate(task, self.state, self.task_events, self.composing.open)
+        if event.text != self.run.term.feedback(task, marks):
+            return f"the mentor feedback the term gives on {task}"
+        self.told = True
+        return None
+
+    def _ended(self, row: Row, event: TaskEnded, session: Any, task: str) -> str | None:
+        reason = self._ending()
+        if not task or event.task_id != task or event.reason != reason or event.turns != session.turns:
+            return "no task end here" if reason is None else f"the end of {task} by {reason} after {session.turns} turns"
+        if not self.told and event.outcome != "unscored" and self.run.term.feedback(task, event.marks) is not None:
+            return f"the mentor feedback on {task} before its end"
+        self.action, self.answered, self.told = None, False, False
+        return None
+
+    def _run_ended(self, row: Row, event: RunEnded, session: Any, task: str) -> str | None:
+        if task or session.next_task != len(self.cards):
+            return "no run_ended before the last task has ended"
+        self.over = True
+        return None
+
+    def _uncaused(self, row: Row, event: Event, session: Any, task: str) -> str | None:
+        return "no fact or result without the call it comes from"
 
     def _paraphrasable(self, call_id: str) -> bool:
         """Whether the task's last event is the successful result of call ``call_id`` to a tool whose result is a
@@ -638,13 +665,13 @@ class _ReExecution:
             self.clock_due = list(self._firings(None, 0, only=rule))
 
     def _next_expected(self) -> Event | None:
+        """The pending events' next (none of them is ``None``), or ``None`` once they are all out."""
         if self.pending is None:
             return None
-        try:
-            return next(self.pending)
-        except StopIteration:
+        want = next(self.pending, None)
+        if want is None:
             self.pending = None
-            return None
+        return want
 
     def _rerun(self, event: ToolCalled) -> Iterator[Event]:
         """The runner's order: rules a read activates, then rules the call activates, then the call's facts
@@ -686,6 +713,21 @@ class _ReExecution:
             return Mismatch(seq=seq, check="snapshot", expected="a snapshot at a seq of the log",
                             actual=_stored_hash(_snapshot_at(self.run, seq)))
         return None
+
+
+StudentCheck = Callable[[_ReExecution, Row, Any, Any, str], str | None]
+"""A student event's own place check: ``(replay, row, event, session state, open task)``, the problem or ``None``."""
+
+_STUDENT: dict[type, StudentCheck] = {
+    TaskComposed: _ReExecution._composed, TimeAnnounced: _ReExecution._announced, TaskReleased: _ReExecution._released,
+    AgentReplied: _ReExecution._replied, ToolCalled: _ReExecution._acted, ActionRejected: _ReExecution._acted,
+    Answered: _ReExecution._acted, InstructionRevealed: _ReExecution._revealed, HintGiven: _ReExecution._hinted,
+    ReplyParaphrased: _ReExecution._paraphrased, MentorFeedback: _ReExecution._fed_back, TaskEnded: _ReExecution._ended,
+    RunEnded: _ReExecution._run_ended,
+}
+_PLANS: dict[type, tuple[str, bool, StudentCheck]] = {
+    cls: (tag, cls in _APPLIED, _STUDENT.get(cls, _ReExecution._uncaused)) for tag, cls in KINDS.items()}
+"""Per event type, decided once: its kind's tag, whether it is one of ``_APPLIED``, and its student place check."""
 
 
 def _compare(row: Row, payload: bytes, check: str, want: Event | None, event: Event) -> Mismatch | None:

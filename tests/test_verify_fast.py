@@ -149,3 +149,43 @@ def test_snapshot_check_is_the_hash_comparison(played: tuple[MemoryStore, str, l
     finally:
         store.put_snapshot(branch, at, good, _sha(good))
 
+
+
+TAMPERED = "6434d08b318b9c35d2a0e2007b18791731c5280f24da124830208c35ffaf85a5"
+"""The digest of what verify named for every tampered log below, as the isinstance-chain place checks (before
+``_PLANS``) named it: the sequence checks decided once per event type must name the same seq, check and text."""
+
+
+def test_place_checks_name_what_the_chain_of_checks_named(played: tuple[MemoryStore, str, list[Row]],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    import campus.replays.verify as module
+
+    store, branch, rows = played
+    genesis = store.branch(branch).genesis
+    run = open_run(store, branch)
+    monkeypatch.setattr(module, "_snapshots", lambda run: set())  # where a play puts its snapshots varies
+
+    def rechained(edited: list[Row]) -> list[Row]:
+        out, prev = [], genesis
+        for seq, row in enumerate(edited, 1):
+            prev = chain_hash(prev, row.t, row.payload.encode())
+            out.append(row._replace(seq=seq, hash=prev))
+        return out
+
+    found: list[object] = []
+    for at in range(1, len(rows) - 1, 61):
+        for edit in ("swap", "drop"):
+            edited = list(rows)
+            if edit == "swap":
+                edited[at], edited[at + 1] = edited[at + 1], edited[at]
+            else:
+                del edited[at]
+            fake = rechained(edited)
+            monkeypatch.setattr(module, "batches", lambda run, fake=fake: iter([fake]))
+            mismatch = verify(run).mismatch
+            assert mismatch is not None
+            found.append((at, edit, (mismatch.seq, mismatch.check, str(mismatch.expected), str(mismatch.actual))))
+    assert len(found) == 150 and {entry[2][1] for entry in found} == {"sequence", "re-execution"}  # type: ignore[index]
+    assert hashlib.sha256(json.dumps(found).encode()).hexdigest() == TAMPERED
