@@ -60,6 +60,7 @@ from campus.kernel.logs import configure_default
 from campus.kernel.parse import Answer, Call, Finish, Invalid, parse_reply, parse_structured
 from campus.kernel.prompt import PROTOCOL
 from campus.kernel.schedule import Logged, Prefix, Schedule, TaskCard
+from campus.kernel.snapshots import Pieces
 from campus.kernel.store import EventStore, Record
 from campus.kernel.tools import Outcome, ToolDecl, from_wire_name, result_event
 from campus.kernel.transcript import Transcript, task_memories, task_so_far
@@ -177,6 +178,8 @@ class Session:
         by the driver as if it had asked, so the student still waits on its decision."""
         self._last_snapshot = self.state.seq
         self._snapshots = kernel.projection.writer()
+        self._cuts: list[tuple[int, Pieces]] = []
+        """Snapshots cut at decisions (``_decide``), each stored once the log holds its seq."""
         self._student_process: simpy.Process | None = None
         self._transcript = Transcript()
         self._shown: tuple[TaskCard | None, str, tuple[ToolDecl, ...]] = (None, "", ())
@@ -324,13 +327,19 @@ class Session:
         self._committed = seq
         self.buffer = self.buffer[len(records):]
         self._whole = 0
-        if seq == self.state.seq and seq - self._last_snapshot >= self.snapshot_every:
-            self.store.put_snapshot(self.branch.id, seq, *self._snapshots.pieces(self.state))
-            self._last_snapshot = seq
+        while self._cuts and self._cuts[0][0] <= seq:
+            at, pieces = self._cuts.pop(0)
+            self.store.put_snapshot(self.branch.id, at, *pieces)
 
     def _decide(self) -> Generator[simpy.Event, Any, tuple[Reply | None, str | None]]:
         """The agent's next reply. Asked here, with no SimPy event, when nothing else is due before the
-        student would resume (the driver's way then runs nothing in between); else by the driver."""
+        student would resume (the driver's way then runs nothing in between); else by the driver.
+
+        A snapshot is cut here, where the log alone decides the seq, not at a commit, which the wall clock times:
+        two plays of a run store the same snapshots."""
+        if self.state.seq - self._last_snapshot >= self.snapshot_every:
+            self._cuts.append((self.state.seq, self._snapshots.pieces(self.state)))
+            self._last_snapshot = self.state.seq
         if self._agent_slow or time.perf_counter() - self._last_commit >= self.commit_delay:
             self._commit()
         self._whole = len(self.buffer)

@@ -169,3 +169,27 @@ def test_snapshots_of_files_before_compression_still_seek_and_verify(world: Worl
         [encode(full_fold(run.kernel, store, run.branch.id, s)) for s in probes]
     assert verify(run).ok
     store.close()
+
+
+def _snapshot_rows(path: Path) -> list[tuple[int, str]]:
+    conn = sqlite3.connect(path)
+    rows = conn.execute("SELECT seq, state_hash FROM snapshots ORDER BY seq").fetchall()
+    conn.close()
+    return rows
+
+
+def test_two_plays_of_a_run_store_the_same_snapshots_however_commits_are_timed(
+        world: WorldIndex, small_term: Term, tmp_path: Path) -> None:
+    """Snapshots fall where the log decides, not where group commits (timed by the wall clock) happen."""
+    heads = []
+    for delay, name in ((0.0, "every.db"), (1e9, "never.db")):
+        store = SQLiteStore(tmp_path / name)
+        run = new_run(store, world, small_term, agent_name="oracle", seed=0)
+        run.session(make_agent("oracle", small_term, world), snapshot_every=97, commit_delay=delay).run()
+        heads.append(store.head(run.branch.id))
+        assert verify(run).ok
+        store.close()
+    assert heads[0] == heads[1]
+    rows = _snapshot_rows(tmp_path / "every.db")
+    assert len(rows) >= 3 and all(b - a >= 97 for (a, _), (b, _) in zip(rows, rows[1:]))
+    assert _snapshot_rows(tmp_path / "never.db") == rows
