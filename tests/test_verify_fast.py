@@ -165,7 +165,7 @@ def test_place_checks_name_what_the_chain_of_checks_named(played: tuple[MemorySt
     store, branch, rows = played
     genesis = store.branch(branch).genesis
     run = open_run(store, branch)
-    monkeypatch.setattr(module, "_snapshots", lambda run: set())  # where a play puts its snapshots varies
+    monkeypatch.setattr(module, "_snapshots", lambda run: set())  # the place checks alone, whatever snapshots the play stored
 
     def rechained(edited: list[Row]) -> list[Row]:
         out, prev = [], genesis
