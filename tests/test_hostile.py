@@ -5,7 +5,6 @@ and the run always verifies."""
 from __future__ import annotations
 
 import json
-import os
 import select
 import subprocess
 import sys
@@ -23,9 +22,6 @@ from campus.events import AgentReplied, StructuredCall, ToolCalled, ToolResult, 
 from campus.kernel.admit import REPLY_LIMIT, admit
 from campus.replays.verify import verify
 from campus.world.index import WorldIndex
-
-ROOT = Path(__file__).resolve().parents[2]
-
 
 @pytest.fixture
 def env(world: WorldIndex) -> Env:
@@ -143,8 +139,7 @@ def test_the_mcp_server_answers_a_malformed_line_and_serves_on(tmp_path: Path) -
     # Unbuffered, so readline takes one line off the pipe and select sees the rest: a buffered reader
     # could swallow all three answers at once and leave select waiting on an empty pipe.
     process = subprocess.Popen([sys.executable, "-m", "campus.cli.main", "mcp", "--db", str(tmp_path / "m.db"), "--scale", "0.05"],
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=tmp_path, bufsize=0,
-                               env=os.environ | {"PYTHONPATH": str(ROOT)})
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=tmp_path, bufsize=0)
     assert process.stdin is not None and process.stdout is not None
     try:
         initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
