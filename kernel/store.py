@@ -25,7 +25,7 @@ import socket
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from itertools import chain, compress, cycle
+from itertools import chain, compress, count, cycle
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
@@ -515,6 +515,7 @@ class SQLiteStore(_Lineage):
         self._token = os.urandom(8).hex()
         self._leases: set[str] = set()
         self._marks_tables: dict[tuple[tuple[str, ...], tuple[str, ...]], str] = {}
+        self._table_numbers = count()
 
     def _exists(self, branch_id: str) -> bool:
         return branch_id in self._pending or self._stored(branch_id)
@@ -731,7 +732,7 @@ class SQLiteStore(_Lineage):
         key = (tuple(decoded), tuple(counted))
         name = self._marks_tables.get(key)
         if name is None or self.conn.execute("SELECT 1 FROM temp.sqlite_master WHERE name = ?", (name,)).fetchone() is None:
-            name = f"fold_marks_{len(self._marks_tables)}"
+            name = f"fold_marks_{next(self._table_numbers)}"  # never a name another pair of kind lists holds
             self.conn.execute(f"CREATE TEMP TABLE IF NOT EXISTS {name} (kind TEXT PRIMARY KEY, mark TEXT NOT NULL) WITHOUT ROWID")
             self.conn.execute(f"DELETE FROM temp.{name}")
             marks = [(kind, DECODED) for kind in decoded] + [(kind, counted_mark(i)) for i, kind in enumerate(counted)]

@@ -64,3 +64,25 @@ def test_the_scan_makes_its_kinds_table_again_after_a_rollback_took_it_and_never
     conn = sqlite3.connect(tmp_path / "log.db")
     assert not [n for (n,) in conn.execute("SELECT name FROM sqlite_master") if "mark" in n]
     conn.close()
+
+
+def test_after_a_rollback_two_pairs_of_kind_lists_never_share_a_marks_table(tmp_path) -> None:
+    """The table of one pair of kind lists, lost with a rolled-back transaction, is made again under a name no other
+    pair holds: each pair's scan still picks and marks by its own kinds."""
+    store = SQLiteStore(tmp_path / "log.db")
+    root(store)
+    store.append("main", _mixed(10))
+    head = store.head("main")[0]
+    first, second = (["walked"], ["agent_replied"]), (["agent_replied"], ["walked"])
+
+    def scan(pair: tuple[list[str], list[str]]) -> tuple[list, str]:
+        joined = list(store.scan_joined("main", 1, head, *pair))
+        return [e for b in joined for e in msgspec.json.decode(b.payloads)], "".join(b.marks for b in joined)
+
+    store.conn.execute("BEGIN")
+    scan(first)
+    store.conn.execute("ROLLBACK")
+    assert scan(first) == _picked(store, "main", 1, head, *first)
+    assert scan(second) == _picked(store, "main", 1, head, *second)
+    assert scan(first) == _picked(store, "main", 1, head, *first)
+    store.close()
