@@ -345,30 +345,7 @@ class _ReExecution:
             fired, by_clock = True, event.cause == 0  # type: ignore[attr-defined]
         else:
             fired, by_clock = False, cls is DayStarted
-        # the event's place: what the session would have written here instead, if not it
-        problem: str | None = None
-        if kind != tag:
-            problem = f"the kind of its payload, {tag}"
-        elif self.over:
-            problem = "nothing after run_ended"
-        elif (seq == 1) != (cls is RunStarted):
-            problem = "run_started" if seq == 1 else "no second run_started"
-        elif t < self.last_t:
-            problem = f"a time of at least {self.last_t}"
-        else:
-            self.last_t = t
-            if fired:
-                problem = self._firing_place(row, by_clock)
-            elif cls is RunStarted:
-                problem = self._run_started(event)  # type: ignore[arg-type]
-            elif by_clock:
-                problem = self._clock(row, event)  # type: ignore[arg-type]
-            else:
-                due = self._due_at if self._due_known else self._due()
-                if due is not None and due <= t:
-                    problem = f"the world clock's event due at {due} first"
-                elif self.peeked is None:
-                    problem = self._student(row, event, student)
+        problem = self._misplaced(row, event, tag, student, fired, by_clock)
         if problem is not None:
             return Mismatch(seq=seq, check="sequence", expected=problem, actual=kind)
         if by_clock or fired or self.peeked is not None or self.clock_due or (self.timed and self.timed[0][0] <= t):
@@ -451,6 +428,30 @@ class _ReExecution:
             if event.digest != expected:
                 return Mismatch(seq=row.seq, check="composition", expected=expected, actual=event.digest)
         return None
+
+    def _misplaced(self, row: Row, event: Event, tag: str, student: StudentCheck, fired: bool, by_clock: bool) -> str | None:
+        """What the session would have written here instead, if ``event`` (of kind ``tag``) is not it."""
+        if row.kind != tag:
+            return f"the kind of its payload, {tag}"
+        if self.over:
+            return "nothing after run_ended"
+        if (row.seq == 1) != (type(event) is RunStarted):
+            return "run_started" if row.seq == 1 else "no second run_started"
+        if row.t < self.last_t:
+            return f"a time of at least {self.last_t}"
+        self.last_t = row.t
+        if fired:
+            return self._firing_place(row, by_clock)
+        if type(event) is RunStarted:
+            return self._run_started(event)
+        if by_clock:
+            return self._clock(row, event)  # type: ignore[arg-type]
+        due = self._due_at if self._due_known else self._due()
+        if due is not None and due <= row.t:
+            return f"the world clock's event due at {due} first"
+        if self.peeked is not None:
+            return None
+        return self._student(row, event, student)
 
     def _run_started(self, event: RunStarted) -> str | None:
         branch = lineage_root(self.run, upto=1)
