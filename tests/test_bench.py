@@ -16,9 +16,23 @@ from campus.scenarios.play import new_run
 from campus.world.index import WorldIndex
 
 
+SMALL = {"TEMPLATE_SEEDS": (0, 1), "APPEND_STEPS": 2_000, "APPEND_ROUNDS": 1, "SEEK_SAMPLES": 60, "SEEK_PARTS_SAMPLES": 20,
+         "COLD_SEEKS": 5, "FORK_SAMPLES": 40, "DIVERGE_SAMPLES": 40, "VERIFY_REPEATS": 1}
+"""The bench's sample counts cut down for its smoke tests: the same code on less (two oracle runs still make seams)."""
+
+
+def _small(patch: pytest.MonkeyPatch) -> None:
+    for name, value in SMALL.items():
+        assert hasattr(bench, name), name
+        patch.setattr(bench, name, value)
+
+
 @pytest.fixture(scope="module")
 def templates(world: WorldIndex, tmp_path_factory: pytest.TempPathFactory) -> list[bench.Template]:
-    made, _ = bench.play_templates(world, tmp_path_factory.mktemp("bench") / "terms.db")
+    with pytest.MonkeyPatch.context() as patch:
+        _small(patch)
+        made, _ = bench.play_templates(world, tmp_path_factory.mktemp("bench") / "terms.db")
+    assert len(made) == len(SMALL["TEMPLATE_SEEDS"])
     return made
 
 
@@ -54,7 +68,8 @@ def test_tool_cycle_agent_uses_every_tool_without_a_failure(world: WorldIndex) -
 
 
 @pytest.mark.slow
-def test_run_kernel_bench_reports_every_figure(tmp_path: Path) -> None:
+def test_run_kernel_bench_reports_every_figure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _small(monkeypatch)
     report = bench.run_kernel_bench(10_000, str(tmp_path))
     assert {"python", "sqlite", "cpu_count", "platform"} <= report["machine"].keys()
     for row in report["rows"]:

@@ -188,7 +188,7 @@ def test_the_wheel_installs_one_name_and_lives_beside_openai_agents(tmp_path: Pa
     home = tmp_path / "venv"
     venv.create(home, with_pip=True)
     python = home / "bin" / "python"
-    install = subprocess.run([str(python), "-m", "pip", "install", "--quiet", str(wheel), "openai-agents"],
+    install = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-compile", str(wheel), "openai-agents"],
                              capture_output=True, text=True)
     if install.returncode != 0 and "No matching distribution" in install.stderr:
         pytest.skip("openai-agents cannot be installed here (no package index)")
