@@ -48,7 +48,7 @@ app = typer.Typer(
 )
 world_app = typer.Typer(help="Generate and inspect campus worlds.", add_completion=False)
 term_app = typer.Typer(help="Generate and inspect terms (the tasks of a semester).", add_completion=False)
-bench_app = typer.Typer(help="Measure the kernel on this machine.", add_completion=False)
+bench_app = typer.Typer(help="Measure the kernel on this machine. Every timing bench also prints the machine's pace (CPU seconds of a fixed loop before and after, against a quiet machine's 0.28 s): figures taken at a slower pace say little about the targets.", add_completion=False)
 app.add_typer(world_app, name="world")
 app.add_typer(term_app, name="term")
 app.add_typer(bench_app, name="bench")
@@ -838,8 +838,9 @@ def bench_kernel(
 ) -> None:
     """Measure append, fold, seek, fork, divergence, verify and tool-call rates on this machine."""
     from campus.lab.bench import run_kernel_bench
+    from campus.lab.pace import paced
 
-    report = run_kernel_bench(events, directory, progress=None if as_json else err, read_side=read_side)
+    report = paced(lambda: run_kernel_bench(events, directory, progress=None if as_json else err, read_side=read_side))
     if as_json:
         emit_json(report)
         return
@@ -849,6 +850,13 @@ def bench_kernel(
     for row in report["rows"]:
         table.add_row(row["measure"], row["value"], row["target"])
     out.print(table)
+    _print_pace(report)
+
+
+def _print_pace(report: dict[str, Any]) -> None:
+    from campus.lab.pace import describe
+
+    out.print(describe(report["pace"]), highlight=False)
 
 
 @bench_app.command("memory")
@@ -888,10 +896,11 @@ def bench_calls(
     Every input is drawn beforehand from the world with a fixed seed and checked to succeed; the state is reset every 10 rounds by forking an empty run. Prints calls/s (median and range of the repetitions), CPU µs per call, and each target with met / not met.
     """
     from campus.lab.bench_calls import run_calls_bench
+    from campus.lab.pace import paced
 
     try:
-        report = run_calls_bench(world_source, rounds, repeats, directory,
-                                 say=None if as_json else lambda message: err.print(f"[dim]{message}[/dim]"))
+        report = paced(lambda: run_calls_bench(world_source, rounds, repeats, directory,
+                                                say=None if as_json else lambda message: err.print(f"[dim]{message}[/dim]")))
     except ValueError as error:
         fail(str(error))
     if as_json:
@@ -903,6 +912,7 @@ def bench_calls(
     for row in report["rows"]:
         table.add_row(row["measure"], row["value"], row["target"])
     out.print(table)
+    _print_pace(report)
 
 
 @bench_app.command("term")
@@ -917,8 +927,9 @@ def bench_term(
     """Play a full term (the default one unless told otherwise) with the oracle into a file DB: wall time, tool calls/s,
     peak memory."""
     from campus.lab.bench_term import measure_full_term
+    from campus.lab.pace import paced
 
-    report = measure_full_term(seed, scale, directory, disruptions=disruptions, busy_days=busy_days)
+    report = paced(lambda: measure_full_term(seed, scale, directory, disruptions=disruptions, busy_days=busy_days))
     if as_json:
         emit_json(report)
         return
@@ -927,6 +938,7 @@ def bench_term(
               f"(target <= {report['targets']['seconds']} s); {report['tool_calls_per_s']:,} tool calls/s; "
               f"peak RSS {report['peak_rss_mb']} MB (target <= {report['targets']['peak_mb']:.0f} MB); "
               f"StuGPA {report['stugpa']}, success {report['success_rate']:.1%}", highlight=False)
+    _print_pace(report)
 
 
 @bench_app.command("startup")
@@ -937,9 +949,10 @@ def bench_startup(
 ) -> None:
     """Time 'campus --help' and 'campus run --scale 0.01' from cold processes: wall (median, range) and CPU."""
     from campus.lab.bench_startup import measure_startup
+    from campus.lab.pace import paced
 
     try:
-        report = measure_startup(repeats, directory)
+        report = paced(lambda: measure_startup(repeats, directory))
     except RuntimeError as error:
         fail(str(error))
     if as_json:
@@ -954,6 +967,7 @@ def bench_startup(
         table.add_row(command, f"{row['wall_s']:.3f} s ({low:.3f}-{high:.3f})", f"{row['cpu_s']:.3f} s",
                       f"<= {row['target_s']:g} s wall: {'met' if row['met'] else 'not met'}")
     out.print(table)
+    _print_pace(report)
 
 @app.callback()
 def _setup(

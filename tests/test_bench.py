@@ -11,7 +11,7 @@ from campus.events import Walked
 from campus.kernel.history import full_fold, state_at
 from campus.kernel.runner import SNAPSHOT_EVERY
 from campus.kernel.store import MemoryStore, SQLiteStore
-from campus.lab import bench
+from campus.lab import bench, pace
 from campus.scenarios.play import new_run
 from campus.world.index import WorldIndex
 
@@ -115,3 +115,25 @@ def test_bench_term_plays_the_term_it_is_told(tmp_path: Path) -> None:
     plain = measure_full_term(0, 0.02, str(tmp_path), disruptions=False, busy_days=False)
     assert (default["disruptions"], default["busy_days"], plain["disruptions"], plain["busy_days"]) == (True, True, False, False)
     assert plain["tasks"] < default["tasks"] and plain["success_rate"] == default["success_rate"] == 1.0
+
+
+def test_pace_wraps_a_report_with_the_work_timed_before_and_after(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert pace.pace(repeats=1) > 0  # the real work: CPU time, whatever this machine's pace
+    order: list[str] = []
+    readings = iter([0.5, 0.7])
+
+    def timed() -> float:
+        order.append("pace")
+        return next(readings)
+
+    def measure() -> dict[str, int]:
+        order.append("measure")
+        return {"figure": 1}
+
+    monkeypatch.setattr(pace, "pace", timed)
+    report = pace.paced(measure)
+    assert order == ["pace", "measure", "pace"]
+    assert report == {"figure": 1, "pace": {"before_s": 0.5, "after_s": 0.7, "quiet_s": pace.QUIET_S,
+                                            "slowdown": round(0.7 / pace.QUIET_S, 2)}}
+    said = pace.describe(report["pace"])
+    assert "0.50 s of CPU before, 0.70 s after" in said and f"{0.7 / pace.QUIET_S:.1f}x" in said

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from campus.cli.main import app
 from campus.kernel.store import MemoryStore
 from campus.lab import bench_calls
+from campus.lab.pace import QUIET_S
 from tests.conftest import SHARED
 from campus.world.index import WorldIndex
 
@@ -48,6 +49,12 @@ def test_bench_calls_reports_every_figure_on_the_published_campus(tmp_path: Path
     assert figures["sqlite"]["calls"] == figures["memory"]["calls"] == 24 and figures["sqlite"]["repeats"] == 2
     assert set(figures["alone"]) == {"find_optimal_path", "query_availability", "view_schedule"}
     assert list(tmp_path.iterdir()) == []
+    pace = report["pace"]  # the machine's pace around the figures (its values are timing: only their shape is asserted)
+    assert pace["before_s"] > 0 and pace["after_s"] > 0 and pace["quiet_s"] == QUIET_S
+    assert pace["slowdown"] == round(max(pace["before_s"], pace["after_s"]) / QUIET_S, 2)
+    text = CliRunner().invoke(app, ["bench", "calls", "--world", f"stulife:{STULIFE}", "--rounds", "1", "--repeats", "1"],
+                              env={"COLUMNS": "200"})
+    assert text.exit_code == 0 and "machine pace: sum(range(3e7)) took" in text.stdout
 
 
 def test_bench_calls_names_a_missing_world_in_one_line(tmp_path: Path) -> None:
