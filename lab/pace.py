@@ -18,7 +18,7 @@ from msgspec import Struct, structs
 WORK = 30_000_000
 """``sum(range(WORK))``: the check every session has timed on this machine kind, so its quiet value is known."""
 QUIET_S = 0.28
-"""The pace of this machine kind when the README's quiet figures were measured (2026-11-24), in CPU seconds."""
+"""The pace this machine kind showed when quiet, in the sessions that took the README's quiet figures (CPU seconds)."""
 REPEATS = 3
 
 
