@@ -16,7 +16,7 @@ from typing import Any
 from msgspec import Struct, structs
 
 WORK = 30_000_000
-"""``sum(range(WORK))``: the check every session has timed on this machine kind, so its quiet value is known."""
+"""``sum(range(WORK))``: the check earlier sessions timed on this machine kind, quiet and slowed, so its quiet value is known."""
 QUIET_S = 0.28
 """The pace this machine kind showed when quiet, in the sessions that took the README's quiet figures (CPU seconds)."""
 REPEATS = 3
