@@ -733,8 +733,7 @@ class SQLiteStore(_Lineage):
         name = self._marks_tables.get(key)
         if name is None or self.conn.execute("SELECT 1 FROM temp.sqlite_master WHERE name = ?", (name,)).fetchone() is None:
             name = f"fold_marks_{next(self._table_numbers)}"  # never a name another pair of kind lists holds
-            self.conn.execute(f"CREATE TEMP TABLE IF NOT EXISTS {name} (kind TEXT PRIMARY KEY, mark TEXT NOT NULL) WITHOUT ROWID")
-            self.conn.execute(f"DELETE FROM temp.{name}")
+            self.conn.execute(f"CREATE TEMP TABLE {name} (kind TEXT PRIMARY KEY, mark TEXT NOT NULL) WITHOUT ROWID")
             marks = [(kind, DECODED) for kind in decoded] + [(kind, counted_mark(i)) for i, kind in enumerate(counted)]
             self.conn.executemany(f"INSERT OR REPLACE INTO temp.{name} (kind, mark) VALUES (?, ?)", marks)
             self._marks_tables[key] = name

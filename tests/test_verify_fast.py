@@ -150,7 +150,6 @@ def test_snapshot_check_is_the_hash_comparison(played: tuple[MemoryStore, str, l
         store.put_snapshot(branch, at, good, _sha(good))
 
 
-
 TAMPERED = "6434d08b318b9c35d2a0e2007b18791731c5280f24da124830208c35ffaf85a5"
 """The digest of what verify named for every tampered log below, as the isinstance-chain place checks (before
 ``_PLANS``) named it: the sequence checks decided once per event type must name the same seq, check and text."""
