@@ -5,7 +5,7 @@ of the log and a resumed or forked run rebuilds it exactly:
 
 - **episodic store**: one document per agent step (the call, its result, and the facts it
   produced, each event's payload rendered as ``key: value`` lines), retrieved with BM25
-  (``rank-bm25``) against the current task's conversation, the top K;
+  (``agents/bm25.py``) against the current task's conversation, the top K;
 - **working memory**: the latest steps, newest first, within a token budget;
 - **scratchpad**: a projection of the log: the latest value per entity and attribute with
   the previous one kept, dated events, and open commitments (entries of the student's own
@@ -23,6 +23,7 @@ from typing import Any
 
 import msgspec
 
+from campus.agents.bm25 import Okapi
 from campus.agents.memory import estimate_tokens, tokenize
 from campus.events import (
     AgentReplied, Booked, CalendarEventAdded, CalendarEventRemoved, CalendarEventUpdated, CalendarTime, DraftAdded,
@@ -192,24 +193,17 @@ class LightMemory:
     guidance = ""
 
     def __init__(self, budget: int, switches: LightSwitches = LightSwitches()) -> None:
-        try:
-            from rank_bm25 import BM25Okapi
-        except ImportError as error:
-            raise ValueError("the light memory needs rank-bm25: pip install 'campus[llm]'") from error
-        self._bm25_of = BM25Okapi
         self.budget = budget
         self.switches = switches
         self.docs: list[str] = []
-        self.tokens: list[list[str]] = []
         self.projection = Projection()
-        self._index: Any = None
+        self._index = Okapi()
 
     def remember(self, past: TaskMemory) -> None:
         for doc in steps_of(past):
             self.docs.append(doc)
-            self.tokens.append(tokenize(doc))
+            self._index.add(tokenize(doc))
         self.projection.fold(past)
-        self._index = None
 
     def recall(self, view: AgentView) -> str:
         parts = [part for part, on in (("retrieval", self.switches.retrieval), ("working", self.switches.working),
@@ -226,11 +220,7 @@ class LightMemory:
         query = list(dict.fromkeys(tokenize(" ".join(t.content for t in view.messages))))
         if not self.docs or not query:
             return ""
-        if self._index is None:
-            self._index = self._bm25_of(self.tokens)
-        scores = self._index.get_scores(query)
-        ranked = sorted((i for i in range(len(scores)) if scores[i] > 0), key=lambda i: (-scores[i], i))
-        shown = _fit([self.docs[i] for i in ranked[: self.switches.top_k]], budget)
+        shown = _fit([self.docs[i] for i in self._index.top(query, self.switches.top_k)], budget)
         return "### Retrieved steps (most relevant first)\n" + "\n\n".join(shown) if shown else ""
 
     def _working(self, budget: int) -> str:

@@ -10,7 +10,7 @@ original had at that point.
 - ``none``: nothing carried over (the paper's isolated tasks).
 - ``history``: the transcripts of the most recent tasks, newest first, within a token budget.
 - ``bm25``: the passages of past tasks (each action with what came back) most relevant to the
-  current task's conversation, ranked by BM25 (``rank-bm25``).
+  current task's conversation, ranked by BM25 (``agents/bm25.py``).
 - ``scratchpad``: a notepad the agent keeps itself by writing ``<note>...</note>`` and
   ``<forget>N</forget>`` in its replies; since replies are recorded verbatim, the notepad is a
   function of the log.
@@ -153,32 +153,25 @@ class RetrievalMemory:
     guidance = ""
 
     def __init__(self, budget: int = DEFAULT_BUDGET, top_k: int = TOP_K) -> None:
-        try:
-            from rank_bm25 import BM25Okapi
-        except ImportError as error:  # an optional dependency: say so before the run starts
-            raise ValueError("the bm25 memory needs rank-bm25: pip install 'campus[llm]'") from error
-        self._bm25_of = BM25Okapi
         self.budget = budget
         self.top_k = top_k
+        from campus.agents.bm25 import Okapi  # numpy: loaded by the runs that rank, not by every command
+
         self.passages: list[str] = []
-        self.tokens: list[list[str]] = []
-        self._index: Any = None
+        self._index = Okapi()
 
     def remember(self, past: TaskMemory) -> None:
         for piece in passages(past):
             self.passages.append(piece)
-            self.tokens.append(tokenize(piece))
-        self._index = None  # rebuilt once, at the next recall, however many tasks came in
+            self._index.add(tokenize(piece))
 
     def recall(self, view: AgentView) -> str:
         query = list(dict.fromkeys(tokenize(" ".join(t.content for t in view.messages))))
         if not self.passages or not query:
             return ""
-        scores = self._bm25().get_scores(query)
-        ranked = sorted((i for i in range(len(scores)) if scores[i] > 0), key=lambda i: (-scores[i], i))
         shown: list[str] = []
         used = 0
-        for i in ranked[: self.top_k]:
+        for i in self._index.top(query, self.top_k):
             cost = estimate_tokens(self.passages[i])
             if used + cost > self.budget:
                 break
@@ -187,11 +180,6 @@ class RetrievalMemory:
         if not shown:
             return ""
         return "Passages from your earlier tasks that look relevant now, most relevant first:\n\n" + "\n\n".join(shown)
-
-    def _bm25(self) -> Any:
-        if self._index is None:
-            self._index = self._bm25_of(self.tokens)
-        return self._index
 
 
 # ---------------------------------------------------------------- scratchpad
