@@ -186,16 +186,18 @@ def test_the_wheel_installs_one_name_and_lives_beside_openai_agents(tmp_path: Pa
     assert tops == {"campus"}
 
     home = tmp_path / "venv"
-    venv.create(home, with_pip=True)
+    venv.create(home, with_pip=False)  # this interpreter's pip installs into it (--python): no pip of its own to set up
     python = home / "bin" / "python"
-    install = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-compile", str(wheel), "openai-agents"],
-                             capture_output=True, text=True)
+    install = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-compile",
+                              str(wheel), "openai-agents"], capture_output=True, text=True)
     if install.returncode != 0 and "No matching distribution" in install.stderr:
         pytest.skip("openai-agents cannot be installed here (no package index)")
     assert install.returncode == 0, install.stderr[-2000:]
-    both = subprocess.run([str(python), "-c", "import campus.agents; sdk = __import__('agents'); print(sdk.Agent.__module__)"],
+    both = subprocess.run([str(python), "-c", "import campus.agents, agents; print(campus.agents.__file__, agents.Agent.__module__)"],
                           capture_output=True, text=True, cwd=tmp_path)
     assert both.returncode == 0, both.stderr
+    ours, theirs = both.stdout.split()
+    assert Path(ours).is_relative_to(home) and theirs.startswith("agents.")  # the wheel's package, and the SDK's own
     env = {**os.environ, "PATH": f"{home / 'bin'}:{os.environ['PATH']}"}
     played = subprocess.run([str(home / "bin" / "campus"), "run", "--db", str(tmp_path / "r.db"), "--scale", "0.02",
                              "--json"], capture_output=True, text=True, cwd=tmp_path, env=env)
