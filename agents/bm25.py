@@ -61,7 +61,7 @@ class Okapi:
     def scores(self, query: Sequence[str]) -> Floats:
         """One score per document, ``BM25Okapi.get_scores``'s floats (a word repeated counts again)."""
         score = np.zeros(len(self._lengths))
-        if not self._lengths:
+        if not self._postings:  # no documents, or only empty ones (where rank-bm25 divides by zero)
             return score
         norms = self._refresh()
         for word in query:

@@ -49,6 +49,7 @@ def test_documents_added_after_a_query_rescore_the_whole_corpus(first: list[list
 
 def test_an_empty_index_or_a_query_of_unknown_words_ranks_nothing() -> None:
     assert Okapi().top(["room"], 5) == []
+    assert indexed([[], []]).top(["room"], 5) == []
     corpus = [["room", "b021"], ["seat"], ["room"]]
     index = indexed(corpus)
     assert index.top(["nowhere"], 5) == []
