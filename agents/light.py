@@ -24,7 +24,7 @@ from typing import Any
 import msgspec
 
 from campus.agents.bm25 import Okapi
-from campus.agents.memory import estimate_tokens, tokenize
+from campus.agents.memory import estimate_tokens, query_words, tokenize
 from campus.events import (
     AgentReplied, Booked, CalendarEventAdded, CalendarEventRemoved, CalendarEventUpdated, CalendarTime, DraftAdded,
     DraftRemoved, EmailSent, Event, PassAssigned, Registered, Walked,
@@ -217,7 +217,7 @@ class LightMemory:
         return "\n\n".join(filter(None, sections))
 
     def _retrieved(self, view: AgentView, budget: int) -> str:
-        query = list(dict.fromkeys(tokenize(" ".join(t.content for t in view.messages))))
+        query = query_words(view)
         if not self.docs or not query:
             return ""
         shown = _fit([self.docs[i] for i in self._index.top(query, self.switches.top_k)], budget)

@@ -131,6 +131,11 @@ def tokenize(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
+def query_words(view: AgentView) -> list[str]:
+    """A BM25 query: the words of the task's conversation so far, each once, in the order first said."""
+    return list(dict.fromkeys(tokenize(" ".join(t.content for t in view.messages))))
+
+
 def passages(past: TaskMemory) -> list[str]:
     """A task cut into retrievable pieces: its opening message, then each reply with what came back."""
     heading = f"(from task {_heading(past)})"
@@ -166,7 +171,7 @@ class RetrievalMemory:
             self._index.add(tokenize(piece))
 
     def recall(self, view: AgentView) -> str:
-        query = list(dict.fromkeys(tokenize(" ".join(t.content for t in view.messages))))
+        query = query_words(view)
         if not self.passages or not query:
             return ""
         shown: list[str] = []
