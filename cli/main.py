@@ -781,7 +781,6 @@ def term_generate(
     from campus.scenarios.term import generate_term
 
     from campus.scenarios.term import term_report
-    from campus.scenarios.play import term_bytes
 
     world = world_of(world_source, seed)
     try:
@@ -790,7 +789,7 @@ def term_generate(
         fail(str(error))
     report = term_report(term)
     if output is not None:
-        output.write_bytes(term_bytes(term))
+        output.write_bytes(term.encoded)
     if as_json:
         emit_json(report)
         return

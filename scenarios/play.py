@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from campus.events import TaskEnded, canonical, genesis_hash
+from campus.events import TaskEnded, genesis_hash
 from campus.kernel.agent import Agent
 from campus.kernel.engine import Kernel
 from campus.kernel.runner import Session, run_config
@@ -63,12 +63,8 @@ class Run:
 
 
 def store_inputs(store: EventStore, world: WorldIndex, term: Term) -> None:
-    store.put_blob("world", world.hash, world.world.encode())
-    store.put_blob("term", term.hash, term_bytes(term))
-
-
-def term_bytes(term: Term) -> bytes:
-    return canonical(term)
+    store.put_blob("world", world.hash, world.encoded)
+    store.put_blob("term", term.hash, term.encoded)
 
 
 @dataclass(frozen=True)

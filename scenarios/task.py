@@ -7,6 +7,7 @@ the task has ended.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -14,7 +15,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from campus.events import SCHEMA_VERSION, Event, TaskReleased, Walked, content_hash
+from campus.events import SCHEMA_VERSION, Event, TaskReleased, Walked, canonical, content_hash
 from campus.events.upcast import upcast_change, v1_day, v1_slot, v1_time
 from campus.kernel.schedule import Prefix, TaskCard, Trigger
 from campus.kernel.triggers import Rule
@@ -137,8 +138,15 @@ class Term(msgspec.Struct, frozen=True, kw_only=True, dict=True, omit_defaults=T
     """Trigger rules (disruptions); left out of the encoding when empty, so older terms keep their hash."""
 
     @cached_property
+    def encoded(self) -> bytes:
+        """The term's canonical bytes, what every new run stores (~5 MB for the default term): made once."""
+        return canonical(self)
+
+    @cached_property
     def hash(self) -> str:
-        return content_hash(self)
+        """``content_hash`` of the term, from the bytes already made; a term read from an older schema keeps the
+        hash it was stored under (``decode_term``)."""
+        return hashlib.sha256(self.encoded).hexdigest()
 
     @cached_property
     def by_id(self) -> dict[str, Task]:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
+import functools
 import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -31,8 +31,15 @@ def world() -> WorldIndex:
 
 
 @pytest.fixture(scope="session")
-def term(world: WorldIndex) -> Term:
-    return generate_term(world, 0)
+def terms(world: WorldIndex) -> Callable[..., Term]:
+    """``generate_term`` on the session's world, each distinct term made once per test process (a term is frozen,
+    so tests can share it; the default term takes ~0.7 s to make)."""
+    return functools.cache(functools.partial(generate_term, world))
+
+
+@pytest.fixture(scope="session")
+def term(terms: Callable[..., Term]) -> Term:
+    return terms(0)
 
 
 @pytest.fixture(scope="session")

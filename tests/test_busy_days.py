@@ -238,8 +238,8 @@ def test_env_and_mcp_steps_show_notices_and_feedback_like_the_conversation() -> 
     assert shown == "New errand [e2-4] (high priority, due 10:00): Colloquium: Tell them.\n\nWell done."
 
 
-def test_busy_days_and_disruptions_fit_in_one_term_and_the_disruption_term_keeps_its_weeks(world: WorldIndex) -> None:
-    both = generate_term(world, 0, busy=True, disruptions=True)
+def test_busy_days_and_disruptions_fit_in_one_term_and_the_disruption_term_keeps_its_weeks(world: WorldIndex, term: Term) -> None:
+    both = term  # the default term has both
     scenarios = [task.scenario for task in both.tasks]
     assert scenarios.count(SCENARIO) == 12 and scenarios.count("disruptions") == 360
     alone = generate_term(world, 0, disruptions=True, busy=False)

@@ -102,11 +102,18 @@ replies = st.one_of(
 )
 
 
+@pytest.fixture(scope="module")
+def small_env(world: WorldIndex) -> Env:
+    """One env for every example below: each ``reset`` starts a fresh run in a fresh store, on the term made once."""
+    return Env(seed=3, scale=0.05, world=world)
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(st.lists(replies, min_size=1, max_size=6))
-def test_nothing_pushed_at_the_env_escapes_or_breaks_the_log(world: WorldIndex, pushed: list[Any]) -> None:
-    env = Env(seed=3, scale=0.05, world=world)
+def test_nothing_pushed_at_the_env_escapes_or_breaks_the_log(small_env: Env, pushed: list[Any]) -> None:
+    env = small_env
     env.reset()
+    assert [row.kind for row in rows_of(env)] == ["run_started", "day_started", "time_announced", "task_released"]  # fresh
     for reply in pushed:
         before = len(rows_of(env))
         observation, *_, info = env.step(reply)

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import venv
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,7 @@ from campus.kernel.store import MemoryStore
 from campus.replays.verify import verify
 from campus.scenarios.play import new_run
 from campus.scenarios.rounds import DEFAULT_ROUND_LIMIT
-from campus.scenarios.term import generate_term
+from campus.scenarios.task import Term
 from campus.world.index import WorldIndex
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -137,11 +138,12 @@ def test_packages_import_only_their_layers() -> None:
 
 @pytest.mark.parametrize("default", [True, False], ids=["default", "plain"])
 @pytest.mark.parametrize("agent", sorted(PINNED_PLAIN))
-def test_the_log_of_every_builtin_agent_is_unchanged(world: WorldIndex, agent: str, default: bool) -> None:
+def test_the_log_of_every_builtin_agent_is_unchanged(world: WorldIndex, terms: Callable[..., Term], agent: str,
+                                                      default: bool) -> None:
     """The agents that existed before the redesign (the disruption controls came later), on the default term and
     on the term without disruptions and busy days."""
     assert agent in BUILTIN
-    term = generate_term(world, seed=0, disruptions=default, busy=default)
+    term = terms(0) if default else terms(0, disruptions=False, busy=False)
     store = MemoryStore()
     run = new_run(store, world, term, agent_name=agent, seed=0)
     run.session(make_agent(agent, term, world)).run()
@@ -150,10 +152,11 @@ def test_the_log_of_every_builtin_agent_is_unchanged(world: WorldIndex, agent: s
 
 @pytest.mark.parametrize("default", [True, False], ids=["default", "plain"])
 @pytest.mark.parametrize("agent", sorted(RULES_1[True]))
-def test_a_run_under_rules_1_is_the_run_before_rules_versions(world: WorldIndex, agent: str, default: bool) -> None:
+def test_a_run_under_rules_1_is_the_run_before_rules_versions(world: WorldIndex, terms: Callable[..., Term], agent: str,
+                                                              default: bool) -> None:
     """A run made under rules version 1 (its config without ``rules``, its term made for version 1) gives the hashes
     every run had before the version existed, and verifies with re-execution under its own rules."""
-    term = generate_term(world, seed=0, disruptions=default, busy=default, rules_version=1)
+    term = terms(0, disruptions=default, busy=default, rules_version=1)
     store = MemoryStore()
     run = new_run(store, world, term, agent_name=agent, seed=0, rules=run_config(DEFAULT_ROUND_LIMIT, rules=1))
     assert RULES not in run.branch.config

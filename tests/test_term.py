@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 import pytest
 
 from campus.agents import make_agent
-from campus.events import AdvisorAvailability, CalendarEntry, CalendarTime, Popularity, SeatAvailability, WorldChange
+from campus.events import canonical, content_hash, AdvisorAvailability, CalendarEntry, CalendarTime, Popularity, SeatAvailability, WorldChange
 from campus.kernel.schedule import Trigger
 from campus.kernel.store import MemoryStore
 from campus.replays.score import rescore
@@ -77,6 +78,16 @@ def test_the_default_term_is_unchanged(world, term) -> None:
 
 
 MONDAY_9 = CalendarTime(first_week=1, last_week=1, weekday=0, start=540, end=600)
+
+
+def test_a_run_stores_the_bytes_the_world_and_term_are_named_by(world, term) -> None:
+    """The bytes made once per world and per term are their canonical encodings, and a new run stores them."""
+    assert world.encoded == canonical(world.world) and world.hash == content_hash(world.world) == world.world.hash
+    assert term.encoded == canonical(term) and term.hash == content_hash(term)
+    store = MemoryStore()
+    new_run(store, world, term, agent_name="noop", seed=0)
+    assert store.get_blob(world.hash) == world.encoded and store.get_blob(term.hash) == term.encoded
+    assert hashlib.sha256(store.get_blob(term.hash)).hexdigest() == term.hash
 
 
 @pytest.mark.parametrize("change", [
