@@ -42,14 +42,15 @@ CONFIDENCE = 0.95
 
 
 def t_quantile(p: float, df: float) -> float:
-    """The value t with P(T <= t) = p for Student's t with ``df`` degrees of freedom (scipy's)."""
+    """The value t with P(T <= t) = p for Student's t with ``df`` degrees of freedom: scipy's ``stdtrit``, the function
+    ``scipy.stats.t.ppf`` evaluates (the same floats, tested), without importing ``scipy.stats`` (~3x the import)."""
     if not 0.0 < p < 1.0:
         raise ValueError(f"a quantile needs 0 < p < 1, got {p}")
     if not df > 0:
         raise ValueError(f"degrees of freedom must be positive, got {df}")
-    from scipy.stats import t as student_t  # here: scipy.stats costs every command half a second to import
+    from scipy.special import stdtrit  # here, not at the top: only the commands that compare pay its import
 
-    return float(student_t.ppf(p, df))
+    return float(stdtrit(df, p))
 
 
 # ---------------------------------------------------------------- estimates

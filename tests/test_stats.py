@@ -42,6 +42,13 @@ def test_scipys_quantile_agrees_with_the_hand_written_one_to_ten_digits() -> Non
             assert t_quantile(p, df) == pytest.approx(t_quantile_by_bisection(p, df), rel=1e-10, abs=1e-10)
 
 
+def test_the_quantile_is_the_float_scipy_stats_t_ppf_gives() -> None:
+    from scipy.stats import t as student_t
+
+    grid = [(p, df) for df in (0.5, 1, 1.5, 2, 3, 4.25, 9, 29, 99, 1e4, 1e7) for p in (1e-9, 0.001, 0.025, 0.3, 0.5, 0.8, 0.975, 0.999999)]
+    assert [t_quantile(p, df) for p, df in grid] == [float(student_t.ppf(p, df)) for p, df in grid]
+
+
 @pytest.mark.parametrize("only_a,only_b", [(0, 0), (5, 0), (3, 3), (1, 9), (9, 1), (40, 61), (0, 170), (512, 600)])
 def test_scipys_exact_mcnemar_agrees_with_the_binomial_sums(only_a: int, only_b: int) -> None:
     assert mcnemar_exact(only_a, only_b) == pytest.approx(mcnemar_by_sums(only_a, only_b), rel=1e-9, abs=1e-300)
