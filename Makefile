@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install browser demo test typecheck bench clean
+.PHONY: install bytecode browser demo test typecheck bench clean
 
 $(BIN)/campus: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -13,6 +13,12 @@ $(BIN)/campus: pyproject.toml
 	touch $(BIN)/campus
 
 install: $(BIN)/campus
+
+# The project's bytecode, written ahead: where PYTHONDONTWRITEBYTECODE is set (as on the CI machine), every process
+# the tests and the demo start would otherwise compile each module it imports again (~20 % of the CPU of the CLI tests).
+# Up-to-date files are skipped; a file edited later is compiled in memory, as without this step.
+bytecode: install
+	@$(BIN)/python -m compileall -q -j 0 campus $(PACKAGES) tests >/dev/null
 
 # Headless Chromium and its driver for the HTML report's tests, from the system packages,
 # installed only when missing and only where apt-get can run (as root); otherwise those tests skip.
@@ -27,13 +33,13 @@ browser:
 	  fi; \
 	fi
 
-demo: install
+demo: bytecode
 	$(BIN)/campus run
 	$(BIN)/campus run --agent noop
 	$(BIN)/campus verify oracle-s0
 	$(BIN)/campus diff oracle-s0 noop-s0
 
-test: install browser typecheck
+test: bytecode browser typecheck
 	$(BIN)/python -m pytest -n auto
 
 # mypy sees the package as installed: build/typecheck/campus links each mapped folder (pyproject's package-dir).
