@@ -8,7 +8,8 @@ import re
 import pytest
 
 from campus.agents import make_agent
-from campus.events import canonical, content_hash, AdvisorAvailability, CalendarEntry, CalendarTime, Popularity, SeatAvailability, WorldChange
+from campus.events import (AdvisorAvailability, CalendarEntry, CalendarTime, Popularity, SeatAvailability, WorldChange, canonical,
+                           content_hash)
 from campus.kernel.schedule import Trigger
 from campus.kernel.store import MemoryStore
 from campus.replays.score import rescore
