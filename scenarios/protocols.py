@@ -262,18 +262,22 @@ def alternatives(rng: random.Random, article: Cited, shelf: Shelf, taught: Seque
     for rule in fitting:
         add(rule.value(article))
     families = [key for key in shelf.families() if shelf.fits(key, article)] or [k for k in FAMILIES if shelf.fits(k, article)]
-    bases: dict[str, int] = {}
+    values: dict[str, list[int]] = {}
+    """A family's value for each of its parameters, in the parameters' order: drawing one of them is drawing the
+    parameter (the same draw from the seed), without working the value out again on every one of the attempts (most
+    of them come after every value the article allows is out: a few articles in a term spin all 400)."""
+    wanted = len(LETTERS) + 2
     for _ in range(_ATTEMPTS):
-        if len(out) >= len(LETTERS) + 2:
+        if len(out) >= wanted:
             break
         key = rng.choice(families)
-        family = FAMILIES[key]
-        base = bases.get(key)
-        if base is None:
-            measured = family.measure(article)
-            assert measured is not None
-            base = bases[key] = measured
-        add(family.apply(base, rng.choice(family.params)))
+        given = values.get(key)
+        if given is None:
+            family = FAMILIES[key]
+            base = family.measure(article)
+            assert base is not None
+            given = values[key] = [family.apply(base, k) for k in family.params]
+        add(rng.choice(given))
     return out
 
 
