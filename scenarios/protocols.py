@@ -262,10 +262,9 @@ def alternatives(rng: random.Random, article: Cited, shelf: Shelf, taught: Seque
     for rule in fitting:
         add(rule.value(article))
     families = [key for key in shelf.families() if shelf.fits(key, article)] or [k for k in FAMILIES if shelf.fits(k, article)]
+    # A family's value for each of its parameters, in their order: drawing a value is drawing its parameter (the same
+    # draw), worked out once, since most attempts come after every value the article allows is out (some spin all 400).
     values: dict[str, list[int]] = {}
-    """A family's value for each of its parameters, in the parameters' order: drawing one of them is drawing the
-    parameter (the same draw from the seed), without working the value out again on every one of the attempts (most
-    of them come after every value the article allows is out: a few articles in a term spin all 400)."""
     wanted = len(LETTERS) + 2
     for _ in range(_ATTEMPTS):
         if len(out) >= wanted:
