@@ -165,5 +165,10 @@ def agent_link(prev: str, agent: str) -> str:
     return hashlib.sha256(b"campus-agent|" + prev.encode("ascii") + b"|" + agent.encode("utf-8")).hexdigest()
 
 
+def digest(data: bytes) -> str:
+    """The name stored bytes go by (a world, a term, a snapshot piece): their sha256, in hex."""
+    return hashlib.sha256(data).hexdigest()
+
+
 def content_hash(value: Any) -> str:
-    return hashlib.sha256(canonical(value)).hexdigest()
+    return digest(canonical(value))

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 import msgspec
 import structlog
 
+from campus.events import digest
 from campus.kernel.engine import Kernel
 from campus.kernel.projection import Projection, gc_paused
 from campus.kernel.snapshots import decode_manifest, load
@@ -48,7 +48,7 @@ def restore(projection: Projection, store: EventStore, snapshot: Snapshot) -> An
     if manifest is not None:
         with gc_paused():
             return load(manifest, store.snapshot_pieces, projection.decode, projection.shared_lists, projection.pieces)
-    if hashlib.sha256(snapshot.state).hexdigest() != snapshot.state_hash:
+    if digest(snapshot.state) != snapshot.state_hash:
         return None
     try:
         return projection.decode(snapshot.state)

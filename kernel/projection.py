@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import functools
 import gc
-import hashlib
 import typing
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -25,7 +24,7 @@ from typing import Any, Union
 
 import msgspec
 
-from campus.events import KINDS, Event, WorldChange, WorldChanged, canonical
+from campus.events import KINDS, Event, WorldChange, WorldChanged, canonical, digest
 from campus.events.codec import decode_event, event_decoder
 from campus.kernel.snapshots import CHUNK_ITEMS, PieceCache, SnapshotWriter, shared_lists
 from campus.kernel.store import DECODED, counted_mark
@@ -269,7 +268,7 @@ class Projection:
         return self._decoder.decode(data)
 
     def state_hash(self, state: Any) -> str:
-        return hashlib.sha256(self.encode(state)).hexdigest()
+        return digest(self.encode(state))
 
     def writer(self, chunk_items: int = CHUNK_ITEMS) -> SnapshotWriter:
         """Cuts one branch's states into the pieces ``put_snapshot`` stores."""

@@ -35,7 +35,7 @@ from typing import Any, NamedTuple
 import msgspec
 import zstandard
 
-from campus.events import canonical
+from campus.events import canonical, digest
 
 MAGIC = b"\x00campus snapshot pieces 1\n"
 """How a manifest of pieces stored as they are starts; a whole canonical encoding starts with ``{``."""
@@ -125,10 +125,6 @@ def shared_lists(parts: Iterable[tuple[str, type]]) -> tuple[SharedList, ...]:
             if isinstance(item, type) and issubclass(item, msgspec.Struct) and item.__struct_config__.frozen:
                 found.append(SharedList(part, field, msgspec.json.Decoder(list[item])))  # type: ignore[valid-type]
     return tuple(sorted(found, key=lambda s: (s.part, s.field)))
-
-
-def digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 class SnapshotWriter:

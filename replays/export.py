@@ -18,13 +18,12 @@ is checked, but whether they are complete cannot be.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
 import msgspec
 
-from campus.events import agent_link, canonical, chain_hash, decode_event, genesis_hash
+from campus.events import agent_link, canonical, chain_hash, decode_event, digest, genesis_hash
 from campus.kernel.store import BranchInfo, EventStore, Record, Verbatim
 from campus.replays.signing import Signature, self_signed, store_signature
 from campus.replays.verify import lineage_root
@@ -141,7 +140,7 @@ def import_lines(store: EventStore, lines: Iterable[str], *, branch_id: str | No
     except (msgspec.DecodeError, msgspec.ValidationError) as error:
         raise ExportFormatError(f"line 1: the world or term is not valid ({error})") from None
     world_bytes = world.encode()
-    world_hash = hashlib.sha256(world_bytes).hexdigest()  # World.hash, once: a published world is ~9.5 MB of JSON
+    world_hash = digest(world_bytes)  # World.hash, once: a published world is ~9.5 MB of JSON
     if world_hash != meta.world_hash or term.hash != meta.term_hash:
         raise ExportFormatError("line 1: the world or term in the header does not match its recorded hash")
     played = meta.agents or [_Played(start=1, agent=meta.agent)]

@@ -25,7 +25,6 @@ replay compares each event so read, since today's payloads hash differently.
 
 from __future__ import annotations
 
-import hashlib
 import heapq
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -61,6 +60,7 @@ from campus.events import (
     chain_hash,
     decode_event,
     decode_events,
+    digest,
     genesis_hash,
     rules_of,
 )
@@ -173,13 +173,13 @@ def check_inputs(run: Run) -> Mismatch | None:
     for field in ("world_hash", "seed", "config"):
         if getattr(branch, field) != getattr(root, field):
             return Mismatch(seq=0, check=f"fork {field}", expected=str(getattr(root, field)), actual=str(getattr(branch, field)))
-    for kind, digest in dict.fromkeys((("world", branch.world_hash), ("term", root.term_hash), ("term", branch.term_hash))):
+    for kind, named in dict.fromkeys((("world", branch.world_hash), ("term", root.term_hash), ("term", branch.term_hash))):
         try:
-            actual = hashlib.sha256(run.store.get_blob(digest)).hexdigest()
+            actual = digest(run.store.get_blob(named))
         except (KeyError, StoreError):
             actual = "missing"
-        if actual != digest:
-            return Mismatch(seq=0, check=f"{kind} blob", expected=digest, actual=actual)
+        if actual != named:
+            return Mismatch(seq=0, check=f"{kind} blob", expected=named, actual=actual)
     return None
 
 
@@ -778,7 +778,7 @@ def _snapshot_at(run: Run, seq: int) -> Snapshot:
 
 def _stored_hash(snapshot: Snapshot) -> str | None:
     """The snapshot's stored state hash, or ``None`` where its bytes do not hash to it."""
-    return snapshot.state_hash if hashlib.sha256(snapshot.state).hexdigest() == snapshot.state_hash else None
+    return snapshot.state_hash if digest(snapshot.state) == snapshot.state_hash else None
 
 
 def _snapshot_mismatch(run: Run, seq: int, folded: bytes) -> Mismatch | None:
@@ -788,7 +788,7 @@ def _snapshot_mismatch(run: Run, seq: int, folded: bytes) -> Mismatch | None:
     stored = _stored_hash(snapshot)
     if stored is not None and snapshot.state == folded:
         return None
-    expected = hashlib.sha256(folded).hexdigest()
+    expected = digest(folded)
     return None if stored == expected else Mismatch(seq=seq, check="snapshot", expected=expected, actual=stored)
 
 

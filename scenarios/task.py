@@ -7,7 +7,6 @@ the task has ended.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -15,7 +14,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from campus.events import SCHEMA_VERSION, Event, TaskReleased, Walked, canonical, content_hash
+from campus.events import SCHEMA_VERSION, Event, TaskReleased, Walked, canonical, content_hash, digest
 from campus.events.upcast import upcast_change, v1_day, v1_slot, v1_time
 from campus.kernel.schedule import Prefix, TaskCard, Trigger
 from campus.kernel.triggers import Rule
@@ -146,7 +145,7 @@ class Term(msgspec.Struct, frozen=True, kw_only=True, dict=True, omit_defaults=T
     def hash(self) -> str:
         """``content_hash`` of the term, from the bytes already made; a term read from an older schema keeps the
         hash it was stored under (``decode_term``)."""
-        return hashlib.sha256(self.encoded).hexdigest()
+        return digest(self.encoded)
 
     @cached_property
     def by_id(self) -> dict[str, Task]:

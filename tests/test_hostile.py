@@ -108,7 +108,7 @@ def small_env(world: WorldIndex) -> Env:
     return Env(seed=3, scale=0.05, world=world)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(replies, min_size=1, max_size=6))
 def test_nothing_pushed_at_the_env_escapes_or_breaks_the_log(small_env: Env, pushed: list[Any]) -> None:
     env = small_env

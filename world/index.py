@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 from functools import cached_property
 
 from collections.abc import Mapping, Sequence
 
 import networkx as nx
 
+from campus.events import digest
 from campus.world.model import Building, Complex, World
 from campus.world.routes import Adjacency, Route, Search, as_route, best_paths, edge_costs, join_legs
 
@@ -62,7 +62,7 @@ class WorldIndex:
     @cached_property
     def hash(self) -> str:
         """``World.hash``, from the bytes already made."""
-        return hashlib.sha256(self.encoded).hexdigest()
+        return digest(self.encoded)
 
     @cached_property
     def names(self) -> dict[str, tuple[str, str | None]]:
