@@ -97,17 +97,56 @@ def shown(call: ToolCalled, key: str) -> bool:
     return False
 
 
-def _changes(events: Logged) -> list[tuple[float, str]]:
-    """(position, entity) of every rule's change while the task is open; one fired by a call is placed
-    just before it."""
-    calls = {seq for seq, e in events if isinstance(e, ToolCalled)}
-    out: list[tuple[float, str]] = []
-    for seq, event in events:
-        if isinstance(event, TaskEnded):
-            break
-        if isinstance(event, WorldChanged) and event.rule and isinstance(event.change, TRIGGER_CHANGES):
-            out.append((event.cause - 0.5 if event.cause in calls else float(seq), entity(event.change)[1]))
-    return out
+class TaskLog:
+    """One task's events read once for every detector: its calls, the failed ones, and the rules' changes.
+
+    A change's position: its seq, or (fired by a call) just before that call; only changes while the task
+    is open count."""
+
+    def __init__(self, events: Logged) -> None:
+        self.events = events
+        self.calls: list[tuple[int, ToolCalled]] = []
+        self.reports: list[tuple[int, InfeasibleReported]] = []
+        by_id: dict[str, int] = {}
+        failed_ids: list[str] = []
+        fired: list[tuple[int, int, str]] = []
+        """(seq, cause, entity) of each change."""
+        open_task = True
+        for seq, event in events:
+            if isinstance(event, ToolCalled):
+                self.calls.append((seq, event))
+                by_id[event.call_id] = seq
+            elif isinstance(event, ToolResult):
+                if event.status != "ok":
+                    failed_ids.append(event.call_id)
+            elif isinstance(event, TaskEnded):
+                open_task = False
+            elif isinstance(event, WorldChanged):
+                if open_task and event.rule and isinstance(event.change, TRIGGER_CHANGES):
+                    fired.append((seq, event.cause, entity(event.change)[1]))
+            elif isinstance(event, InfeasibleReported):
+                self.reports.append((seq, event))
+        self.failed = {by_id[call_id] for call_id in failed_ids if call_id in by_id}
+        """Seqs of the calls whose result was an error."""
+        calls = {seq for seq, _ in self.calls}
+        self.changes = [(cause - 0.5 if cause in calls else float(seq), key) for seq, cause, key in fired]
+        """(position, entity) of every rule's change while the task is open."""
+
+    def recovery(self) -> list[tuple[int, ToolCalled]]:
+        """The successful writes made once the agent has looked again after the task's first trigger change
+        (an agent that never looks is not adapting: that is ``stale_state``)."""
+        if not self.changes:
+            return []
+        first = min(at for at, _ in self.changes)
+        calls = [(seq, call) for seq, call in self.calls if seq not in self.failed]
+        looked = next((seq for seq, call in calls if seq > first and not written(call)), None)
+        return [] if looked is None else [(seq, call) for seq, call in calls if seq > looked and written(call)]
+
+    def detect(self) -> dict[Detector, list[Finding]]:
+        """Every detector's findings."""
+        recovery = self.recovery()
+        return {"stale_state": _stale_state(self), "blind_retry": _blind_retries(self),
+                "unverified": _unverified(self, recovery), "misdiagnosis": _misdiagnosis(self, recovery)}
 
 
 def entity_class(key: str) -> str:
@@ -115,24 +154,16 @@ def entity_class(key: str) -> str:
     return "walkway" if "~" in key else "room" if "|" in key else "seat"
 
 
-def _recovery(events: Logged) -> list[tuple[int, ToolCalled]]:
-    """The successful writes made once the agent has looked again after the task's first trigger change
-    (an agent that never looks is not adapting: that is ``stale_state``)."""
-    changes = _changes(events)
-    if not changes:
-        return []
-    first = min(at for at, _ in changes)
-    failed = _failed(events)
-    calls = [(seq, e) for seq, e in events if isinstance(e, ToolCalled) and seq not in failed]
-    looked = next((seq for seq, e in calls if seq > first and not written(e)), None)
-    return [] if looked is None else [(seq, e) for seq, e in calls if seq > looked and written(e)]
-
-
 def unverified(events: Logged) -> list[Finding]:
     """A recovery booking that no later read shows (one finding per booking)."""
-    calls = [(seq, e) for seq, e in events if isinstance(e, ToolCalled)]
+    task = TaskLog(events)
+    return _unverified(task, task.recovery())
+
+
+def _unverified(task: TaskLog, recovery: list[tuple[int, ToolCalled]]) -> list[Finding]:
+    calls = task.calls
     findings: list[Finding] = []
-    for seq, write in _recovery(events):
+    for seq, write in recovery:
         if write.tool != "reservation.make_booking":
             continue
         keys = sorted(key for key in written(write) if entity_class(key) == "room")  # a room key holds the date
@@ -161,12 +192,16 @@ def names(blocked: str, key: str) -> bool:
 
 def misdiagnosis(events: Logged) -> list[Finding]:
     """A report blaming none of the changed entities; recovery writes that touch no changed class."""
-    changed = sorted({key for _, key in _changes(events)})
+    task = TaskLog(events)
+    return _misdiagnosis(task, task.recovery())
+
+
+def _misdiagnosis(task: TaskLog, recovery: list[tuple[int, ToolCalled]]) -> list[Finding]:
+    changed = sorted({key for _, key in task.changes})
     findings: list[Finding] = []
-    for seq, event in events:
-        if isinstance(event, InfeasibleReported) and not any(names(b, key) for b in event.blocked_by for key in changed):
+    for seq, event in task.reports:
+        if not any(names(b, key) for b in event.blocked_by for key in changed):
             findings.append(Finding(detector="misdiagnosis", seq=seq, entity=", ".join(event.blocked_by), kind="blocked_by"))
-    recovery = _recovery(events)
     classes = {entity_class(key) for key in changed}
     if recovery and not any(entity_class(key) in classes for _, call in recovery for key in written(call)):
         findings.append(Finding(detector="misdiagnosis", seq=recovery[0][0], entity=changed[0], kind="recovery"))
@@ -175,8 +210,7 @@ def misdiagnosis(events: Logged) -> list[Finding]:
 
 def detect(events: Logged) -> dict[Detector, list[Finding]]:
     """Every detector over one task's events."""
-    return {"stale_state": stale_state(events), "blind_retry": blind_retries(events),
-            "unverified": unverified(events), "misdiagnosis": misdiagnosis(events)}
+    return TaskLog(events).detect()
 
 
 class Tally(msgspec.Struct, kw_only=True):
@@ -190,9 +224,14 @@ class Tally(msgspec.Struct, kw_only=True):
 
     def add(self, events: Logged) -> None:
         """Count one ended task."""
+        task = TaskLog(events)
+        self.count(len(task.calls), task.detect())
+
+    def count(self, calls: int, findings: dict[Detector, list[Finding]]) -> None:
+        """Count one ended task, of ``calls`` tool calls, with its detectors' ``findings``."""
         self.tasks += 1
-        self.calls += sum(isinstance(e, ToolCalled) for _, e in events)
-        for name, found in detect(events).items():
+        self.calls += calls
+        for name, found in findings.items():
             if found:
                 self.detectors[name]["findings"] += len(found)
                 self.detectors[name]["tasks"] += 1
@@ -203,9 +242,11 @@ class Tally(msgspec.Struct, kw_only=True):
 
 
 def stale_state(events: Logged) -> list[Finding]:
-    changes = _changes(events)
-    calls = [(seq, e) for seq, e in events if isinstance(e, ToolCalled)]
-    failed = _failed(events)
+    return _stale_state(TaskLog(events))
+
+
+def _stale_state(task: TaskLog) -> list[Finding]:
+    changes, calls, failed, events = task.changes, task.calls, task.failed, task.events
     findings: list[Finding] = []
 
     def looked(key: str, after: float, before: float) -> bool:
@@ -225,19 +266,17 @@ def stale_state(events: Logged) -> list[Finding]:
     return findings
 
 
-def _failed(events: Logged) -> set[int]:
-    """Seqs of the calls whose result was an error."""
-    by_id = {e.call_id: seq for seq, e in events if isinstance(e, ToolCalled)}
-    return {by_id[e.call_id] for _, e in events if isinstance(e, ToolResult) and e.status != "ok" and e.call_id in by_id}
-
-
 def blind_retries(events: Logged, n: int = 3) -> list[Finding]:
     """One finding at the ``n``-th failure of the same call (tool and arguments), and at every ``n`` after."""
-    failed = _failed(events)
+    return _blind_retries(TaskLog(events), n)
+
+
+def _blind_retries(task: TaskLog, n: int = 3) -> list[Finding]:
+    failed = task.failed
     counts: dict[bytes, int] = {}
     findings: list[Finding] = []
-    for seq, event in events:
-        if isinstance(event, ToolCalled) and seq in failed:
+    for seq, event in task.calls:
+        if seq in failed:
             key = canonical([event.tool, event.args, event.positional])
             counts[key] = counts.get(key, 0) + 1
             if counts[key] % n == 0:

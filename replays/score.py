@@ -16,7 +16,7 @@ import msgspec
 
 from campus.events import Event, TaskEnded, TaskReleased, decode_events
 from campus.kernel.schedule import Composing
-from campus.replays.detectors import Tally
+from campus.replays.detectors import Tally, TaskLog
 from campus.replays.verify import OnTask, batches
 from campus.scenarios.disruptions import SCENARIO as DISRUPTIONS
 from campus.scenarios.play import Run
@@ -51,9 +51,11 @@ def rescore(run: Run, on_task: OnTask | None = None) -> ScoreReport:
                 logged = []
             logged.append((row.seq, event))
             if isinstance(event, TaskEnded):
+                task = TaskLog(logged)
+                calls, findings = len(task.calls), task.detect()
                 for name, tally in tallies.items():
                     if name == "all" or term.by_id[event.task_id].scenario == DISRUPTIONS:
-                        tally.add(logged)
+                        tally.count(calls, findings)
                 recorded.append(event)
                 again = _judge(run, state, task_events, event, composing)
                 judged.append(again)

@@ -2,8 +2,41 @@
 
 from __future__ import annotations
 
-from campus.events import Booked, Event, InfeasibleReported, RoomStatus, TaskEnded, ToolCalled, ToolResult, WalkwayStatus, WorldChanged
-from campus.replays.detectors import Finding, blind_retries, misdiagnosis, names, stale_state, unverified
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from campus.events import (
+    Booked,
+    Event,
+    InfeasibleReported,
+    Popularity,
+    RoomHours,
+    RoomStatus,
+    SeatFeatures,
+    Span,
+    TaskEnded,
+    ToolCalled,
+    ToolResult,
+    WalkwayStatus,
+    WorldChanged,
+    canonical,
+)
+from campus.kernel.triggers import entity
+from campus.replays.detectors import (
+    DETECTORS,
+    TRIGGER_CHANGES,
+    Finding,
+    Tally,
+    blind_retries,
+    detect,
+    entity_class,
+    misdiagnosis,
+    names,
+    shown,
+    stale_state,
+    unverified,
+    written,
+)
 
 DAY = 21
 DATE = "Week 3, Monday"
@@ -165,3 +198,133 @@ def test_a_rebooking_after_a_room_change_is_the_right_repair() -> None:
     assert misdiagnosis(logged(look(1), changed(1), result(1), rebook(2), result(2))) == []
     email = call(2, "email.send_email", to="a@b", subject="s", body="I booked B001-209-S004")
     assert [f.kind for f in misdiagnosis(logged(look(1), changed(1), result(1), email, result(2)))] == ["recovery"]
+
+
+# ------------------------------------------------------------------ one pass against the definitions
+
+
+def _changes(events: list[tuple[int, Event]]) -> list[tuple[float, str]]:
+    calls = {seq for seq, e in events if isinstance(e, ToolCalled)}
+    out: list[tuple[float, str]] = []
+    for seq, event in events:
+        if isinstance(event, TaskEnded):
+            break
+        if isinstance(event, WorldChanged) and event.rule and isinstance(event.change, TRIGGER_CHANGES):
+            out.append((event.cause - 0.5 if event.cause in calls else float(seq), entity(event.change)[1]))
+    return out
+
+
+def _failed(events: list[tuple[int, Event]]) -> set[int]:
+    by_id = {e.call_id: seq for seq, e in events if isinstance(e, ToolCalled)}
+    return {by_id[e.call_id] for _, e in events if isinstance(e, ToolResult) and e.status != "ok" and e.call_id in by_id}
+
+
+def _recovery(events: list[tuple[int, Event]]) -> list[tuple[int, ToolCalled]]:
+    changes = _changes(events)
+    if not changes:
+        return []
+    first, failed = min(at for at, _ in changes), _failed(events)
+    calls = [(seq, e) for seq, e in events if isinstance(e, ToolCalled) and seq not in failed]
+    looked = next((seq for seq, e in calls if seq > first and not written(e)), None)
+    return [] if looked is None else [(seq, e) for seq, e in calls if seq > looked and written(e)]
+
+
+def _reference(events: list[tuple[int, Event]]) -> dict[str, list[Finding]]:
+    """Each detector as first written, reading the task's events again for every part it needs: what ``detect``'s
+    one pass (``TaskLog``) must find."""
+    changes, failed = _changes(events), _failed(events)
+    calls = [(seq, e) for seq, e in events if isinstance(e, ToolCalled)]
+    end = float(events[-1][0] + 1) if events else 0.0
+
+    def looked(key: str, after: float, before: float) -> bool:
+        return any(after < seq < before and (shown(call, key) or (seq in failed and key in written(call))) for seq, call in calls)
+
+    stale: list[Finding] = []
+    for seq, call in calls:
+        for key in sorted(written(call)):
+            before = [at for at, changed_key in changes if changed_key == key and at < seq]
+            if before and not looked(key, max(before), seq):
+                stale.append(Finding(detector="stale_state", seq=seq, entity=key, kind="write_after_change"))
+                continue
+            after = [at for at, changed_key in changes if changed_key == key and at > seq]
+            if after and seq not in failed and not looked(key, max(after), end):
+                stale.append(Finding(detector="stale_state", seq=seq, entity=key, kind="unchecked_after_write"))
+    counts: dict[bytes, int] = {}
+    retries: list[Finding] = []
+    for seq, event in events:
+        if isinstance(event, ToolCalled) and seq in failed:
+            key = canonical([event.tool, event.args, event.positional])
+            counts[key] = counts.get(key, 0) + 1
+            if counts[key] % 3 == 0:
+                retries.append(Finding(detector="blind_retry", seq=seq, entity=event.tool))
+    recovery = _recovery(events)
+    unchecked: list[Finding] = []
+    for seq, write in recovery:
+        rooms = sorted(key for key in written(write) if entity_class(key) == "room")
+        if write.tool == "reservation.make_booking" and rooms and not any(
+                later > seq and shown(call, key) for later, call in calls for key in rooms):
+            unchecked.append(Finding(detector="unverified", seq=seq, entity=rooms[0]))
+    keys = sorted({key for _, key in changes})
+    wrong = [Finding(detector="misdiagnosis", seq=seq, entity=", ".join(e.blocked_by), kind="blocked_by") for seq, e in events
+             if isinstance(e, InfeasibleReported) and not any(names(b, key) for b in e.blocked_by for key in keys)]
+    classes = {entity_class(key) for key in keys}
+    if recovery and not any(entity_class(key) in classes for _, call in recovery for key in written(call)):
+        wrong.append(Finding(detector="misdiagnosis", seq=recovery[0][0], entity=keys[0], kind="recovery"))
+    return {"stale_state": stale, "blind_retry": retries, "unverified": unchecked, "misdiagnosis": wrong}
+
+
+_ROOMS = ("Study Room (208)", "Quiet Room (207)")
+_DATES = (DATE, "Week 3, Tuesday")
+_CHANGES = (CLOSE, RoomStatus(building_id="B001", room_id="207", day=DAY, old="open", new="closed"),
+            RoomHours(building_id="B001", room_id="208", day=DAY + 1, old=Span(start=480, end=1320), new=Span(start=600, end=1200)),
+            SeatFeatures(building_id="B001", room_id="208", seat_id="B001-208-S001", old=("power_outlet",), new=()),
+            WalkwayStatus(a="B002", b="B001", old="open", new="closed"), Popularity(code="CS101", value=90))
+
+
+@st.composite
+def _task_logs(draw: st.DrawFn) -> list[tuple[int, Event]]:
+    """A task's events from a small alphabet, in any order: calls that name the same rooms, seats, dates and walkways, their
+    results (some failed, some for no call), failed retries, rules' changes caused by a call or the clock (or by no rule),
+    reports and an end."""
+    events: list[Event] = []
+    for _ in range(draw(st.integers(0, 16))):
+        n = draw(st.integers(1, 6))
+        kind = draw(st.sampled_from(["book", "look", "path", "walk", "mail", "result", "change", "report", "end", "retry"]))
+        if kind == "retry":  # the same failing booking again, under a call id of its own
+            events += [book(10 + len(events)), result(10 + len(events), ok=False)]
+        elif kind == "book":
+            seat = draw(st.sampled_from(["", "B001-208-S001", "B001-207-S002"]))
+            events.append(call(n, "reservation.make_booking", location_id=draw(st.sampled_from(["B001", "B002"])),
+                               item_name=draw(st.sampled_from(_ROOMS)), date=draw(st.sampled_from(_DATES)),
+                               time_slot="18:00-19:00", **({"seat_id": seat} if seat else {})))
+        elif kind == "look":
+            events.append(call(n, "reservation.query_availability", location_id=draw(st.sampled_from(["B001", "B002"])),
+                               date=draw(st.sampled_from(_DATES))))
+        elif kind == "path":
+            events.append(call(n, "map.find_optimal_path", source_building_id="B001", target_building_id="B003"))
+        elif kind == "walk":
+            events.append(call(n, "geography.walk_to", path_info={"path": draw(st.permutations(["B001", "B002", "B003"]))}))
+        elif kind == "mail":
+            events.append(call(n, "email.send_email", recipient="a@b", subject="s", body="seat B001-208-S001, please"))
+        elif kind == "result":
+            events.append(result(n, ok=draw(st.booleans())))
+        elif kind == "change":
+            events.append(WorldChanged(change_id="r#1", change=draw(st.sampled_from(_CHANGES)),  # type: ignore[arg-type]
+                                       rule=draw(st.sampled_from(["r", ""])), cause=draw(st.integers(0, len(events) + 1))))
+        elif kind == "report":
+            events.append(InfeasibleReported(task_id="t", reason="no", blocked_by=draw(st.lists(
+                st.sampled_from(["B001-208-S001", "208", "Study Room (208)", "B001 - B002", "B001"]), max_size=2))))
+        else:
+            events.append(TaskEnded(task_id="t", outcome="failure", reason="finish", turns=1))
+    return logged(*events)
+
+
+@given(_task_logs())
+@settings(max_examples=400, deadline=None)
+def test_one_pass_finds_what_each_detector_finds_reading_the_events_again(events: list[tuple[int, Event]]) -> None:
+    assert detect(events) == _reference(events)
+    assert (stale_state(events), blind_retries(events), unverified(events), misdiagnosis(events)) == tuple(_reference(events).values())
+    tally = Tally()
+    tally.add(events)
+    assert tally.calls == sum(isinstance(e, ToolCalled) for _, e in events)
+    assert {name: tally.detectors[name]["findings"] for name in DETECTORS} == {k: len(v) for k, v in _reference(events).items()}
