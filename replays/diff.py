@@ -241,13 +241,17 @@ def probe_pairs(a: Run, b: Run) -> dict[str, dict[str, Any]]:
 
 
 def mcnemar_exact(only_a: int, only_b: int) -> float:
-    """Two-sided exact McNemar p-value: scipy's exact binomial test of ``only_a`` vs ``only_b`` at p = 1/2."""
-    n = only_a + only_b
-    if n == 0:
+    """Two-sided exact McNemar p-value: the exact binomial test of ``only_a`` vs ``only_b`` at p = 1/2, which (the
+    distribution being symmetric) is twice the smaller tail. Summed in integers and divided once, so correctly rounded;
+    ``scipy.stats.binomtest`` gives the same to ~1e-13 (tested), but importing scipy took a third of a ``campus diff``."""
+    n, fewer = only_a + only_b, min(only_a, only_b)
+    if 2 * fewer + 1 >= n:  # the two tails hold every outcome
         return 1.0
-    from scipy.stats import binomtest  # here: scipy.stats costs every command half a second to import
-
-    return float(binomtest(only_a, n, 0.5).pvalue)
+    term = tail = 1
+    for i in range(fewer):
+        term = term * (n - i) // (i + 1)  # C(n, i + 1)
+        tail += term
+    return 2 * tail / 2**n
 
 
 def noise_check(a: Run, b: Run) -> dict[str, Any]:

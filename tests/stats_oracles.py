@@ -2,7 +2,8 @@
 
 The t quantile is a bisection on the t distribution's cdf, written with the regularized
 incomplete beta function (a continued fraction); the exact McNemar p-value sums binomial terms.
-The suite checks scipy's answers against these and against printed tables.
+The suite checks scipy's answers against these and against printed tables. The diff's McNemar test sums the same
+terms again (as integers, divided once): the suite checks it against these sums and against ``scipy.stats.binomtest``.
 """
 
 from __future__ import annotations

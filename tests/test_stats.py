@@ -50,8 +50,17 @@ def test_the_quantile_is_the_float_scipy_stats_t_ppf_gives() -> None:
 
 
 @pytest.mark.parametrize("only_a,only_b", [(0, 0), (5, 0), (3, 3), (1, 9), (9, 1), (40, 61), (0, 170), (512, 600)])
-def test_scipys_exact_mcnemar_agrees_with_the_binomial_sums(only_a: int, only_b: int) -> None:
-    assert mcnemar_exact(only_a, only_b) == pytest.approx(mcnemar_by_sums(only_a, only_b), rel=1e-9, abs=1e-300)
+def test_the_exact_mcnemar_is_the_binomial_sums(only_a: int, only_b: int) -> None:
+    assert mcnemar_exact(only_a, only_b) == mcnemar_by_sums(only_a, only_b)
+
+
+def test_the_exact_mcnemar_is_scipy_stats_binomtest() -> None:
+    from scipy.stats import binomtest
+
+    pairs = [(a, b) for a in (0, 1, 2, 5, 17, 60, 333, 850) for b in (0, 1, 3, 5, 18, 59, 400, 849, 1700) if a + b]
+    for a, b in pairs:
+        assert mcnemar_exact(a, b) == pytest.approx(float(binomtest(a, a + b, 0.5).pvalue), rel=1e-12, abs=1e-300)
+    assert mcnemar_exact(7, 7) == mcnemar_exact(6, 7) == 1.0 and mcnemar_exact(3, 9) == mcnemar_exact(9, 3)
 
 
 def test_the_oracles_cdf_inverts_its_quantile_and_is_symmetric() -> None:
