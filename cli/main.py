@@ -932,10 +932,12 @@ def bench_term(
     if as_json:
         emit_json(report)
         return
+    verdict = report["met"] or dict.fromkeys(report["targets"])
+    met = {name: "for a full default term" if v is None else "met" if v else "not met" for name, v in verdict.items()}
     out.print(f"{report['tasks']} tasks, {report['events']:,} events, {report['tool_calls']:,} tool calls; "
               f"generated in {report['generate_seconds']} s, played in {report['play_seconds']} s ({report['play_cpu_seconds']} s CPU) "
-              f"(target <= {report['targets']['seconds']} s); {report['tool_calls_per_s']:,} tool calls/s; "
-              f"peak RSS {report['peak_rss_mb']} MB (target <= {report['targets']['peak_mb']:.0f} MB); "
+              f"(target <= {report['targets']['seconds']} s wall: {met['seconds']}); {report['tool_calls_per_s']:,} tool calls/s; "
+              f"peak RSS {report['peak_rss_mb']} MB (target <= {report['targets']['peak_mb']:.0f} MB: {met['peak_mb']}); "
               f"StuGPA {report['stugpa']}, success {report['success_rate']:.1%}", highlight=False)
     _print_pace(report)
 

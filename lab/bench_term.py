@@ -42,13 +42,20 @@ def measure_full_term(seed: int = 0, scale: float = 1.0, directory: str | None =
         events = store.head(run.branch.id)[0]
         card = scorecard(term, run.ended_tasks())
         store.close()
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak_mb = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     calls = state.session.calls
     return {
         "seed": seed, "scale": scale, "disruptions": disruptions, "busy_days": busy_days, "tasks": len(term.tasks), "events": events, "tool_calls": calls,
         "generate_seconds": round(generated, 3), "play_seconds": round(played, 3),
         "play_cpu_seconds": round(cpu, 3),
         "tool_calls_per_s": round(calls / played), "events_per_s": round(events / played),
-        "peak_rss_mb": round(peak_mb, 1), "stugpa": card["stugpa"]["total"], "success_rate": card["total"]["success_rate"],
+        "peak_rss_mb": peak_mb, "stugpa": card["stugpa"]["total"], "success_rate": card["total"]["success_rate"],
         "targets": {"seconds": TARGET_SECONDS, "peak_mb": TARGET_MB},
+        "met": verdicts(round(played, 3), peak_mb) if (scale, disruptions, busy_days) == (1.0, True, True) else None,
     }
+
+
+def verdicts(play_seconds: float, peak_mb: float) -> dict[str, bool]:
+    """Each target judged on its figure as printed (wall seconds to the millisecond, megabytes to a tenth); the targets are
+    for a full term with disruptions and busy days (``met`` is ``None`` for any other)."""
+    return {"seconds": play_seconds <= TARGET_SECONDS, "peak_mb": peak_mb <= TARGET_MB}

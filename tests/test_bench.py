@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import msgspec
@@ -115,6 +116,29 @@ def test_bench_term_plays_the_term_it_is_told(tmp_path: Path) -> None:
     plain = measure_full_term(0, 0.02, str(tmp_path), disruptions=False, busy_days=False)
     assert (default["disruptions"], default["busy_days"], plain["disruptions"], plain["busy_days"]) == (True, True, False, False)
     assert plain["tasks"] < default["tasks"] and plain["success_rate"] == default["success_rate"] == 1.0
+    assert default["met"] is None and plain["met"] is None  # the targets are for the full term
+
+
+def test_bench_term_prints_its_figures_and_judges_only_a_full_default_term(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from campus.cli.main import app
+
+    monkeypatch.setattr(pace, "WORK", 1_000)  # the pace's loop, shortened: its figure is not what this checks
+    text = CliRunner().invoke(app, ["bench", "term", "--scale", "0.02", "--dir", str(tmp_path)])
+    assert text.exit_code == 0, text.output
+    assert "target <= 0.4 s wall: for a full default term" in text.output and "machine pace" in text.output
+    result = CliRunner().invoke(app, ["bench", "term", "--scale", "0.02", "--dir", str(tmp_path), "--json"])
+    report = json.loads(result.stdout)
+    assert report["met"] is None and report["pace"]["quiet_s"] == pace.QUIET_S and report["tasks"] > 0
+
+
+def test_bench_term_judges_each_target_on_the_figure_it_prints() -> None:
+    from campus.lab.bench_term import TARGET_MB, TARGET_SECONDS, verdicts
+
+    assert verdicts(TARGET_SECONDS, TARGET_MB) == {"seconds": True, "peak_mb": True}
+    assert verdicts(TARGET_SECONDS + 0.001, TARGET_MB + 0.1) == {"seconds": False, "peak_mb": False}
+    assert verdicts(0.2, TARGET_MB + 0.1) == {"seconds": True, "peak_mb": False}
 
 
 def test_pace_wraps_a_report_with_the_work_timed_before_and_after(monkeypatch: pytest.MonkeyPatch) -> None:
