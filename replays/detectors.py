@@ -109,8 +109,7 @@ class TaskLog:
         self.reports: list[tuple[int, InfeasibleReported]] = []
         by_id: dict[str, int] = {}
         failed_ids: list[str] = []
-        fired: list[tuple[int, int, str]] = []
-        """(seq, cause, entity) of each change."""
+        fired: list[tuple[int, int, str]] = []  # (seq, cause, entity) of each rule's change while the task is open
         open_task = True
         for seq, event in events:
             if isinstance(event, ToolCalled):

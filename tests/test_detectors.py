@@ -6,7 +6,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from campus.events import (
-    Booked,
     Event,
     InfeasibleReported,
     Popularity,
