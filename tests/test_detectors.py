@@ -18,7 +18,6 @@ from campus.events import (
     ToolResult,
     WalkwayStatus,
     WorldChanged,
-    canonical,
 )
 from campus.kernel.triggers import entity
 from campus.replays.detectors import (
@@ -26,12 +25,15 @@ from campus.replays.detectors import (
     TRIGGER_CHANGES,
     Finding,
     Tally,
+    TaskLog,
+    _blind_retries,
+    _misdiagnosis,
+    _stale_state,
+    _unverified,
     blind_retries,
     detect,
-    entity_class,
     misdiagnosis,
     names,
-    shown,
     stale_state,
     unverified,
     written,
@@ -229,47 +231,16 @@ def _recovery(events: list[tuple[int, Event]]) -> list[tuple[int, ToolCalled]]:
 
 
 def _reference(events: list[tuple[int, Event]]) -> dict[str, list[Finding]]:
-    """Each detector as first written, reading the task's events again for every part it needs: what ``detect``'s
-    one pass (``TaskLog``) must find."""
-    changes, failed = _changes(events), _failed(events)
-    calls = [(seq, e) for seq, e in events if isinstance(e, ToolCalled)]
-    end = float(events[-1][0] + 1) if events else 0.0
-
-    def looked(key: str, after: float, before: float) -> bool:
-        return any(after < seq < before and (shown(call, key) or (seq in failed and key in written(call))) for seq, call in calls)
-
-    stale: list[Finding] = []
-    for seq, call in calls:
-        for key in sorted(written(call)):
-            before = [at for at, changed_key in changes if changed_key == key and at < seq]
-            if before and not looked(key, max(before), seq):
-                stale.append(Finding(detector="stale_state", seq=seq, entity=key, kind="write_after_change"))
-                continue
-            after = [at for at, changed_key in changes if changed_key == key and at > seq]
-            if after and seq not in failed and not looked(key, max(after), end):
-                stale.append(Finding(detector="stale_state", seq=seq, entity=key, kind="unchecked_after_write"))
-    counts: dict[bytes, int] = {}
-    retries: list[Finding] = []
-    for seq, event in events:
-        if isinstance(event, ToolCalled) and seq in failed:
-            key = canonical([event.tool, event.args, event.positional])
-            counts[key] = counts.get(key, 0) + 1
-            if counts[key] % 3 == 0:
-                retries.append(Finding(detector="blind_retry", seq=seq, entity=event.tool))
+    """The detectors given what each gathered for itself before ``TaskLog`` (reading the task's events again for each
+    part): the calls, the failed ones, the rules' changes, the reports and the recovery writes. ``detect``'s one pass must
+    find the same."""
+    gathered = TaskLog.__new__(TaskLog)
+    gathered.events, gathered.failed, gathered.changes = events, _failed(events), _changes(events)
+    gathered.calls = [(seq, e) for seq, e in events if isinstance(e, ToolCalled)]
+    gathered.reports = [(seq, e) for seq, e in events if isinstance(e, InfeasibleReported)]
     recovery = _recovery(events)
-    unchecked: list[Finding] = []
-    for seq, write in recovery:
-        rooms = sorted(key for key in written(write) if entity_class(key) == "room")
-        if write.tool == "reservation.make_booking" and rooms and not any(
-                later > seq and shown(call, key) for later, call in calls for key in rooms):
-            unchecked.append(Finding(detector="unverified", seq=seq, entity=rooms[0]))
-    keys = sorted({key for _, key in changes})
-    wrong = [Finding(detector="misdiagnosis", seq=seq, entity=", ".join(e.blocked_by), kind="blocked_by") for seq, e in events
-             if isinstance(e, InfeasibleReported) and not any(names(b, key) for b in e.blocked_by for key in keys)]
-    classes = {entity_class(key) for key in keys}
-    if recovery and not any(entity_class(key) in classes for _, call in recovery for key in written(call)):
-        wrong.append(Finding(detector="misdiagnosis", seq=recovery[0][0], entity=keys[0], kind="recovery"))
-    return {"stale_state": stale, "blind_retry": retries, "unverified": unchecked, "misdiagnosis": wrong}
+    return {"stale_state": _stale_state(gathered), "blind_retry": _blind_retries(gathered),
+            "unverified": _unverified(gathered, recovery), "misdiagnosis": _misdiagnosis(gathered, recovery)}
 
 
 _ROOMS = ("Study Room (208)", "Quiet Room (207)")
@@ -286,8 +257,9 @@ def _task_logs(draw: st.DrawFn) -> list[tuple[int, Event]]:
     results (some failed, some for no call), failed retries, rules' changes caused by a call or the clock (or by no rule),
     reports and an end."""
     events: list[Event] = []
-    for _ in range(draw(st.integers(0, 16))):
-        n = draw(st.integers(1, 6))
+    for _ in range(draw(st.integers(0, 24))):
+        answered = draw(st.booleans())  # a call with its own id, answered at once (ok or failed), or one that may share an id
+        n = 10 + len(events) if answered else draw(st.integers(1, 6))
         kind = draw(st.sampled_from(["book", "look", "path", "walk", "mail", "result", "change", "report", "end", "retry"]))
         if kind == "retry":  # the same failing booking again, under a call id of its own
             events += [book(10 + len(events)), result(10 + len(events), ok=False)]
@@ -315,6 +287,8 @@ def _task_logs(draw: st.DrawFn) -> list[tuple[int, Event]]:
                 st.sampled_from(["B001-208-S001", "208", "Study Room (208)", "B001 - B002", "B001"]), max_size=2))))
         else:
             events.append(TaskEnded(task_id="t", outcome="failure", reason="finish", turns=1))
+        if answered and kind in ("book", "look", "path", "walk", "mail"):
+            events.append(result(n, ok=draw(st.booleans())))
     return logged(*events)
 
 
