@@ -6,6 +6,7 @@ Only typer and rich are imported here; the kernel is imported by the functions t
 
 from __future__ import annotations
 
+import inspect
 import sqlite3
 import sys
 from collections.abc import Callable, Iterator
@@ -182,3 +183,29 @@ def model_key(agent: str) -> str | None:
     from campus.agents.llm import LLMConfig
 
     return LLMConfig.from_spec(agent).price_key() if agent.startswith("llm:") else None
+
+
+def reflow_help(app: typer.Typer) -> None:
+    """Give every command of ``app`` and of its groups its docstring with each paragraph's lines joined.
+
+    typer (0.2x) keeps the line breaks of every paragraph after the first, and rich then wraps those lines again:
+    a docstring wrapped at 120 columns came out as alternating long and short lines in an 80-column ``--help``."""
+    for info in app.registered_commands:
+        text = info.help or (info.callback.__doc__ if info.callback is not None else None)
+        if isinstance(text, str):
+            info.help = reflowed(text)
+    for group in app.registered_groups:
+        if group.typer_instance is not None:
+            reflow_help(group.typer_instance)
+
+
+def reflowed(text: str) -> str:
+    """``text`` (a docstring) with the lines of each paragraph joined by spaces; a line that starts a list item
+    (``- ``) or is indented stays on its own, and a paragraph marked ``\\b`` (click's "do not rewrap") is left alone."""
+    paragraphs = inspect.cleandoc(text).split("\n\n")
+    return "\n\n".join(paragraph if paragraph.startswith("\b") else _joined(paragraph) for paragraph in paragraphs)
+
+
+def _joined(paragraph: str) -> str:
+    first, *rest = paragraph.split("\n")
+    return first + "".join(f"\n{line}" if line.startswith(("- ", " ")) else f" {line}" for line in rest)

@@ -20,7 +20,8 @@ from campus.agents.options import AgentOptions
 from campus.cli.agents import AGENT_HELP, with_agent_options
 from campus.cli.common import (BUSY_HELP, DB, DISRUPTIONS_HELP, JSON, PARAPHRASE_BASE_URL, PARAPHRASE_MODEL, PRICES,
                                ROUNDS_HELP, WORLD_HELP, emit_json, err, expected_errors, fail,
-                               inputs_of, model_key, open_db, out, pairing_warning, paraphraser_of, price_lookup, world_of)
+                               inputs_of, model_key, open_db, out, pairing_warning, paraphraser_of, price_lookup, reflow_help,
+                               world_of)
 from campus.cli.progress import task_progress
 from campus.cli.prompt import prompt as prompt_command
 from campus.cli.report import report as report_command
@@ -979,6 +980,9 @@ def _setup(
     from campus.kernel.logs import configure as configure_logs
 
     configure_logs(json=log_json, level=(logging.WARNING, logging.INFO, logging.DEBUG)[min(verbose, 2)])
+
+
+reflow_help(app)
 
 
 def main() -> None:

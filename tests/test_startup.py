@@ -56,3 +56,50 @@ def test_a_commands_help_loads_only_the_operator_logs(args: tuple[str, ...]) -> 
 def test_the_check_sees_a_heavy_import() -> None:
     modules = loaded_by("--help")
     assert heavy_in(modules + ["campus.kernel.runner", "networkx.algorithms"]) == ["campus.kernel.runner", "networkx.algorithms"]
+
+
+def _commands(group: object, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    found: list[tuple[str, ...]] = []
+    for name, command in sorted(group.commands.items()):  # type: ignore[attr-defined]
+        found += _commands(command, (*prefix, name)) if hasattr(command, "commands") else [(*prefix, name)]
+    return found
+
+
+def test_every_commands_help_wraps_its_paragraphs_whole() -> None:
+    """A docstring's paragraphs are rewrapped to the terminal: no line of a paragraph ends short but its last (typer
+    kept a docstring's own line breaks, which rich then wrapped again into alternating long and short lines)."""
+    import typer.main
+    from typer.testing import CliRunner
+
+    from campus.cli.main import app
+
+    commands = _commands(typer.main.get_command(app))
+    assert len(commands) > 20 and ("score",) in commands and ("term", "audit") in commands
+    for command in commands:
+        result = CliRunner().invoke(app, [*command, "--help"], terminal_width=80)
+        assert result.exit_code == 0, result.output
+        lines = result.output.split("Usage:", 1)[1].split("╭", 1)[0].splitlines()[1:]
+        paragraph: list[str] = []
+        for line in [*lines, ""]:
+            if line.strip():
+                paragraph.append(line.rstrip())
+                continue
+            assert all(len(text) >= 50 for text in paragraph[:-1]), (command, paragraph)
+            paragraph = []
+
+
+def test_reflowed_joins_a_paragraphs_lines_but_keeps_list_items_and_unwrapped_paragraphs() -> None:
+    from campus.cli.common import reflowed
+
+    text = """First line
+    goes on.
+
+    Second paragraph
+    wrapped here:
+    - one item
+    - another
+      indented
+
+    \bkept
+    as is"""
+    assert reflowed(text) == "First line goes on.\n\nSecond paragraph wrapped here:\n- one item\n- another\n  indented\n\n\bkept\nas is"
