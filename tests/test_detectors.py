@@ -295,9 +295,10 @@ def _task_logs(draw: st.DrawFn) -> list[tuple[int, Event]]:
 @given(_task_logs())
 @settings(max_examples=400, deadline=None)
 def test_one_pass_finds_what_each_detector_finds_reading_the_events_again(events: list[tuple[int, Event]]) -> None:
-    assert detect(events) == _reference(events)
-    assert (stale_state(events), blind_retries(events), unverified(events), misdiagnosis(events)) == tuple(_reference(events).values())
+    reference = _reference(events)
+    assert detect(events) == reference
+    assert (stale_state(events), blind_retries(events), unverified(events), misdiagnosis(events)) == tuple(reference.values())
     tally = Tally()
     tally.add(events)
     assert tally.calls == sum(isinstance(e, ToolCalled) for _, e in events)
-    assert {name: tally.detectors[name]["findings"] for name in DETECTORS} == {k: len(v) for k, v in _reference(events).items()}
+    assert {name: tally.detectors[name]["findings"] for name in DETECTORS} == {k: len(v) for k, v in reference.items()}
