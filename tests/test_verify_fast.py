@@ -166,11 +166,12 @@ def test_place_checks_name_what_the_chain_of_checks_named(played: tuple[MemorySt
     run = open_run(store, branch)
     monkeypatch.setattr(module, "_snapshots", lambda run: set())  # the place checks alone, whatever snapshots the play stored
 
-    def rechained(edited: list[Row]) -> list[Row]:
-        out, prev = [], genesis
-        for seq, row in enumerate(edited, 1):
+    def rechained(edited: list[Row], at: int) -> list[Row]:
+        """``edited`` numbered and chained again from index ``at`` (the rows before it are the played ones, unchanged)."""
+        out, prev = edited[:at], edited[at - 1].hash if at else genesis
+        for seq, row in enumerate(edited[at:], at + 1):
             prev = chain_hash(prev, row.t, row.payload.encode())
-            out.append(row._replace(seq=seq, hash=prev))
+            out.append(Row(seq, row.t, row.kind, row.payload, prev, row.meta))
         return out
 
     found: list[object] = []
@@ -181,7 +182,7 @@ def test_place_checks_name_what_the_chain_of_checks_named(played: tuple[MemorySt
                 edited[at], edited[at + 1] = edited[at + 1], edited[at]
             else:
                 del edited[at]
-            fake = rechained(edited)
+            fake = rechained(edited, at)
             monkeypatch.setattr(module, "batches", lambda run, fake=fake: iter([fake]))
             mismatch = verify(run).mismatch
             assert mismatch is not None
