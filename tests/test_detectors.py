@@ -201,7 +201,7 @@ def test_a_rebooking_after_a_room_change_is_the_right_repair() -> None:
     assert [f.kind for f in misdiagnosis(logged(look(1), changed(1), result(1), email, result(2)))] == ["recovery"]
 
 
-# ------------------------------------------------------------------ one pass against the definitions
+# ------------------------------------------------------------------ one pass against each part gathered again
 
 
 def _changes(events: list[tuple[int, Event]]) -> list[tuple[float, str]]:
