@@ -23,7 +23,7 @@ from typing import IO, Any
 
 import msgspec
 
-from campus.events import agent_link, canonical, chain_hash, decode_event, digest, genesis_hash
+from campus.events import agent_link, canonical, chain_hash, decode_event, genesis_hash
 from campus.kernel.store import BranchInfo, EventStore, Record, Verbatim
 from campus.replays.signing import Signature, self_signed, store_signature
 from campus.replays.verify import lineage_root
@@ -139,14 +139,12 @@ def import_lines(store: EventStore, lines: Iterable[str], *, branch_id: str | No
         world, term = decode_world(msgspec.json.encode(header.world)), decode_term(stored_term, meta.schema)
     except (msgspec.DecodeError, msgspec.ValidationError) as error:
         raise ExportFormatError(f"line 1: the world or term is not valid ({error})") from None
-    world_bytes = world.encode()
-    world_hash = digest(world_bytes)  # World.hash, once: a published world is ~9.5 MB of JSON
-    if world_hash != meta.world_hash or term.hash != meta.term_hash:
+    if world.hash != meta.world_hash or term.hash != meta.term_hash:
         raise ExportFormatError("line 1: the world or term in the header does not match its recorded hash")
     played = meta.agents or [_Played(start=1, agent=meta.agent)]
     if played[0].start != 1 or played[-1].agent != meta.agent or any(a.start >= b.start for a, b in zip(played, played[1:])):
         raise ExportFormatError("line 1: the header's agents must start at seq 1, in order, and end with the branch's agent")
-    genesis = genesis_hash(world_hash, term.hash, meta.seed, meta.config, played[0].agent)
+    genesis = genesis_hash(world.hash, term.hash, meta.seed, meta.config, played[0].agent)
     if genesis != meta.genesis:
         raise ExportFormatError("line 1: the header's genesis hash does not match its world, term, seed, config and agent")
     links = {p.start: p.agent for p in played[1:]}
@@ -156,10 +154,10 @@ def import_lines(store: EventStore, lines: Iterable[str], *, branch_id: str | No
     final = branch_id or unique_branch_id(store, meta.id)
     info = BranchInfo(
         id=final if not links else unique_branch_id(store, f"{final}~1"), parent=None, fork_seq=0, genesis=genesis,
-        agent=played[0].agent, label=f"imported from {meta.id}", world_hash=world_hash, term_hash=term.hash,
+        agent=played[0].agent, label=f"imported from {meta.id}", world_hash=world.hash, term_hash=term.hash,
         seed=meta.seed, config=meta.config, schema=meta.schema,
     )
-    store.put_blob("world", world_hash, world_bytes)
+    store.put_blob("world", world.hash, world.encoded)
     store.put_blob("term", term.hash, stored_term)
     store.create_branch(info, records[:played[1].start - 1] if links else records)
     for n, (part, until) in enumerate(zip(played[1:], [p.start for p in played[2:]] + [len(records) + 1]), start=2):

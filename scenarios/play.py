@@ -63,7 +63,7 @@ class Run:
 
 
 def store_inputs(store: EventStore, world: WorldIndex, term: Term) -> None:
-    store.put_blob("world", world.hash, world.encoded)
+    store.put_blob("world", world.hash, world.world.encoded)
     store.put_blob("term", term.hash, term.encoded)
 
 

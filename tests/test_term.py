@@ -82,11 +82,11 @@ MONDAY_9 = CalendarTime(first_week=1, last_week=1, weekday=0, start=540, end=600
 
 def test_a_run_stores_the_bytes_the_world_and_term_are_named_by(world, term) -> None:
     """The bytes made once per world and per term are their canonical encodings, and a new run stores them."""
-    assert world.encoded == canonical(world.world) and world.hash == content_hash(world.world) == world.world.hash
+    assert world.world.encoded == canonical(world.world) and world.hash == content_hash(world.world) == world.world.hash
     assert term.encoded == canonical(term) and term.hash == content_hash(term)
     store = MemoryStore()
     new_run(store, world, term, agent_name="noop", seed=0)
-    assert store.get_blob(world.hash) == world.encoded and store.get_blob(term.hash) == term.encoded
+    assert store.get_blob(world.hash) == world.world.encoded and store.get_blob(term.hash) == term.encoded
 
 
 @pytest.mark.parametrize("change", [

@@ -8,7 +8,6 @@ from collections.abc import Mapping, Sequence
 
 import networkx as nx
 
-from campus.events import digest
 from campus.world.model import Building, Complex, World
 from campus.world.routes import Adjacency, Route, Search, as_route, best_paths, edge_costs, join_legs
 
@@ -53,16 +52,9 @@ class WorldIndex:
         """A multi-leg route visiting ``stops`` in order, each leg planned on its own."""
         return join_legs([self.route(a, b, constraints) for a, b in zip(stops, stops[1:])])
 
-    @cached_property
-    def encoded(self) -> bytes:
-        """The world's canonical bytes, what every new run stores: made once, since a published world is ~9.5 MB
-        of JSON and a sweep or a test session starts many runs on one world."""
-        return self.world.encode()
-
-    @cached_property
+    @property
     def hash(self) -> str:
-        """``World.hash``, from the bytes already made."""
-        return digest(self.encoded)
+        return self.world.hash
 
     @cached_property
     def names(self) -> dict[str, tuple[str, str | None]]:

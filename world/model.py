@@ -6,9 +6,11 @@ and a log's genesis binds that hash, so a run can only be replayed on the world 
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import msgspec
 
-from campus.events.codec import canonical, content_hash
+from campus.events.codec import canonical, digest
 
 #: Edge properties a route can be constrained on, with every value they may take.
 PATH_PROPERTIES: dict[str, tuple[str, ...]] = {
@@ -185,7 +187,7 @@ class Text(msgspec.Struct, frozen=True, kw_only=True):
     """For a textbook, the course it belongs to."""
 
 
-class World(msgspec.Struct, frozen=True, kw_only=True):
+class World(msgspec.Struct, frozen=True, kw_only=True, dict=True):
     name: str
     seed: int | None
     home: str
@@ -199,12 +201,19 @@ class World(msgspec.Struct, frozen=True, kw_only=True):
     books: list[Book] = []
     texts: list[Text] = []
 
-    def encode(self) -> bytes:
+    @cached_property
+    def encoded(self) -> bytes:
+        """The world's canonical bytes, what every run on it stores and its hash names: made once, since a published world
+        is ~9.5 MB of JSON and a sweep or a test session starts many runs on one world."""
         return canonical(self)
 
-    @property
+    def encode(self) -> bytes:
+        return self.encoded
+
+    @cached_property
     def hash(self) -> str:
-        return content_hash(self)
+        """``content_hash`` of the world, from the bytes already made."""
+        return digest(self.encoded)
 
 
 def counts(world: World) -> dict[str, int]:
