@@ -48,3 +48,13 @@ def configure_default() -> None:
     if not structlog.is_configured():
         configure()
 
+
+def debug_enabled() -> bool:
+    """Whether structlog, as configured now, prints debug lines (True where the configuration cannot tell).
+
+    For code with a debug line per step or task, asked once: making a line the filter then drops (a logger bound
+    for it, its fields formatted) costs ~8 µs, 0.5-1 % of a term played with one per task."""
+    if not hasattr(structlog.get_config()["wrapper_class"], "is_enabled_for"):  # a wrapper with no level filter
+        return True
+    return bool(structlog.get_logger().bind().is_enabled_for(logging.DEBUG))
+

@@ -56,7 +56,7 @@ from campus.kernel.agent import (Agent, AgentUnavailable, AgentView, Reply, Task
 from campus.kernel.clock import DAY_START, Clock, UrgentTimeout, date_label, day_of, day_start, label
 from campus.kernel.engine import Kernel
 from campus.kernel.history import state_at
-from campus.kernel.logs import configure_default
+from campus.kernel.logs import configure_default, debug_enabled
 from campus.kernel.parse import Answer, Call, Finish, Invalid, parse_reply, parse_structured
 from campus.kernel.prompt import PROTOCOL
 from campus.kernel.schedule import Logged, Prefix, Schedule, TaskCard
@@ -181,6 +181,8 @@ class Session:
         self._cuts: list[tuple[int, Pieces]] = []
         """Snapshots cut at decisions (``_decide``), each stored once the log holds its seq."""
         self._student_process: simpy.Process | None = None
+        self._debug_lines = True
+        """Whether the per-task debug line is made at all: structlog's configuration is asked when the session starts."""
         self._transcript = Transcript()
         self._shown: tuple[TaskCard | None, str, tuple[ToolDecl, ...]] = (None, "", ())
         """The card a view was last made for, with its prompt and tools."""
@@ -241,6 +243,7 @@ class Session:
     def _start(self) -> simpy.Process:
         if self._student_process is None:
             _settle_heap()
+            self._debug_lines = debug_enabled()
             if self.state.seq == 0:
                 self._emit(RunStarted(
                     world_hash=self.branch.world_hash,
@@ -548,8 +551,9 @@ class Session:
         self._emit(ended)
         if self._rule_index.for_task(card.id):
             self._fire_matching(ended, cause=self.state.seq, task_id=card.id)
-        log.debug("task ended", seq=self.state.seq, time=label(self.state.now), task=card.id, outcome=outcome,
-                  reason=reason, turns=ended.turns)
+        if self._debug_lines:
+            log.debug("task ended", seq=self.state.seq, time=label(self.state.now), task=card.id, outcome=outcome,
+                      reason=reason, turns=ended.turns)
         if is_persistent(self.agent):
             memory = TaskMemory(task_id=card.id, scenario=card.scenario, released=self._released_at,
                                 messages=self._transcript.of(self.task_events), events=tuple(self.task_events))

@@ -38,3 +38,23 @@ def test_default_level_is_quiet_and_v_is_readable(tmp_path: Path) -> None:
     some, _ = _stderr_lines("-v", "run", "--scale", "0.05", "--seed", "1", "--json", cwd=tmp_path)
     assert any("session started" in line and "run=oracle-s1" in line for line in some)
     assert not any("task ended" in line for line in some)
+
+
+def test_debug_enabled_follows_the_configured_level_and_assumes_yes_when_it_cannot_tell() -> None:
+    import logging
+
+    import structlog
+
+    from campus.kernel import logs
+
+    try:
+        logs.configure(level=logging.DEBUG)
+        assert logs.debug_enabled()
+        logs.configure(level=logging.INFO)
+        assert not logs.debug_enabled()
+        structlog.configure(wrapper_class=structlog.BoundLogger)  # a program's own configuration, with no level filter
+        assert logs.debug_enabled()
+    finally:
+        structlog.reset_defaults()
+        logs.configure()
+    assert not logs.debug_enabled()  # the kernel's default: warnings only
