@@ -922,6 +922,8 @@ def bench_term(
     directory: str = typer.Option(None, "--dir", help="Where to put the scratch database (default: a temp dir)."),
     disruptions: bool = typer.Option(True, "--disruptions/--no-disruptions", help=DISRUPTIONS_HELP),
     busy_days: bool = typer.Option(True, "--busy-days/--no-busy-days", help=BUSY_HELP),
+    repeats: int = typer.Option(3, "--repeats", min=1, help="Plays of the term, each into a fresh file; the median is "
+                                "reported, with the range (every play must end at the same head hash)."),
     as_json: bool = JSON,
 ) -> None:
     """Play a full term (the default one unless told otherwise) with the oracle into a file DB: wall time, tool calls/s,
@@ -929,14 +931,20 @@ def bench_term(
     from campus.lab.bench_term import measure_full_term
     from campus.lab.pace import paced
 
-    report = paced(lambda: measure_full_term(seed, scale, directory, disruptions=disruptions, busy_days=busy_days))
+    try:
+        report = paced(lambda: measure_full_term(seed, scale, directory, disruptions=disruptions, busy_days=busy_days,
+                                                 repeats=repeats))
+    except RuntimeError as error:
+        fail(str(error))
     if as_json:
         emit_json(report)
         return
     verdict = report["met"] or dict.fromkeys(report["targets"])
     met = {name: "for a full default term" if v is None else "met" if v else "not met" for name, v in verdict.items()}
     out.print(f"{report['tasks']} tasks, {report['events']:,} events, {report['tool_calls']:,} tool calls; "
-              f"generated in {report['generate_seconds']} s, played in {report['play_seconds']} s ({report['play_cpu_seconds']} s CPU) "
+              f"generated in {report['generate_seconds']} s, played in {report['play_seconds']} s "
+              f"(median of {report['repeats']}, {report['play_seconds_range'][0]}-{report['play_seconds_range'][1]} s; "
+              f"{report['play_cpu_seconds']} s CPU) "
               f"(target <= {report['targets']['seconds']} s wall: {met['seconds']}); {report['tool_calls_per_s']:,} tool calls/s; "
               f"peak RSS {report['peak_rss_mb']} MB (target <= {report['targets']['peak_mb']:.0f} MB: {met['peak_mb']}); "
               f"StuGPA {report['stugpa']}, success {report['success_rate']:.1%}", highlight=False)

@@ -125,12 +125,43 @@ def test_bench_term_prints_its_figures_and_judges_only_a_full_default_term(tmp_p
     from campus.cli.main import app
 
     monkeypatch.setattr(pace, "WORK", 1_000)  # the pace's loop, shortened: its figure is not what this checks
-    text = CliRunner().invoke(app, ["bench", "term", "--scale", "0.02", "--dir", str(tmp_path)])
+    text = CliRunner().invoke(app, ["bench", "term", "--scale", "0.02", "--dir", str(tmp_path), "--repeats", "2"])
     assert text.exit_code == 0, text.output
     assert "target <= 0.4 s wall: for a full default term" in text.output and "machine pace" in text.output
-    result = CliRunner().invoke(app, ["bench", "term", "--scale", "0.02", "--dir", str(tmp_path), "--json"])
+    assert "(median of 2, " in text.output
+    result = CliRunner().invoke(app, ["bench", "term", "--scale", "0.02", "--dir", str(tmp_path), "--json", "--repeats", "1"])
     report = json.loads(result.stdout)
     assert report["met"] is None and report["pace"]["quiet_s"] == pace.QUIET_S and report["tasks"] > 0
+    assert report["repeats"] == 1 and report["play_seconds_range"] == [report["play_seconds"]] * 2
+    refused = CliRunner().invoke(app, ["bench", "term", "--scale", "0.02", "--repeats", "0"])
+    assert refused.exit_code == 2 and "--repeats" in refused.output and list(tmp_path.iterdir()) == []
+
+
+def test_bench_term_plays_each_repetition_in_a_fresh_process_to_the_same_head(tmp_path: Path) -> None:
+    from campus.lab.bench_term import measure_full_term
+
+    here = measure_full_term(0, 0.02, str(tmp_path))
+    apart = measure_full_term(0, 0.02, str(tmp_path), repeats=2)
+    assert apart["repeats"] == 2 and apart["head"] == here["head"] and apart["events"] == here["events"]
+    low, high = apart["play_seconds_range"]
+    assert low <= apart["play_seconds"] <= high and apart["met"] is None and apart["peak_rss_mb"] > 0
+    assert list(tmp_path.iterdir()) == []  # each play's scratch file is gone
+
+
+def test_several_plays_give_the_median_the_range_and_the_largest_peak_or_refuse_different_heads() -> None:
+    from campus.lab.bench_term import TARGET_MB, median_of
+
+    play = {"seed": 0, "scale": 1.0, "disruptions": True, "busy_days": True, "events": 100, "tool_calls": 40,
+            "head": "a" * 64, "repeats": 1, "generate_seconds": 0.5, "play_seconds": 0.3, "play_seconds_range": [0.3, 0.3],
+            "play_cpu_seconds": 0.3, "peak_rss_mb": 100.0}
+    plays = [play, {**play, "play_seconds": 0.1, "play_cpu_seconds": 0.2, "peak_rss_mb": TARGET_MB + 1},
+             {**play, "play_seconds": 0.5, "play_cpu_seconds": 0.4, "generate_seconds": 0.7}]
+    report = median_of(plays)
+    assert (report["repeats"], report["play_seconds"], report["play_seconds_range"]) == (3, 0.3, [0.1, 0.5])
+    assert (report["play_cpu_seconds"], report["generate_seconds"], report["peak_rss_mb"]) == (0.3, 0.5, TARGET_MB + 1)
+    assert report["tool_calls_per_s"] == round(40 / 0.3) and report["met"] == {"seconds": True, "peak_mb": False}
+    with pytest.raises(RuntimeError, match="2 different heads"):
+        median_of([play, {**play, "head": "b" * 64}])
 
 
 def test_bench_term_judges_each_target_on_the_figure_it_prints() -> None:
