@@ -7,6 +7,7 @@ Only typer and rich are imported here; the kernel is imported by the functions t
 from __future__ import annotations
 
 import inspect
+import os
 import sqlite3
 import sys
 from collections.abc import Callable, Iterator
@@ -35,6 +36,20 @@ JSON = typer.Option(False, "--json", help="Print machine-readable JSON instead o
 PRICES = typer.Option(None, "--prices", metavar="FILE", help="Model prices (USD per 1M input/output tokens) "
                       "added over the built-in table: TOML (*.toml) or JSON mapping 'provider/model' to {input, output}.")
 WORLD_HELP = "'generated' (the default: a campus from the seed) or 'stulife:DIR' (the published StuLife data)."
+
+
+def _scratch_dir(directory: str | None) -> str | None:
+    if directory is not None and not (os.path.isdir(directory) and os.access(directory, os.W_OK | os.X_OK)):
+        raise typer.BadParameter(f"{directory} is not a directory this process can write in")
+    return directory
+
+
+def scratch_option(what: str) -> Any:
+    """A bench's ``--dir``: an existing directory it may write in, checked before any work (a usage error, exit 2)."""
+    return typer.Option(None, "--dir", callback=_scratch_dir,
+                        help=f"Where to put the scratch {what}: an existing directory (default: a temp dir).")
+
+
 ROUNDS_HELP = ("Agent turns allowed per task. A task that carries its own round limit (as many of the "
                "published StuLife tasks do) keeps it: the task's limit wins, this one applies to every other task.")
 

@@ -21,7 +21,7 @@ from campus.cli.agents import AGENT_HELP, with_agent_options
 from campus.cli.common import (BUSY_HELP, DB, DISRUPTIONS_HELP, JSON, PARAPHRASE_BASE_URL, PARAPHRASE_MODEL, PRICES,
                                ROUNDS_HELP, WORLD_HELP, emit_json, err, expected_errors, fail,
                                inputs_of, model_key, open_db, out, pairing_warning, paraphraser_of, price_lookup, reflow_help,
-                               world_of)
+                               scratch_option, world_of)
 from campus.cli.progress import task_progress
 from campus.cli.prompt import prompt as prompt_command
 from campus.cli.report import report as report_command
@@ -832,7 +832,7 @@ def world_import_stulife(
 @bench_app.command("kernel")
 def bench_kernel(
     events: int = typer.Option(1_000_000, "--events", min=10_000, help="Length of the long branch to measure on."),
-    directory: str = typer.Option(None, "--dir", help="Where to put the scratch database (default: a temp dir)."),
+    directory: str = scratch_option("database"),
     read_side: bool = typer.Option(False, "--read-side", help="Only build the long branch and measure fold and seek (about half the time)."),
     as_json: bool = JSON,
 ) -> None:
@@ -862,7 +862,7 @@ def _print_pace(report: dict[str, Any]) -> None:
 @bench_app.command("memory")
 def bench_memory(
     events: int = typer.Option(1_000_000, "--events", min=1_000, help="Length of the run to build and check."),
-    directory: str = typer.Option(None, "--dir", help="Where to put the scratch database (default: a temp dir)."),
+    directory: str = scratch_option("database"),
     as_json: bool = JSON,
 ) -> None:
     """Build a real run of EVENTS events, then run `campus verify` and `campus score` on it, each in its own
@@ -888,7 +888,7 @@ def bench_calls(
                                      help="The campus to call tools on: 'stulife:DIR' (the published one, as the issue measures) or 'generated'."),
     rounds: int = typer.Option(1_667, "--rounds", min=1, help="Rounds of the 12 calls (1,667 rounds = 20,004 calls)."),
     repeats: int = typer.Option(5, "--repeats", min=1, help="Repetitions of the whole workload per log; the median is reported."),
-    directory: str = typer.Option(None, "--dir", help="Where to put the scratch databases (default: a temp dir)."),
+    directory: str = scratch_option("databases"),
     as_json: bool = JSON,
 ) -> None:
     """Drive the reference's 12-call mix (parse, dispatch, log) on SQLite and in memory; time three tools alone.
@@ -919,7 +919,7 @@ def bench_calls(
 def bench_term(
     seed: int = typer.Option(0, "--seed"),
     scale: float = typer.Option(1.0, "--scale", help="Term size relative to the paper's task counts."),
-    directory: str = typer.Option(None, "--dir", help="Where to put the scratch database (default: a temp dir)."),
+    directory: str = scratch_option("database"),
     disruptions: bool = typer.Option(True, "--disruptions/--no-disruptions", help=DISRUPTIONS_HELP),
     busy_days: bool = typer.Option(True, "--busy-days/--no-busy-days", help=BUSY_HELP),
     repeats: int = typer.Option(3, "--repeats", min=1, help="Plays of the term, each into a fresh file; the median is "
@@ -954,7 +954,7 @@ def bench_term(
 @bench_app.command("startup")
 def bench_startup(
     repeats: int = typer.Option(5, "--repeats", min=1, help="Cold starts of each command; the median is reported."),
-    directory: str = typer.Option(None, "--dir", help="Where to put the scratch databases (default: a temp dir)."),
+    directory: str = scratch_option("databases"),
     as_json: bool = JSON,
 ) -> None:
     """Time 'campus --help' and 'campus run --scale 0.01' from cold processes: wall (median, range) and CPU."""

@@ -192,3 +192,18 @@ def test_pace_wraps_a_report_with_the_work_timed_before_and_after(monkeypatch: p
                                             "slowdown": round(0.7 / pace.QUIET_S, 2)}}
     said = pace.describe(report["pace"])
     assert "0.50 s of CPU before, 0.70 s after" in said and f"{0.7 / pace.QUIET_S:.1f}x" in said
+
+
+@pytest.mark.parametrize("command", ["kernel", "calls", "memory", "term", "startup"])
+def test_every_bench_refuses_a_scratch_dir_it_cannot_use_before_any_work(command: str, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from campus.cli.main import app
+
+    a_file = tmp_path / "file"
+    a_file.write_text("mine")
+    for where in (tmp_path / "missing", a_file):
+        result = CliRunner().invoke(app, ["bench", command, "--dir", str(where)])
+        assert result.exit_code == 2 and "Invalid value for '--dir'" in result.output, result.output
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"] and a_file.read_text() == "mine"
