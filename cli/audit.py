@@ -44,13 +44,16 @@ def audit(
     """
     from campus.lab.audit import run_audit, summarise
     from campus.lab.sweep import parse_seeds
+    from campus.scenarios.term import check_scale
 
     try:
         chosen = parse_seeds(seeds)
     except ValueError as error:
         _fail(str(error))
-    if scale <= 0:
-        _fail(f"--scale must be positive, got {scale}")
+    try:
+        check_scale(scale)
+    except ValueError as error:
+        _fail(f"--{error}")
     kind, _, directory = world_source.partition(":")
     if world_source != "generated" and (kind != "stulife" or not os.path.isdir(directory)):
         _fail(f"unknown world {world_source!r}; use --world generated or --world stulife:DIR (an existing directory)")

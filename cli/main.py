@@ -930,11 +930,13 @@ def bench_term(
     peak memory."""
     from campus.lab.bench_term import measure_full_term
     from campus.lab.pace import paced
+    from campus.scenarios.term import check_scale
 
     try:
+        check_scale(scale)
         report = paced(lambda: measure_full_term(seed, scale, directory, disruptions=disruptions, busy_days=busy_days,
                                                  repeats=repeats))
-    except RuntimeError as error:
+    except (RuntimeError, ValueError) as error:
         fail(str(error))
     if as_json:
         emit_json(report)

@@ -135,9 +135,9 @@ def _specs(names: list[str]) -> list[AgentSpec]:
 def _plan(settings: SweepSettings, specs: list[AgentSpec], seeds: list[int]) -> list[PlannedRun]:
     from campus.kernel.store import open_store
     from campus.lab.sweep import plan_sweep
+    from campus.scenarios.term import check_scale
 
-    if settings.scale <= 0:
-        raise ValueError(f"scale must be positive, got {settings.scale:g}")
+    check_scale(settings.scale)
     if settings.db == ":memory:":
         raise ValueError("a sweep's workers share one database file; give --db a path")
     store = open_store(settings.db)  # creates the file, its tables and WAL mode before any worker starts

@@ -9,6 +9,7 @@ the weekly memory check-ins if asked for (weekend evenings), so they move nothin
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -44,8 +45,7 @@ def generate_term(world: WorldIndex, seed: int = 0, scale: float = 1.0, disrupti
     (``disruptions=False, busy=False``: the term before both, byte for byte), ``check_ins=False`` without the
     weekly memory check-ins. ``rules_version``: the version of the world's rules its runs follow (the disruptions read
     its seat draw, so a term with them is made for one version; ``run_config`` must name the same)."""
-    if scale <= 0:
-        raise ValueError(f"scale must be positive, got {scale}")
+    check_scale(scale)
     tasks: list[Task] = []
     triggers: list[Trigger] = []
 
@@ -80,6 +80,19 @@ def generate_term(world: WorldIndex, seed: int = 0, scale: float = 1.0, disrupti
     check_rules(world, rules)
     return Term(name=term_name(seed, scale), seed=seed, world_hash=world.hash, tasks=tuple(tasks), world_changes=tuple(triggers),
                 rules=tuple(rules))
+
+
+MAX_SCALE = 10.0
+"""The largest term scale tried: a term even a third larger than the paper's does not fit in the semester's calendar
+(seed 0 fails from 1.3 on), and a much larger scale spent minutes and memory before failing so (1e9: no answer in two
+minutes)."""
+
+
+def check_scale(scale: float) -> None:
+    """``ValueError`` unless ``scale`` is a finite number above 0 and at most ``MAX_SCALE``."""
+    if not (math.isfinite(scale) and 0 < scale <= MAX_SCALE):
+        raise ValueError(f"scale must be a number above 0 and at most {MAX_SCALE:g}, got {scale:g} "
+                         "(1 is the paper's task counts; a term much above it does not fit in the semester)")
 
 
 def term_name(seed: int, scale: float) -> str:

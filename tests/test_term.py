@@ -224,3 +224,19 @@ def test_a_moved_meeting_moves_from_a_time_kept_free(world) -> None:
         assert start != meeting.starts
         clash = [owner for s, e, owner in spans if s < window[1] and e > window[0]]
         assert clash == [], (meeting.id, clash)
+
+
+@pytest.mark.parametrize("scale", [0.0, -1.0, float("nan"), float("inf"), 10.5, 1e9])
+def test_a_scale_that_is_not_a_term_is_refused_before_any_drawing(world: WorldIndex, scale: float) -> None:
+    from typer.testing import CliRunner
+
+    from campus.cli.main import app
+    from campus.scenarios.term import check_scale
+
+    with pytest.raises(ValueError, match="above 0 and at most 10"):
+        generate_term(world, 0, scale)  # 1e9 spent minutes drawing before it failed
+    for command in (["term", "generate"], ["bench", "term", "--repeats", "1"]):
+        result = CliRunner().invoke(app, [*command, "--scale", str(scale)])
+        assert result.exit_code == 2 and "at most 10" in result.output, result.output
+    check_scale(10.0)  # the largest tried
+    check_scale(1e-3)
