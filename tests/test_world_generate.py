@@ -211,9 +211,9 @@ def test_double_scale(world: World) -> None:
     assert_valid(big)
 
 
-@pytest.mark.parametrize("scale", [0, -1, -0.5, math.nan, math.inf])
-def test_non_positive_scale_is_rejected(scale: float) -> None:
-    with pytest.raises(ValueError, match="scale"):
+@pytest.mark.parametrize("scale", [0, -1, -0.5, math.nan, math.inf, 100.5, 1e6])
+def test_a_scale_out_of_range_is_rejected(scale: float) -> None:
+    with pytest.raises(ValueError, match="above 0 and at most 100"):
         generate_world(0, scale)
 
 

@@ -471,9 +471,13 @@ def _check_scale(scale: float) -> float:
         value = float(scale)
     except (TypeError, ValueError):
         raise ValueError(f"scale must be a positive number, got {scale!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"scale must be a positive finite number, got {scale!r}")
+    if not (math.isfinite(value) and 0 < value <= MAX_SCALE):
+        raise ValueError(f"scale must be a number above 0 and at most {MAX_SCALE:g}, got {scale!r}")
     return value
+
+
+MAX_SCALE = 100.0
+"""The largest campus generated: about 15,500 buildings (a scale of 1e6 was still drawing after 30 s of CPU)."""
 
 
 # --------------------------------------------------------------------------------------
