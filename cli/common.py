@@ -59,12 +59,14 @@ def expected_errors() -> tuple[type[Exception], ...]:
     """Errors a command reports as one line (exit 2) rather than as a traceback."""
     from campus.kernel.agent import AgentUnavailable
     from campus.kernel.clock import TimeFormatError
+    from campus.kernel.outputs import OutputError
     from campus.kernel.runner import SessionError
     from campus.kernel.store import StoreError
     from campus.replays.export import ExportFormatError
     from campus.replays.seek import SeekError
 
-    return StoreError, SessionError, SeekError, TimeFormatError, ExportFormatError, ValueError, AgentUnavailable
+    return (StoreError, SessionError, SeekError, TimeFormatError, ExportFormatError, OutputError, ValueError,
+            AgentUnavailable)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:

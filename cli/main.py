@@ -546,10 +546,16 @@ def export_command(
                                        "file's end line and into the database, for 'campus verify --signed-by'."),
 ) -> None:
     """Write a run, with its world and term, as hash-checked JSON Lines."""
-    from campus.replays.export import write_export
+    from campus.kernel import outputs
+    from campus.replays.export import is_export, write_export
     from campus.replays.signing import private_key, sign, store_signature
     from campus.scenarios.play import open_run
 
+    if output != "-":
+        try:
+            outputs.check_output(output, is_export, "a campus export")  # before the signature goes into the database
+        except outputs.OutputError as error:
+            fail(str(error))
     with open_db(db) as store:
         current = open_run(store, run_id)
         signature = sign(current, private_key(sign_with)) if sign_with else None
@@ -558,7 +564,7 @@ def export_command(
         if output == "-":
             count = write_export(current, sys.stdout, signature)
         else:
-            with open(output, "w", encoding="utf-8") as handle:
+            with outputs.output(output, is_export, "a campus export") as handle:
                 count = write_export(current, handle, signature)
             err.print(f"wrote {count} events of {run_id} to {output}" + (f", signed with {sign_with}" if signature else ""))
 
@@ -779,18 +785,19 @@ def term_generate(
     as_json: bool = JSON,
 ) -> None:
     """Generate the term for a world and print its tasks per scenario (scored, long-term, self-motivated)."""
-    from campus.scenarios.term import generate_term
-
-    from campus.scenarios.term import term_report
+    from campus.kernel.outputs import OutputError, check_output, write_output
+    from campus.scenarios.term import generate_term, is_term_file, term_report
 
     world = world_of(world_source, seed)
     try:
+        if output is not None:
+            check_output(output, is_term_file, "a campus term")
         term = generate_term(world, seed, scale, disruptions=disruptions, busy=busy_days, check_ins=check_ins)
-    except ValueError as error:
+        if output is not None:
+            write_output(output, term.encoded, is_term_file, "a campus term")
+    except (OutputError, ValueError) as error:
         fail(str(error))
     report = term_report(term)
-    if output is not None:
-        output.write_bytes(term.encoded)
     if as_json:
         emit_json(report)
         return

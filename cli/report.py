@@ -32,20 +32,22 @@ def report(
     """
     import msgspec
     from campus.kernel.store import StoreError, open_store
-    from campus.reports.csv_export import write_csv
-    from campus.reports.report import ReportError, write_report
+    from campus.kernel.outputs import OutputError, check_output
+    from campus.reports.csv_export import check_tables, write_csv
+    from campus.reports.report import ReportError, is_report, write_report
     from campus.scenarios.play import open_run
 
     if html is None and csv_dir is None:
         fail("say what to write: --html FILE, --csv DIR or both")
     if db != ":memory:" and not Path(db).exists():
         fail(f"no database at {db}; create one with 'campus run --db {db}'")
-    if html is not None and html.exists() and html.is_dir():
-        fail(f"{html} is a directory; give a file name such as report.html")
-    if html is not None and not html.parent.exists():
-        fail(f"the folder {html.parent} does not exist")
-    if csv_dir is not None and csv_dir.exists() and not csv_dir.is_dir():
-        fail(f"{csv_dir} is a file; --csv takes a folder")
+    try:  # both outputs checked before either is written
+        if html is not None:
+            check_output(html, is_report, "a campus report")
+        if csv_dir is not None:
+            check_tables(csv_dir)
+    except OutputError as error:
+        fail(str(error))
     price_of = price_lookup(prices)
     store = open_store(db)
     try:
@@ -57,7 +59,7 @@ def report(
         size = write_report(html, first, second, price_of=price_of) if html is not None else 0
         rows = write_csv(first, csv_dir, price_of(first.branch.agent)) if csv_dir is not None else None
         seconds = time.perf_counter() - started
-    except (StoreError, ReportError, ValueError) as error:
+    except (StoreError, ReportError, OutputError, ValueError) as error:
         fail(str(error))
     finally:
         store.close()

@@ -36,6 +36,11 @@ UNTRAILED = "campus-log/1"
 """The format before the trailer line: read, but its completeness cannot be checked."""
 
 
+def is_export(head: bytes) -> bool:
+    """Whether a file that starts with ``head`` is an export (one ``campus export -o`` may replace)."""
+    return head.startswith(b'{"format":"campus-log/')
+
+
 class ExportFormatError(ValueError):
     """A file that is not a valid, intact export; nothing was written."""
 

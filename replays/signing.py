@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -58,16 +59,27 @@ def generate_key(path: Path) -> Path:
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    if path.exists():
-        raise SigningError(f"{path} exists: choose another file (a key is never overwritten)")
-    key = Ed25519PrivateKey.generate()
     public = path.with_name(path.name + ".pub")
-    path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                       serialization.NoEncryption()))
-    path.chmod(0o600)
-    public.write_bytes(key.public_key().public_bytes(serialization.Encoding.PEM,
-                                                     serialization.PublicFormat.SubjectPublicKeyInfo))
+    for taken in (path, public):
+        if taken.exists() or taken.is_symlink():
+            raise SigningError(f"{taken} exists: choose another file (a key is never overwritten)")
+    key = Ed25519PrivateKey.generate()
+    _create(path, key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                    serialization.NoEncryption()), 0o600)
+    _create(public, key.public_key().public_bytes(serialization.Encoding.PEM,
+                                                  serialization.PublicFormat.SubjectPublicKeyInfo), 0o644)
     return public
+
+
+def _create(path: Path, data: bytes, mode: int) -> None:
+    """A new file only (another made in between is refused, not replaced), with ``mode`` from its first byte on
+    (a private key is never readable by others, even for a moment)."""
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    except FileExistsError:
+        raise SigningError(f"{path} exists: choose another file (a key is never overwritten)") from None
+    with os.fdopen(descriptor, "wb") as handle:
+        handle.write(data)
 
 
 def private_key(path: str) -> Ed25519PrivateKey:

@@ -10,12 +10,14 @@ message, minutes it took).
 from __future__ import annotations
 
 import csv
+from collections.abc import Callable
 from pathlib import Path
 
 import msgspec
 
 from campus.events import TaskEnded, ToolCalled, ToolResult, decode_event
 from campus.kernel.clock import label
+from campus.kernel.outputs import OutputError, check_output, output
 from campus.kernel.tasks import events_of
 from campus.replays.prices import Price, cost_usd
 from campus.replays.usage import Usage, run_usage
@@ -24,11 +26,13 @@ from campus.scenarios.play import Run
 TASK_COLUMNS = ("task_id", "scenario", "phase", "released", "outcome", "reason", "turns", "prompt_tokens",
                 "completion_tokens", "latency_s", "cost_usd")
 CALL_COLUMNS = ("seq", "time", "task_id", "tool", "args", "status", "message", "minutes")
+TABLES = {"tasks.csv": TASK_COLUMNS, "tool_calls.csv": CALL_COLUMNS}
 
 
 def write_csv(run: Run, folder: Path, price: Price | None = None) -> dict[str, int]:
     """Write ``tasks.csv`` and ``tool_calls.csv`` into ``folder``; the number of rows of each.
     ``price`` is the run's model's price, if known."""
+    check_tables(folder)
     folder.mkdir(parents=True, exist_ok=True)
     tasks = {task.id: task for task in run.term.tasks}
     usage = run_usage(run.store, run.branch.id).by_task
@@ -54,8 +58,23 @@ def write_csv(run: Run, folder: Path, price: Price | None = None) -> dict[str, i
     return {"tasks": len(task_rows), "tool_calls": len(call_rows)}
 
 
+def check_tables(folder: Path) -> None:
+    """``OutputError`` unless both tables may be written in ``folder`` (new files, or tables written before)."""
+    if folder.is_dir():
+        for name, columns in TABLES.items():
+            check_output(folder / name, _ours(columns), f"a campus {name}")
+    elif folder.exists():
+        raise OutputError(f"{folder} is a file; the tables go in a folder")
+
+
 def _write(path: Path, columns: tuple[str, ...], rows: list[tuple[object, ...]]) -> None:
-    with path.open("w", newline="", encoding="utf-8") as handle:
+    with output(path, _ours(columns), f"a campus {path.name}") as handle:
         writer = csv.writer(handle)
         writer.writerow(columns)
         writer.writerows(rows)
+
+
+def _ours(columns: tuple[str, ...]) -> Callable[[bytes], bool]:
+    """Whether a file is a table this module wrote: it starts with the table's header row."""
+    header = (",".join(columns) + "\r\n").encode()
+    return lambda head: head.startswith(header)

@@ -18,6 +18,7 @@ from typing import Any
 
 import msgspec
 
+from campus.kernel.outputs import check_output, write_output
 from campus.replays.prices import Price
 from campus.reports.report_data import report_data
 from campus.scenarios.play import Run
@@ -36,10 +37,16 @@ def render_report(a: Run, b: Run | None = None, *, price_of: Callable[[str], Pri
 
 def write_report(path: str | Path, a: Run, b: Run | None = None, *,
                  price_of: Callable[[str], Price | None] | None = None) -> int:
-    """Write the page to ``path``; returns its size in bytes."""
+    """Write the page to ``path`` (new, or a report written before: ``OutputError`` for any other file); its size in bytes."""
+    check_output(path, is_report, "a campus report")
     page = render_report(a, b, price_of=price_of).encode("utf-8")
-    Path(path).write_bytes(page)
+    write_output(path, page, is_report, "a campus report")
     return len(page)
+
+
+def is_report(head: bytes) -> bool:
+    """Whether a file that starts with ``head`` is a page ``write_report`` wrote (its generator tag)."""
+    return b'<meta name="generator" content="campus report">' in head[:1024]
 
 
 def render_page(data: dict[str, Any]) -> str:

@@ -95,6 +95,11 @@ def check_scale(scale: float) -> None:
                          "(1 is the paper's task counts; a term much above it does not fit in the semester)")
 
 
+def is_term_file(head: bytes) -> bool:
+    """Whether a file that starts with ``head`` holds a term as ``campus term generate -o`` writes it."""
+    return head.startswith(b'{"name":"term-')
+
+
 def term_name(seed: int, scale: float) -> str:
     """The name ``generate_term`` gives a term: it tells which seed and scale made it."""
     return f"term-{seed}" + (f"-x{scale:g}" if scale != 1 else "")
