@@ -11,7 +11,7 @@ import os
 import sqlite3
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -92,6 +92,18 @@ def open_db(path: str, *, must_exist: bool = True) -> Iterator[EventStore]:
         fail(f"{path} is damaged: {error}")
     finally:
         store.close()
+
+
+def discard_empty_db(path: str) -> None:
+    """Remove a database file (and its WAL files) that a failed command created and left without a run."""
+    try:
+        with closing(sqlite3.connect(path)) as conn:
+            if conn.execute("SELECT count(*) FROM branches").fetchone()[0]:
+                return
+    except sqlite3.Error:
+        return
+    for suffix in ("", "-wal", "-shm"):
+        Path(path + suffix).unlink(missing_ok=True)
 
 
 def pairing_warning(a: Run, b: Run, force: bool) -> str | None:

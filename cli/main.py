@@ -19,7 +19,7 @@ from rich.table import Table
 from campus.agents.options import AgentOptions
 from campus.cli.agents import AGENT_HELP, with_agent_options
 from campus.cli.common import (BUSY_HELP, DB, DISRUPTIONS_HELP, JSON, PARAPHRASE_BASE_URL, PARAPHRASE_MODEL, PRICES,
-                               ROUNDS_HELP, WORLD_HELP, emit_json, err, expected_errors, fail,
+                               ROUNDS_HELP, WORLD_HELP, discard_empty_db, emit_json, err, expected_errors, fail,
                                inputs_of, model_key, open_db, out, pairing_warning, paraphraser_of, price_lookup, reflow_help,
                                scratch_option, world_of)
 from campus.cli.progress import task_progress
@@ -579,12 +579,18 @@ def import_command(
     """Read a run from JSON Lines into the database, checking every hash first."""
     from campus.replays.export import import_lines
 
-    if not Path(path).exists():
+    if not Path(path).is_file():
         fail(f"no file at {path}")
-    with open_db(db, must_exist=False) as store:
-        with open(path, encoding="utf-8") as handle:
-            current = import_lines(store, handle, branch_id=name)
-        summary = _summary(current)
+    fresh = db != ":memory:" and not Path(db).exists()
+    try:
+        with open_db(db, must_exist=False) as store:
+            with open(path, encoding="utf-8") as handle:
+                current = import_lines(store, handle, branch_id=name)
+            summary = _summary(current)
+    except typer.Exit:
+        if fresh:  # a refused file leaves no database behind either
+            discard_empty_db(db)
+        raise
     emit_json(summary) if as_json else _print_summary(summary)
 
 

@@ -111,3 +111,20 @@ def test_the_commands_write_only_new_files_or_their_own(runs_db: Path, tmp_path:
         assert code == 0, (args, text)
     assert sorted(p.name for p in (tmp_path / "fresh").iterdir()) == ["tasks.csv", "tool_calls.csv"]
     assert _leftovers(tmp_path) == [] and (tmp_path / "run.jsonl").read_bytes().startswith(b'{"format":"campus-log/')
+
+
+def test_a_refused_import_leaves_no_new_database_and_an_old_one_as_it_was(runs_db: Path, tmp_path: Path) -> None:
+    garbage = tmp_path / "garbage.jsonl"
+    garbage.write_text("not an export\n")
+    exported = tmp_path / "run.jsonl"
+    assert _campus("export", "oracle-s0", "--db", str(runs_db), "-o", str(exported))[0] == 0
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(exported.read_bytes()[: exported.stat().st_size // 2])
+    for bad in (garbage, cut, tmp_path):
+        code, text = _campus("import", str(bad), "--db", str(tmp_path / "new.db"))
+        assert code == 2 and text.startswith("error:"), text
+        assert not list(tmp_path.glob("new.db*"))
+    before = runs_db.read_bytes()
+    assert _campus("import", str(cut), "--db", str(runs_db))[0] == 2
+    assert runs_db.read_bytes() == before  # a database that was there stays, with its runs
+    assert _campus("import", str(exported), "--db", str(tmp_path / "new.db"), "--name", "copy")[0] == 0
