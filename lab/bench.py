@@ -130,6 +130,8 @@ except ImportError:  # pragma: no cover
     Console = Any  # type: ignore[misc,assignment]
 
 TEMPLATE_SEEDS = (0, 1, 2, 3)
+TEMPLATE_SCALE = 1.0
+"""The templates' term size: the default term's (the bench's smoke tests play smaller ones)."""
 APPEND_BATCH = 20_000
 """Events per transaction when the long branch is written."""
 APPEND_STEPS = 10_000
@@ -256,7 +258,7 @@ def play_templates(world: WorldIndex, path: Path) -> tuple[list[Template], dict[
     templates: list[Template] = []
     timing: dict[str, Any] = {}
     for seed in TEMPLATE_SEEDS:
-        term = generate_term(world, seed)
+        term = generate_term(world, seed, TEMPLATE_SCALE)
         run = new_run(store, world, term, agent_name="oracle", seed=seed)
         begun = time.perf_counter()
         state = run.session(OracleAgent(term, world)).run()

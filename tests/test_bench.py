@@ -17,9 +17,9 @@ from campus.scenarios.play import new_run
 from campus.world.index import WorldIndex
 
 
-SMALL = {"TEMPLATE_SEEDS": (0, 1), "APPEND_STEPS": 2_000, "APPEND_ROUNDS": 1, "SEEK_SAMPLES": 60, "SEEK_PARTS_SAMPLES": 20,
+SMALL = {"TEMPLATE_SEEDS": (0, 1), "TEMPLATE_SCALE": 0.3, "APPEND_STEPS": 2_000, "APPEND_ROUNDS": 1, "SEEK_SAMPLES": 60, "SEEK_PARTS_SAMPLES": 20,
          "COLD_SEEKS": 5, "FORK_SAMPLES": 40, "DIVERGE_SAMPLES": 40, "VERIFY_REPEATS": 1}
-"""The bench's sample counts cut down for its smoke tests: the same code on less (two oracle runs still make seams)."""
+"""The bench's sample counts and terms cut down for its smoke tests: the same code on less (two oracle runs still make seams)."""
 
 
 def _small(patch: pytest.MonkeyPatch) -> None:
