@@ -9,7 +9,6 @@ place only once whole, so a failure part way leaves no half-written file and any
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -56,11 +55,10 @@ def write_output(path: str | Path, data: bytes, ours: Callable[[bytes], bool], w
 @contextmanager
 def _replacing(path: str | Path, ours: Callable[[bytes], bool], what: str) -> Iterator[str]:
     target = check_output(path, ours, what)
-    descriptor, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
-    os.close(descriptor)
+    temporary = str(target.with_name(f".{target.name}.{os.urandom(6).hex()}.part"))
+    os.close(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))  # the umask applies, as to any new file
     try:
         yield temporary
-        os.chmod(temporary, 0o666 & ~_umask())
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
@@ -73,9 +71,3 @@ def _head_is_ours(path: Path, ours: Callable[[bytes], bool]) -> bool:
             return ours(handle.read(HEAD_BYTES))
     except OSError:
         return False
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
