@@ -94,8 +94,20 @@ def open_db(path: str, *, must_exist: bool = True) -> Iterator[EventStore]:
         store.close()
 
 
-def discard_empty_db(path: str) -> None:
-    """Remove a database file (and its WAL files) that a failed command created and left without a run."""
+@contextmanager
+def no_empty_db_left(path: str) -> Iterator[None]:
+    """A database file the block creates is removed again if the block fails before any run is in it (bad input
+    changes nothing, not even by leaving an empty database behind)."""
+    fresh = path != ":memory:" and not Path(path).exists()
+    try:
+        yield
+    except BaseException:
+        if fresh:
+            _discard_empty_db(path)
+        raise
+
+
+def _discard_empty_db(path: str) -> None:
     try:
         with closing(sqlite3.connect(path)) as conn:
             if conn.execute("SELECT count(*) FROM branches").fetchone()[0]:

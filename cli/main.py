@@ -19,9 +19,9 @@ from rich.table import Table
 from campus.agents.options import AgentOptions
 from campus.cli.agents import AGENT_HELP, with_agent_options
 from campus.cli.common import (BUSY_HELP, DB, DISRUPTIONS_HELP, JSON, PARAPHRASE_BASE_URL, PARAPHRASE_MODEL, PRICES,
-                               ROUNDS_HELP, WORLD_HELP, discard_empty_db, emit_json, err, expected_errors, fail,
-                               inputs_of, model_key, open_db, out, pairing_warning, paraphraser_of, price_lookup, reflow_help,
-                               scratch_option, world_of)
+                               ROUNDS_HELP, WORLD_HELP, emit_json, err, expected_errors, fail,
+                               inputs_of, model_key, no_empty_db_left, open_db, out, pairing_warning, paraphraser_of, price_lookup,
+                               reflow_help, scratch_option, world_of)
 from campus.cli.progress import task_progress
 from campus.cli.prompt import prompt as prompt_command
 from campus.cli.report import report as report_command
@@ -198,7 +198,7 @@ def run(
     paraphrase = paraphraser_of(paraphrase_model, paraphrase_base_url)
     if name is not None and (resume is not None or inputs is None):
         fail("--name names a new run: not with --resume, and not with recorded:RUN (its replay is named after RUN)")
-    with open_db(db, must_exist=resume is not None) as store:
+    with no_empty_db_left(db), open_db(db, must_exist=resume is not None) as store:
         if resume is not None:
             current = open_run(store, resume)
             player, _ = resolve(current.branch.agent, agent_options, store=store, term=current.term, world=current.world,
@@ -581,16 +581,10 @@ def import_command(
 
     if not Path(path).is_file():
         fail(f"no file at {path}")
-    fresh = db != ":memory:" and not Path(db).exists()
-    try:
-        with open_db(db, must_exist=False) as store:
-            with open(path, encoding="utf-8") as handle:
-                current = import_lines(store, handle, branch_id=name)
-            summary = _summary(current)
-    except typer.Exit:
-        if fresh:  # a refused file leaves no database behind either
-            discard_empty_db(db)
-        raise
+    with no_empty_db_left(db), open_db(db, must_exist=False) as store:
+        with open(path, encoding="utf-8") as handle:
+            current = import_lines(store, handle, branch_id=name)
+        summary = _summary(current)
     emit_json(summary) if as_json else _print_summary(summary)
 
 

@@ -128,3 +128,13 @@ def test_a_refused_import_leaves_no_new_database_and_an_old_one_as_it_was(runs_d
     assert _campus("import", str(cut), "--db", str(runs_db))[0] == 2
     assert runs_db.read_bytes() == before  # a database that was there stays, with its runs
     assert _campus("import", str(exported), "--db", str(tmp_path / "new.db"), "--name", "copy")[0] == 0
+
+
+def test_a_run_refused_before_it_starts_leaves_no_new_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    for agent in ("nobody", "llm:openai/some-model"):  # an unknown agent; a model with no API key
+        code, text = _campus("run", "--agent", agent, "--scale", "0.01", "--db", str(tmp_path / "new.db"))
+        assert code == 2 and text.startswith("error:"), text
+    assert list(tmp_path.iterdir()) == []
+    assert _campus("run", "--agent", "noop", "--scale", "0.01", "--db", str(tmp_path / "new.db"), "--json")[0] == 0
+    assert (tmp_path / "new.db").exists()
