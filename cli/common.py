@@ -108,6 +108,8 @@ def no_empty_db_left(path: str) -> Iterator[None]:
 
 
 def _discard_empty_db(path: str) -> None:
+    if not Path(path).is_file():  # failed before making it (connecting now would make an empty one)
+        return
     try:
         with closing(sqlite3.connect(path)) as conn:
             if conn.execute("SELECT count(*) FROM branches").fetchone()[0]:

@@ -135,6 +135,8 @@ def test_a_run_refused_before_it_starts_leaves_no_new_database(tmp_path: Path, m
     for agent in ("nobody", "llm:openai/some-model"):  # an unknown agent; a model with no API key
         code, text = _campus("run", "--agent", agent, "--scale", "0.01", "--db", str(tmp_path / "new.db"))
         assert code == 2 and text.startswith("error:"), text
+    code, text = _campus("run", "--resume", "nope", "--db", str(tmp_path / "new.db"))  # fails before any file is made
+    assert code == 2 and "no database at" in text
     assert list(tmp_path.iterdir()) == []
     assert _campus("run", "--agent", "noop", "--scale", "0.01", "--db", str(tmp_path / "new.db"), "--json")[0] == 0
     assert (tmp_path / "new.db").exists()
