@@ -77,7 +77,7 @@ def base(code: str) -> str:
 
 def assert_catalogue_valid(world: World) -> None:
     by_id = buildings_of(world)
-    assert world.encode().isascii()
+    assert world.encoded.isascii()
 
     # libraries: rooms come from the map, seats are unique and well formed
     libraries = [b.id for b in world.buildings if is_library(b)]
@@ -460,8 +460,8 @@ def test_article_facts_rejects_unknown_places(world: World) -> None:
 def test_same_catalogue_in_two_processes() -> None:
     code = (
         "import hashlib; from campus.world.generate import generate_world; "
-        "print(hashlib.sha256(generate_world(5, 1.0).encode()).hexdigest(), "
-        "hashlib.sha256(generate_world(5, 0.5).encode()).hexdigest())"
+        "print(hashlib.sha256(generate_world(5, 1.0).encoded).hexdigest(), "
+        "hashlib.sha256(generate_world(5, 0.5).encoded).hexdigest())"
     )
     outputs = []
     for hash_seed in ("1", "2"):
@@ -470,7 +470,7 @@ def test_same_catalogue_in_two_processes() -> None:
                                 capture_output=True, text=True, check=True)
         outputs.append(result.stdout.split())
     assert outputs[0] == outputs[1] and len(outputs[0]) == 2
-    assert generate_world(5).encode() == generate_world(5).encode()
+    assert generate_world(5).encoded == generate_world(5).encoded
 
 
 # --------------------------------------------------------------------------------------

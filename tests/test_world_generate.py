@@ -147,7 +147,7 @@ def assert_valid(world: World) -> None:
 
 def test_same_seed_gives_identical_bytes_and_hash() -> None:
     first, second = generate_world(7), generate_world(7)
-    assert first.encode() == second.encode()
+    assert first.encoded == second.encoded
     assert first.hash == second.hash
     assert first == second
 
@@ -176,7 +176,7 @@ def test_different_seeds_give_different_worlds() -> None:
 
 
 def test_scale_is_part_of_the_identity() -> None:
-    assert generate_world(3, 1).encode() == generate_world(3, 1.0).encode()
+    assert generate_world(3, 1).encoded == generate_world(3, 1.0).encoded
     assert generate_world(3, 1.0).hash != generate_world(3, 1.5).hash
 
 
@@ -184,8 +184,8 @@ def test_world_metadata_and_round_trip(world: World) -> None:
     assert world.name == "generated-0" and world.seed == 0
     scaled = generate_world(7, 2)
     assert scaled.name == "generated-7-x2.0" and scaled.seed == 7
-    assert decode_world(world.encode()) == world
-    assert decode_world(world.encode()).hash == world.hash
+    assert decode_world(world.encoded) == world
+    assert decode_world(world.encoded).hash == world.hash
 
 
 # --------------------------------------------------------------------------------------

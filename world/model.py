@@ -207,9 +207,6 @@ class World(msgspec.Struct, frozen=True, kw_only=True, dict=True):
         is ~9.5 MB of JSON and a sweep or a test session starts many runs on one world."""
         return canonical(self)
 
-    def encode(self) -> bytes:
-        return self.encoded
-
     @cached_property
     def hash(self) -> str:
         """``content_hash`` of the world, from the bytes already made."""
