@@ -53,7 +53,7 @@ def audit(
     try:
         check_scale(scale)
     except ValueError as error:
-        _fail(f"--{error}")
+        _fail(str(error))
     kind, _, directory = world_source.partition(":")
     if world_source != "generated" and (kind != "stulife" or not os.path.isdir(directory)):
         _fail(f"unknown world {world_source!r}; use --world generated or --world stulife:DIR (an existing directory)")

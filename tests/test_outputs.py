@@ -72,6 +72,14 @@ def runs_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return db
 
 
+def _signatures(db: Path) -> int:
+    store = SQLiteStore(db)
+    try:
+        return int(store.conn.execute("SELECT count(*) FROM blobs WHERE kind = 'signature'").fetchone()[0])
+    finally:
+        store.close()
+
+
 def _campus(*args: str) -> tuple[int, str]:
     result = CliRunner().invoke(app, list(args))
     return result.exit_code, result.output
@@ -83,7 +91,7 @@ def test_the_commands_write_only_new_files_or_their_own(runs_db: Path, tmp_path:
     db = str(runs_db)
     keys = tmp_path / "key.pem"
     assert _campus("keygen", str(keys))[0] == 0
-    signatures = SQLiteStore(runs_db).conn.execute("SELECT count(*) FROM blobs WHERE kind = 'signature'").fetchone()[0]
+    signatures = _signatures(runs_db)
     refused = [
         ("export", "oracle-s0", "--db", db, "--sign", str(keys), "-o", str(theirs)),
         ("term", "generate", "--scale", "0.02", "-o", str(theirs)),
@@ -97,8 +105,7 @@ def test_the_commands_write_only_new_files_or_their_own(runs_db: Path, tmp_path:
         assert code == 2 and "campus writes only new files or its own" in text, (args, text)
     assert theirs.read_text() == PRECIOUS and (tmp_path / "tables" / "tool_calls.csv").read_text() == PRECIOUS
     assert not (tmp_path / "r.html").exists() and not (tmp_path / "tables" / "tasks.csv").exists()
-    stored = SQLiteStore(runs_db).conn.execute("SELECT count(*) FROM blobs WHERE kind = 'signature'").fetchone()[0]
-    assert stored == signatures  # a refused export signs nothing
+    assert _signatures(runs_db) == signatures  # a refused export signs nothing
     (tmp_path / "other.pem.pub").write_text(PRECIOUS)
     code, text = _campus("keygen", str(tmp_path / "other.pem"))
     assert code == 2 and "never overwritten" in text and not (tmp_path / "other.pem").exists()
