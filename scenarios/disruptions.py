@@ -64,6 +64,7 @@ from campus.scenarios.task import Flags, Task, Verdict, evaluator
 from campus.scenarios.timeline import Overlap, Timeline, WEEK
 from campus.subsystems.calendar import parse_slot
 from campus.subsystems.reservation import OPEN, STUDY, drawn_open, libraries, room_hours, seat_now, shape_key
+from campus.world.graph import Edge, fastest_path
 
 SCENARIO = "disruptions"
 LEVELS = ("easy", "medium", "hard", "impossible")
@@ -312,13 +313,13 @@ def _build(ctx: TermContext, rng: random.Random, task_id: str, sub_type: str, le
             frontier = [L]
             while frontier:
                 here = frontier.pop()
-                for n in world.graph.adj[here]:
+                for n in world.graph[here]:
                     if world.graph[here][n]["inside"] and n not in group:
                         group.add(n)
                         frontier.append(n)
             if home in group:
                 return None
-            edges = sorted((a, n) for a in group for n in world.graph.adj[a] if not world.graph[a][n]["inside"])
+            edges = sorted((a, n) for a in group for n in world.graph[a] if not world.graph[a][n]["inside"])
             mut = [WalkwayStatus(a=a, b=b, old="open", new="closed") for a, b in edges]
             blockers = [f"{a}-{b}" for a, b in edges]
         else:
@@ -427,15 +428,10 @@ def _other_library(ctx: TermContext, place: Any, feature: str, day: int, taken: 
 
 
 def _route_without(world: Any, source: str, target: str, closed: set[str]) -> list[str] | None:
-    import networkx as nx
-
-    def weight(a: str, b: str, data: dict[str, Any]) -> float | None:
+    def weight(a: str, b: str, data: Edge) -> float | None:
         return None if walkway_key(a, b) in closed else data["minutes"]
 
-    try:
-        return list(nx.shortest_path(world.graph, source, target, weight=weight))
-    except nx.NetworkXNoPath:
-        return None
+    return fastest_path(world.graph, source, target, weight)
 
 
 def _book(library: str, room: Any, seat: Any, date: str, start: int) -> str:

@@ -65,7 +65,6 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-import networkx as nx
 from msgspec.structs import replace
 
 from campus.kernel.clock import DAYS, MINUTES_PER_DAY, clock_label, date_label
@@ -74,6 +73,7 @@ from campus.scenarios.context import TermContext
 from campus.scenarios.protocols import FAMILIES, Cited, Choice, Rule, Shelf, invent_name, new_parameter, revised, value_question
 from campus.scenarios.task import Flags, Task
 from campus.scenarios.timeline import SLACK, WEEK, Overlap, Timeline, at
+from campus.world.graph import distances
 from campus.world.model import CourseSection
 
 REGULATIONS = "regulations_learning"
@@ -461,7 +461,7 @@ def study_building(ctx: TermContext) -> str:
     to each session, so one that never moves earns no attendance."""
     world = ctx.world
     joined = set(world.complex_of[world.home].members) if world.home in world.complex_of else {world.home}
-    minutes = nx.single_source_dijkstra_path_length(world.graph, world.home, weight="minutes")
+    minutes = distances(world.graph, world.home, lambda a, b, edge: edge["minutes"])
     away = sorted((m, b) for b, m in minutes.items() if b not in joined and b in world.buildings)
     return away[0][1] if away else world.home
 

@@ -19,6 +19,7 @@ from campus.kernel.clock import label
 from campus.kernel.engine import ToolView
 from campus.kernel.projection import Domain
 from campus.kernel.tools import Outcome, Param, Refuse, ToolDecl, fail, ok
+from campus.world.graph import Edge, fastest_path
 from campus.world.index import WorldIndex
 from campus.world.model import PATH_PROPERTIES
 from campus.world.routes import RouteError, check_constraints, unmet, walk_minutes
@@ -66,25 +67,23 @@ def walkway_problem(change: WalkwayStatus, world: WorldIndex) -> str | None:
 
 def _overlay_route(world: WorldIndex, part: GeographyState, source: str, target: str) -> tuple[list[str], int]:
     """The fastest route with closed walkways left out and congested ones slower (no constraints)."""
-    import networkx as nx
 
-    def weight(a: str, b: str, data: dict[str, Any]) -> float | None:
+    def weight(a: str, b: str, data: Edge) -> float | None:
         state = walkway_now(part, a, b)
         if state == "closed":
             return None
         return data["minutes"] * (CONGESTION if state == "congested" else 1)
 
-    try:
-        path = nx.shortest_path(world.graph, source, target, weight=weight)
-    except nx.NetworkXNoPath:
-        raise RouteError(f"every route from {source} to {target} uses a closed walkway") from None
+    path = fastest_path(world.graph, source, target, weight)
+    if path is None:
+        raise RouteError(f"every route from {source} to {target} uses a closed walkway")
     return path, overlay_minutes(world, part, path)
 
 
 def overlay_minutes(world: WorldIndex, part: GeographyState, path: list[str]) -> int:
     total = 0
     for a, b in zip(path, path[1:]):
-        data = world.graph.get_edge_data(a, b)
+        data = world.graph.edge(a, b)
         if data is None:
             raise RouteError(f"there is no walkway from {a} to {b}")
         state = walkway_now(part, a, b)
@@ -150,7 +149,7 @@ def get_building_details(view: ToolView, args: dict[str, Any]) -> Outcome:
     if group is not None:
         lines.append(f"Part of {group.name} ({group.id}) with {', '.join(m for m in group.members if m != building.id)}: walking between them takes no time.")
     lines.append("Walkways from here: " + "; ".join(
-        f"{world.describe(n)} {d['minutes']} min" for n, d in sorted(world.graph.adj[building.id].items())
+        f"{world.describe(n)} {d['minutes']} min" for n, d in sorted(world.graph[building.id].items())
     ))
     return ok("\n".join(lines), data={"building": msgspec.to_builtins(building)})
 

@@ -53,6 +53,17 @@ def test_a_commands_help_loads_only_the_operator_logs(args: tuple[str, ...]) -> 
     assert heavy_in(modules, allowed=("structlog",)) == []
 
 
+def test_playing_a_term_loads_no_networkx(tmp_path) -> None:
+    """The walkways are the kernel's own graph (``world.graph``): networkx, ~0.1 s of a cold start, is for tests only."""
+    db = tmp_path / "runs.db"
+    result = subprocess.run([sys.executable, "-c", PROBE, "run", "--scale", "0.01", "--db", str(db), "--json"],
+                            capture_output=True, text=True, timeout=120)
+    assert json.loads(result.stdout)["run"], result.stderr
+    modules = json.loads(result.stderr.strip().splitlines()[-1])
+    assert {"campus.world.index", "campus.subsystems.geography", "campus.scenarios.disruptions"} <= set(modules)
+    assert [m for m in modules if m.split(".")[0] == "networkx"] == []
+
+
 def test_the_check_sees_a_heavy_import() -> None:
     modules = loaded_by("--help")
     assert heavy_in(modules + ["campus.kernel.runner", "networkx.algorithms"]) == ["campus.kernel.runner", "networkx.algorithms"]

@@ -6,8 +6,7 @@ from functools import cached_property
 
 from collections.abc import Mapping, Sequence
 
-import networkx as nx
-
+from campus.world.graph import Walkways
 from campus.world.model import Building, Complex, World
 from campus.world.routes import Adjacency, Route, Search, as_route, best_paths, edge_costs, join_legs
 
@@ -75,16 +74,15 @@ class WorldIndex:
         return f"{self.name_of(building_id)} ({building_id})"
 
 
-def _graph(world: World) -> nx.Graph:
+def _graph(world: World) -> Walkways:
     """Walkways as edges with ``minutes`` and ``properties``; complex members joined at zero cost."""
-    graph = nx.Graph()
-    graph.add_nodes_from(sorted(b.id for b in world.buildings))
+    graph = Walkways(sorted(b.id for b in world.buildings))
     for path in world.paths:
-        graph.add_edge(path.source, path.target, minutes=path.minutes, properties=path.properties, inside=False)
+        graph.add_edge(path.source, path.target, {"minutes": path.minutes, "properties": path.properties, "inside": False})
     for group in world.complexes:
         members = sorted(group.members)
         for i, a in enumerate(members):
             for b in members[i + 1 :]:
                 if not graph.has_edge(a, b):
-                    graph.add_edge(a, b, minutes=0, properties={}, inside=True)
+                    graph.add_edge(a, b, {"minutes": 0, "properties": {}, "inside": True})
     return graph

@@ -21,8 +21,8 @@ import heapq
 from collections.abc import Mapping, Sequence
 
 import msgspec
-import networkx as nx
 
+from campus.world.graph import Edge, Walkways
 from campus.world.model import PATH_PROPERTIES
 
 
@@ -69,20 +69,20 @@ def unmet(properties: Mapping[str, str], constraints: Mapping[str, str]) -> int:
     return count
 
 
-def edge_cost(data: Mapping[str, object], constraints: Mapping[str, str]) -> int:
+def edge_cost(data: Edge, constraints: Mapping[str, str]) -> int:
     if data.get("inside"):
         return 1
-    minutes = int(data["minutes"])  # type: ignore[call-overload]
+    minutes = int(data["minutes"])
     if minutes <= 0:
         return 1
-    return 100 * minutes * (2 + unmet(data["properties"], constraints))  # type: ignore[arg-type]
+    return 100 * minutes * (2 + unmet(data["properties"], constraints))
 
 
 Settled = dict[str, tuple[int, int, int, tuple[str, ...]]]
 """Building → (cost, hops, minutes, path) of its best route, for every building settled so far."""
 
 
-def find_route(graph: nx.Graph, source: str, target: str, constraints: Mapping[str, str] | None = None) -> Route:
+def find_route(graph: Walkways, source: str, target: str, constraints: Mapping[str, str] | None = None) -> Route:
     """The best route from ``source`` to ``target`` under soft constraints."""
     return as_route(settle(graph, source, edge_costs(graph, constraints or {}), until=target), source, target)
 
@@ -91,7 +91,7 @@ Adjacency = dict[str, list[tuple[str, int, int]]]
 """Building → its walkways as (neighbour, penalised cost, minutes), for one set of constraints."""
 
 
-def edge_costs(graph: nx.Graph, constraints: Mapping[str, str]) -> Adjacency:
+def edge_costs(graph: Walkways, constraints: Mapping[str, str]) -> Adjacency:
     """Every walkway's penalised cost under ``constraints``, as plain adjacency lists (both directions)."""
     return {
         node: [(neighbour, edge_cost(data, constraints), int(data["minutes"])) for neighbour, data in edges.items()]
@@ -99,7 +99,7 @@ def edge_costs(graph: nx.Graph, constraints: Mapping[str, str]) -> Adjacency:
     }
 
 
-def settle(graph: nx.Graph, source: str, adjacency: Adjacency, until: str | None = None) -> Settled:
+def settle(graph: Walkways, source: str, adjacency: Adjacency, until: str | None = None) -> Settled:
     """Dijkstra from ``source``, stopping once ``until`` is settled (or when all are).
 
     Nodes are settled in the total order (cost, hops, minutes, path), so every node settled
@@ -113,7 +113,7 @@ class Search:
     source asked about many targets settles each building once. The entries are totally ordered (no two
     share a path), so the nodes come out in the same order as from a fresh search to the later target."""
 
-    def __init__(self, graph: nx.Graph, source: str, adjacency: Adjacency) -> None:
+    def __init__(self, graph: Walkways, source: str, adjacency: Adjacency) -> None:
         if source not in graph:
             raise RouteError(f"there is no building with id '{source}'")
         self.graph = graph
@@ -206,11 +206,11 @@ def join_legs(legs: Sequence[Route]) -> Route:
     return Route(path=path, minutes=sum(leg.minutes for leg in legs), cost=sum(leg.cost for leg in legs))
 
 
-def walk_minutes(graph: nx.Graph, path: Sequence[str]) -> int:
+def walk_minutes(graph: Walkways, path: Sequence[str]) -> int:
     """The minutes a walk along ``path`` takes; ``RouteError`` if it is not a walk."""
     total = 0
     for a, b in zip(path, path[1:]):
-        data = graph.get_edge_data(a, b)
+        data = graph.edge(a, b)
         if data is None:
             raise RouteError(f"there is no walkway from {a} to {b}")
         total += int(data["minutes"])
