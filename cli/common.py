@@ -31,7 +31,8 @@ if TYPE_CHECKING:
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
 
-DB = typer.Option("runs.db", "--db", help="The SQLite file holding runs (created if missing).")
+DB = typer.Option("runs.db", "--db", help="The SQLite file holding the runs (it must exist).")
+NEW_DB = typer.Option("runs.db", "--db", help="The SQLite file holding runs (created if missing).")
 JSON = typer.Option(False, "--json", help="Print machine-readable JSON instead of a summary.")
 PRICES = typer.Option(None, "--prices", metavar="FILE", help="Model prices (USD per 1M input/output tokens) "
                       "added over the built-in table: TOML (*.toml) or JSON mapping 'provider/model' to {input, output}.")

@@ -18,7 +18,7 @@ from rich.table import Table
 
 from campus.agents.options import AgentOptions
 from campus.cli.agents import AGENT_HELP, with_agent_options
-from campus.cli.common import (BUSY_HELP, DB, DISRUPTIONS_HELP, JSON, PARAPHRASE_BASE_URL, PARAPHRASE_MODEL, PRICES,
+from campus.cli.common import (BUSY_HELP, DB, DISRUPTIONS_HELP, JSON, NEW_DB, PARAPHRASE_BASE_URL, PARAPHRASE_MODEL, PRICES,
                                ROUNDS_HELP, WORLD_HELP, emit_json, err, expected_errors, fail,
                                inputs_of, model_key, no_empty_db_left, open_db, out, pairing_warning, paraphraser_of, price_lookup,
                                reflow_help, scratch_option, world_of)
@@ -169,7 +169,7 @@ def _print_summary(summary: dict[str, Any]) -> None:
 @app.command()
 @with_agent_options
 def run(
-    db: str = DB,
+    db: str = NEW_DB,
     seed: int = typer.Option(0, "--seed", help="Seed for the world, the term and the run."),
     agent: str = AGENT,
     scale: float = typer.Option(1.0, "--scale", help="Term size relative to the paper's task counts."),
@@ -572,7 +572,7 @@ def export_command(
 @app.command(name="import")
 def import_command(
     path: str = typer.Argument(..., metavar="FILE", help="A file written by 'campus export'."),
-    db: str = DB,
+    db: str = NEW_DB,
     name: str = typer.Option(None, "--name", help="Name of the imported run (default: its original name)."),
     as_json: bool = JSON,
 ) -> None:

@@ -10,13 +10,13 @@ import importlib.util
 
 import typer
 
-from campus.cli.common import (BUSY_HELP, DB, DISRUPTIONS_HELP, PARAPHRASE_BASE_URL, PARAPHRASE_MODEL, ROUNDS_HELP, WORLD_HELP, err,
+from campus.cli.common import (BUSY_HELP, DISRUPTIONS_HELP, NEW_DB, PARAPHRASE_BASE_URL, PARAPHRASE_MODEL, ROUNDS_HELP, WORLD_HELP, err,
                                fail, inputs_of, open_db, paraphraser_of)
 from campus.scenarios.rounds import DEFAULT_ROUND_LIMIT
 
 
 def mcp(
-    db: str = DB,
+    db: str = NEW_DB,
     seed: int = typer.Option(0, "--seed", help="Seed for the world, the term and the run."),
     scale: float = typer.Option(1.0, "--scale", help="Term size relative to the paper's task counts."),
     rounds: int = typer.Option(DEFAULT_ROUND_LIMIT, "--rounds", min=1, help=ROUNDS_HELP),

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import typer
 
-from campus.cli.common import PRICES, fail, pairing_warning, price_lookup
+from campus.cli.common import DB, PRICES, fail, pairing_warning, price_lookup
 
 
 def report(
@@ -19,7 +19,7 @@ def report(
     csv_dir: Path = typer.Option(None, "--csv", metavar="DIR", help="Also (or only) write RUN's tasks.csv and "
                                                                     "tool_calls.csv into this folder, for triage."),
     vs: str = typer.Option(None, "--vs", metavar="RUN2", help="Compare with this run: side by side, first divergence highlighted."),
-    db: str = typer.Option("runs.db", "--db", help="The SQLite file holding the runs."),
+    db: str = DB,
     force: bool = typer.Option(False, "--force", help="With --vs: compare runs of different worlds, terms or rules anyway."),
     prices: Path = PRICES,
     as_json: bool = typer.Option(False, "--json", help="Print what was written as JSON."),

@@ -114,3 +114,28 @@ def test_reflowed_joins_a_paragraphs_lines_but_keeps_list_items_and_unwrapped_pa
     \bkept
     as is"""
     assert reflowed(text) == "First line goes on.\n\nSecond paragraph wrapped here:\n- one item\n- another\n  indented\n\n\bkept\nas is"
+
+
+def test_a_db_option_says_whether_the_command_creates_the_file(tmp_path, monkeypatch) -> None:
+    """Only the commands that store new runs create a missing --db; every other one's help says it must exist, and
+    such a command, given a missing file, refuses and leaves no file behind."""
+    import typer.main
+    from typer.testing import CliRunner
+
+    from campus.cli.main import app
+
+    group = typer.main.get_command(app)
+    helps = {}
+    for command in _commands(group):
+        node = group
+        for name in command:
+            node = node.commands[name]  # type: ignore[attr-defined]
+        helps.update({command: p.help for p in node.params if "--db" in p.opts})
+    creating = {command for command, text in helps.items() if "created if missing" in text}
+    assert creating == {("run",), ("import",), ("mcp",), ("sweep",)}
+    assert all("must exist" in text for command, text in helps.items() if command not in creating)
+    monkeypatch.chdir(tmp_path)
+    for command in [("verify", "x"), ("score", "x"), ("runs",), ("export", "x"), ("fork", "x")]:
+        result = CliRunner().invoke(app, [*command, "--db", "missing.db"])
+        assert result.exit_code == 2 and "no database at missing.db" in result.output
+    assert list(tmp_path.iterdir()) == []
