@@ -124,6 +124,7 @@ class EventStore(Protocol):
         self, branch_id: str, start: int, stop: int, decoded: Sequence[str], counted: Sequence[str]
     ) -> Iterator[Joined]: ...
     def hash_at(self, branch_id: str, seq: int) -> str: ...
+    def segments(self, branch_id: str) -> list[tuple[str, int, int | None]]: ...
     def agent_links(self, branch_id: str) -> dict[int, str]: ...
     def seq_at_time(self, branch_id: str, t: int) -> int: ...
     def put_snapshot(self, branch_id: str, seq: int, state: bytes, state_hash: str, pieces: Mapping[str, bytes] = {}) -> None: ...
@@ -167,7 +168,12 @@ class _Lineage:
     """Shared logic: a branch's events are segments of its ancestors' rows."""
 
     def segments(self, branch_id: str) -> list[tuple[str, int, int | None]]:
-        """``(owner, first_seq, last_seq)`` pieces, oldest first; ``None`` means open-ended."""
+        """``(owner, first_seq, last_seq)`` pieces, oldest first; ``None`` means open-ended.
+
+        An ancestor's piece ends at the lowest fork point below it: a fork of a fork, made before the seq where its
+        parent left the grandparent, holds none of its parent's own events (its piece is empty, ``last < first``)
+        and only the grandparent's up to its own fork point. ``StoreError`` if the lineage loops (a damaged file:
+        no command makes one), rather than following it for ever."""
         pieces: list[tuple[str, int, int | None]] = []
         info = self.branch(branch_id)  # type: ignore[attr-defined]
         upper: int | None = None
@@ -176,8 +182,10 @@ class _Lineage:
             pieces.append((info.id, lower, upper))
             if info.parent is None:
                 break
-            upper = info.fork_seq
+            upper = info.fork_seq if upper is None else min(upper, info.fork_seq)
             info = self.branch(info.parent)  # type: ignore[attr-defined]
+            if any(owner == info.id for owner, _, _ in pieces):
+                raise StoreError(f"run {branch_id!r} is damaged: its lineage comes back to {info.id!r}")
         pieces.reverse()
         return pieces
 

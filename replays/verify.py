@@ -155,10 +155,9 @@ def lineage_root(run: Run, upto: int = 0) -> BranchInfo:
     """The first branch of the run's lineage that holds seq ``upto``: with 0 the root, whose genesis
     every fork shares; with 1 the branch that wrote ``run_started`` (a fork at seq 0, such as a
     lifelong probe, starts its own run with a probe term)."""
-    branch = run.branch
-    while branch.parent is not None and branch.fork_seq >= upto:
-        branch = run.store.branch(branch.parent)
-    return branch
+    pieces = run.store.segments(run.branch.id)
+    owner = next((owner for owner, lower, _ in reversed(pieces) if lower <= upto), pieces[0][0])
+    return run.store.branch(owner)
 
 
 def check_inputs(run: Run) -> Mismatch | None:

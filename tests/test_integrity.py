@@ -263,6 +263,43 @@ def test_a_directory_and_a_garbage_file_get_one_line(tmp_path: Path) -> None:
     assert str(garbage) in line and digest(garbage) == before
 
 
+def test_a_fork_of_a_fork_made_before_its_fork_point_verifies_and_replays(tmp_path: Path) -> None:
+    """``early`` forks ``late`` at a step before ``late`` left the run: its events are the run's up to there and its
+    own, which verify re-executes (the run's later events were read in between, and verify failed a sound run)."""
+    db = str(tmp_path / "runs.db")
+    assert campus("run", "--db", db, "--scale", "0.02", "--max-steps", "120", cwd=tmp_path).returncode == 0
+    for parent, at, name in (("oracle-s0", "300", "late"), ("late", "100", "early")):
+        forked = campus("fork", parent, "--at-step", at, "--agent", "oracle", "--max-steps", "20", "--name", name,
+                        "--db", db, "--json", cwd=tmp_path)
+        assert forked.returncode == 0, forked.stderr
+    store = SQLiteStore(db)
+    early, run = store.branch("early"), store.rows("oracle-s0")
+    assert 0 < early.fork_seq < store.branch("late").fork_seq
+    rows = store.rows("early")
+    assert [r.seq for r in rows] == list(range(1, len(rows) + 1)) and rows[:early.fork_seq] == run[:early.fork_seq]
+    assert chain_holds(store, "early")
+    store.close()
+    checked = campus("verify", "early", "--deep", "--db", db, "--json", cwd=tmp_path)
+    assert checked.returncode == 0 and json.loads(checked.stdout)["ok"], checked.stdout + checked.stderr
+
+
+def test_a_lineage_that_loops_is_one_error_line_not_a_hang(tmp_path: Path) -> None:
+    """No command makes a run its own ancestor; a file where one is (edited by hand, or crafted) is refused."""
+    db = tmp_path / "runs.db"
+    assert campus("run", "--db", str(db), "--scale", "0.02", "--max-steps", "40", cwd=tmp_path).returncode == 0
+    assert campus("fork", "oracle-s0", "--at-step", "20", "--agent", "oracle", "--max-steps", "5", "--name", "b",
+                  "--db", str(db), cwd=tmp_path).returncode == 0
+    with sqlite3.connect(db) as conn:
+        conn.execute("DROP TRIGGER branches_append_only_update")
+        conn.execute("UPDATE branches SET parent = 'b', fork_seq = 10 WHERE id = 'oracle-s0'")
+    conn.close()
+    for args in (("runs",), ("verify", "b"), ("score", "oracle-s0"), ("replay", "b", "--step", "3"),
+                 ("export", "b", "-o", str(tmp_path / "b.jsonl"))):
+        line = one_error_line(campus(*args, "--db", str(db), cwd=tmp_path))
+        assert "is damaged: its lineage comes back to" in line, (args, line)
+    assert not (tmp_path / "b.jsonl").exists()
+
+
 def test_a_campus_database_made_before_the_stamp_still_opens(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     store = SQLiteStore(path)

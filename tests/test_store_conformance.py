@@ -76,6 +76,29 @@ def test_fork_of_a_fork_reads_three_segments(store: EventStore) -> None:
     assert store.owner_of("c", 1) == "main" and store.owner_of("c", 3) == "b"  # type: ignore[attr-defined]
 
 
+def test_a_fork_of_a_fork_before_its_fork_point_reads_the_grandparent_up_to_it(store: EventStore) -> None:
+    """``c`` forks ``b`` at 2, below where ``b`` left ``main`` (4): ``c`` holds main's 1..2 and its own, nothing of
+    ``b``'s; its ancestors' pieces once ran to ``b``'s fork point, so main's 3..4 were read before ``c``'s 3.."""
+    root(store)
+    store.append("main", walks(6))
+    store.fork("main", 4, "b", agent="x")
+    store.append("b", walks(2, start=40))
+    store.fork("b", 2, "c", agent="y")
+    assert store.head("c") == (2, store.hash_at("main", 2))
+    store.append("c", walks(3, start=90))
+    assert [r.t for r in store.rows("c")] == [0, 1, 90, 91, 92]
+    assert [r.t for r in store.rows("c", 2, 4)] == [1, 90, 91]
+    if isinstance(store, SQLiteStore):  # the fold's and the batched readers' ranges
+        assert [(r.seq, r.t) for batch in store.iter_rows("c", batch=2) for r in batch] == [(1, 0), (2, 1), (3, 90), (4, 91), (5, 92)]
+        assert [len(batch) for batch in store.scan("c", 1, 5, ["walked"], batch=2)] == [2, 2, 1]
+    assert store.owner_of("c", 2) == "main" and store.owner_of("c", 3) == "c"  # type: ignore[attr-defined]
+    prev = "g" * 64
+    for row in store.rows("c"):
+        prev = chain_hash(prev, row.t, row.payload.encode())
+        assert row.hash == prev
+    assert store.head("c") == (5, prev)
+
+
 def test_fork_at_zero_starts_from_the_genesis(store: EventStore) -> None:
     root(store)
     store.append("main", walks(2))
