@@ -111,6 +111,8 @@ def decode_older(payload: bytes | str, target: Any) -> Any:
     try:
         return msgspec.convert(raw, target)
     except msgspec.ValidationError as current:
+        if not isinstance(raw, dict):
+            raise
         for schema in older_versions():
             try:
                 return msgspec.convert(upcast(raw, schema), target)

@@ -54,9 +54,11 @@ def upcast_change(raw: dict[str, Any], schema: int) -> dict[str, Any]:
     return _through(CHANGE_UPCASTERS, raw.get("type", ""), raw, schema)
 
 
-def _through(steps: dict[int, dict[str, Upcaster]], key: str, raw: dict[str, Any], schema: int) -> dict[str, Any]:
+def _through(steps: dict[int, dict[str, Upcaster]], key: object, raw: dict[str, Any], schema: int) -> dict[str, Any]:
     from campus.events.model import SCHEMA_VERSION
 
+    if not isinstance(key, str):  # not an event of any schema: left for the caller's validation to refuse
+        return raw
     for version in range(schema, SCHEMA_VERSION):
         step = steps.get(version, {}).get(key)
         if step is not None:

@@ -265,6 +265,9 @@ def _checked_records(lines: Iterator[tuple[int, str]], genesis: str, links: dict
             event = decode_event(msgspec.json.encode(line.event))
         except (msgspec.DecodeError, msgspec.ValidationError) as error:
             raise ExportFormatError(f"line {number} is not a valid event ({error})") from None
+        if line.kind != line.event.get("kind"):
+            raise ExportFormatError(f"line {number} (seq {line.seq}) says kind {line.kind!r} of an event of kind "
+                                    f"{line.event.get('kind')!r}")
         payload = canonical(line.event)  # the bytes as recorded: an older schema's payload keeps its hash
         agent = links.get(len(records) + 1)
         digest = chain_hash(prev if agent is None else agent_link(prev, agent), line.t, payload)

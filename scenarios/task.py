@@ -233,10 +233,17 @@ def decode_term(data: bytes | str, schema: int = SCHEMA_VERSION) -> Term:
     return term
 
 
-def upcast_term(raw: dict[str, Any], schema: int) -> dict[str, Any]:
-    """A decoded term of ``schema`` as one of the current schema: its world changes and the parts of its ground truths."""
-    triggers = [trigger | {"change": upcast_change(trigger["change"], schema)} for trigger in raw.get("world_changes", [])]
-    tasks = [task | {"ground_truth": _upcast_truth(task.get("ground_truth"), schema)} for task in raw.get("tasks", [])]
+def upcast_term(raw: Any, schema: int) -> Any:
+    """A decoded term of ``schema`` as one of the current schema: its world changes and the parts of its ground truths.
+    What has not the shape of a term is left as it is, for the conversion to a ``Term`` to refuse (a stored term is
+    untrusted)."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("world_changes", []), list) or not isinstance(raw.get("tasks", []), list):
+        return raw
+    triggers = [trigger | {"change": upcast_change(trigger["change"], schema)}
+                if isinstance(trigger, dict) and isinstance(trigger.get("change"), dict) else trigger
+                for trigger in raw.get("world_changes", [])]
+    tasks = [task | {"ground_truth": _upcast_truth(task.get("ground_truth"), schema)} if isinstance(task, dict) else task
+             for task in raw.get("tasks", [])]
     return raw | {"world_changes": triggers, "tasks": tasks}
 
 

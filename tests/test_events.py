@@ -160,6 +160,15 @@ def test_a_payload_no_schema_reads_is_refused_with_the_current_error() -> None:
                      b'"item_name":"I","day":"x","start":1,"end":2}')
 
 
+@pytest.mark.parametrize("payload", [b'[1, 2]', b'"booked"', b'{"kind": ["booked"]}', b'{"kind": {"a": 1}}', b'{"kind": 7}',
+                                     b'{"kind": "world_changed", "change": {"type": ["seat_availability"]}}'])
+def test_a_payload_of_no_events_shape_is_a_validation_error(payload: bytes) -> None:
+    """A stored payload is untrusted: whatever its shape, reading it fails as a payload no schema reads, never with
+    the error of an upcaster handed what no schema ever wrote."""
+    with pytest.raises(msgspec.ValidationError):
+        decode_event(payload)
+
+
 def test_upcasters_run_from_the_payloads_schema() -> None:
     @register(0, "walked")
     def rename(raw: dict) -> dict:

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -351,6 +352,12 @@ def test_an_import_that_fails_while_writing_leaves_no_run(tmp_path: Path, export
     again.close()
 
 
+def edited(lines: list[str], index: int, edit: Callable[[dict], object]) -> list[str]:
+    line = json.loads(lines[index])
+    edit(line)
+    return [*lines[:index], json.dumps(line), *lines[index + 1:]]
+
+
 @pytest.mark.parametrize("damage, message", [
     (lambda lines: lines[:-3], "ends at line 50 without its end line"),
     (lambda lines: lines[:1], "no events after its header"),
@@ -360,6 +367,12 @@ def test_an_import_that_fails_while_writing_leaves_no_run(tmp_path: Path, export
     (lambda lines: lines[:4] + [lines[4].replace('"hash":', '"nohash":', 1)] + lines[5:], "line 5 is not a valid event"),
     (lambda lines: lines + lines[-1:], "follows the end of the export"),
     (lambda lines: lines[:-1] + ['{"end": {"events": 3, "head": "x"}}'], "the end line promises 3 events"),
+    (lambda lines: edited(lines, 4, lambda line: line.update(kind="day_started")),
+     "line 5 .*says kind 'day_started' of an event of kind"),
+    (lambda lines: edited(lines, 4, lambda line: line["event"].update(kind=["day_started"])), "line 5 is not a valid event"),
+    (lambda lines: edited(lines, 4, lambda line: line.update(event=[1, 2])), "line 5 is not a valid event"),
+    (lambda lines: edited(lines, 0, lambda line: line["term"].update(world_changes=[True])), "line 1: the world or term is not valid"),
+    (lambda lines: edited(lines, 0, lambda line: line["term"].update(tasks=7)), "line 1: the world or term is not valid"),
 ])
 def test_damaged_exports_are_refused_with_the_line(exported: list[str], damage, message: str) -> None:
     cut = damage(exported[:52] + ['{"end": ' + json.dumps({"events": 51, "head": json.loads(exported[51])["hash"]}) + "}"])
