@@ -20,6 +20,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from campus.events.model import MAX_SEED
+
 if TYPE_CHECKING:
     from campus.kernel.runner import Paraphrase
     from campus.replays.prices import Price
@@ -30,6 +32,11 @@ if TYPE_CHECKING:
 
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
+
+def seed_option(help: str | None = None) -> Any:
+    """``--seed``: from 0 to ``MAX_SEED`` (what a run's stored seed can hold)."""
+    return typer.Option(0, "--seed", min=0, max=MAX_SEED, help=help)
+
 
 DB = typer.Option("runs.db", "--db", help="The SQLite file holding the runs (it must exist).")
 NEW_DB = typer.Option("runs.db", "--db", help="The SQLite file holding runs (created if missing).")

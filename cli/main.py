@@ -21,7 +21,7 @@ from campus.cli.agents import AGENT_HELP, with_agent_options
 from campus.cli.common import (BUSY_HELP, DB, DISRUPTIONS_HELP, JSON, NEW_DB, PARAPHRASE_BASE_URL, PARAPHRASE_MODEL, PRICES,
                                ROUNDS_HELP, WORLD_HELP, emit_json, err, expected_errors, fail,
                                inputs_of, model_key, no_empty_db_left, open_db, out, pairing_warning, paraphraser_of, price_lookup,
-                               reflow_help, scratch_option, world_of)
+                               reflow_help, scratch_option, seed_option, world_of)
 from campus.cli.progress import task_progress
 from campus.cli.prompt import prompt as prompt_command
 from campus.cli.report import report as report_command
@@ -170,7 +170,7 @@ def _print_summary(summary: dict[str, Any]) -> None:
 @with_agent_options
 def run(
     db: str = NEW_DB,
-    seed: int = typer.Option(0, "--seed", help="Seed for the world, the term and the run."),
+    seed: int = seed_option("Seed for the world, the term and the run."),
     agent: str = AGENT,
     scale: float = typer.Option(1.0, "--scale", help="Term size relative to the paper's task counts."),
     rounds: int = typer.Option(DEFAULT_ROUND_LIMIT, "--rounds", min=1, help=ROUNDS_HELP),
@@ -751,7 +751,7 @@ def runs(
 
 @world_app.command("generate")
 def world_generate(
-    seed: int = typer.Option(0, "--seed"),
+    seed: int = seed_option(),
     scale: float = typer.Option(1.0, "--scale", help="Size relative to the published campus."),
     as_json: bool = JSON,
 ) -> None:
@@ -775,7 +775,7 @@ def world_generate(
 
 @term_app.command("generate")
 def term_generate(
-    seed: int = typer.Option(0, "--seed", help="Seed for the world (if generated) and the term."),
+    seed: int = seed_option("Seed for the world (if generated) and the term."),
     scale: float = typer.Option(1.0, "--scale", help="Task counts relative to the paper's (1,284 tasks at 1.0)."),
     world_source: str = typer.Option(None, "--world", metavar="SOURCE", help="'generated' (default) or 'stulife:DIR'."),
     disruptions: bool = typer.Option(True, "--disruptions/--no-disruptions", help=DISRUPTIONS_HELP),
@@ -924,7 +924,7 @@ def bench_calls(
 
 @bench_app.command("term")
 def bench_term(
-    seed: int = typer.Option(0, "--seed"),
+    seed: int = seed_option(),
     scale: float = typer.Option(1.0, "--scale", help="Term size relative to the paper's task counts."),
     directory: str = scratch_option("database"),
     disruptions: bool = typer.Option(True, "--disruptions/--no-disruptions", help=DISRUPTIONS_HELP),

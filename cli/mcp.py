@@ -11,13 +11,13 @@ import importlib.util
 import typer
 
 from campus.cli.common import (BUSY_HELP, DISRUPTIONS_HELP, NEW_DB, PARAPHRASE_BASE_URL, PARAPHRASE_MODEL, ROUNDS_HELP, WORLD_HELP, err,
-                               fail, inputs_of, open_db, paraphraser_of)
+                               fail, inputs_of, open_db, paraphraser_of, seed_option)
 from campus.scenarios.rounds import DEFAULT_ROUND_LIMIT
 
 
 def mcp(
     db: str = NEW_DB,
-    seed: int = typer.Option(0, "--seed", help="Seed for the world, the term and the run."),
+    seed: int = seed_option("Seed for the world, the term and the run."),
     scale: float = typer.Option(1.0, "--scale", help="Term size relative to the paper's task counts."),
     rounds: int = typer.Option(DEFAULT_ROUND_LIMIT, "--rounds", min=1, help=ROUNDS_HELP),
     world_source: str = typer.Option(None, "--world", metavar="SOURCE", help=WORLD_HELP),

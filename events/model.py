@@ -25,6 +25,10 @@ class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind", omit_de
 # ---------------------------------------------------------------- run lifecycle
 
 
+MAX_SEED = 2**63 - 1
+"""Seeds run from 0 to the largest integer a SQLite column holds (a run's seed is stored in its branch's row)."""
+
+
 class RunStarted(Event, tag="run_started", frozen=True):
     world_hash: str
     term_hash: str

@@ -50,7 +50,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from campus.events import TaskEnded
+from campus.events import MAX_SEED, TaskEnded
 from campus.kernel.agent import Agent
 from campus.kernel.logs import configure as configure_logs
 from campus.kernel.runner import run_config
@@ -133,6 +133,10 @@ Progress = Callable[[tuple[Any, ...]], None]
 # ---------------------------------------------------------------- seeds and ids
 
 
+MAX_SEEDS = 100_000
+"""The most seeds one list may name (a sweep of them all would run for days)."""
+
+
 def parse_seeds(spec: str) -> list[int]:
     """Seeds from ``"1-20"``, ``"3"``, ``"1,4,7"`` or a mix (``"1-3,7"``); sorted, each at most once."""
     seeds: list[int] = []
@@ -143,8 +147,10 @@ def parse_seeds(spec: str) -> list[int]:
             high = int(last) if dash else low
         except ValueError:
             raise ValueError(f"bad seed list {spec!r}: {part.strip()!r} is not a seed or a range like 1-20") from None
-        if low < 0 or high < low:
-            raise ValueError(f"bad seed list {spec!r}: {part.strip()!r} must be a non-negative seed or a range low-high")
+        if low < 0 or high < low or high > MAX_SEED:
+            raise ValueError(f"bad seed list {spec!r}: {part.strip()!r} must be a seed 0..{MAX_SEED} or a range low-high")
+        if len(seeds) + high - low + 1 > MAX_SEEDS:
+            raise ValueError(f"bad seed list {spec!r}: more than {MAX_SEEDS:,} seeds")
         seeds.extend(range(low, high + 1))
     repeated = sorted(seed for seed, times in Counter(seeds).items() if times > 1)
     if repeated:

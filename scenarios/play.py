@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from campus.events import TaskEnded, genesis_hash
+from campus.events import MAX_SEED, TaskEnded, genesis_hash
 from campus.kernel.agent import Agent
 from campus.kernel.engine import Kernel
 from campus.kernel.runner import Session, run_config
@@ -131,6 +131,8 @@ def new_run(
     """Create a root branch for ``term`` on ``world``; nothing is played yet. ``triggers=False`` makes the
     static twin: the term's trigger rules never fire on it (recorded in its config, so in its genesis).
     ``rules`` replaces today's rules (``round_limit`` and ``triggers`` then ignored): a stored run played again under its own."""
+    if not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"seed {seed} is outside 0..{MAX_SEED}")
     store_inputs(store, world, term)
     config = dict(rules) if rules is not None else run_config(round_limit)
     if not triggers and rules is None:

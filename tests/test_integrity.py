@@ -301,6 +301,20 @@ def test_a_lineage_that_loops_is_one_error_line_not_a_hang(tmp_path: Path) -> No
     assert not (tmp_path / "b.jsonl").exists()
 
 
+@pytest.mark.parametrize("seed", [-1, 2**63])
+def test_a_seed_no_run_can_store_is_refused_before_anything_is_written(tmp_path: Path, world: WorldIndex,
+                                                                         small_term: Term, seed: int) -> None:
+    """A seed beyond a SQLite integer raised OverflowError with a traceback, after the world and term were stored."""
+    store = SQLiteStore(tmp_path / "runs.db")
+    with pytest.raises(ValueError, match=f"seed {seed} is outside 0..{2**63 - 1}"):
+        new_run(store, world, small_term, agent_name="oracle", seed=seed)
+    assert store.branches() == [] and store.conn.execute("SELECT count(*) FROM blobs").fetchone() == (0,)
+    store.close()
+    refused = campus("run", "--seed", str(seed), "--scale", "0.02", "--db", str(tmp_path / "cli.db"), cwd=tmp_path)
+    assert refused.returncode == 2 and "Invalid value for '--seed'" in refused.stderr and "Traceback" not in refused.stderr
+    assert not (tmp_path / "cli.db").exists()
+
+
 def test_a_campus_database_made_before_the_stamp_still_opens(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     store = SQLiteStore(path)

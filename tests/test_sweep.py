@@ -88,9 +88,11 @@ def test_seed_lists() -> None:
     assert parse_seeds("1,4,7") == [1, 4, 7]
     assert parse_seeds("9, 1-3") == [1, 2, 3, 9]
     assert parse_seeds("0-0") == [0]
+    assert parse_seeds(f"{2**63 - 1}") == [2**63 - 1] and len(parse_seeds("0-99999")) == 100_000
 
 
-@pytest.mark.parametrize("spec", ["", "a", "1-", "-3", "5-1", "1,,2", "1-3,2", "1.5", "1-2-3"])
+@pytest.mark.parametrize("spec", ["", "a", "1-", "-3", "5-1", "1,,2", "1-3,2", "1.5", "1-2-3", "0-99999999999",
+                                  "0-50000,60000-110000", f"{2**63}", f"5-{2**63}"])
 def test_bad_seed_lists_are_refused(spec: str) -> None:
     with pytest.raises(ValueError, match="bad seed list"):
         parse_seeds(spec)
