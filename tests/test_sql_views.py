@@ -25,7 +25,9 @@ def database(tmp_path_factory, world, small_term):
     child.session(make_agent("noop", child.term, child.world)).run()
     grandchild, _ = fork_run(child, store.head("child")[0] - 40, agent_name="oracle", new_id="grandchild")
     grandchild.session(make_agent("oracle", grandchild.term, grandchild.world)).run()
-    runs = {run.branch.id: run for run in (parent, child, grandchild)}
+    early, _ = fork_run(grandchild, store.branch("child").fork_seq // 2, agent_name="oracle", new_id="early")
+    early.session(make_agent("oracle", early.term, early.world)).run()  # before its parent's fork point
+    runs = {run.branch.id: run for run in (parent, child, grandchild, early)}
     yield path, runs
     store.close()
 
@@ -73,3 +75,18 @@ def test_replies_keep_the_agents_text(database) -> None:
     texts = [t for (t,) in _query(path, "SELECT text FROM replies WHERE run = 'child' ORDER BY seq")]
     assert texts[-1] == "<action>Action: finish()</action>"
     assert len(texts) == sum(r.kind == "agent_replied" for r in runs["child"].store.rows("child"))
+
+
+def test_a_lineage_that_loops_ends_the_views_recursion(database, tmp_path) -> None:
+    """A file edited so that a run is its own ancestor: the view's recursion stops (the kernel refuses the run)."""
+    path, _ = database
+    looped = tmp_path / "looped.db"
+    with sqlite3.connect(path) as source, sqlite3.connect(looped) as copy:
+        source.backup(copy)
+        copy.execute("DROP TRIGGER branches_append_only_update")
+        root = copy.execute("SELECT id FROM branches WHERE parent IS NULL").fetchone()[0]
+        copy.execute("UPDATE branches SET parent = 'child', fork_seq = 5 WHERE id = ?", (root,))
+        steps = iter(range(100_000))
+        copy.set_progress_handler(lambda: next(steps, None) is None, 1000)  # aborts a query that runs on and on
+        owners = copy.execute("SELECT DISTINCT owner FROM lineage WHERE run = 'child'").fetchall()
+    assert sorted(owners) == sorted([(root,), ("child",)])
