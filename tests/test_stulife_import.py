@@ -304,7 +304,7 @@ def test_every_equally_cheap_route_of_a_scored_walk_passes(world: World) -> None
         best = sum(index.route(a, b, constraints).cost for a, b in zip(stops, stops[1:]))
         for n, route in enumerate(task.ground_truth["parts"][0]["routes"]):
             assert route[0] == stops[0] and route[-1] == stops[-1]
-            assert sum(edge_cost(index.graph.edges[a, b], constraints) for a, b in zip(route, route[1:])) == best
+            assert sum(edge_cost(index.graph[a][b], constraints) for a, b in zip(route, route[1:])) == best
             alternative = msgspec.structs.replace(task, id=f"{task.id}-{n}", instruction="Walk.",
                                                   release=task.release + n, solution=(f"goto:{stops[0]}", "walk:" + ",".join(route)))
             tasks.append(alternative)
