@@ -4,10 +4,11 @@ A fork stores only the events after its fork point; its earlier events are its a
 rows. ``run_events`` puts each run's whole history together (its own rows plus every
 ancestor's rows up to the fork), and the other views read from it, so every view answers
 for a fork exactly as for the run it was forked from. Views hold no data: dropping them
-changes nothing, and the store re-creates them on open. (``lineage`` joins its rows with ``UNION``, not
-``UNION ALL``: a chain of forks never repeats a row, and in a file edited so that a run is its own ancestor the
-repeated rows end the recursion, where the kernel refuses such a lineage outright.) (A call and its result always share
+changes nothing, and the store re-creates them on open. (A call and its result always share
 a step, and a fork never splits a step, so a result is looked up where its call is stored.)
+
+``lineage`` joins its rows with ``UNION``, not ``UNION ALL``: a chain of forks never repeats a row, and in a file
+edited so that a run is its own ancestor the repeated rows end the recursion (the kernel refuses such a lineage).
 """
 
 from __future__ import annotations
