@@ -18,14 +18,14 @@ is checked, but whether they are complete cannot be.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import IO, Any
 
 import msgspec
 
 from campus.events import agent_link, canonical, chain_hash, decode_event, genesis_hash
 from campus.kernel.store import BranchInfo, EventStore, Record, Verbatim
-from campus.replays.signing import Signature, self_signed, store_signature
+from campus.replays.signing import Signature, meta_digest, self_signed, store_signature
 from campus.replays.verify import lineage_root
 from campus.scenarios.play import Run, open_run, unique_branch_id
 from campus.scenarios.task import decode_term
@@ -155,7 +155,7 @@ def import_lines(store: EventStore, lines: Iterable[str], *, branch_id: str | No
     links = {p.start: p.agent for p in played[1:]}
     records, signature = _checked_records(numbered, genesis, links, trailed=header.format == FORMAT)
     if signature is not None:
-        _check_signature(signature[1], signature[0], genesis, meta.agent, len(records))
+        _check_signature(signature[1], signature[0], genesis, meta.agent, records)
     final = branch_id or unique_branch_id(store, meta.id)
     info = BranchInfo(
         id=final if not links else unique_branch_id(store, f"{final}~1"), parent=None, fork_seq=0, genesis=genesis,
@@ -175,10 +175,13 @@ def import_lines(store: EventStore, lines: Iterable[str], *, branch_id: str | No
     return open_run(store, final)
 
 
-def _check_signature(signature: Signature, line: int, genesis: str, agent: str, events: int) -> None:
+def _check_signature(signature: Signature, line: int, genesis: str, agent: str, records: Sequence[Record]) -> None:
     said = signature.statement
-    if (said.get("events"), said.get("genesis"), said.get("agent")) != (events, genesis, agent):
+    if (said.get("events"), said.get("genesis"), said.get("agent")) != (len(records), genesis, agent):
         raise ExportFormatError(f"line {line}: the signature is over another run than this file holds")
+    if "meta" in said and said["meta"] != meta_digest((seq, meta) for seq, (_, _, meta) in enumerate(records, start=1)):
+        raise ExportFormatError(f"line {line}: the signature is over other token and latency records (meta) "
+                                "than this file's events hold")
     if not self_signed(signature):
         raise ExportFormatError(f"line {line}: the signature does not verify under the key it names")
 

@@ -3,9 +3,13 @@
 Verify proves a log is a consistent playing of its term; it cannot prove who produced it (a
 consistent forgery of the replies is another valid run). A signature closes that gap: the
 producer signs a *statement* — the run's head (its length and final hash) with the branch's
-genesis, agent, world, term, seed and rules — and anyone holding the public key checks that a
-stored run ends in exactly that head. The head hash chains every event and the genesis binds
-the inputs and the agent, so a run that verifies and ends in a signed head is the signed run.
+genesis, agent, world, term, seed and rules, and a digest of its events' meta — and anyone holding
+the public key checks that a stored run ends in exactly that head. The head hash chains every event
+and the genesis binds the inputs and the agent, so a run that verifies and ends in a signed head is
+the signed run. An event's meta (a model's token usage and latency) is outside the chain, as what
+the wall clock measured cannot be replayed; the statement's ``meta`` digest binds it, so an edit of a
+signed run's tokens or latency is caught too (a signature made before the digest vouches for the
+head alone).
 
 Keys are PEM files, as ``campus keygen`` writes them or as OpenSSL does
 (``openssl genpkey -algorithm ed25519 -out key.pem``; ``openssl pkey -in key.pem -pubout -out key.pub``).
@@ -18,6 +22,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -51,7 +56,25 @@ def statement(run: Run) -> dict[str, Any]:
     events, head = run.store.head(info.id)
     return {"format": FORMAT, "run": info.id, "events": events, "head": head, "genesis": info.genesis,
             "agent": info.agent, "world_hash": info.world_hash, "term_hash": info.term_hash, "seed": info.seed,
-            "rules": info.config}
+            "rules": info.config, "meta": meta_digest(_stored_meta(run, events))}
+
+
+def meta_digest(metas: Iterable[tuple[int, str | None]]) -> str:
+    """sha256 over ``(seq, meta)`` of each event that has meta, in seq order."""
+    digest = hashlib.sha256()
+    for seq, meta in metas:
+        if meta is not None:
+            digest.update(canonical([seq, meta]) + b"\n")
+    return digest.hexdigest()
+
+
+def _stored_meta(run: Run, events: int) -> Iterator[tuple[int, str | None]]:
+    for start in range(1, events + 1, _BATCH):
+        for row in run.store.rows(run.branch.id, start, min(events, start + _BATCH - 1)):
+            yield row.seq, row.meta
+
+
+_BATCH = 50_000
 
 
 def generate_key(path: Path) -> Path:
@@ -156,12 +179,21 @@ def check_signed(run: Run, key: Ed25519PublicKey) -> str | None:
     mine = [s for s in map(_decoded, run.store.blobs(KIND)) if s is not None and valid(s, key)]
     if not mine:
         return f"no signature by this key is stored for any run (sign with 'campus export {run.branch.id} --sign KEY')"
-    shared = {k: v for k, v in said.items() if k != "run"}
-    if any({k: v for k, v in s.statement.items() if k != "run"} == shared for s in mine):
+    if any(_covers(s.statement, said) for s in mine):
         return None
+    if any(_covers({k: v for k, v in s.statement.items() if k != "meta"}, said) for s in mine):
+        return ("the key signed this head with other token and latency records (meta): the run's meta was edited "
+                "after it was signed")
     heads = ", ".join(f"{s.statement.get('events')} events ending in {str(s.statement.get('head'))[:12]}" for s in mine)
     return (f"the key signed other heads ({heads}), not this run's {said['events']} events ending in "
             f"{said['head'][:12]} with its genesis and agent")
+
+
+def _covers(signed: dict[str, Any], said: dict[str, Any]) -> bool:
+    """Whether a signed statement is this one's (whatever run name it had); one made before the meta digest
+    vouches for the rest of it."""
+    ignored = {"run"} if "meta" in signed else {"run", "meta"}
+    return {k: v for k, v in signed.items() if k != "run"} == {k: v for k, v in said.items() if k not in ignored}
 
 
 def _decoded(data: bytes) -> Signature | None:

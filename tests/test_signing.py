@@ -7,7 +7,9 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import msgspec
 import pytest
 
 from campus.agents import make_agent
@@ -87,6 +89,66 @@ def test_a_signed_export_with_an_edited_head_or_signature_is_refused(world: Worl
     forged = dict(end["signature"], ed25519=end["signature"]["ed25519"][:-4] + "AAA=")
     with pytest.raises(ExportFormatError, match="does not verify under the key it names"):
         import_lines(MemoryStore(), lines[:-1] + [json.dumps({"end": end["end"], "signature": forged})])
+
+
+class Metered:
+    """The oracle, reporting made-up token usage for each reply as a model's client does (meta, outside the chain)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.name, self.replies = inner, inner.name, 0
+        self.last_meta: dict[str, Any] | None = None
+
+    def act(self, view: Any) -> Any:
+        self.replies += 1
+        self.last_meta = {"usage": {"prompt_tokens": 1000 + self.replies, "completion_tokens": 20}, "latency_s": 0.5}
+        return self.inner.act(view)
+
+
+@pytest.fixture()
+def metered(world: WorldIndex, small_term: Term) -> Any:
+    store = MemoryStore()
+    run = new_run(store, world, small_term, agent_name="oracle", seed=0, branch_id="metered")
+    run.session(Metered(make_agent("oracle", small_term, world))).run(max_steps=40)
+    assert sum(row.meta is not None for row in store.rows("metered")) >= 40
+    return run
+
+
+def edit_meta(store: MemoryStore, branch: str) -> None:
+    """A reply's token count edited in the store, as a hand edit of the file would (the chain does not cover it)."""
+    rows = store._rows[branch]
+    at = next(i for i, row in enumerate(rows) if row.meta is not None)
+    rows[at] = rows[at]._replace(meta=rows[at].meta.replace('"prompt_tokens":1001', '"prompt_tokens":11'))
+    assert '"prompt_tokens":11,' in rows[at].meta
+
+
+def test_a_signature_binds_the_token_and_latency_records(metered: Any, keys: Path) -> None:
+    store, key = metered.store, public_key(str(keys) + ".pub")
+    signature = sign(metered, private_key(str(keys)))
+    store_signature(store, signature)
+    lines = list(export_lines(metered, signature))
+    assert check_signed(metered, key) is None and import_lines(MemoryStore(), lines).store.blobs("signature")
+    at = next(i for i, line in enumerate(lines) if '"prompt_tokens":1001' in json.loads(line).get("meta", ""))
+    event = json.loads(lines[at])
+    lines[at] = json.dumps(event | {"meta": event["meta"].replace('"prompt_tokens":1001', '"prompt_tokens":11')})
+    with pytest.raises(ExportFormatError, match=r"signature is over other token and latency records \(meta\)"):
+        import_lines(MemoryStore(), lines)
+    edit_meta(store, "metered")
+    problem = check_signed(metered, key)
+    assert problem is not None and "the run's meta was edited after it was signed" in problem
+
+
+def test_a_signature_made_before_the_meta_digest_still_vouches_for_the_head(metered: Any, keys: Path) -> None:
+    """An older signature's statement has no ``meta``: it vouches for the head, whatever the meta says."""
+    import base64
+
+    from campus.events import canonical
+
+    now = sign(metered, private_key(str(keys)))
+    said = {k: v for k, v in now.statement.items() if k != "meta"}
+    older = msgspec.structs.replace(now, statement=said, ed25519=base64.b64encode(private_key(str(keys)).sign(canonical(said))).decode())
+    store_signature(metered.store, older)
+    edit_meta(metered.store, "metered")
+    assert check_signed(metered, public_key(str(keys) + ".pub")) is None
 
 
 def test_a_sqlite_store_lists_blobs_by_kind(tmp_path: Path) -> None:
