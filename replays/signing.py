@@ -68,13 +68,11 @@ def meta_digest(metas: Iterable[tuple[int, str | None]]) -> str:
     return digest.hexdigest()
 
 
-def _stored_meta(run: Run, events: int) -> Iterator[tuple[int, str | None]]:
-    for start in range(1, events + 1, _BATCH):
-        for row in run.store.rows(run.branch.id, start, min(events, start + _BATCH - 1)):
+def _stored_meta(run: Run, events: int, batch: int = 50_000) -> Iterator[tuple[int, str | None]]:
+    """The run's ``(seq, meta)``, read ``batch`` rows at a time (a long run is never held whole)."""
+    for start in range(1, events + 1, batch):
+        for row in run.store.rows(run.branch.id, start, min(events, start + batch - 1)):
             yield row.seq, row.meta
-
-
-_BATCH = 50_000
 
 
 def generate_key(path: Path) -> Path:

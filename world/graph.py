@@ -49,9 +49,6 @@ class Walkways:
     def __getitem__(self, node: str) -> dict[str, Edge]:
         return self.adj[node]
 
-    def __len__(self) -> int:
-        return len(self.adj)
-
     def has_edge(self, a: str, b: str) -> bool:
         return b in self.adj.get(a, ())
 
@@ -74,7 +71,7 @@ def fastest_path(graph: Walkways, source: str, target: str, weight: Weight) -> l
     if source == target:
         return [source]
     order = count()
-    settled: tuple[dict[str, float], dict[str, float]] = ({}, {})
+    settled: tuple[set[str], set[str]] = (set(), set())
     reached: tuple[dict[str, float], dict[str, float]] = ({source: 0}, {target: 0})
     previous: tuple[dict[str, str | None], dict[str, str | None]] = ({source: None}, {target: None})
     fringe: tuple[list[tuple[float, int, str]], list[tuple[float, int, str]]] = (
@@ -87,7 +84,7 @@ def fastest_path(graph: Walkways, source: str, target: str, weight: Weight) -> l
         cost, _, node = heapq.heappop(fringe[side])
         if node in settled[side]:
             continue
-        settled[side][node] = cost
+        settled[side].add(node)
         if node in settled[1 - side]:
             return _walk_back(previous[0], meeting)[::-1] + _walk_back(previous[1], previous[1][meeting])
         mine, theirs = reached[side], reached[1 - side]
