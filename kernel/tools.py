@@ -161,10 +161,6 @@ def openai_tools(tools: Sequence[ToolDecl]) -> list[dict[str, Any]]:
     ]
 
 
-def anthropic_tools(tools: Sequence[ToolDecl]) -> list[dict[str, Any]]:
-    return [{"name": wire_name(t.name), "description": t.description, "input_schema": t.json_schema()} for t in tools]
-
-
 def mcp_tools(tools: Sequence[ToolDecl]) -> list[dict[str, Any]]:
     return [
         {

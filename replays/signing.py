@@ -143,13 +143,6 @@ def store_signature(store: EventStore, signature: Signature) -> None:
     store.put_blob(KIND, hashlib.sha256(data).hexdigest(), data)
 
 
-def decode_signature(value: Any) -> Signature:
-    try:
-        return msgspec.convert(value, Signature)
-    except msgspec.ValidationError as error:
-        raise SigningError(f"not a campus signature ({error})") from None
-
-
 def valid(signature: Signature, key: Ed25519PublicKey) -> bool:
     from cryptography.exceptions import InvalidSignature
 

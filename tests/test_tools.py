@@ -1,11 +1,11 @@
-"""Tool declarations: one source, four dialects, and a dispatcher that never lets bad input through."""
+"""Tool declarations: one source, three dialects, and a dispatcher that never lets bad input through."""
 
 from __future__ import annotations
 
 import jsonschema
 import pytest
 
-from campus.kernel.tools import Param, ToolDecl, anthropic_tools, bind_arguments, from_wire_name, mcp_tools, ok, openai_tools
+from campus.kernel.tools import Param, ToolDecl, bind_arguments, from_wire_name, mcp_tools, ok, openai_tools
 from campus.scenarios.play import build_kernel
 
 META = jsonschema.Draft202012Validator.META_SCHEMA
@@ -24,9 +24,6 @@ def test_every_tool_schema_is_valid_json_schema(kernel) -> None:
         jsonschema.validate(entry["function"]["parameters"], META)
         assert "." not in entry["function"]["name"]
         assert from_wire_name(entry["function"]["name"]) in kernel.tools
-    for entry in anthropic_tools(tools):
-        jsonschema.validate(entry["input_schema"], META)
-        assert set(entry) == {"name", "description", "input_schema"}
     for entry, tool in zip(mcp_tools(tools), tools):
         jsonschema.validate(entry["inputSchema"], META)
         assert entry["annotations"]["readOnlyHint"] is (not tool.mutates)
