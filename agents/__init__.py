@@ -20,7 +20,7 @@ ADVERSARIAL = ("testwise", "optionsonly", "dawdler", "absent")
 DISRUPTION_CONTROLS = ("abstainer", "optimist")
 BUSY_CONTROLS = ("guesser", "fifo", "learner", "forgetful")
 BUILTIN = ("oracle", *CONTROLS, "stale", *ADVERSARIAL, *DISRUPTION_CONTROLS, *BUSY_CONTROLS)
-READERS = ("oracle-reader", "recent-only", "no-memory")
+READERS = ("oracle-reader", "recent-only", "no-memory", "question-only")
 """The memory-probe readers (``agents/readers.py``)."""
 RECENT_STEPS = 100
 """Agent steps (replies) ``recent-only`` sees back from the question, unless named ``recent-only:N``."""

@@ -9,7 +9,10 @@ end, like any persistent agent's memory; all but ``no-memory`` keep them):
 - ``recent-only``: only the events of its last ``RECENT_STEPS`` agent steps (``recent-only:N``: its
   last N), so it decays with the distance to the evidence;
 - ``no-memory``: nothing, so it says "no record" to everything: right on abstention probes,
-  wrong on their answerable twins and on every other ability.
+  wrong on their answerable twins and on every other ability;
+- ``question-only``: nothing either, but it guesses from the words of each question as it is shown
+  (``guess``): the options listed, the form of answer asked for, what is known of how probes are made.
+  It measures each ability's chance level, and anything a question gives away beyond it.
 
 They answer a term's memory check-ins the same way (``scenarios.check_ins``): the probe set drawn
 again from the log before the check-in's release, each probe answered from what the reader may see,
@@ -20,6 +23,8 @@ of the branch being played, which the reader is told (``branch``).
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from dataclasses import replace
 
 from campus.agents import READERS, RECENT_STEPS
@@ -29,8 +34,10 @@ from campus.kernel.agent import AgentView, Reply, TaskMemory
 from campus.kernel.schedule import Logged, Prefix
 from campus.kernel.store import EventStore
 from campus.scenarios.check_ins import EVALUATOR as CHECK_IN, probes_of
-from campus.scenarios.probe_answers import render
-from campus.scenarios.probes import FACT_KINDS, PLANT_TASK, PROBE_TASK, TERM_PLANT, Past, Probe, answer_of, probe_of
+from campus.scenarios.probe_answers import NO_RECORD, render
+from campus.scenarios.probes import (
+    ABSTAIN, CODEWORDS, FACT_KINDS, PLANT_TASK, PROBE_TASK, TERM_PLANT, Past, Probe, answer_of, probe_of,
+)
 from campus.scenarios.task import Task, Term
 from campus.world.index import WorldIndex
 
@@ -66,6 +73,14 @@ class Reader:
         task = self.term.by_id.get(view.task_id)
         if task is None:
             return FINISH
+        if self.name == "question-only" and (task.id.startswith(PROBE_TASK) or task.evaluator == CHECK_IN):
+            asked = questions_shown(view.messages[-1].content if view.messages else "")
+            if not asked:
+                return FINISH
+            if task.id.startswith(PROBE_TASK):
+                return f"<action>Answer: {guess(asked[0])}</action>"
+            lines = "\n".join(f"{n}: {guess(question)}" for n, question in enumerate(asked, start=1))
+            return f"<action>Answer:\n{lines}</action>"
         if task.id.startswith(PROBE_TASK):
             probe = probe_of(task)
             return f"<action>Answer: {self._answer(probe, str(task.ground_truth['branch']))}</action>"
@@ -102,7 +117,8 @@ class Reader:
     def _past(self, branch: str, upto: int) -> Past:
         key = (branch, upto)
         if key not in self._seen:
-            self._seen[key] = Past() if self.name == "no-memory" else Past.of(self._visible(branch, upto))
+            blind = self.name in ("no-memory", "question-only")
+            self._seen[key] = Past() if blind else Past.of(self._visible(branch, upto))
         return self._seen[key]
 
     def _visible(self, branch: str, upto: int) -> list[Logged]:
@@ -113,3 +129,37 @@ class Reader:
             rows = [row for row in rows if row.seq >= first]
         rows = [row for row in rows if row.kind in FACT_KINDS]
         return [(row.seq, row.t, event) for row, event in zip(rows, decode_events([row.payload for row in rows]))]
+
+
+_ASKED = "A question about your own past this term. "
+_NUMBERED = re.compile(r"^\d+\. (.+)$", re.MULTILINE)
+_LISTED_ID = re.compile(r"\(([^()]+)\)(?:, |$)")
+_OPTION = re.compile(r"^(.+?) \((.+)\)$")
+
+
+def questions_shown(observation: str) -> list[str]:
+    """The questions of a probe task (one) or a check-in (numbered lines), as the student is shown them."""
+    if _ASKED in observation:
+        return [observation.split(_ASKED, 1)[1].split(ABSTAIN, 1)[0].strip()]
+    return _NUMBERED.findall(observation)
+
+
+def guess(question: str) -> str:
+    """The best answer to ``question`` from its words alone, with no memory of the term: what the list it shows and
+    the form of answer it asks for allow, and what a reader of this code knows of how probes are made."""
+    if "Answer yes or no." in question:
+        return "no"
+    if "In which order did you first arrive at them?" in question:
+        shown = _LISTED_ID.findall(question.split("each of these buildings: ", 1)[1].split(". In which order", 1)[0])
+        return "; ".join(shown[::-1] if len(shown) == 3 else shown)
+    if "Which one do you take?" in question:
+        listed = question.split("free right now: ", 1)[1].split(". Which one do you take?", 1)[0].split("; ")
+        options = [(m[1], m[2].split(", ")) for m in map(_OPTION.match, listed) if m]
+        seen = Counter(feature for _, features in options for feature in features)
+        odd = [seat for seat, features in options if any(seen[f] == 1 for f in features)]
+        return (odd or [seat for seat, _ in options] or [NO_RECORD])[0]
+    if "Answer with a number." in question:
+        return "1"
+    if question.startswith("To which address did you send the email"):  # also how an instruction probe is asked
+        return CODEWORDS[0]  # never "no record": that is scored before the ending
+    return NO_RECORD

@@ -83,7 +83,7 @@ def _pct(value: float) -> str:
 
 
 def _print(summary: dict[str, Any], world: str) -> None:
-    from campus.lab.audit import AGENTS, GUESSERS
+    from campus.lab.audit import AGENTS, GUESSERS, PROBE_GUESSES
 
     seeds = summary["seeds"]
     table = Table(title=f"Success per scenario (%), {len(seeds)} seeds on {world}")
@@ -102,9 +102,10 @@ def _print(summary: dict[str, Any], world: str) -> None:
         headline.add_row(metric, *(f"{values(name, {}).get(metric, 0.0):.2f}" if metric == "stugpa"
                                    else _pct(values(name, {}).get(metric, 0.0)) for name in AGENTS))
     out.print(headline)
-    for name in GUESSERS:
+    for name in (*GUESSERS, *PROBE_GUESSES):
         g = summary["guessing"][name]
-        out.print(f"{name}: {g['right']}/{g['questions']} long-term questions right = {_pct(g['accuracy'])} % "
+        what = "long-term questions" if name in GUESSERS else "memory-probe guesses"
+        out.print(f"{name}: {g['right']}/{g['questions']} {what} right = {_pct(g['accuracy'])} % "
                   f"(95 % interval {_pct(g['low'])}-{_pct(g['high'])}), chance {_pct(g['chance'])} %", highlight=False)
     absent = summary["absent"]
     out.print(f"absent: at most {absent['attendance']:g} attendance points, {absent['exam']:g} in-room exam questions "

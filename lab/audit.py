@@ -9,6 +9,9 @@ success per scenario and the headline metrics. Over all seeds it checks:
 - **test-wise and options-only**: accuracy on long-term multiple-choice questions is not above
   chance (the mean of 1/options) by more than ``CHANCE_MARGIN`` — violated when the exact
   (Clopper-Pearson) 95 % interval lies wholly above chance + margin;
+- **question-only**: the same for the memory probes a question lets a student with no memory guess at
+  (``agents.readers.guess``), drawn every week over the oracle's log: yes or no (chance 1/2), which of three
+  seats (1/3) and the order of a few buildings (each pair of them in the right order: 1/2);
 - **absent**: no attendance points, no exam question handed out in a room (finals are online) and no
   solvable disruption task that needs a walk to the library;
 - **dawdler**: solves at least ``DAWDLER_FLOOR`` of the scored tasks;
@@ -35,10 +38,13 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from campus.agents import make_agent
+from campus.agents.readers import guess
 from campus.kernel.store import open_store
+from campus.lab.probing import log_prefix, probe_points
 from campus.scenarios.disruptions import SCENARIO as DISRUPTIONS
 from campus.scenarios.busy_days import BUSY_CONTROLS, busy_metrics, unexpected
-from campus.scenarios.play import RunSpec, start_run
+from campus.scenarios.play import Run, RunSpec, start_run
+from campus.scenarios.probes import Preferred, SentBefore, VisitOrder, generate as draw_probes, score_probe, standing_of
 from campus.scenarios.scorecard import scorecard
 from campus.scenarios.task import Term
 from campus.scenarios.term import generate_term
@@ -55,6 +61,9 @@ DISRUPTION_CONTROLS = ("stale", "abstainer", "optimist")
 Metric = Literal["stugpa", "ltrr", "pis", "success"]
 METRICS: tuple[Metric, ...] = ("stugpa", "ltrr", "pis", "success")
 GUESSERS = ("testwise", "optionsonly")
+PROBE_GUESSES = ("question-only: yes or no", "question-only: which seat", "question-only: building order")
+"""The memory probes with a chance level, as the question-only reader guesses them (``_probe_guesses``)."""
+PROBES_PER_WEEK = 10
 LEARNERS = ("learner", "forgetful")
 CHANCE_MARGIN = 0.05
 DAWDLER_FLOOR = 0.99
@@ -121,6 +130,8 @@ def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = T
         if name in GUESSERS:
             right = sum(1 for e in ended if e.task_id in questions and e.outcome == "success")
             result.guesses[name] = (right, len(questions), sum(questions.values()))
+        if name == "oracle":
+            result.guesses |= _probe_guesses(run)
         if name == "absent":
             in_room = {task.id for task in term.tasks if task.flags.counts_toward == "exam" and task.required_place}
             walks = {task.id for task in term.tasks if task.scenario == DISRUPTIONS and task.ground_truth["at_library"]
@@ -129,6 +140,31 @@ def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = T
                                     "exam": float(sum(1 for e in ended if e.task_id in in_room and e.outcome == "success")),
                                     "walks": float(sum(1 for e in ended if e.task_id in walks and e.outcome == "success"))}
     return result
+
+
+def _probe_guesses(run: Run) -> dict[str, tuple[int, int, float]]:
+    """``(right, asked, chance summed)`` of the question-only reader's guesses at the probes drawn after every week of
+    ``run``, per family of ``PROBE_GUESSES``; an order counts each pair of its buildings as one guess."""
+    counts = {name: [0, 0, 0.0] for name in PROBE_GUESSES}
+    standing = standing_of(run.term.tasks)
+    for seq, now, _ in probe_points(run, every_week=True):
+        for probe in draw_probes(log_prefix(run, seq), seed=run.branch.seed, describe=run.world.describe,
+                                 per_ability=PROBES_PER_WEEK, at=(seq, now), standing=standing):
+            query, value = probe.query, score_probe(probe, guess(probe.question)).value
+            if isinstance(query, SentBefore):
+                family, trials, chance = PROBE_GUESSES[0], 1, 1 / 2
+            elif isinstance(query, Preferred):
+                family, trials, chance = PROBE_GUESSES[1], 1, 1 / 3
+            elif isinstance(query, VisitOrder):  # all named, none tied: (tau-b + 1) / 2 is the share of pairs in order
+                family, trials = PROBE_GUESSES[2], len(query.buildings) * (len(query.buildings) - 1) // 2
+                chance = trials / 2
+            else:
+                continue
+            cell = counts[family]
+            cell[0] += round(value * trials)
+            cell[1] += trials
+            cell[2] += chance
+    return {name: (int(right), int(asked), chance) for name, (right, asked, chance) in counts.items()}
 
 
 def _disrupted(ended: Sequence[Any], solvable: dict[str, bool]) -> dict[str, tuple[int, int]]:
@@ -240,15 +276,16 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
                 violations.append(f"seed {r.seed}: {name} judged otherwise than it must on {len(wrong)} busy-day "
                                   f"checkpoint(s), e.g. {wrong[0]}")
     guessing: dict[str, dict[str, float]] = {}
-    for name in GUESSERS:
-        right = sum(r.guesses[name][0] for r in played)
-        asked = sum(r.guesses[name][1] for r in played)
-        chance = sum(r.guesses[name][2] for r in played) / asked if asked else 0.0
+    for name in (*GUESSERS, *PROBE_GUESSES):
+        guesses = [r.guesses.get(name, (0, 0, 0.0)) for r in played]
+        right, asked = sum(g[0] for g in guesses), sum(g[1] for g in guesses)
+        chance = sum(g[2] for g in guesses) / asked if asked else 0.0
         low, high = clopper_pearson(right, asked)
         guessing[name] = {"right": right, "questions": asked, "accuracy": right / asked if asked else 0.0,
                           "chance": chance, "low": low, "high": high}
         if asked and low > chance + CHANCE_MARGIN:
-            violations.append(f"{name}: {right}/{asked} long-term questions right, above chance {chance:.1%} + 5 points")
+            what = "long-term questions" if name in GUESSERS else "guesses at memory probes"
+            violations.append(f"{name}: {right}/{asked} {what} right, above chance {chance:.1%} + 5 points")
     success = {scenario: {name: won / tasks if tasks else 0.0 for name, (won, tasks) in cells.items()}
                for scenario, cells in sorted(scenarios.items())}
     return {

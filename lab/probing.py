@@ -31,8 +31,8 @@ from campus.lab.lifelong import probe_term
 from campus.scenarios.play import Run, open_run, store_inputs, unique_branch_id
 from campus.scenarios.probe_answers import NoRecord, Score
 from campus.scenarios.probes import (
-    ABILITIES, DAY_BINS, EVENT_BINS, FACT_KINDS, IN_FORK, NO_EVIDENCE, Ability, Logged, Probe, distance_bins, generate,
-    PROBE_TASK, in_fork, plant_task, probe_set_hash, probe_task, score_probe, standing_of,
+    ABILITIES, DAY_BINS, EVENT_BINS, FACT_KINDS, IN_FORK, NO_EVIDENCE, PROBE_TASK, Ability, Logged, Past, Probe,
+    distance_bins, generate, in_fork, instructed_word, plant_task, probe_set_hash, probe_task, score_probe, standing_of,
 )
 
 AgentFactory = Callable[[Run], Agent]
@@ -108,13 +108,16 @@ def probe_run(run: Run, make_agent: AgentFactory, agent_name: str, *, at_step: i
 def _point(run: Run, make_agent: AgentFactory, agent_name: str, point: tuple[int, int, int],
            abilities: Sequence[Ability], per_ability: int) -> Point:
     seq, now, done = point
-    probes = generate(log_prefix(run, seq), seed=run.branch.seed, describe=run.world.describe,
-                      abilities=abilities, per_ability=per_ability, at=(seq, now), standing=standing_of(run.term.tasks))
+    prefix, standing = log_prefix(run, seq), standing_of(run.term.tasks)
+    probes = generate(prefix, seed=run.branch.seed, describe=run.world.describe,
+                      abilities=abilities, per_ability=per_ability, at=(seq, now), standing=standing)
     if not probes:
         raise ValueError(f"the log of {run.branch.id} up to step {seq} holds nothing to ask about")
     branch = unique_branch_id(run.store, f"{run.branch.id}~probe-{seq}")
     plants = list({plant.task_id: plant for probe in probes for plant in in_fork(probe.query)}.values())
-    asked = [plant_task(plant, now) for plant in plants] + [probe_task(probe, now, run.branch.id) for probe in probes]
+    word = instructed_word(probes, standing, Past.of(prefix))
+    asked = [plant_task(plant, now) for plant in plants]
+    asked += [probe_task(probe, now, run.branch.id, word) for probe in probes]
     term = probe_term(run.term, done, asked)
     store_inputs(run.store, run.world, term)
     run.store.fork(run.branch.id, seq, branch, agent=agent_name, term_hash=term.hash,
@@ -122,7 +125,7 @@ def _point(run: Run, make_agent: AgentFactory, agent_name: str, point: tuple[int
     fork = open_run(run.store, branch)
     fork.session(make_agent(fork)).run()
     said = _answers(fork, seq)
-    scored = [_asked(probe, said.get(f"{PROBE_TASK}{probe.probe_id}")) for probe in probes]
+    scored = [_asked(probe, said.get(f"{PROBE_TASK}{probe.probe_id}"), word) for probe in probes]
     return Point(branch=branch, asked_at_seq=seq, asked_at_t=now, probe_set=probe_set_hash(probes), asked=scored)
 
 
@@ -134,8 +137,8 @@ def _answers(fork: Run, after: int) -> dict[str, str]:
     return said
 
 
-def _asked(probe: Probe, said: str | None) -> Asked:
-    result = score_probe(probe, said) if said is not None else Score(value=0.0)
+def _asked(probe: Probe, said: str | None, instructed: str | None) -> Asked:
+    result = score_probe(probe, said, instructed=instructed) if said is not None else Score(value=0.0)
     events_bin, days_bin = distance_bins(probe)
     return Asked(probe=probe, said=said, score=result, events_bin=events_bin, days_bin=days_bin)
 

@@ -27,13 +27,14 @@ from typing import Any
 
 import msgspec
 
-from campus.events import Answered, Event, TaskReleased
+from campus.events import Answered, Event
 from campus.kernel.schedule import Prefix, Trigger
 from campus.scenarios.context import TermContext
 from campus.scenarios.probe_answers import kind_of
 from campus.scenarios.probes import (
-    ABILITIES, ABSTAIN, CODEWORDS, FACT_KINDS, SEAT_FEATURES, TERM_PLANT, Ability, Instructed, Plant, Preferred, Probe,
-    Query, ToldPlaces, generate as draw, preference_text, probe_set_hash, queries_of, score_probe,
+    ABILITIES, ABSTAIN, CODEWORDS, FACT_KINDS, GENERATOR_VERSION, SEAT_FEATURES, TERM_PLANT, Ability, Instructed, Plant,
+    Past, Preferred, Probe, Query, ToldPlaces, generate as draw, instructed_word, preference_text, probe_set_hash,
+    queries_of, score_probe,
 )
 from campus.scenarios.task import Composer, Flags, Task, Verdict, composed
 from campus.scenarios.timeline import slots
@@ -68,7 +69,8 @@ def generate(ctx: TermContext) -> tuple[list[Task], list[Trigger]]:
         tasks.append(Task(
             id=f"check-in-w{week:02d}", scenario=SCENARIO, phase=PHASE, release=release, instruction=INSTRUCTION,
             systems=(), evaluator=EVALUATOR, flags=Flags(),
-            ground_truth={"abilities": ["abstention", *rng.sample(OTHERS, len(OTHERS))], "planted": planted},
+            ground_truth={"abilities": ["abstention", *rng.sample(OTHERS, len(OTHERS))], "planted": planted,
+                          "probe_version": GENERATOR_VERSION},
         ))
     return tasks, []
 
@@ -113,9 +115,10 @@ def probes_of(task: Task, seed: int, prefix: Prefix) -> list[Probe]:
     standing = queries_of(task.ground_truth.get("planted", []))
     asked: list[Probe] = []
     abilities = 0
+    version = task.ground_truth.get("probe_version", 1)  # a term made before version 2 has none
     for ability in task.ground_truth["abilities"]:  # one at a time: each ability draws from its own stream
         drawn = draw(prefix.rows, seed=seed, describe=prefix.describe, abilities=[ability], per_ability=1,
-                     at=(prefix.seq, prefix.t), standing=standing)
+                     at=(prefix.seq, prefix.t), standing=standing, version=version)
         asked += drawn
         abilities += bool(drawn)
         if abilities == ASKED:
@@ -159,13 +162,11 @@ def judge(task: Task, seed: int, prefix: Prefix, events: Sequence[Event]) -> Ver
         return Verdict(True, "nothing was asked")
     reply = next((e.answer for e in events if isinstance(e, Answered)), None)
     said = numbered(reply, len(probes)) if reply is not None else [None] * len(probes)
-    word = _instructed_word(task, prefix)
+    word = instructed_word(probes, queries_of(task.ground_truth.get("planted", [])), Past.of(prefix.rows))
     marks: dict[str, int] = {}
     notes = []
     for n, (probe, words) in enumerate(zip(probes, said), start=1):
-        if words is not None and word is not None and not isinstance(probe.query, Instructed):
-            words = _without(words, word)
-        result = score_probe(probe, words) if words is not None else None
+        result = score_probe(probe, words, instructed=word) if words is not None else None
         value = result.value if result is not None else 0.0
         marks[f"{probe.ability}/{n}"] = round(1000 * value)
         flags = "" if result is None else ", stale" if result.stale else ", abstained" if result.abstained else ""
@@ -173,18 +174,6 @@ def judge(task: Task, seed: int, prefix: Prefix, events: Sequence[Event]) -> Ver
     right = sum(1 for value in marks.values() if value == 1000)
     detail = f"{right} of {len(probes)} right" + ("" if reply is not None else ", no answer") + ": " + "; ".join(notes)
     return Verdict(right == len(probes), detail, marks)
-
-
-def _instructed_word(task: Task, prefix: Prefix) -> str | None:
-    """The word the term's standing instruction, if given before the check-in, asks answers about emails to end with."""
-    released = {event.task_id for _, _, event in prefix.rows if isinstance(event, TaskReleased)}
-    return next((q.word for q in queries_of(task.ground_truth.get("planted", []))
-                 if isinstance(q, Instructed) and q.plant.task_id in released), None)
-
-
-def _without(words: str, word: str) -> str:
-    """An answer without the instruction's closing word: following the standing instruction is never wrong elsewhere."""
-    return re.sub(rf"[\s,;.:!-]*\b{re.escape(word)}\W*$", "", words, flags=re.IGNORECASE) or words
 
 
 def probe_marks(marks: dict[str, int]) -> list[tuple[str, float]]:

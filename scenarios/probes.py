@@ -15,7 +15,7 @@ What the log holds directly gives seven abilities:
 - ``temporal_reasoning``: days between two emails; whether one was sent before another; the
   day one was sent;
 - ``event_ordering``: the order in which the student first reached three or four buildings on
-  a day (listed in another order);
+  a day (listed in a drawn order);
 - ``multi_session_reasoning``: emails sent over a span of weeks; minutes walked on a day with
   several walks;
 - ``abstention``: the room booked at a library on a day it was not booked ("no record"), each
@@ -36,6 +36,13 @@ the log holds:
   then a question about an email; a program checks the ending;
 - ``preference_following``: a stated preference for a seat feature, then three seats the
   student once booked, only one with that feature (each lists two features, in seeded order).
+
+Nothing in a question may tell its answer to a student who remembers nothing (a ``guesser`` reader checks it,
+``agents.readers``). Generator version 1 did: a yes/no probe was kept only when its answer was "no", the
+buildings of an order probe were listed in any order but the true one, the wanted feature was the one feature
+of a seat choice listed only once, and a probe fork could plant two standing instructions with different words.
+Version 2 (``GENERATOR_VERSION``) does none of that; version 1 still draws the check-ins of terms made before it
+(``VERSIONS``), so their runs verify.
 """
 
 from __future__ import annotations
@@ -60,7 +67,9 @@ from campus.scenarios.task import Flags, Task, Verdict, evaluator
 
 PLANTED: tuple[Ability, ...] = ("contradiction_resolution", "instruction_following", "preference_following")
 """The abilities whose evidence is a note: given by the term when it plants them, else in the probe fork."""
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
+VERSIONS = (1, 2)
+"""The probe generators this campus draws with (the module's docstring says how they differ)."""
 FACT_KINDS = ("walked", "booked", "email_sent", "calendar_event_added", "task_released")
 """The events probes are about (a release only for a planted note)."""
 PLANT_TASK = "plant-"
@@ -361,12 +370,12 @@ def _one_booking_days(past: Past) -> list[BookedRoom]:
     return [BookedRoom(location, day) for (location, day), n in counts.items() if n == 1]
 
 
-def extraction(past: Past, rng: random.Random) -> list[Query]:
+def extraction(past: Past, rng: random.Random, version: int) -> list[Query]:
     queries: list[Query] = [EmailRecipient(s) for s in _unique_subjects(past)]
     return queries + list(_one_booking_days(past))
 
 
-def update(past: Past, rng: random.Random) -> list[Query]:
+def update(past: Past, rng: random.Random, version: int) -> list[Query]:
     rooms: dict[str, list[str]] = {}
     for _, _, b in past.bookings:
         rooms.setdefault(b.location_id, []).append(b.room_id)
@@ -377,7 +386,7 @@ MAX_PAIRS = 200
 """Pairs of emails a temporal probe is drawn from, at most."""
 
 
-def temporal(past: Past, rng: random.Random) -> list[Query]:
+def temporal(past: Past, rng: random.Random, version: int) -> list[Query]:
     subjects = _unique_subjects(past)
     days = {subject: day_of(row[1]) for subject in subjects if (row := past.email(subject))}
     out: list[Query] = [SentOn(s) for s in subjects]
@@ -388,7 +397,10 @@ def temporal(past: Past, rng: random.Random) -> list[Query]:
     return out
 
 
-def ordering(past: Past, rng: random.Random) -> list[Query]:
+def ordering(past: Past, rng: random.Random, version: int) -> list[Query]:
+    """Three or four buildings first reached on a day, listed in a drawn order that has nothing to do with the true
+    one (version 1 sorted them, and reversed the list when that gave the true order, so the list shown was never
+    the answer; and a student's first arrivals may follow the ids)."""
     days = sorted({day_of(w.arrive) for _, _, w in past.walks})
     out: list[Query] = []
     for day in days:
@@ -396,12 +408,15 @@ def ordering(past: Past, rng: random.Random) -> list[Query]:
         if len(reached) < 3:
             continue
         chosen = sorted(rng.sample(reached, min(4, len(reached))), key=reached.index)
-        shown = sorted(chosen)
-        out.append(VisitOrder(day, shown if shown != chosen else shown[::-1]))
+        if version == 1:
+            shown = sorted(chosen)
+            out.append(VisitOrder(day, shown if shown != chosen else shown[::-1]))
+        else:
+            out.append(VisitOrder(day, rng.sample(chosen, len(chosen))))
     return out
 
 
-def multi_session(past: Past, rng: random.Random) -> list[Query]:
+def multi_session(past: Past, rng: random.Random, version: int) -> list[Query]:
     weeks = sorted({day_of(t) // 7 for _, t, _ in past.emails})
     out: list[Query] = [EmailsInWeeks(w, w + span) for w in weeks for span in (1, 2)]
     per_day: dict[int, int] = {}
@@ -410,7 +425,7 @@ def multi_session(past: Past, rng: random.Random) -> list[Query]:
     return out + [MinutesWalked(day) for day, n in per_day.items() if n > 1]
 
 
-def abstention(past: Past, rng: random.Random) -> list[Draft]:
+def abstention(past: Past, rng: random.Random, version: int) -> list[Draft]:
     """A library the student booked, on a day it was not booked there, twinned with a day it was."""
     booked: dict[str, set[int]] = {}
     for _, _, b in past.bookings:
@@ -426,7 +441,7 @@ def abstention(past: Past, rng: random.Random) -> list[Draft]:
     return out
 
 
-def summarization(past: Past, rng: random.Random) -> list[Query]:
+def summarization(past: Past, rng: random.Random, version: int) -> list[Query]:
     weeks: dict[tuple[int, str], int] = {}
     for _, t, e in past.added:
         if e.calendar_id == "self":
@@ -440,7 +455,7 @@ def _plant(rng: random.Random, text: str) -> Plant:
     return Plant(f"{PLANT_TASK}{rng.getrandbits(48):012x}", text)
 
 
-def contradiction(past: Past, rng: random.Random) -> list[Query]:
+def contradiction(past: Past, rng: random.Random, version: int) -> list[Query]:
     """One of the student's own calendar titles, placed in two visited buildings by two notes."""
     titles = sorted({e.title for _, _, e in past.added if e.calendar_id == "self"})
     buildings = sorted({w.path[-1] for _, _, w in past.walks})
@@ -457,26 +472,40 @@ def contradiction(past: Past, rng: random.Random) -> list[Query]:
     return out
 
 
-CODEWORDS = ("Acknowledged", "Roger", "Understood", "Confirmed", "Noted")
+CODEWORDS = ("Acknowledged", "Roger", "Understood", "Confirmed", "Noted", "Received", "Affirmative", "Logged",
+             "Copied", "Agreed", "Done", "Settled", "Checked", "Certainly", "Gladly", "Cheers", "Regards", "Thanks",
+             "Onward", "Sincerely")
+"""The words a standing instruction asks answers to end with: one a student that remembers nothing guesses right
+one time in twenty (version 1 drew from the first five)."""
 
 
-def instruction(past: Past, rng: random.Random) -> list[Query]:
-    """A standing instruction on how to end answers about emails, then a question about one."""
-    out: list[Query] = []
-    for subject in _unique_subjects(past):
-        word = rng.choice(CODEWORDS)
-        text = (f"A standing instruction from your advisor: from now on, whenever you are asked about an email you "
-                f'sent, end your answer with the word "{word}".')
-        out.append(Instructed(_plant(rng, text), word, subject))
-    return out
+def codewords(version: int) -> tuple[str, ...]:
+    return CODEWORDS[:5] if version == 1 else CODEWORDS
+
+
+def instruction(past: Past, rng: random.Random, version: int) -> list[Query]:
+    """A standing instruction on how to end answers about emails, then a question about one. One instruction per
+    probe set: version 1 drew a word per question, so a fork asking two planted two standing instructions, and a
+    student following the later one failed the earlier one's question."""
+    def told(word: str) -> Plant:
+        return _plant(rng, f"A standing instruction from your advisor: from now on, whenever you are asked about an "
+                           f'email you sent, end your answer with the word "{word}".')
+
+    subjects = _unique_subjects(past)
+    if version == 1:
+        return [Instructed(told(word), word, subject) for subject in subjects
+                for word in [rng.choice(codewords(version))]]
+    word = rng.choice(CODEWORDS)
+    plant = told(word)
+    return [Instructed(plant, word, subject) for subject in subjects]
 
 
 SEAT_FEATURES = ("window_seat", "power_outlet", "quiet_zone", "near_printer", "standing_desk", "natural_light")
 
 
-def preference(past: Past, rng: random.Random) -> list[Query]:
+def preference(past: Past, rng: random.Random, version: int) -> list[Query]:
     """Seats the student once booked, offered again; only one has the feature it said it wants."""
-    return [_offer(past, rng, None, lambda wanted: _plant(rng, preference_text(wanted)))
+    return [_offer(past, rng, None, lambda wanted: _plant(rng, preference_text(wanted)), version)
             for _ in range(min(len(_booked_seats(past)) // 3, 20))]
 
 
@@ -488,20 +517,30 @@ def _booked_seats(past: Past) -> list[str]:
     return sorted({b.seat_id for _, _, b in past.bookings if b.seat_id})
 
 
-def _offer(past: Past, rng: random.Random, wanted: str | None, plant_of: Callable[[str], Plant]) -> Preferred:
+def _offer(past: Past, rng: random.Random, wanted: str | None, plant_of: Callable[[str], Plant],
+           version: int) -> Preferred:
     """Three seats the student once booked, each listed with two features, only one of them with ``wanted`` (drawn
-    when None), and the note stating the preference."""
+    when None), and the note stating the preference. The six features are the six there are, each listed once, so
+    no seat stands out to a student that does not know the preference (version 1 drew the other two seats' features
+    from three, so the wanted feature was the one listed once: picking that seat was right 61 % of the time)."""
     offered = rng.sample(_booked_seats(past), 3)
-    if wanted is None:
-        wanted, *others = rng.sample(SEAT_FEATURES, 4)
+    if version == 1:
+        if wanted is None:
+            wanted, *others = rng.sample(SEAT_FEATURES, 4)
+        else:
+            others = rng.sample([f for f in SEAT_FEATURES if f != wanted], 3)
+        features = [sorted([wanted, others[0]])] + [sorted(rng.sample(others, 2)) for _ in range(2)]
     else:
-        others = rng.sample([f for f in SEAT_FEATURES if f != wanted], 3)
-    features = [sorted([wanted, others[0]])] + [sorted(rng.sample(others, 2)) for _ in range(2)]
+        if wanted is None:
+            wanted = rng.choice(SEAT_FEATURES)
+        others = rng.sample([f for f in SEAT_FEATURES if f != wanted], len(SEAT_FEATURES) - 1)
+        features = [sorted([wanted, others[0]]), sorted(others[1:3]), sorted(others[3:5])]
     order = rng.sample(range(3), 3)
     return Preferred(plant_of(wanted), wanted, [offered[i] for i in order], [features[i] for i in order])
 
 
-def from_the_term(ability: Ability, standing: Sequence[Query], past: Past, rng: random.Random) -> list[Query]:
+def from_the_term(ability: Ability, standing: Sequence[Query], past: Past, rng: random.Random,
+                  version: int) -> list[Query]:
     """Candidates resting on the notes the term itself gave (``standing``), once at least one of a query's notes is
     in the log: the contradiction as the term wrote it, the instruction over each email the student sent once,
     the preference over seats it once booked."""
@@ -512,7 +551,7 @@ def from_the_term(ability: Ability, standing: Sequence[Query], past: Past, rng: 
         return [Instructed(q.plant, q.word, subject) for q in given if isinstance(q, Instructed)
                 for subject in _unique_subjects(past)]
     seats = len(_booked_seats(past)) >= 3
-    return [_offer(past, rng, q.feature, _given(q.plant)) for q in given if isinstance(q, Preferred) and seats
+    return [_offer(past, rng, q.feature, _given(q.plant), version) for q in given if isinstance(q, Preferred) and seats
             for _ in range(min(len(_booked_seats(past)) // 3, 20))]
 
 
@@ -520,7 +559,7 @@ def _given(plant: Plant) -> Callable[[str], Plant]:
     return lambda _: plant
 
 
-GENERATORS: dict[Ability, Callable[[Past, random.Random], list[Any]]] = {
+GENERATORS: dict[Ability, Callable[[Past, random.Random, int], list[Any]]] = {
     "information_extraction": extraction, "knowledge_update": update, "temporal_reasoning": temporal,
     "event_ordering": ordering, "multi_session_reasoning": multi_session, "abstention": abstention,
     "summarization": summarization, "contradiction_resolution": contradiction, "instruction_following": instruction,
@@ -545,8 +584,9 @@ def generate(rows: Sequence[Logged], *, seed: int, describe: Callable[[str], str
     those notes, and plants its own in the fork only if the term has none. Raises ``ValueError`` for an
     ability or version it does not generate.
     """
-    if version != GENERATOR_VERSION:
-        raise ValueError(f"probe generator version {version} is unknown; this campus has version {GENERATOR_VERSION}")
+    if type(version) is not int or version not in VERSIONS:  # a term's ground truth may say true, which == 1
+        raise ValueError(f"probe generator version {version!r} is unknown; this campus has versions "
+                         f"{', '.join(map(str, VERSIONS))}")
     unknown = [a for a in abilities if a not in GENERATORS]
     if unknown:
         raise ValueError(f"unknown ability {unknown[0]!r}; choose from: {', '.join(ABILITIES)}")
@@ -559,7 +599,8 @@ def generate(rows: Sequence[Logged], *, seed: int, describe: Callable[[str], str
     for ability in abilities:
         rng = _rng("probes", version, seed, ability, asked_seq)
         planted_by_term = [q for q in standing if ability == _PLANTS.get(type(q))]
-        candidates = from_the_term(ability, planted_by_term, past, rng) if planted_by_term else GENERATORS[ability](past, rng)
+        candidates = (from_the_term(ability, planted_by_term, past, rng, version) if planted_by_term
+                      else GENERATORS[ability](past, rng, version))
         made = [_draft(ability, drawn, past, describe, asked_seq, asked_t, seed, version)
                 for drawn in rng.sample(candidates, len(candidates))]
         probes.extend(probe for group in _stratified([m for m in made if m], per_ability) for probe in group)
@@ -571,7 +612,7 @@ def _draft(ability: Ability, drawn: Any, past: Past, describe: Callable[[str], s
     """The probe of one candidate (abstention: the pair, the twin second); none if it would reveal its answer."""
     query, twins = drawn if ability == "abstention" else (drawn, [])
     made = [_probe(ability, q, past, describe, asked_seq, asked_t, seed, version) for q in (query, *twins)]
-    if any(reveals(probe) for probe in made):
+    if any(reveals(probe, version) for probe in made):
         return []
     if len(made) == 2:
         return [msgspec.structs.replace(made[0], twin=made[1].probe_id),
@@ -619,15 +660,18 @@ def _stratified(groups: list[list[Probe]], count: int) -> list[list[Probe]]:
     return out
 
 
-def reveals(probe: Probe) -> bool:
-    """Whether the probe's answer, as written, occurs in its question: anywhere for text (an id, a
-    list, a day), as a number or word of its own for a number or yes/no ("5" may be in "Week 15")."""
+def reveals(probe: Probe, version: int = GENERATOR_VERSION) -> bool:
+    """Whether the probe's answer, as written, occurs in its question: anywhere for text (an id, a list, a day).
+
+    A number or yes/no in a question built from the query alone is a coincidence that tells nothing ("5" in
+    "Week 15"), and dropping such probes would: version 1 did, as a number or word of its own, and so kept a yes/no
+    probe only when its answer was "no" ("Answer yes or no." ends in "no.", which it did not count)."""
     said = render(probe.answer).casefold()
     question = probe.question.casefold()
     if isinstance(probe.query, Preferred):  # a choice names its options: the right one must not stand out
         return question.count(said) != 1 or len({len(f) for f in probe.query.features}) != 1
     if isinstance(probe.answer, Number | YesNo):
-        return re.search(rf"(?<![\w.]){re.escape(said)}(?![\w.])", question) is not None
+        return version == 1 and re.search(rf"(?<![\w.]){re.escape(said)}(?![\w.])", question) is not None
     return said in question
 
 
@@ -676,8 +720,18 @@ def probe_set_hash(probes: Sequence[Probe]) -> str:
     return hashlib.sha256(_QUERY.encode(probes)).hexdigest()
 
 
-def score_probe(probe: Probe, said: str) -> Score:
+def score_probe(probe: Probe, said: str, *, instructed: str | None = None) -> Score:
+    """``said`` scored against the probe's answer. ``instructed``: the word a standing instruction the student was
+    given asks answers about emails to end with; it is taken off the end of an answer to any other probe, so
+    following the instruction is never wrong elsewhere."""
+    if instructed is not None and not isinstance(probe.query, Instructed):
+        said = without_word(said, instructed)
     return score(probe.answer, said, tuple(probe.distractors))
+
+
+def without_word(said: str, word: str) -> str:
+    """An answer without ``word`` closing it (an answer that is nothing else is kept)."""
+    return re.sub(rf"[\s,;.:!-]*\b{re.escape(word)}\W*$", "", said, flags=re.IGNORECASE) or said
 
 
 # ---------------------------------------------------------------- probes as tasks
@@ -688,17 +742,28 @@ PROBE_SCENARIO = "memory_probe"
 _PROBE = msgspec.json.Decoder(Probe)
 
 
-def probe_task(probe: Probe, release: int, branch: str) -> Task:
+def probe_task(probe: Probe, release: int, branch: str, instructed: str | None = None) -> Task:
     """The probe about ``branch``'s log asked as a task at ``release``, wherever the student is; answered in words.
+    ``instructed``: the closing word of the standing instruction the student has been given (``instructed_word``).
 
     Every probe task says how to abstain, in the same words, so that sentence tells nothing."""
+    truth: dict[str, Any] = {"probe": msgspec.to_builtins(probe), "branch": branch}
+    if instructed is not None:
+        truth["instructed"] = instructed
     return Task(
         id=f"{PROBE_TASK}{probe.probe_id}", scenario=PROBE_SCENARIO, phase="probe", release=release,
         instruction=f"A question about your own past this term. {probe.question} {ABSTAIN}\n"
                     "Reply <action>Answer: your answer</action>.",
-        systems=(), evaluator="probe", ground_truth={"probe": msgspec.to_builtins(probe), "branch": branch},
-        solution=(f"answer:{render(probe.answer)}",), flags=Flags(),
+        systems=(), evaluator="probe", ground_truth=truth, solution=(f"answer:{render(probe.answer)}",), flags=Flags(),
     )
+
+
+def instructed_word(probes: Sequence[Probe], standing: Sequence[Query], past: Past) -> str | None:
+    """The word answers about emails must end with, by the standing instruction a student asked ``probes`` after
+    ``past`` has been given: the one the probes plant, else the term's, once its note is in the log."""
+    told = [p.query for p in probes if isinstance(p.query, Instructed)]
+    told += [q for q in standing if isinstance(q, Instructed) and q.plant.task_id in past.planted]
+    return told[0].word if told else None
 
 
 def plant_task(plant: Plant, release: int) -> Task:
@@ -719,8 +784,13 @@ def judge_probe(task: Task, state: Any, events: Sequence[Event]) -> Verdict:
     said = next((e.answer for e in events if isinstance(e, Answered)), None)
     if said is None:
         return Verdict(False, "no answer", {"probe_permille": 0})
-    result = score_probe(probe, said)
+    word = task.ground_truth.get("instructed")
+    result = score_probe(probe, said, instructed=word if isinstance(word, str) else None)
     detail = f"score {result.value:.3f} ({kind_of(probe.answer)}{', stale' if result.stale else ''}" \
              f"{', abstained' if result.abstained else ''})"
     return Verdict(result.value == 1.0, detail, {"probe_permille": round(1000 * result.value)})
 
+
+# The "check_in" composer draws its questions with this module, so it is registered once this module is whole: imported
+# at the top of it, check_ins would find it half made whenever this module is the first of the two to be imported.
+from campus.scenarios import check_ins  # noqa: E402,F401

@@ -266,5 +266,4 @@ def _part_v1(part: Any) -> Any:
 
 
 from campus.scenarios import checks  # noqa: E402,F401  (registers the "parts" evaluator; it imports this module)
-from campus.scenarios import probes  # noqa: E402,F401  (registers the "probe" evaluator; it imports this module)
-from campus.scenarios import check_ins  # noqa: E402,F401  (registers the "check_in" composer; it imports this module)
+from campus.scenarios import probes  # noqa: E402,F401  (registers the "probe" evaluator and, through it, check_ins)

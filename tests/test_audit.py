@@ -8,7 +8,9 @@ import pytest
 from typer.testing import CliRunner
 
 from campus.cli.main import app
-from campus.lab.audit import ABSENT_POINTS, AGENTS, SeedResult, clopper_pearson, summarise
+from campus.lab.audit import (
+    ABSENT_POINTS, AGENTS, PROBE_GUESSES, SeedResult, _probe_guesses, clopper_pearson, summarise,
+)
 
 
 def test_the_exact_interval_matches_known_values() -> None:
@@ -25,7 +27,8 @@ def _seed(seed: int, **changes: object) -> SeedResult:
     result = SeedResult(seed=seed, headline={name: dict.fromkeys(("stugpa", "ltrr", "pis", "success"), value)
                                                for name, value in ranks.items()},
                         scenarios={name: {"x": (1, 1)} for name in AGENTS},
-                        guesses={"testwise": (25, 100, 25.0), "optionsonly": (26, 100, 25.0)},
+                        guesses={"testwise": (25, 100, 25.0), "optionsonly": (26, 100, 25.0),
+                                 **dict.fromkeys(PROBE_GUESSES, (50, 100, 50.0))},
                         absent_points=dict.fromkeys(ABSENT_POINTS, 0.0), lateness=dict.fromkeys(AGENTS, 0))
     for key, value in changes.items():
         setattr(result, key, value)
@@ -46,6 +49,31 @@ def test_each_broken_promise_is_a_violation() -> None:
     assert any("seed 4 does not generate" in v for v in violations)
     walked = _seed(5, absent_points={"attendance": 0.0, "exam": 0.0, "walks": 1.0})
     assert any("seed 5: absent earns" in v for v in summarise([walked])["violations"])
+    told = _seed(6, guesses=_seed(6).guesses | {"question-only: which seat": (70, 100, 100 / 3)})
+    assert summarise([told])["violations"] == ["question-only: which seat: 70/100 guesses at memory probes right, "
+                                               "above chance 33.3% + 5 points"]
+
+
+def test_the_question_only_reader_guesses_probes_at_chance_and_would_have_beaten_it(world, small_term,
+                                                                                   monkeypatch) -> None:
+    """On the oracle's log of a small term; with the generators of version 1 the same guesses beat chance."""
+    import functools
+
+    from campus.agents import make_agent
+    from campus.kernel.store import MemoryStore
+    from campus.lab import audit
+    from campus.scenarios.play import new_run
+    from campus.scenarios.probes import generate
+
+    run = new_run(MemoryStore(), world, small_term, agent_name="oracle", seed=0)
+    run.session(make_agent("oracle", small_term, world)).run()
+    now = _probe_guesses(run)
+    assert all(now[name][1] >= 30 for name in PROBE_GUESSES)
+    assert summarise([_seed(0, guesses=_seed(0).guesses | now)])["violations"] == []
+    monkeypatch.setattr(audit, "draw_probes", functools.partial(generate, version=1))
+    then = _probe_guesses(run)
+    flagged = summarise([_seed(0, guesses=_seed(0).guesses | then)])["violations"]
+    assert [v.split(":")[1] for v in flagged] == [" yes or no", " which seat"], flagged
 
 
 def test_each_disruption_control_that_passes_what_it_must_fail_is_a_violation() -> None:
@@ -67,6 +95,7 @@ def test_the_command_audits_two_small_seeds_in_process() -> None:
     assert summary["seeds"] == [0, 1] and summary["failed_seeds"] == []
     assert all(row["oracle"] == 1.0 and row["dawdler"] >= 0.9 for row in summary["success"].values())
     assert summary["lateness"]["oracle"] == 0 and summary["guessing"]["testwise"]["questions"] > 0
+    assert all(summary["guessing"][name]["questions"] > 0 for name in PROBE_GUESSES)
     assert summary["disruptions"]["oracle"]["impossible"][0] == summary["disruptions"]["oracle"]["impossible"][1] > 0
     assert done.exit_code == (1 if summary["violations"] else 0)
 

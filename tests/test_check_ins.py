@@ -3,6 +3,7 @@ and verified, replayed, resumed and forked like every other task."""
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
 
 import msgspec
@@ -12,15 +13,19 @@ from campus.agents.registry import playing, resolve
 from campus.events import TaskComposed, TaskReleased, decode_events
 from campus.kernel.clock import day_of
 from campus.kernel.schedule import Prefix
-from campus.kernel.store import MemoryStore
+from campus.kernel.store import MemoryStore, SQLiteStore
 from campus.lab.probing import log_prefix, probe_run
 from campus.replays.fork import fork_run
 from campus.replays.score import rescore
 from campus.replays.seek import seek
 from campus.replays.verify import verify
-from campus.scenarios.check_ins import ASKED, SCENARIO, _without, numbered, probes_of
+from campus.scenarios.check_ins import ASKED, SCENARIO, numbered, probes_of
 from campus.scenarios.play import Run, new_run, open_run
-from campus.scenarios.probes import IN_FORK, PLANTED, TERM_PLANT, Instructed, Preferred, ToldPlaces, probe_set_hash, standing_of
+from campus.replays.export import import_lines
+from campus.scenarios.probes import (
+    GENERATOR_VERSION, IN_FORK, PLANTED, TERM_PLANT, Instructed, Preferred, ToldPlaces, probe_set_hash, standing_of,
+    without_word,
+)
 from campus.scenarios.scorecard import scorecard
 from campus.scenarios.task import Term
 from campus.scenarios.term import generate_term
@@ -66,7 +71,8 @@ def test_check_ins_are_opt_in_and_move_no_other_task(world: WorldIndex, term: Te
     assert len(asked) == 2 and tuple(t for t in term.tasks if t.scenario != SCENARIO) == plain.tasks
     assert term.world_changes == plain.world_changes
     for task in asked:  # the term knows which abilities, in which order, and its own notes; no answer exists yet
-        assert set(task.ground_truth) == {"abilities", "planted"} and len(task.ground_truth["planted"]) == 3
+        assert set(task.ground_truth) == {"abilities", "planted", "probe_version"}
+        assert len(task.ground_truth["planted"]) == 3
         assert task.flags.counts_toward == "" and not task.flags.long_term and not task.flags.self_motivated
 
 
@@ -200,6 +206,30 @@ def test_probe_forks_ask_about_the_terms_notes_at_their_distance(oracle_read: Ru
 
 
 def test_following_the_standing_instruction_is_never_wrong_elsewhere() -> None:
-    assert _without("alice@campus.edu Roger", "Roger") == "alice@campus.edu"
-    assert _without("B012; B013. roger!", "Roger") == "B012; B013"
-    assert _without("Roger", "Roger") == "Roger" and _without("Rogers Hall", "Roger") == "Rogers Hall"
+    assert without_word("alice@campus.edu Roger", "Roger") == "alice@campus.edu"
+    assert without_word("B012; B013. roger!", "Roger") == "B012; B013"
+    assert without_word("Roger", "Roger") == "Roger" and without_word("Rogers Hall", "Roger") == "Rogers Hall"
+
+
+PROBES_1_EXPORT = Path(__file__).parent / "fixtures" / "probes1-check-ins-x0.1.jsonl.gz"
+"""``campus run --check-ins --agent oracle-reader --scale 0.1`` (seed 0) exported before probe generator version 2,
+whose term's check-ins name no ``probe_version``."""
+
+
+def test_a_check_in_run_made_under_probe_generator_1_imports_and_verifies(tmp_path: Path) -> None:
+    with gzip.open(PROBES_1_EXPORT, "rt") as lines:
+        recorded = lines.read().splitlines()
+    run = open_run(store := SQLiteStore(tmp_path / "old.db"), import_lines(store, recorded).branch.id)
+    asked = [task for task in run.term.tasks if task.evaluator == "check_in"]
+    assert asked and all("probe_version" not in task.ground_truth for task in asked)
+    assert verify(run).ok and verify(run, deep=True).ok
+    drawn = [(seq, released.task_id) for seq, released in check_ins(run)]
+    today = [probe_set_hash(probes_of(msgspec.structs.replace(run.term.by_id[task_id], ground_truth=run.term.by_id[
+        task_id].ground_truth | {"probe_version": GENERATOR_VERSION}), 0, prefix_of(run, seq))) for seq, task_id in drawn]
+    then = [probe_set_hash(probes_of(run.term.by_id[task_id], 0, prefix_of(run, seq))) for seq, task_id in drawn]
+    assert then != today, "the fixture would not tell the versions apart"
+
+
+def test_a_new_term_draws_its_check_ins_with_the_current_generator(term: Term) -> None:
+    asked = [task for task in term.tasks if task.evaluator == "check_in"]
+    assert asked and all(task.ground_truth["probe_version"] == GENERATOR_VERSION for task in asked)

@@ -105,6 +105,30 @@ def test_no_module_imports_a_bare_top_level_name() -> None:
     assert bare == []
 
 
+_FIRST_IMPORT = """
+import importlib, sys, traceback
+failed = []
+for name in sys.argv[1:]:
+    for loaded in [m for m in sys.modules if m == "campus" or m.startswith("campus.")]:
+        del sys.modules[loaded]
+    try:
+        importlib.import_module(name)
+    except Exception:
+        failed.append(name + ": " + traceback.format_exc().strip().splitlines()[-1])
+print("\\n".join(failed))
+"""
+
+
+def test_every_module_imports_as_the_first_campus_module() -> None:
+    """A user's script may import any module first: no import cycle may need another module loaded before it (the
+    memory probes' module did, when it came before the check-ins it registers)."""
+    names = [".".join(["campus", *path.relative_to(ROOT).with_suffix("").parts]).removesuffix(".__init__")
+             for path in _sources() if path.parts[len(ROOT.parts)] in FOLDERS]
+    assert "campus.scenarios.probes" in names and len(names) > 100
+    done = subprocess.run([sys.executable, "-c", _FIRST_IMPORT, *names], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == ""
+
+
 ALLOWED = {
     "events": set(),
     "kernel": {"events"},

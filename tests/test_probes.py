@@ -22,9 +22,11 @@ from campus.scenarios.play import Run, new_run, open_run
 from campus.scenarios.probe_answers import (
     Date, Id, Items, NoRecord, Number, YesNo, kendall_tau_b, render, score, split_items,
 )
+from campus.agents.readers import guess, questions_shown
 from campus.scenarios.probes import (
-    ABILITIES, IN_FORK, PLANTED, BookedRoom, EmailRecipient, Past, Preferred, Probe, answer_of, distance_bins, generate,
-    plants_of, probe_set_hash, reveals,
+    ABILITIES, IN_FORK, PLANTED, SEAT_FEATURES, BookedRoom, EmailRecipient, Instructed, Past, Preferred, Probe,
+    SentBefore, VisitOrder, answer_of, distance_bins, generate, plants_of, probe_set_hash, question_of, reveals,
+    score_probe, standing_of, without_word,
 )
 from campus.scenarios.task import Term
 from campus.world.index import WorldIndex
@@ -53,20 +55,111 @@ def reader(name: str) -> Callable[[Run], Agent]:
 
 
 @pytest.mark.parametrize("ability", ABILITIES)
-def test_each_generator_asks_without_giving_its_answer_away(probes: list[Probe], ability: str) -> None:
+def test_each_generator_asks_without_giving_its_answer_away(played: Run, probes: list[Probe], ability: str) -> None:
     asked = [p for p in probes if p.ability == ability]
     assert asked, f"no {ability} probe over a whole small term"
     for probe in asked:
+        assert probe.question == question_of(probe.query, played.world.describe)  # the query's words, never the answer's
         said = render(probe.answer).casefold()
         question = probe.question.casefold()
         if isinstance(probe.query, Preferred):  # a choice names its options, alike: the right one does not stand out
             assert question.count(said) == 1 and len({len(f) for f in probe.query.features}) == 1
             assert all(question.count(seat.casefold()) == 1 for seat in probe.query.seats)
-        elif isinstance(probe.answer, Number | YesNo):  # a number may sit inside another ("5" in "Week 15")
-            assert not re.search(rf"(?<![\w.]){re.escape(said)}(?![\w.])", question), probe
-        else:
+            assert sorted(f for features in probe.query.features for f in features) == sorted(SEAT_FEATURES)
+        elif not isinstance(probe.answer, Number | YesNo):  # a number in the question is a coincidence: "5" in "Week 15"
             assert said not in question, probe
         assert not reveals(probe)
+
+
+@pytest.fixture(scope="module")
+def many(played: Run) -> dict[int, list[Probe]]:
+    """Generator versions 1 and 2, every week of the small term, up to 30 probes of each ability a week."""
+    standing = standing_of(played.term.tasks)
+    return {version: [probe for seq, now, _ in probe_points(played, every_week=True)
+                      for probe in generate(log_prefix(played, seq), seed=0, describe=played.world.describe,
+                                            per_ability=30, at=(seq, now), standing=standing, version=version)]
+            for version in (1, 2)}
+
+
+def _guessed(probes: list[Probe], kind: type) -> list[float]:
+    return [score_probe(p, guess(p.question)).value for p in probes if isinstance(p.query, kind)]
+
+
+def test_a_student_that_remembers_nothing_guesses_at_chance(many: dict[int, list[Probe]]) -> None:
+    """The best guesses from a question's words alone (``guess``): "no" to a yes/no question, the seat whose feature
+    is listed once, the buildings in the order listed (reversed when there are three). Version 1 of the generators
+    gave each of them more than chance, which is why it is kept only to draw old check-ins again."""
+    from scipy.stats import binomtest, ttest_1samp
+
+    old, new = many[1], many[2]
+    yes_no, seats, order = (_guessed(new, kind) for kind in (SentBefore, Preferred, VisitOrder))
+    assert min(len(yes_no), len(seats), len(order)) >= 40
+    assert binomtest(round(sum(yes_no)), len(yes_no), 0.5).pvalue > 0.01
+    assert binomtest(round(sum(seats)), len(seats), 1 / 3).pvalue > 0.01
+    assert ttest_1samp(order, 0.5).pvalue > 0.01
+    assert sum(_guessed(old, SentBefore)) == len(_guessed(old, SentBefore)) > 20  # version 1 kept only the "no"s
+    assert binomtest(round(sum(_guessed(old, Preferred))), len(_guessed(old, Preferred)), 1 / 3,
+                     alternative="greater").pvalue < 0.001
+    answers = [render(p.answer) for p in new if isinstance(p.query, SentBefore)]
+    assert answers.count("yes") > 10 and answers.count("no") > 10
+
+
+def test_questions_are_read_back_from_what_the_student_is_shown(played: Run, probes: list[Probe]) -> None:
+    from campus.scenarios.check_ins import questions
+    from campus.scenarios.probes import probe_task
+
+    shown = [questions_shown(probe_task(p, 0, "run").instruction)[0] for p in probes]
+    assert shown == [p.question for p in probes]
+    assert questions_shown(questions(probes[:4])) == [p.question for p in probes[:4]]
+
+
+def test_one_standing_instruction_per_fork_and_following_it_is_never_wrong(played: Run) -> None:
+    """An agent that ends every answer with the word it was told to scores what the oracle reader scores: the word
+    is taken off every answer but the instruction probe's. Version 1 planted a word per instruction probe."""
+    abilities = ["instruction_following", "information_extraction", "temporal_reasoning", "summarization",
+                 "event_ordering"]
+    report = probe_run(played, obedient, "oracle-reader", abilities=abilities, per_ability=3)
+    (point,) = report.points
+    assert report.overall == 1.0, report.abilities
+    fork = open_run(played.store, point.branch)
+    plants = [task for task in fork.term.tasks if task.id.startswith("plant-")]
+    assert len(plants) == 1 and sum(isinstance(a.probe.query, Instructed) for a in point.asked) == 3
+    word = next(a.probe.query.word for a in point.asked if isinstance(a.probe.query, Instructed))
+    assert all(a.said is not None and a.said.endswith(word) for a in point.asked)
+    from campus.scenarios.scorecard import scorecard
+    assert scorecard(fork.term, fork.ended_tasks())["mps"]["overall"] == pytest.approx(1.0)
+    assert without_word("B012; B013. roger!", "Roger") == "B012; B013"
+    old = generate(log_prefix(played, point.asked_at_seq), seed=0, abilities=["instruction_following"],
+                   per_ability=3, version=1)
+    assert len({plant.task_id for p in old for plant in plants_of(p.query)}) == 3
+
+
+class _Obedient:
+    """The oracle reader, following the standing instruction it is given: every answer ends with the word."""
+
+    def __init__(self, inner: Agent) -> None:
+        self.inner, self.name, self.word = inner, inner.name, ""
+
+    def act(self, view):  # type: ignore[no-untyped-def]
+        told = re.search(r'end your answer with the word "(\w+)"', view.messages[0].content)
+        self.word = told[1] if told else self.word
+        said = self.inner.act(view)
+        return said.replace("</action>", f" {self.word}</action>") if "Answer:" in said and self.word else said
+
+    def remember(self, past):  # type: ignore[no-untyped-def]
+        self.inner.remember(past)  # type: ignore[attr-defined]
+
+
+def obedient(fork: Run) -> Agent:
+    return _Obedient(reader("oracle-reader")(fork))  # type: ignore[return-value]
+
+
+def test_the_question_only_reader_plays_forks_that_verify(played: Run) -> None:
+    report = probe_run(played, reader("question-only"), "question-only", per_ability=3)
+    (point,) = report.points
+    assert report.abilities["abstention"] == 0.5 and report.abilities["information_extraction"] == 0.0
+    assert verify(open_run(played.store, point.branch)).ok
+    assert all(a.said == guess(a.probe.question) for a in point.asked)
 
 
 def test_every_answerable_probe_cites_its_evidence_before_the_question(probes: list[Probe]) -> None:
@@ -104,8 +197,10 @@ def test_a_probe_set_is_a_pure_function_of_log_seed_and_version(played: Run, pro
     assert probe_set_hash(again) == probe_set_hash(probes)
     other = generate(rows, seed=1, describe=played.world.describe, per_ability=2)
     assert probe_set_hash(other) != probe_set_hash(generate(rows, seed=0, describe=played.world.describe, per_ability=2))
-    with pytest.raises(ValueError, match="version 2 is unknown"):
-        generate(rows, seed=0, version=2)
+    assert probe_set_hash(generate(rows, seed=0, version=1)) != probe_set_hash(generate(rows, seed=0, version=2))
+    for unknown in (0, 3, "2", True):
+        with pytest.raises(ValueError, match=f"version {unknown!r} is unknown"):
+            generate(rows, seed=0, version=unknown)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="unknown ability 'telepathy'"):
         generate(rows, seed=0, abilities=["telepathy"])  # type: ignore[list-item]
 
