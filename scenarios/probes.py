@@ -37,8 +37,8 @@ the log holds:
 - ``preference_following``: a stated preference for a seat feature, then three seats the
   student once booked, only one with that feature (each lists two features, in seeded order).
 
-Nothing in a question may tell its answer to a student who remembers nothing (a ``guesser`` reader checks it,
-``agents.readers``). Generator version 1 did: a yes/no probe was kept only when its answer was "no", the
+Nothing in a question may tell its answer to a student who remembers nothing (the ``question-only`` reader checks
+it, ``agents.readers``). Generator version 1 did: a yes/no probe was kept only when its answer was "no", the
 buildings of an order probe were listed in any order but the true one, the wanted feature was the one feature
 of a seat choice listed only once, and a probe fork could plant two standing instructions with different words.
 Version 2 (``GENERATOR_VERSION``) does none of that; version 1 still draws the check-ins of terms made before it
@@ -479,10 +479,6 @@ CODEWORDS = ("Acknowledged", "Roger", "Understood", "Confirmed", "Noted", "Recei
 one time in twenty (version 1 drew from the first five)."""
 
 
-def codewords(version: int) -> tuple[str, ...]:
-    return CODEWORDS[:5] if version == 1 else CODEWORDS
-
-
 def instruction(past: Past, rng: random.Random, version: int) -> list[Query]:
     """A standing instruction on how to end answers about emails, then a question about one. One instruction per
     probe set: version 1 drew a word per question, so a fork asking two planted two standing instructions, and a
@@ -494,7 +490,7 @@ def instruction(past: Past, rng: random.Random, version: int) -> list[Query]:
     subjects = _unique_subjects(past)
     if version == 1:
         return [Instructed(told(word), word, subject) for subject in subjects
-                for word in [rng.choice(codewords(version))]]
+                for word in [rng.choice(CODEWORDS[:5])]]
     word = rng.choice(CODEWORDS)
     plant = told(word)
     return [Instructed(plant, word, subject) for subject in subjects]
@@ -522,7 +518,7 @@ def _offer(past: Past, rng: random.Random, wanted: str | None, plant_of: Callabl
     """Three seats the student once booked, each listed with two features, only one of them with ``wanted`` (drawn
     when None), and the note stating the preference. The six features are the six there are, each listed once, so
     no seat stands out to a student that does not know the preference (version 1 drew the other two seats' features
-    from three, so the wanted feature was the one listed once: picking that seat was right 61 % of the time)."""
+    from three, so the wanted feature was the one listed once: picking that seat was right 63.5 % of the time)."""
     offered = rng.sample(_booked_seats(past), 3)
     if version == 1:
         if wanted is None:
