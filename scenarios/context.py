@@ -23,6 +23,9 @@ class TermContext:
     attempt: int = 0
     """Which placement attempt this is: a seed whose first draw does not fit is drawn again from streams
     salted with the attempt (``generate_term``), so every seed gives one term, the same in any process."""
+    thinned: int = 0
+    """How many disruption tasks fewer per (sub-type, level) cell than the paper's count: 0 unless no draw of the
+    full count fits (``generate_term``)."""
     rules_version: int = RULES_VERSION
     """The version of the world's rules the term's runs follow: generators that read a seeded draw of the
     handlers (library seats) read this version's, so a term's plans hold in the runs made under it."""

@@ -173,7 +173,7 @@ def generate(ctx: TermContext, others: Sequence[Task] = (), scheduled: Sequence[
     starts = _DayStarts(ctx.timeline)
     if not stock.places:
         return [], [], []
-    per_cell = ctx.count(PER_CELL)
+    per_cell = ctx.count(PER_CELL - ctx.thinned)
     per_impossible = ctx.count(IMPOSSIBLE_PER_TYPE)
     plan = [(st, level) for st in SUB_TYPES for level in LEVELS[:3] for _ in range(per_cell)]
     plan += [(st, "impossible") for st in SUB_TYPES for _ in range(per_impossible)]
