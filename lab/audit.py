@@ -29,6 +29,7 @@ Seeds are played by spawned worker processes (like ``lab/sweep.py``: no state cr
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 import multiprocessing
@@ -147,8 +148,11 @@ def _probe_guesses(run: Run) -> dict[str, tuple[int, int, float]]:
     ``run``, per family of ``PROBE_GUESSES``; an order counts each pair of its buildings as one guess."""
     counts = {name: [0, 0, 0.0] for name in PROBE_GUESSES}
     standing = standing_of(run.term.tasks)
-    for seq, now, _ in probe_points(run, every_week=True):
-        for probe in draw_probes(log_prefix(run, seq), seed=run.branch.seed, describe=run.world.describe,
+    points = probe_points(run, every_week=True)
+    logged = log_prefix(run, points[-1][0])  # read once: each point's prefix is a slice of it
+    for seq, now, _ in points:
+        prefix = logged[:bisect.bisect_right(logged, seq, key=lambda row: row[0])]
+        for probe in draw_probes(prefix, seed=run.branch.seed, describe=run.world.describe,
                                  per_ability=PROBES_PER_WEEK, at=(seq, now), standing=standing):
             query, value = probe.query, score_probe(probe, guess(probe.question)).value
             if isinstance(query, SentBefore):
