@@ -13,7 +13,7 @@ import msgspec
 import pytest
 
 from campus.agents.registry import resolve
-from campus.kernel.agent import Agent
+from campus.kernel.agent import Agent, AgentView, Reply, TaskMemory
 from campus.kernel.parse import Answer, Invalid, parse_reply, parse_structured
 from campus.kernel.store import MemoryStore
 from campus.lab.probing import log_prefix, probe_points, probe_run
@@ -22,12 +22,13 @@ from campus.scenarios.play import Run, new_run, open_run
 from campus.scenarios.probe_answers import (
     Date, Id, Items, NoRecord, Number, YesNo, kendall_tau_b, render, score, split_items,
 )
-from campus.agents.readers import guess, questions_shown
+from campus.agents.readers import Reader, guess, questions_shown
 from campus.scenarios.probes import (
     ABILITIES, IN_FORK, PLANTED, SEAT_FEATURES, BookedRoom, EmailRecipient, Instructed, Past, Preferred, Probe,
     SentBefore, VisitOrder, answer_of, distance_bins, generate, plants_of, probe_set_hash, question_of, reveals,
     score_probe, standing_of, without_word,
 )
+from campus.scenarios.scorecard import scorecard
 from campus.scenarios.task import Term
 from campus.world.index import WorldIndex
 from campus.agents import make_agent
@@ -126,7 +127,6 @@ def test_one_standing_instruction_per_fork_and_following_it_is_never_wrong(playe
     assert len(plants) == 1 and sum(isinstance(a.probe.query, Instructed) for a in point.asked) == 3
     word = next(a.probe.query.word for a in point.asked if isinstance(a.probe.query, Instructed))
     assert all(a.said is not None and a.said.endswith(word) for a in point.asked)
-    from campus.scenarios.scorecard import scorecard
     assert scorecard(fork.term, fork.ended_tasks())["mps"]["overall"] == pytest.approx(1.0)
     assert without_word("B012; B013. roger!", "Roger") == "B012; B013"
     old = generate(log_prefix(played, point.asked_at_seq), seed=0, abilities=["instruction_following"],
@@ -137,21 +137,23 @@ def test_one_standing_instruction_per_fork_and_following_it_is_never_wrong(playe
 class _Obedient:
     """The oracle reader, following the standing instruction it is given: every answer ends with the word."""
 
-    def __init__(self, inner: Agent) -> None:
+    def __init__(self, inner: Reader) -> None:
         self.inner, self.name, self.word = inner, inner.name, ""
 
-    def act(self, view):  # type: ignore[no-untyped-def]
+    def act(self, view: AgentView) -> Reply:
         told = re.search(r'end your answer with the word "(\w+)"', view.messages[0].content)
         self.word = told[1] if told else self.word
         said = self.inner.act(view)
-        return said.replace("</action>", f" {self.word}</action>") if "Answer:" in said and self.word else said
+        if isinstance(said, str) and "Answer:" in said and self.word:
+            return said.replace("</action>", f" {self.word}</action>")
+        return said
 
-    def remember(self, past):  # type: ignore[no-untyped-def]
-        self.inner.remember(past)  # type: ignore[attr-defined]
+    def remember(self, past: TaskMemory) -> None:
+        self.inner.remember(past)
 
 
 def obedient(fork: Run) -> Agent:
-    return _Obedient(reader("oracle-reader")(fork))  # type: ignore[return-value]
+    return _Obedient(Reader("oracle-reader", fork.store, fork.term, fork.world))
 
 
 def test_the_question_only_reader_plays_forks_that_verify(played: Run) -> None:
@@ -344,7 +346,6 @@ def test_planted_notes_come_first_in_the_fork_and_are_not_scored(played: Run) ->
 
 def test_score_and_diff_show_the_ability_vector(played: Run) -> None:
     from campus.replays.diff import diff_runs
-    from campus.scenarios.scorecard import scorecard
 
     assert "mps" not in scorecard(played.term, played.ended_tasks())
     bound = probe_run(played, reader("oracle-reader"), "oracle-reader", per_ability=2)
