@@ -36,7 +36,7 @@ from campus.kernel.store import EventStore
 from campus.scenarios.check_ins import EVALUATOR as CHECK_IN, probes_of
 from campus.scenarios.probe_answers import NO_RECORD, render
 from campus.scenarios.probes import (
-    ABSTAIN, CODEWORDS, FACT_KINDS, PLANT_TASK, PROBE_TASK, TERM_PLANT, Past, Probe, answer_of, probe_of,
+    ABSTAIN, CODEWORDS, FACT_KINDS, FORMATS, PLANT_TASK, PROBE_TASK, TERM_PLANT, Past, Probe, answer_of, probe_of,
 )
 from campus.scenarios.task import Task, Term
 from campus.world.index import WorldIndex
@@ -147,7 +147,7 @@ def questions_shown(observation: str) -> list[str]:
 def guess(question: str) -> str:
     """The best answer to ``question`` from its words alone, with no memory of the term: what the list it shows and
     the form of answer it asks for allow, and what a reader of this code knows of how probes are made."""
-    if "Answer yes or no." in question:
+    if FORMATS["yes_no"] in question:
         return "no"
     if "In which order did you first arrive at them?" in question:
         shown = _LISTED_ID.findall(question.split("each of these buildings: ", 1)[1].split(". In which order", 1)[0])
@@ -158,7 +158,7 @@ def guess(question: str) -> str:
         seen = Counter(feature for _, features in options for feature in features)
         odd = [seat for seat, features in options if any(seen[f] == 1 for f in features)]
         return (odd or [seat for seat, _ in options] or [NO_RECORD])[0]
-    if "Answer with a number." in question:
+    if FORMATS["number"] in question:
         return "1"
     if question.startswith("To which address did you send the email"):  # also how an instruction probe is asked
         return CODEWORDS[0]  # never "no record": that is scored before the ending

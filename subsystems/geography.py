@@ -89,7 +89,7 @@ def overlay_minutes(world: WorldIndex, part: GeographyState, path: list[str]) ->
         state = walkway_now(part, a, b)
         if state == "closed":
             raise RouteError(f"the walkway from {a} to {b} is closed")
-        total += int(data["minutes"]) * (CONGESTION if state == "congested" else 1)
+        total += data["minutes"] * (CONGESTION if state == "congested" else 1)
     return total
 
 

@@ -72,7 +72,7 @@ def unmet(properties: Mapping[str, str], constraints: Mapping[str, str]) -> int:
 def edge_cost(data: Edge, constraints: Mapping[str, str]) -> int:
     if data.get("inside"):
         return 1
-    minutes = int(data["minutes"])
+    minutes = data["minutes"]
     if minutes <= 0:
         return 1
     return 100 * minutes * (2 + unmet(data["properties"], constraints))
@@ -94,7 +94,7 @@ Adjacency = dict[str, list[tuple[str, int, int]]]
 def edge_costs(graph: Walkways, constraints: Mapping[str, str]) -> Adjacency:
     """Every walkway's penalised cost under ``constraints``, as plain adjacency lists (both directions)."""
     return {
-        node: [(neighbour, edge_cost(data, constraints), int(data["minutes"])) for neighbour, data in edges.items()]
+        node: [(neighbour, edge_cost(data, constraints), data["minutes"]) for neighbour, data in edges.items()]
         for node, edges in graph.adj.items()
     }
 
@@ -213,5 +213,5 @@ def walk_minutes(graph: Walkways, path: Sequence[str]) -> int:
         data = graph.edge(a, b)
         if data is None:
             raise RouteError(f"there is no walkway from {a} to {b}")
-        total += int(data["minutes"])
+        total += data["minutes"]
     return total
