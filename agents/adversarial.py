@@ -8,6 +8,10 @@ Each is the oracle except in one way, so whatever it fails, it fails for that re
   "protocol forgotten" distractor). Its accuracy on long-term questions must be chance.
 - **optionsonly** answers from the options alone, no tool at all: the option with the most
   neighbours among the others (one or two apart, or a multiple). Chance as well.
+- **option rules of thumb** (``option_guesses``, not agents: each reads one question's options and nothing
+  else, so the audit scores them on the term's questions directly): always the smallest value, the second
+  smallest, the second largest, the largest, or a statement whose item (protocol and article) is stated twice.
+  Each must be at chance too.
 - **dawdler** is the oracle plus ``IDLE`` simulated minutes per task (``calendar.wait``,
   before its answer or its ``finish``): the term has slack for it, so it must solve nearly all.
 - **absent** gives the oracle's answers and does its errands but never walks anywhere (no ``goto:``,
@@ -140,6 +144,31 @@ def protocol_likeness(value: int, seen: set[int]) -> float:
 
 def neighbours(value: int, others: Sequence[int]) -> int:
     return sum(1 for o in others if 1 <= abs(value - o) <= 2 or (o and value != o and value % o == 0))
+
+
+OPTION_GUESSES = ("options: smallest", "options: second smallest", "options: second largest", "options: largest",
+                  "options: an item stated twice")
+"""The options-only rules of thumb ``option_guesses`` plays, in its order."""
+
+
+def option_guesses(question: str) -> dict[str, str]:
+    """The letter each rule of thumb of ``OPTION_GUESSES`` picks for ``question``; a rule with nothing to go on is left
+    out (values by rank need a value in every option, all different; the repeated item needs an item stated twice)."""
+    choices = options(question)
+    values = [(_value(text), letter) for letter, text in choices]
+    picked: dict[str, str] = {}
+    if choices and all(v is not None for v, _ in values) and len({v for v, _ in values}) == len(values):
+        ranked = [letter for _, letter in sorted(values, key=lambda pair: pair[0] or 0)]
+        picked |= dict(zip(OPTION_GUESSES[:4], (ranked[0], ranked[1], ranked[-2], ranked[-1])))
+    items: dict[str, list[str]] = {}
+    for letter, text in choices:
+        gives = _GIVES.search(text)
+        if gives:
+            items.setdefault(text[:gives.start()], []).append(letter)
+    twice = next((letters[0] for letters in items.values() if len(letters) > 1), None)
+    if twice is not None:
+        picked[OPTION_GUESSES[4]] = twice
+    return picked
 
 
 class TestwiseAgent(_Answering):

@@ -8,7 +8,9 @@ success per scenario and the headline metrics. Over all seeds it checks:
 - **ordering**: noop < stateless < diligent < oracle on StuGPA, LTRR, PIS and success, per seed;
 - **test-wise and options-only**: accuracy on long-term multiple-choice questions is not above
   chance (the mean of 1/options) by more than ``CHANCE_MARGIN`` — violated when the exact
-  (Clopper-Pearson) 95 % interval lies wholly above chance + margin;
+  (Clopper-Pearson) 95 % interval lies wholly above chance + margin; the same for the options-only rules of
+  thumb (``agents.adversarial.option_guesses``: a value by its rank, an item stated twice), each scored on the
+  questions it has something to go on in;
 - **question-only**: the same for the memory probes a question lets a student with no memory guess at
   (``agents.readers.guess``), drawn every week over the oracle's log: yes or no (chance 1/2), which of three
   seats (1/3) and the order of a few buildings (each pair of them in the right order: 1/2);
@@ -39,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from campus.agents import make_agent
+from campus.agents.adversarial import OPTION_GUESSES, option_guesses
 from campus.agents.readers import guess
 from campus.kernel.store import open_store
 from campus.lab.probing import log_prefix, probe_points
@@ -47,7 +50,7 @@ from campus.scenarios.busy_days import BUSY_CONTROLS, busy_metrics, unexpected
 from campus.scenarios.play import Run, RunSpec, start_run
 from campus.scenarios.probes import Preferred, SentBefore, VisitOrder, generate as draw_probes, score_probe, standing_of
 from campus.scenarios.scorecard import scorecard
-from campus.scenarios.task import Term
+from campus.scenarios.task import Task, Term
 from campus.scenarios.term import generate_term
 from campus.world.generate import generate_world
 from campus.world.index import WorldIndex
@@ -81,7 +84,8 @@ class SeedResult:
     scenarios: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
     """agent -> scenario -> (succeeded, tasks)."""
     guesses: dict[str, tuple[int, int, float]] = field(default_factory=dict)
-    """test-wise / options-only -> (right, long-term questions, sum of 1/options)."""
+    """test-wise / options-only / the options-only rules of thumb / the question-only reader's probe families ->
+    (right, asked, chance summed: 1/options per question)."""
     absent_points: dict[str, float] = field(default_factory=dict)
     """For ``absent``: ``attendance`` points, ``exam`` questions solved that were handed out in a room, and
     solvable disruption tasks passed that need a walk to the library (``walks``)."""
@@ -105,9 +109,10 @@ def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = T
         return SeedResult(seed=seed, error=str(error))
     solvable = {task.id: task.ground_truth["solvable"] for task in term.tasks if task.scenario == DISRUPTIONS}
     result = SeedResult(seed=seed)
-    questions = {task.id: 1 / max(1, len(_OPTION.findall(task.instruction))) for task in term.tasks
-                 if task.flags.long_term and not task.flags.delivery_only and task.solution
-                 and task.solution[-1].startswith("answer:") and _OPTION.search(task.instruction)}
+    asked = [task for task in term.tasks if task.flags.long_term and not task.flags.delivery_only and task.solution
+             and task.solution[-1].startswith("answer:") and _OPTION.search(task.instruction)]
+    questions = {task.id: 1 / len(_OPTION.findall(task.instruction)) for task in asked}
+    result.guesses |= _option_guesses(asked)
     for name in AGENTS + (DISRUPTION_CONTROLS if solvable else ()) + ((*BUSY_CONTROLS, *LEARNERS) if busy else ()):
         store = open_store(None)
         run = start_run(store, RunSpec(world=world_source, seed=seed, scale=scale, agent=name, disruptions=disruptions,
@@ -141,6 +146,21 @@ def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = T
                                     "exam": float(sum(1 for e in ended if e.task_id in in_room and e.outcome == "success")),
                                     "walks": float(sum(1 for e in ended if e.task_id in walks and e.outcome == "success"))}
     return result
+
+
+def _option_guesses(questions: Sequence[Task]) -> dict[str, tuple[int, int, float]]:
+    """``(right, asked, chance summed)`` of each rule of thumb of ``OPTION_GUESSES`` over the multiple-choice
+    ``questions`` it picks an option in."""
+    counts = {name: [0, 0, 0.0] for name in OPTION_GUESSES}
+    for task in questions:
+        letter = task.solution[-1].partition(":")[2]
+        chance = 1 / len(_OPTION.findall(task.instruction))
+        for name, picked in option_guesses(task.instruction).items():
+            cell = counts[name]
+            cell[0] += picked == letter
+            cell[1] += 1
+            cell[2] += chance
+    return {name: (int(right), int(asked), chance) for name, (right, asked, chance) in counts.items()}
 
 
 def _probe_guesses(run: Run) -> dict[str, tuple[int, int, float]]:
@@ -280,7 +300,7 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
                 violations.append(f"seed {r.seed}: {name} judged otherwise than it must on {len(wrong)} busy-day "
                                   f"checkpoint(s), e.g. {wrong[0]}")
     guessing: dict[str, dict[str, float]] = {}
-    for name in (*GUESSERS, *PROBE_GUESSES):
+    for name in (*GUESSERS, *OPTION_GUESSES, *PROBE_GUESSES):
         guesses = [r.guesses.get(name, (0, 0, 0.0)) for r in played]
         right, asked = sum(g[0] for g in guesses), sum(g[1] for g in guesses)
         chance = sum(g[2] for g in guesses) / asked if asked else 0.0
@@ -288,7 +308,7 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
         guessing[name] = {"right": right, "questions": asked, "accuracy": right / asked if asked else 0.0,
                           "chance": chance, "low": low, "high": high}
         if asked and low > chance + CHANCE_MARGIN:
-            what = "long-term questions" if name in GUESSERS else "guesses at memory probes"
+            what = "guesses at memory probes" if name in PROBE_GUESSES else "long-term questions"
             violations.append(f"{name}: {right}/{asked} {what} right, above chance {chance:.1%} + 5 points")
     success = {scenario: {name: won / tasks if tasks else 0.0 for name, (won, tasks) in cells.items()}
                for scenario, cells in sorted(scenarios.items())}

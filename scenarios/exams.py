@@ -17,9 +17,12 @@ ten questions per course, on the protocols introduced after the midterm as they 
 from a different (protocol, article) item as in the paper's composite questions. One states
 the computed value; each of the other three states, for its own article, what another taught
 protocol (or a fitting family with another parameter) gives (``protocols.alternatives``), never
-the value under a replaced parameter, so they are false for a student who missed a revision too. When the true
-item's protocol was revised before the exam, one wrong statement is that item under the old
-parameter, and the task's ``stale`` plan picks it.
+the value under a replaced parameter, so they are false for a student who missed a revision too; no two of
+them are about the same item. When the true item's protocol was revised before the exam, one wrong statement
+is that item under the old parameter (the task's ``stale`` plan picks it) and the other two are one item of a
+revised protocol under two parameters that are neither its own nor its old one: the true item is then one of
+two items stated twice, not the only one (it was, and a student picking from the repeated item was right
+half the time).
 
 Every exam task is long-term (the protocols are only named) and counts toward ``exam``.
 The oracle reads the true statement's article and answers.
@@ -36,7 +39,7 @@ from campus.kernel.clock import MINUTES_PER_DAY, clock_label, date_label
 from campus.kernel.schedule import Trigger
 from campus.scenarios.context import TermContext
 from campus.scenarios.lectures import Meeting, Syllabus, book_times, class_meetings, class_span, midterm_week, numbered
-from campus.scenarios.protocols import Choice, Cited, Rule, Shelf, alternatives, lay_out
+from campus.scenarios.protocols import Choice, Cited, Rule, Shelf, alternatives, lay_out, other_values
 from campus.scenarios.task import Flags, Task
 from campus.scenarios.timeline import SLACK, WEEK, slots
 
@@ -72,24 +75,41 @@ def compose(rng: random.Random, shelf: Shelf, pool: Sequence[Rule], true_rule: R
     article = shelf.articles[rng.choice(shelf.eligible[true_rule.family])]
     right = statement(true_rule, article, true_rule.value(article))
     stale_value = true_rule.stale_value(article)
-    stale = None if stale_value is None else statement(true_rule, article, stale_value)
-    wrong = [] if stale is None else [stale]
+    if stale_value is not None:
+        stale = statement(true_rule, article, stale_value)
+        return lay_out(rng, right, [stale, *_decoy_pair(rng, shelf, pool, (true_rule.name, article.id))], stale), article
+    wrong: list[str] = []
+    items = {(true_rule.name, article.id)}
     for _ in range(_ATTEMPTS):
         if len(wrong) == 3:
-            return lay_out(rng, right, wrong, stale), article
+            return lay_out(rng, right, wrong), article
         rule = rng.choice(pool)
         other = shelf.articles[rng.choice(shelf.eligible[rule.family])]
-        if (rule.name, other.id) == (true_rule.name, article.id):
+        if (rule.name, other.id) in items:
             continue
         old = rule.stale_value(other)
         excluded = [rule.value(other)] + ([] if old is None else [old])
         mistakes = alternatives(rng, other, shelf, [r for r in pool if r.name != rule.name], excluded)[:4]
-        if not mistakes:
-            continue
-        candidate = statement(rule, other, rng.choice(mistakes))
-        if candidate != right and candidate not in wrong:
-            wrong.append(candidate)
+        if mistakes:
+            items.add((rule.name, other.id))
+            wrong.append(statement(rule, other, rng.choice(mistakes)))
     raise ValueError(f"{shelf.title}: could not build three distinct wrong statements about {true_rule.name}")
+
+
+def _decoy_pair(rng: random.Random, shelf: Shelf, pool: Sequence[Rule], taken: tuple[str, str]) -> list[str]:
+    """Two false statements about one (revised protocol, article) item other than ``taken``, under two parameters of
+    its family that are neither its own nor its old one: beside a true statement and its stale twin (one item twice)
+    they leave a student who sees only the statements two such pairs to choose between."""
+    revised = [rule for rule in pool if rule.old_k is not None]
+    for _ in range(_ATTEMPTS):
+        rule = rng.choice(revised)
+        other = shelf.articles[rng.choice(shelf.eligible[rule.family])]
+        if (rule.name, other.id) == taken:
+            continue
+        values = other_values(rng, rule.family, other, (rule.k, rule.old_k), ())
+        if len(values) >= 2:
+            return [statement(rule, other, value) for value in values[:2]]
+    raise ValueError(f"{shelf.title}: no revised protocol gives a decoy pair beside {taken[0]}")
 
 
 def _true_rules(rng: random.Random, pool: Sequence[Rule], count: int) -> list[Rule]:

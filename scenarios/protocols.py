@@ -17,13 +17,16 @@ A protocol may be *revised* once ("from today add 5, not 3"): a ``Rule`` is one 
 protocol, and a revised rule remembers the parameter it replaced (``old_k``), which is the
 answer of a student who missed the revision.
 
-**Options** (``choose``): every option is what some taught protocol gives for the cited article.
-The wrong ones are the replaced parameter of a revised rule (so the stale student has its
-answer among them), then the other protocols in force applied to the same article, in a seeded
+**Options** (``value_question``): every option is what some taught protocol gives for the cited
+article. The wrong ones are the other protocols in force applied to the same article, in a seeded
 order, then, when those coincide or run short, a family that fits the article with a parameter
-drawn from that family's range. No option is singled out by its relation to the article or to
-the other options: a student who reads the article but forgot the protocol sees four equally
-protocol-like numbers, and one who sees only the options sees four draws of one distribution.
+drawn from that family's range. When the protocol was revised, the right value and the replaced
+parameter's (the stale student's answer) are a pair of one family's values on one reading, which
+a student who sees only the options could pick out; so the other two options are a pair of the
+same kind (``decoy_pair``): another protocol's value now and under its old (or another) parameter.
+A student who reads the article but forgot the protocol sees four equally protocol-like numbers,
+and one who sees only the options cannot tell the right pair from the decoy (the term audit scores
+such guesses, ``agents.adversarial.option_guesses``).
 """
 
 from __future__ import annotations
@@ -312,16 +315,71 @@ def lay_out(rng: random.Random, right: str, wrong: Sequence[str], stale: str | N
 
 
 def value_question(rng: random.Random, rule: Rule, article: Cited, shelf: Shelf, taught: Sequence[Rule]) -> Choice:
-    """Options for "what is the value of this article": the stale value (if any) and what other taught
-    protocols, or other parameters of a fitting family, give for the same article."""
+    """Options for "what is the value of this article": what other taught protocols, or other parameters of a
+    fitting family, give for the same article; for a revised rule, the stale value and a ``decoy_pair``."""
     right = rule.value(article)
     stale = rule.stale_value(article)
-    wrong = [] if stale is None or stale == right else [stale]
     others = [r for r in taught if r.name != rule.name]
-    wrong += alternatives(rng, article, shelf, others, (right, *wrong))
+    if stale is not None and stale != right:
+        pair = decoy_pair(rng, article, shelf, others, (right, stale))
+        if pair is None:
+            raise ValueError(f"{rule.name}: {article.short()} allows no decoy pair beside its stale value")
+        return lay_out(rng, str(right), [str(stale), *map(str, pair)], str(stale))
+    wrong = alternatives(rng, article, shelf, others, (right,))
     if len(wrong) < len(LETTERS) - 1:
         raise ValueError(f"{rule.name}: {article.short()} allows fewer than three wrong values")
-    return lay_out(rng, str(right), [str(m) for m in wrong[:3]], None if stale is None or stale == right else str(stale))
+    return lay_out(rng, str(right), [str(m) for m in wrong[:3]])
+
+
+def decoy_pair(rng: random.Random, article: Cited, shelf: Shelf, taught: Sequence[Rule],
+               exclude: Iterable[int]) -> tuple[int, int] | None:
+    """Two wrong values for ``article`` shaped like a revised protocol's value now and before: a taught protocol
+    that fits the article (revised ones first, in a seeded order) under its parameter and its old one (another of its
+    family's, drawn, if it was never revised); else two drawn parameters of a family that fits. Both positive,
+    distinct and not in ``exclude``; None if the article allows no such pair."""
+    seen = set(exclude)
+    fitting = [r for r in taught if shelf.fits(r.family, article)]
+    rng.shuffle(fitting)
+    fitting.sort(key=lambda r: r.old_k is None)
+    for rule in fitting:
+        first = rule.value(article)
+        if first <= 0 or first in seen:
+            continue
+        if rule.old_k is not None:
+            seconds = [rule.old_k]
+        else:
+            seconds = [k for k in FAMILIES[rule.family].params if k != rule.k]
+            rng.shuffle(seconds)
+        for k in seconds:
+            second = rule._with(k, article)
+            if second > 0 and second not in seen and second != first:
+                return first, second
+    families = [key for key in FAMILIES if shelf.fits(key, article)]
+    rng.shuffle(families)
+    for key in families:
+        drawn = other_values(rng, key, article, (), seen)
+        if len(drawn) >= 2:
+            return drawn[0], drawn[1]
+    return None
+
+
+def other_values(rng: random.Random, family: str, article: Cited, skip: Iterable[int | None],
+                 exclude: Iterable[int]) -> list[int]:
+    """``family``'s values for ``article`` under its parameters not in ``skip``, positive, distinct and not in
+    ``exclude``, in a seeded order."""
+    skipped = set(skip)
+    ks = [k for k in FAMILIES[family].params if k not in skipped]
+    rng.shuffle(ks)
+    seen = set(exclude)
+    out: list[int] = []
+    base = FAMILIES[family].measure(article)
+    assert base is not None
+    for k in ks:
+        value = FAMILIES[family].apply(base, k)
+        if value > 0 and value not in seen:
+            seen.add(value)
+            out.append(value)
+    return out
 
 
 _ONSETS = ("b", "d", "f", "g", "k", "l", "m", "n", "p", "r", "s", "t", "v", "z", "br", "dr", "gr", "kl", "pr", "st", "tr", "th")

@@ -6,6 +6,7 @@ import json
 
 from typer.testing import CliRunner
 
+from campus.agents.adversarial import OPTION_GUESSES, option_guesses
 from campus.cli.main import app
 from campus.lab.audit import (
     ABSENT_POINTS, AGENTS, PROBE_GUESSES, SeedResult, _probe_guesses, clopper_pearson, summarise,
@@ -51,6 +52,22 @@ def test_each_broken_promise_is_a_violation() -> None:
     told = _seed(6, guesses=_seed(6).guesses | {"question-only: which seat": (70, 100, 100 / 3)})
     assert summarise([told])["violations"] == ["question-only: which seat: 70/100 guesses at memory probes right, "
                                                "above chance 33.3% + 5 points"]
+    paired = _seed(7, guesses=_seed(7).guesses | {"options: an item stated twice": (30, 60, 15.0)})
+    assert summarise([paired])["violations"] == ["options: an item stated twice: 30/60 long-term questions right, "
+                                                 "above chance 25.0% + 5 points"]
+
+
+def test_the_rules_of_thumb_read_only_the_options() -> None:
+    question = ("Exactly one of these statements is true:\n"
+                "A) Applying the Tovar Protocol to article art_1.1 of 'Book' gives 40.\n"
+                "B) Applying the Mesk Protocol to article art_2.3 of 'Book' gives 7.\n"
+                "C) Applying the Tovar Protocol to article art_1.1 of 'Book' gives 30.\n"
+                "D) Applying the Dron Protocol to article art_4.2 of 'Book' gives 2011.\n"
+                "Reply with the letter of the true statement.")
+    assert option_guesses(question) == {"options: smallest": "B", "options: second smallest": "C",
+                                        "options: second largest": "A", "options: largest": "D",
+                                        "options: an item stated twice": "A"}
+    assert option_guesses("Pick one:\nA) 5\nB) 5\nC) 9\nD) 1") == {}
 
 
 def test_the_question_only_reader_guesses_probes_at_chance_and_would_have_beaten_it(world, small_term,
@@ -94,7 +111,7 @@ def test_the_command_audits_two_small_seeds_in_process() -> None:
     assert summary["seeds"] == [0, 1] and summary["failed_seeds"] == []
     assert all(row["oracle"] == 1.0 and row["dawdler"] >= 0.9 for row in summary["success"].values())
     assert summary["lateness"]["oracle"] == 0 and summary["guessing"]["testwise"]["questions"] > 0
-    assert all(summary["guessing"][name]["questions"] > 0 for name in PROBE_GUESSES)
+    assert all(summary["guessing"][name]["questions"] > 0 for name in (*OPTION_GUESSES, *PROBE_GUESSES))
     assert summary["disruptions"]["oracle"]["impossible"][0] == summary["disruptions"]["oracle"]["impossible"][1] > 0
     assert done.exit_code == (1 if summary["violations"] else 0)
 

@@ -89,6 +89,33 @@ def test_exactly_one_statement_is_true_and_it_is_the_answer(term: tuple[lectures
         assert true == [task.ground_truth["parts"][-1]["letter"]], task.id
 
 
+def test_a_revised_protocol_is_not_the_only_item_stated_twice(term: tuple[lectures.Taught, list[Task]]) -> None:
+    """A question whose true protocol was revised states that item twice (now and stale); a decoy item of a revised
+    protocol is stated twice too, under parameters that are neither its own nor its old one, so a student who sees
+    only the statements cannot pick the true item out. Every other question states four items once each."""
+    taught, tasks = term
+    syllabi = {s.shelf.title: s for s in taught.syllabi}
+    revised = 0
+    for task in tasks:
+        item = task.ground_truth["item"]
+        syllabus = syllabi[item["book"]]
+        rules = {r.name: r for r in exams.in_force(syllabus.rules, task.release)}
+        articles = {a.id: a for a in syllabus.shelf.articles}
+        statements = STATEMENT.findall(task.instruction)
+        times = Counter((name, article) for _, name, article, _, _ in statements)
+        if item["old_k"] is None:
+            assert set(times.values()) == {1}, task.id
+            continue
+        revised += 1
+        assert sorted(times.values()) == [2, 2] and times[(item["protocol"], item["article"])] == 2, task.id
+        (name, article), = (key for key in times if key != (item["protocol"], item["article"]))
+        rule = rules[name]
+        assert rule.old_k is not None
+        stated = {int(value) for _, n, a, _, value in statements if (n, a) == (name, article)}
+        assert not stated & {rule.value(articles[article]), rule.stale_value(articles[article])}, task.id
+    assert revised >= 10
+
+
 def test_exams_ask_about_their_half_of_the_course(term: tuple[lectures.Taught, list[Task]]) -> None:
     taught, tasks = term
     for syllabus in taught.syllabi:

@@ -2,7 +2,10 @@
 
 Two test-side solvers attack every long-term (review) lecture question: one opens the cited
 article and picks the option most related to what the article says; one sees only the four
-numbers. Neither remembers a protocol, so each must score within chance + 5 points.
+numbers. Neither remembers a protocol, so each must score within chance + 5 points. The audit's
+options-only rules of thumb (``option_guesses``) are held to the same on every long-term question,
+exams included, and on the questions about a revised protocol alone (where the stale option made
+the right one stand out).
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ from functools import cache
 
 import pytest
 
-from campus.agents.adversarial import protocol_likeness
+from campus.agents.adversarial import OPTION_GUESSES, option_guesses, protocol_likeness
+from campus.scenarios.exams import FINALS, MIDTERMS
 from campus.scenarios.lectures import COURSES, REGULATIONS
 from campus.scenarios.protocols import FAMILIES, LETTERS, Cited, book_articles
 from campus.scenarios.task import Task, Term
@@ -144,3 +148,47 @@ def test_memory_free_solvers_score_at_chance_on_reviews(name: str) -> None:
     hits, n = accuracy(SOLVERS[name], SEEDS)
     assert n > 600
     assert lower_bound(hits, n) <= CHANCE + MARGIN, f"{name}: {hits}/{n} = {hits / n:.1%}"
+
+
+def long_term(term: Term) -> Iterator[Task]:
+    for task in term.tasks:
+        if task.scenario in (REGULATIONS, COURSES, MIDTERMS, FINALS) and task.flags.long_term:
+            yield task
+
+
+@pytest.mark.parametrize("revised", [False, True], ids=["all", "revised"])
+@pytest.mark.parametrize("name", OPTION_GUESSES)
+def test_the_audits_rules_of_thumb_score_at_chance(name: str, revised: bool) -> None:
+    hits = n = 0
+    for seed in SEEDS:
+        for task in long_term(_term(seed)):
+            if revised and task.ground_truth["item"]["old_k"] is None:
+                continue
+            picked = option_guesses(task.instruction).get(name)
+            if picked is not None:
+                hits += picked == next(p["letter"] for p in task.ground_truth["parts"] if p["check"] == "answer")
+                n += 1
+    assert n > 100
+    assert lower_bound(hits, n) <= CHANCE + MARGIN, f"{name}: {hits}/{n} = {hits / n:.1%}"
+
+
+def test_beside_a_stale_value_stand_two_of_one_familys_values() -> None:
+    """A review of a revised protocol shows the right value, the stale one and a decoy pair: one fitting family's
+    values of the same article under two of its parameters, as the right and stale values are."""
+    checked = 0
+    for seed in SEEDS[:2]:
+        for task in reviews(_term(seed)):
+            item = task.ground_truth["item"]
+            if item["old_k"] is None:
+                continue
+            article = _library()[(item["book"], item["article"])]
+            family = FAMILIES[item["family"]]
+            base = family.measure(article)
+            assert base is not None
+            stale = family.apply(base, item["old_k"])
+            rest = {value for _, value in options(task)} - {item["value"], stale}
+            assert len(rest) == 2 and any(
+                rest <= {f.apply(b, k) for k in f.params}
+                for f in FAMILIES.values() if (b := f.measure(article)) is not None), task.id
+            checked += 1
+    assert checked >= 20
