@@ -33,15 +33,15 @@ ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = ("events", "kernel", "subsystems", "world", "scenarios", "agents", "replays", "reports", "lab", "cli", "env")
 
 PINNED = {
-    "oracle": "cb7f0b7eecfb1725a11317a52380b8d1614208e13c5cc669ab0d0571ede706af",
-    "noop": "76d9853ca45a64e797b44b9875b11d26d7b7414ffb4579ca32498bb838bc2da4",
-    "stateless": "26c75115b452584c735fb60024c779649c80bf907cea9af5c73f8fa71f279e14",
-    "diligent": "5926c5c8700a5a4b84ef366afd9450fda333a2efa37620121ed91634beb5c1a4",
-    "stale": "094a0797f1ab2904f9a249c45d9bb71cab43f3836bd19a1b75359cd30c69b081",
-    "testwise": "fc5f7a2fa265846cd5c4af1393b5af44bc47cdfc8eb0cdfa8c4515aa191bd18a",
-    "optionsonly": "2a6c007289d7d3d9105a236b60cb59e2b1178b1dbeb92d528a0254162ecfefeb",
-    "dawdler": "4205b47ee37d24ac5f6db4ce13264cbae23d88ce77c5301135c0c4e9a1823025",
-    "absent": "147c1b2b84591d4d02f4a8284a575734025eb8166c83808a3ec7ae4e938c20ed",
+    "oracle": "8a56a512fbc42e1e176ee146f975ab719478abe2c24c5fd584e6239eb26dc03a",
+    "noop": "43887704c21389a50f7b9f435432e8fa9f1bc7e72701918cec3e0d51770a3521",
+    "stateless": "c52cc9f1d34bc8b92a793ff1c2d2e46386dd1525a4edb92d6288aee275443601",
+    "diligent": "47a5aa6afb6adc0e392969a25a6036d1b3302807512bacc0faec912dab612b59",
+    "stale": "83cfd88bf8a10c189f5c2ab726c2fc3d74712a27db6294994cae0d3aea0fb2a0",
+    "testwise": "57b53978d86b1ba9d8a63a3a0e0a2881162e2afe6e27c07ef4f9d2151692a13f",
+    "optionsonly": "741ad5fcb28c7af2a86dc80474fc9da63af6c259f6a1d9b2f11fff19de7ffadf",
+    "dawdler": "00c6b2e3903c34779fbfcbce7d279fb7100a5f5864f7e2c1c7370d102cae363f",
+    "absent": "1bc5ee8c1528318a098b28541045369050dcd2f084b1d01cf45eb854ac2eed0c",
 }
 """Final hashes of ``campus run --seed 0 --agent NAME`` on the default term: schema 2 (facts carry minutes) and
 issue 12 (questions, midterm places, routes, matching, chain judging, the roll call, the text fixes).
@@ -54,35 +54,39 @@ answer and one at the end of the advisor meeting (the term and the logs changed)
 Issue 18 plays new runs under rules version 2 (a library room's open seats drawn once per date, a compact
 query_availability listing; the default term's disruptions read that draw), so every log changed;
 ``RULES_1`` keeps the hashes before it, which a run made under rules 1 still gives. ``absent`` moved again when it
-stopped taking a disruption task's ``route:`` walk (it had kept it, and passed every walking disruption task)."""
+stopped taking a disruption task's ``route:`` walk (it had kept it, and passed every walking disruption task).
+The questions about a revised protocol gained a decoy pair beside the right and stale options, and an exam's wrong
+statements stopped repeating an item (the terms changed, with and without disruptions, for either rules version,
+so every pin here did; runs made before keep verifying against the term in their log)."""
 
 PINNED_PLAIN = {
-    "oracle": "4e711b40f9f3a8606e801f28926d80a44860b5a587824db12947e56ad41c8af9",
-    "noop": "0f9d73536cc2051047d5b3112684c61a73ee9864c0f726a6b03076e1b2cfe057",
-    "stateless": "f7d45a2c9d5ef1b45bf2474ebe5340c846cda326da0e05c82f22296858e38328",
-    "diligent": "8fa276186dd24705c10744caedcdf7c6b40e597520960ea20e3cf4508910bbe5",
-    "stale": "31740e4ae9993ec3a622fbdfb009012d564841bfcd94391853940fb1b2e53676",
-    "testwise": "ac1feb889b454bab22fc4ff1adecbb0aadc1172d399b3ae09cc497123122d472",
-    "optionsonly": "29d4d2f43fc87e4b62ff0d69ccd0b0a01b284b557fb6851be294933f8aefe162",
-    "dawdler": "2dc17fb34af47d97310a66cb4bb7bb2eb5a0048f058490266156f357c18fa8f4",
-    "absent": "f378e94301d8cf8f81ec7bf30c0b7b64cc5b8ea23402211c5ff64ceec679ba93",
+    "oracle": "865c50e4e93082991713b2af8e30c1a9e5cc6a3b2198d9eea50163f3bcf515fd",
+    "noop": "db1c284b6be99fa9e2756de93616de537e16c94a97aeef6cd70821748f4543a4",
+    "stateless": "07ba1a7426c984b189314c3cdec6c39d697db638da5069772caaa425074984d5",
+    "diligent": "6c56f29adb7298abbff5ecdf420eecaf646f8efddbd8addd38ebb2b1c17a91fd",
+    "stale": "42f035249cfb502cb7b7513241d105647622e56bc3be3318ddb73e6f49d71fc2",
+    "testwise": "9f523f236f2747c4231a79dd6a1916874e05d4fd5e1afde092a0bd7c86412044",
+    "optionsonly": "0e2bd3de679569a5d3c50cf5d36677eed4e4517378cdac6c88fa81db4bc99802",
+    "dawdler": "0a9668d607824b4e174f8ecfaf988d5e7e1da29ae1029eae4c09ed552ca72e26",
+    "absent": "06ecc2d37393fed7327c255d474f50e21046fbdf1c7f647cfe826bc873a096ec",
 }
 """Final hashes of ``campus run --seed 0 --no-disruptions --no-busy-days --agent NAME``: the default term's logs
-before issues 14 and 15. Re-pinned for rules version 2 by issue 18 (see ``PINNED``)."""
+before issues 14 and 15. Re-pinned for rules version 2 by issue 18 and for the questions' decoy pairs (see
+``PINNED``)."""
 
 RULES_1 = {
     True: {
-        "oracle": "63a509360b3a025dbbb4527b0263883e2850c8d0d053c12f14fa6936ae365ebb",
-        "stale": "8f395f840b60dd4e27c61bc5d52f85b4417eefbfe287802c05d383600c1e92e6",
+        "oracle": "1bb74d68b4c8df00b0d0821f9897f3ab1862a699318d59a95dd27225f6aa5724",
+        "stale": "2785fced1031e5c467744b46191ea8c13d2ed602be4989385289f893b2bb6994",
     },
     False: {
-        "oracle": "d919f54c389847c9cb0edc0f756652b335c3d8da88bacf132f75c4a03d2285e8",
-        "stale": "59deaf27eca3efe0043084f918170f3d906b6b07916fb3982e024196ee74695e",
+        "oracle": "06b3dcef68abe93271e47f5f9bb83f1920aa975f8e849d6d7ee109c24784a546",
+        "stale": "990ac22a040ed726b15acb0c7797ac0c6c3103161fa068b18a1466b092dbabee",
     },
 }
-"""Two agents of ``PINNED`` (True) and ``PINNED_PLAIN`` (False) as they were before issue 18: the oracle (every
-reservation it plans succeeds) and stale (it fails every disruption), played under rules version 1 on the term made
-for it."""
+"""Two agents of ``PINNED`` (True) and ``PINNED_PLAIN`` (False) played under rules version 1 on the term made for
+it: the oracle (every reservation it plans succeeds) and stale (it fails every disruption). They were the hashes
+before issue 18 until the questions' decoy pairs changed the terms (see ``PINNED``)."""
 
 
 _CODE_IMPORT = re.compile(r"(?:^|[;\n]\s*)(from|import) ([a-z_.]+)", re.M)
@@ -193,8 +197,8 @@ def test_the_log_of_every_builtin_agent_is_unchanged(world: WorldIndex, terms: C
 @pytest.mark.parametrize("agent", sorted(RULES_1[True]))
 def test_a_run_under_rules_1_is_the_run_before_rules_versions(world: WorldIndex, terms: Callable[..., Term], agent: str,
                                                               default: bool) -> None:
-    """A run made under rules version 1 (its config without ``rules``, its term made for version 1) gives the hashes
-    every run had before the version existed, and verifies with re-execution under its own rules."""
+    """A run made under rules version 1 (its config without ``rules``, its term made for version 1) gives its pinned
+    hashes (``RULES_1``), and verifies with re-execution under its own rules."""
     term = terms(0, disruptions=default, busy=default, rules_version=1)
     store = MemoryStore()
     run = new_run(store, world, term, agent_name=agent, seed=0, rules=run_config(DEFAULT_ROUND_LIMIT, rules=1))
