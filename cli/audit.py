@@ -120,9 +120,10 @@ def _print(summary: dict[str, Any], world: str) -> None:
     if summary.get("busy_days") is not None:
         busy = summary["busy_days"]
         wrong = ", ".join(f"{name} {busy[name]}" for name in ("oracle", "guesser", "fifo"))
+        recurrence = ("not measured (no seed's term has two busy days)" if busy["learner_recurrence"] is None else
+                      f"learner at most {busy['learner_recurrence']:g}, forgetful at least {busy['forgetful_recurrence']:g}")
         out.print(f"busy-day checkpoints judged otherwise than they must be: {wrong}; same-checkpoint recurrence: "
-                  f"learner at most {busy['learner_recurrence']:g}, forgetful at least {busy['forgetful_recurrence']:g}",
-                  highlight=False)
+                  f"{recurrence}", highlight=False)
     out.print(f"seeds that did not generate: {', '.join(map(str, summary['failed_seeds'])) or 'none'}", highlight=False)
     if summary["violations"]:
         out.print(f"[bold red]{len(summary['violations'])} violations[/]")

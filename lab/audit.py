@@ -96,7 +96,8 @@ class SeedResult:
     busy: dict[str, list[str]] = field(default_factory=dict)
     """oracle and busy-day controls -> the busy-day checkpoints judged otherwise than they must be."""
     recurrence: dict[str, float | None] = field(default_factory=dict)
-    """``learner`` and ``forgetful`` -> their same-checkpoint recurrence rate over the busy days."""
+    """``learner`` and ``forgetful`` -> their same-checkpoint recurrence rate over the busy days; empty when the term has
+    fewer than two (a small scale), so nothing can recur."""
 
 
 def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = True, busy: bool = True) -> SeedResult:
@@ -125,7 +126,8 @@ def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = T
             result.busy[name] = unexpected(term, name, {e.task_id: e.marks for e in ended})
         if name in LEARNERS:
             metrics = busy_metrics(term, {e.task_id: e.marks for e in ended})
-            result.recurrence[name] = metrics["recurrence"] if metrics is not None else None
+            if metrics is not None and metrics["days"] >= 2:  # recurrence is over pairs of busy days
+                result.recurrence[name] = metrics["recurrence"]
         if name in (*DISRUPTION_CONTROLS, *BUSY_CONTROLS, *LEARNERS):
             continue
         card = scorecard(term, ended)
@@ -325,8 +327,8 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
                                for kind in ("solvable", "impossible")}
                         for name in ("oracle", *DISRUPTION_CONTROLS) if any(name in r.disrupted for r in played)},
         "busy_days": {name: sum(len(r.busy.get(name, ())) for r in played) for name in ("oracle", *BUSY_CONTROLS)}
-        | {f"{name}_recurrence": max((r.recurrence[name] or 0.0 for r in played), default=0.0) if name == "learner"
-           else min((r.recurrence[name] or 0.0 for r in played), default=0.0) for name in LEARNERS}
+        | {f"{name}_recurrence": (max if name == "learner" else min)(
+               (r.recurrence[name] or 0.0 for r in played if r.recurrence), default=None) for name in LEARNERS}
         if any(r.busy for r in played) else None,
         "violations": violations,
     }

@@ -57,6 +57,18 @@ def test_each_broken_promise_is_a_violation() -> None:
                                                  "above chance 25.0% + 5 points"]
 
 
+def test_the_learners_are_held_to_their_recurrence_only_where_something_can_recur() -> None:
+    busy = {"oracle": [], "guesser": [], "fifo": []}
+    good = _seed(0, busy=busy, recurrence={"learner": 0.0, "forgetful": 0.4})
+    relapsed = _seed(1, busy=busy, recurrence={"learner": 0.1, "forgetful": 0.4})
+    unpaired = _seed(2, busy=busy, recurrence={})
+    summary = summarise([good, relapsed, unpaired])
+    assert summary["violations"] == ["seed 1: recurrence learner 0.1, forgetful 0.4 (must be 0 and above 0)"]
+    assert (summary["busy_days"]["learner_recurrence"], summary["busy_days"]["forgetful_recurrence"]) == (0.1, 0.4)
+    alone = summarise([unpaired])["busy_days"]
+    assert (alone["learner_recurrence"], alone["forgetful_recurrence"]) == (None, None)
+
+
 def test_the_rules_of_thumb_read_only_the_options() -> None:
     question = ("Exactly one of these statements is true:\n"
                 "A) Applying the Tovar Protocol to article art_1.1 of 'Book' gives 40.\n"
@@ -113,7 +125,9 @@ def test_the_command_audits_two_small_seeds_in_process() -> None:
     assert summary["lateness"]["oracle"] == 0 and summary["guessing"]["testwise"]["questions"] > 0
     assert all(summary["guessing"][name]["questions"] > 0 for name in (*OPTION_GUESSES, *PROBE_GUESSES))
     assert summary["disruptions"]["oracle"]["impossible"][0] == summary["disruptions"]["oracle"]["impossible"][1] > 0
-    assert done.exit_code == (1 if summary["violations"] else 0)
+    # one busy day at this scale: no pair of days for a checkpoint to recur over, so nothing to hold the learners to
+    assert summary["busy_days"]["learner_recurrence"] is None and summary["busy_days"]["forgetful_recurrence"] is None
+    assert summary["violations"] == [] and done.exit_code == 0
 
 
 def test_bad_seeds_are_refused_with_exit_2() -> None:
