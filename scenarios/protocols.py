@@ -231,12 +231,13 @@ class Rule:
         return FAMILIES[self.family].definition(self.k)
 
     def value(self, article: Cited) -> int:
-        return self._with(self.k, article)
+        return self.value_under(self.k, article)
 
     def stale_value(self, article: Cited) -> int | None:
-        return None if self.old_k is None else self._with(self.old_k, article)
+        return None if self.old_k is None else self.value_under(self.old_k, article)
 
-    def _with(self, k: int, article: Cited) -> int:
+    def value_under(self, k: int, article: Cited) -> int:
+        """What the rule's family gives for ``article`` under parameter ``k`` (its own, its old one or another)."""
         base = FAMILIES[self.family].measure(article)
         if base is None:
             raise ValueError(f"{self.name}: {article.short()} has nothing for {self.family}")
@@ -351,7 +352,7 @@ def decoy_pair(rng: random.Random, article: Cited, shelf: Shelf, taught: Sequenc
             seconds = [k for k in FAMILIES[rule.family].params if k != rule.k]
             rng.shuffle(seconds)
         for k in seconds:
-            second = rule._with(k, article)
+            second = rule.value_under(k, article)
             if second > 0 and second not in seen and second != first:
                 return first, second
     families = [key for key in FAMILIES if shelf.fits(key, article)]
