@@ -12,6 +12,10 @@ Each is the oracle except in one way, so whatever it fails, it fails for that re
   else, so the audit scores them on the term's questions directly): always the smallest value, the second
   smallest, the second largest, the largest, or a statement whose item (protocol and article) is stated twice.
   Each must be at chance too.
+- **the reading pooler** (``pooled_picks``, scored the same way on the exams): skips the lectures but reads
+  every cited article and keeps, question after question, how often each (protocol, family, parameter) has
+  explained a statement's value; it picks the statement whose best explanation has recurred least (the lies
+  of an exam state what other taught protocols give, and those recur). Held to chance + 5 points too.
 - **dawdler** is the oracle plus ``IDLE`` simulated minutes per task (``calendar.wait``,
   before its answer or its ``finish``): the term has slack for it, so it must solve nearly all.
 - **absent** gives the oracle's answers and does its errands but never walks anywhere (no ``goto:``,
@@ -22,9 +26,11 @@ Each is the oracle except in one way, so whatever it fails, it fails for that re
 from __future__ import annotations
 
 import re
-from collections.abc import Generator, Sequence
+from collections import Counter
+from collections.abc import Callable, Generator, Sequence
 
 from campus.kernel.agent import AgentView, Reply
+from campus.scenarios.protocols import FAMILIES, Cited
 from campus.scenarios.task import Term
 from campus.world.index import WorldIndex
 
@@ -169,6 +175,41 @@ def option_guesses(question: str) -> dict[str, str]:
     if twice is not None:
         picked[OPTION_GUESSES[4]] = twice
     return picked
+
+
+POOLER = "reading pooler: the least-recurring explanation"
+_STATEMENT = re.compile(r"^([A-D])\) Applying the (\w+) Protocol to article (\S+) of '([^']+)' gives (-?\d+)\.$",
+                        re.MULTILINE)
+Explanation = tuple[str, str, int]
+"""(protocol, family, parameter)."""
+
+
+def explanations(protocol: str, article: Cited, value: int) -> set[Explanation]:
+    """Every (protocol, family, parameter) under which ``protocol`` would give ``value`` for ``article``."""
+    found: set[Explanation] = set()
+    for key, family in FAMILIES.items():
+        base = family.measure(article)
+        if base is not None:
+            found |= {(protocol, key, k) for k in family.params if family.apply(base, k) == value}
+    return found
+
+
+def pooled_picks(questions: Sequence[str], article: Callable[[str, str], Cited | None]) -> list[str | None]:
+    """The reading pooler's letter for each of ``questions`` (exam questions in the order they are asked;
+    ``article(book, id)`` reads a cited article): the statement whose best explanation has recurred least over the
+    statements read so far, this question's included (the first letter on a tie); None where no statement parses."""
+    seen: Counter[Explanation] = Counter()
+    picks: list[str | None] = []
+    for question in questions:
+        read = []
+        for letter, protocol, article_id, book, value in _STATEMENT.findall(question):
+            cited = article(book, article_id)
+            found = explanations(protocol, cited, int(value)) if cited is not None else set()
+            seen.update(found)
+            read.append((letter, found))
+        scored = [(max((seen[e] for e in found), default=0), letter) for letter, found in read]
+        picks.append(min(scored)[1] if scored else None)
+    return picks
 
 
 class TestwiseAgent(_Answering):

@@ -10,7 +10,8 @@ success per scenario and the headline metrics. Over all seeds it checks:
   chance (the mean of 1/options) by more than ``CHANCE_MARGIN`` — violated when the exact
   (Clopper-Pearson) 95 % interval lies wholly above chance + margin; the same for the options-only rules of
   thumb (``agents.adversarial.option_guesses``: a value by its rank, an item stated twice), each scored on the
-  questions it has something to go on in;
+  questions it has something to go on in; and for the reading pooler (``agents.adversarial.pooled_picks``) on
+  the exam questions, in the order they are asked;
 - **question-only**: the same for the memory probes a question lets a student with no memory guess at
   (``agents.readers.guess``), drawn every week over the oracle's log: yes or no (chance 1/2), which of three
   seats (1/3) and the order of a few buildings (each pair of them in the right order: 1/2);
@@ -41,13 +42,15 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from campus.agents import make_agent
-from campus.agents.adversarial import OPTION_GUESSES, option_guesses
+from campus.agents.adversarial import OPTION_GUESSES, POOLER, option_guesses, pooled_picks
 from campus.agents.readers import guess
 from campus.kernel.store import open_store
 from campus.lab.probing import log_prefix, probe_points
 from campus.scenarios.disruptions import SCENARIO as DISRUPTIONS
+from campus.scenarios.exams import FINALS, MIDTERMS
 from campus.scenarios.busy_days import BUSY_CONTROLS, busy_metrics, unexpected
 from campus.scenarios.play import Run, RunSpec, start_run
+from campus.scenarios.protocols import book_articles
 from campus.scenarios.probes import Preferred, SentBefore, VisitOrder, generate as draw_probes, score_probe, standing_of
 from campus.scenarios.scorecard import scorecard
 from campus.scenarios.task import Task, Term
@@ -113,7 +116,7 @@ def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = T
     asked = [task for task in term.tasks if task.flags.long_term and not task.flags.delivery_only and task.solution
              and task.solution[-1].startswith("answer:") and _OPTION.search(task.instruction)]
     questions = {task.id: 1 / len(_OPTION.findall(task.instruction)) for task in asked}
-    result.guesses |= _option_guesses(asked)
+    result.guesses |= _option_guesses(asked) | _pooled_guesses(world, asked)
     for name in AGENTS + (DISRUPTION_CONTROLS if solvable else ()) + ((*BUSY_CONTROLS, *LEARNERS) if busy else ()):
         store = open_store(None)
         run = start_run(store, RunSpec(world=world_source, seed=seed, scale=scale, agent=name, disruptions=disruptions,
@@ -163,6 +166,16 @@ def _option_guesses(questions: Sequence[Task]) -> dict[str, tuple[int, int, floa
             cell[1] += 1
             cell[2] += chance
     return {name: (int(right), int(asked), chance) for name, (right, asked, chance) in counts.items()}
+
+
+def _pooled_guesses(world: WorldIndex, questions: Sequence[Task]) -> dict[str, tuple[int, int, float]]:
+    """``(right, asked, chance summed)`` of the reading pooler over the exam questions among ``questions`` (in release
+    order, as ``term.tasks`` holds them)."""
+    library = {(a.book, a.id): a for text in world.world.texts for a in book_articles(text)}
+    exams = [task for task in questions if task.scenario in (MIDTERMS, FINALS)]
+    picks = pooled_picks([task.instruction for task in exams], lambda book, article: library.get((book, article)))
+    right = sum(picked == task.solution[-1].partition(":")[2] for picked, task in zip(picks, exams))
+    return {POOLER: (right, len(exams), sum(1 / len(_OPTION.findall(task.instruction)) for task in exams))}
 
 
 def _probe_guesses(run: Run) -> dict[str, tuple[int, int, float]]:
@@ -302,7 +315,7 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
                 violations.append(f"seed {r.seed}: {name} judged otherwise than it must on {len(wrong)} busy-day "
                                   f"checkpoint(s), e.g. {wrong[0]}")
     guessing: dict[str, dict[str, float]] = {}
-    for name in (*GUESSERS, *OPTION_GUESSES, *PROBE_GUESSES):
+    for name in (*GUESSERS, *OPTION_GUESSES, POOLER, *PROBE_GUESSES):
         guesses = [r.guesses.get(name, (0, 0, 0.0)) for r in played]
         right, asked = sum(g[0] for g in guesses), sum(g[1] for g in guesses)
         chance = sum(g[2] for g in guesses) / asked if asked else 0.0

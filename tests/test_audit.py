@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
-from campus.agents.adversarial import OPTION_GUESSES, option_guesses
+from campus.agents.adversarial import OPTION_GUESSES, POOLER, explanations, option_guesses, pooled_picks
 from campus.cli.main import app
 from campus.lab.audit import (
     ABSENT_POINTS, AGENTS, PROBE_GUESSES, SeedResult, _probe_guesses, clopper_pearson, summarise,
 )
+from campus.scenarios.protocols import Cited
+from campus.scenarios.task import Term
+from campus.world.index import WorldIndex
 
 
 def test_the_exact_interval_matches_known_values() -> None:
@@ -58,7 +62,7 @@ def test_each_broken_promise_is_a_violation() -> None:
 
 
 def test_the_learners_are_held_to_their_recurrence_only_where_something_can_recur() -> None:
-    busy = {"oracle": [], "guesser": [], "fifo": []}
+    busy: dict[str, list[str]] = {"oracle": [], "guesser": [], "fifo": []}
     good = _seed(0, busy=busy, recurrence={"learner": 0.0, "forgetful": 0.4})
     relapsed = _seed(1, busy=busy, recurrence={"learner": 0.1, "forgetful": 0.4})
     unpaired = _seed(2, busy=busy, recurrence={})
@@ -67,6 +71,28 @@ def test_the_learners_are_held_to_their_recurrence_only_where_something_can_recu
     assert (summary["busy_days"]["learner_recurrence"], summary["busy_days"]["forgetful_recurrence"]) == (0.1, 0.4)
     alone = summarise([unpaired])["busy_days"]
     assert (alone["learner_recurrence"], alone["forgetful_recurrence"]) == (None, None)
+
+
+def test_the_reading_pooler_picks_the_statement_explained_least_often_so_far() -> None:
+    articles = {("Book", "art_a"): _article("art_a", "Room 5 holds 12 seats."),
+                ("Book", "art_b"): _article("art_b", "Hall 40 has 2 doors.")}
+    first = ("A) Applying the Tovar Protocol to article art_a of 'Book' gives 8.\n"  # 5 + 3: the first number
+             "B) Applying the Mesk Protocol to article art_b of 'Book' gives 42.")  # 40 + 2: the largest number
+    second = ("A) Applying the Tovar Protocol to article art_a of 'Book' gives 8.\n"  # explained as before: twice now
+              "B) Applying the Dron Protocol to article art_b of 'Book' gives 44.\n"
+              "C) Applying the Lum Protocol to article art_c of 'Book' gives 9.")  # an article it cannot read
+    assert explanations("Dron", articles[("Book", "art_b")], 44) == {("Dron", "first_number", 4),
+                                                                      ("Dron", "largest_number", 4)}
+
+    def read(book: str, article: str) -> Cited | None:
+        return articles.get((book, article))
+
+    assert pooled_picks([first, second, "no statement here"], read) == ["A", "C", None]
+    assert pooled_picks([first, second.replace("C) Applying", "X) Applying")], read) == ["A", "B"]
+
+
+def _article(article_id: str, body: str) -> Cited:
+    return Cited(book="Book", chapter="1", section="1.1", id=article_id, title="T", body=body, position=0)
 
 
 def test_the_rules_of_thumb_read_only_the_options() -> None:
@@ -82,8 +108,8 @@ def test_the_rules_of_thumb_read_only_the_options() -> None:
     assert option_guesses("Pick one:\nA) 5\nB) 5\nC) 9\nD) 1") == {}
 
 
-def test_the_question_only_reader_guesses_probes_at_chance_and_would_have_beaten_it(world, small_term,
-                                                                                   monkeypatch) -> None:
+def test_the_question_only_reader_guesses_probes_at_chance_and_would_have_beaten_it(
+        world: WorldIndex, small_term: Term, monkeypatch: pytest.MonkeyPatch) -> None:
     """On the oracle's log of a small term; with the generators of version 1 the same guesses beat chance."""
     import functools
 
@@ -123,7 +149,7 @@ def test_the_command_audits_two_small_seeds_in_process() -> None:
     assert summary["seeds"] == [0, 1] and summary["failed_seeds"] == []
     assert all(row["oracle"] == 1.0 and row["dawdler"] >= 0.9 for row in summary["success"].values())
     assert summary["lateness"]["oracle"] == 0 and summary["guessing"]["testwise"]["questions"] > 0
-    assert all(summary["guessing"][name]["questions"] > 0 for name in (*OPTION_GUESSES, *PROBE_GUESSES))
+    assert all(summary["guessing"][name]["questions"] > 0 for name in (*OPTION_GUESSES, POOLER, *PROBE_GUESSES))
     assert summary["disruptions"]["oracle"]["impossible"][0] == summary["disruptions"]["oracle"]["impossible"][1] > 0
     # one busy day at this scale: no pair of days for a checkpoint to recur over, so nothing to hold the learners to
     assert summary["busy_days"]["learner_recurrence"] is None and summary["busy_days"]["forgetful_recurrence"] is None
