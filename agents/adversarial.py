@@ -16,6 +16,9 @@ Each is the oracle except in one way, so whatever it fails, it fails for that re
   every cited article and keeps, question after question, how often each (protocol, family, parameter) has
   explained a statement's value; it picks the statement whose best explanation has recurred least (the lies
   of an exam state what other taught protocols give, and those recur). Held to chance + 5 points too.
+- **the name counter** (``least_named_picks``, on the exams too) reads nothing but the questions: the statement
+  naming the protocol named least often so far. It wins where an exam spreads its true protocols evenly and
+  names the false statements' protocols at random.
 - **dawdler** is the oracle plus ``IDLE`` simulated minutes per task (``calendar.wait``,
   before its answer or its ``finish``): the term has slack for it, so it must solve nearly all.
 - **absent** gives the oracle's answers and does its errands but never walks anywhere (no ``goto:``,
@@ -178,6 +181,9 @@ def option_guesses(question: str) -> dict[str, str]:
 
 
 POOLER = "reading pooler: the least-recurring explanation"
+NAME_COUNTER = "name counter: the protocol named least so far"
+EXAM_GUESSES = (POOLER, NAME_COUNTER)
+"""The strategies that pool what one exam question shows with the questions before it."""
 _STATEMENT = re.compile(r"^([A-D])\) Applying the (\w+) Protocol to article (\S+) of '([^']+)' gives (-?\d+)\.$",
                         re.MULTILINE)
 Explanation = tuple[str, str, int]
@@ -209,6 +215,19 @@ def pooled_picks(questions: Sequence[str], article: Callable[[str, str], Cited |
             read.append((letter, found))
         scored = [(max((seen[e] for e in found), default=0), letter) for letter, found in read]
         picks.append(min(scored)[1] if scored else None)
+    return picks
+
+
+def least_named_picks(questions: Sequence[str]) -> list[str | None]:
+    """The name counter's letter for each of ``questions`` (exam questions in the order they are asked): the statement
+    naming the protocol named least often over the statements read so far, this question's included (the first
+    letter on a tie); None where no statement parses."""
+    named: Counter[str] = Counter()
+    picks: list[str | None] = []
+    for question in questions:
+        statements = [(letter, protocol) for letter, protocol, *_ in _STATEMENT.findall(question)]
+        named.update(protocol for _, protocol in statements)
+        picks.append(min(((named[protocol], letter) for letter, protocol in statements), default=(0, None))[1])
     return picks
 
 

@@ -10,8 +10,8 @@ success per scenario and the headline metrics. Over all seeds it checks:
   chance (the mean of 1/options) by more than ``CHANCE_MARGIN`` — violated when the exact
   (Clopper-Pearson) 95 % interval lies wholly above chance + margin; the same for the options-only rules of
   thumb (``agents.adversarial.option_guesses``: a value by its rank, an item stated twice), each scored on the
-  questions it has something to go on in; and for the reading pooler (``agents.adversarial.pooled_picks``) on
-  the exam questions, in the order they are asked;
+  questions it has something to go on in; and for the strategies that pool an exam's questions as they are
+  asked (``agents.adversarial.EXAM_GUESSES``: the reading pooler, the name counter);
 - **question-only**: the same for the memory probes a question lets a student with no memory guess at
   (``agents.readers.guess``), drawn every week over the oracle's log: yes or no (chance 1/2), which of three
   seats (1/3) and the order of a few buildings (each pair of them in the right order: 1/2);
@@ -42,7 +42,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from campus.agents import make_agent
-from campus.agents.adversarial import OPTION_GUESSES, POOLER, option_guesses, pooled_picks
+from campus.agents.adversarial import (
+    EXAM_GUESSES, NAME_COUNTER, OPTION_GUESSES, POOLER, least_named_picks, option_guesses, pooled_picks,
+)
 from campus.agents.readers import guess
 from campus.kernel.store import open_store
 from campus.lab.probing import log_prefix, probe_points
@@ -87,7 +89,7 @@ class SeedResult:
     scenarios: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
     """agent -> scenario -> (succeeded, tasks)."""
     guesses: dict[str, tuple[int, int, float]] = field(default_factory=dict)
-    """test-wise / options-only / the options-only rules of thumb / the reading pooler / the question-only reader's
+    """test-wise / options-only / the options-only rules of thumb / the exam poolers / the question-only reader's
     probe families -> (right, asked, chance summed: 1/options per question)."""
     absent_points: dict[str, float] = field(default_factory=dict)
     """For ``absent``: ``attendance`` points, ``exam`` questions solved that were handed out in a room, and
@@ -116,7 +118,7 @@ def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = T
     asked = [task for task in term.tasks if task.flags.long_term and not task.flags.delivery_only and task.solution
              and task.solution[-1].startswith("answer:") and _OPTION.search(task.instruction)]
     questions = {task.id: 1 / len(_OPTION.findall(task.instruction)) for task in asked}
-    result.guesses |= _option_guesses(asked) | _pooled_guesses(world, asked)
+    result.guesses |= _option_guesses(asked) | _exam_guesses(world, asked)
     for name in AGENTS + (DISRUPTION_CONTROLS if solvable else ()) + ((*BUSY_CONTROLS, *LEARNERS) if busy else ()):
         store = open_store(None)
         run = start_run(store, RunSpec(world=world_source, seed=seed, scale=scale, agent=name, disruptions=disruptions,
@@ -168,14 +170,17 @@ def _option_guesses(questions: Sequence[Task]) -> dict[str, tuple[int, int, floa
     return {name: (int(right), int(asked), chance) for name, (right, asked, chance) in counts.items()}
 
 
-def _pooled_guesses(world: WorldIndex, questions: Sequence[Task]) -> dict[str, tuple[int, int, float]]:
-    """``(right, asked, chance summed)`` of the reading pooler over the exam questions among ``questions`` (in release
-    order, as ``term.tasks`` holds them)."""
+def _exam_guesses(world: WorldIndex, questions: Sequence[Task]) -> dict[str, tuple[int, int, float]]:
+    """``(right, asked, chance summed)`` of each strategy of ``EXAM_GUESSES`` over the exam questions among
+    ``questions`` (in release order, as ``term.tasks`` holds them)."""
     library = {(a.book, a.id): a for text in world.world.texts for a in book_articles(text)}
     exams = [task for task in questions if task.scenario in (MIDTERMS, FINALS)]
-    picks = pooled_picks([task.instruction for task in exams], lambda book, article: library.get((book, article)))
-    right = sum(picked == task.solution[-1].partition(":")[2] for picked, task in zip(picks, exams))
-    return {POOLER: (right, len(exams), sum(1 / len(_OPTION.findall(task.instruction)) for task in exams))}
+    shown = [task.instruction for task in exams]
+    chance = sum(1 / len(_OPTION.findall(text)) for text in shown)
+    picks = {POOLER: pooled_picks(shown, lambda book, article: library.get((book, article))),
+             NAME_COUNTER: least_named_picks(shown)}
+    return {name: (sum(picked == task.solution[-1].partition(":")[2] for picked, task in zip(picks[name], exams)),
+                   len(exams), chance) for name in EXAM_GUESSES}
 
 
 def _probe_guesses(run: Run) -> dict[str, tuple[int, int, float]]:
@@ -315,7 +320,7 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
                 violations.append(f"seed {r.seed}: {name} judged otherwise than it must on {len(wrong)} busy-day "
                                   f"checkpoint(s), e.g. {wrong[0]}")
     guessing: dict[str, dict[str, float]] = {}
-    for name in (*GUESSERS, *OPTION_GUESSES, POOLER, *PROBE_GUESSES):
+    for name in (*GUESSERS, *OPTION_GUESSES, *EXAM_GUESSES, *PROBE_GUESSES):
         guesses = [r.guesses.get(name, (0, 0, 0.0)) for r in played]
         right, asked = sum(g[0] for g in guesses), sum(g[1] for g in guesses)
         chance = sum(g[2] for g in guesses) / asked if asked else 0.0

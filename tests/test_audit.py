@@ -7,7 +7,9 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from campus.agents.adversarial import OPTION_GUESSES, POOLER, explanations, option_guesses, pooled_picks
+from campus.agents.adversarial import (
+    EXAM_GUESSES, OPTION_GUESSES, explanations, least_named_picks, option_guesses, pooled_picks,
+)
 from campus.cli.main import app
 from campus.lab.audit import (
     ABSENT_POINTS, AGENTS, PROBE_GUESSES, SeedResult, _probe_guesses, clopper_pearson, summarise,
@@ -91,6 +93,16 @@ def test_the_reading_pooler_picks_the_statement_explained_least_often_so_far() -
     assert pooled_picks([first, second.replace("C) Applying", "X) Applying")], read) == ["A", "B"]
 
 
+def test_the_name_counter_picks_the_protocol_named_least_so_far() -> None:
+    first = ("A) Applying the Tovar Protocol to article art_a of 'Book' gives 8.\n"
+             "B) Applying the Tovar Protocol to article art_b of 'Book' gives 42.\n"
+             "C) Applying the Mesk Protocol to article art_c of 'Book' gives 3.")
+    second = ("A) Applying the Mesk Protocol to article art_d of 'Book' gives 7.\n"
+              "B) Applying the Dron Protocol to article art_e of 'Book' gives 1.\n"
+              "C) Applying the Tovar Protocol to article art_f of 'Book' gives 5.")
+    assert least_named_picks([first, second, "nothing to read"]) == ["C", "B", None]
+
+
 def _article(article_id: str, body: str) -> Cited:
     return Cited(book="Book", chapter="1", section="1.1", id=article_id, title="T", body=body, position=0)
 
@@ -149,7 +161,7 @@ def test_the_command_audits_two_small_seeds_in_process() -> None:
     assert summary["seeds"] == [0, 1] and summary["failed_seeds"] == []
     assert all(row["oracle"] == 1.0 and row["dawdler"] >= 0.9 for row in summary["success"].values())
     assert summary["lateness"]["oracle"] == 0 and summary["guessing"]["testwise"]["questions"] > 0
-    assert all(summary["guessing"][name]["questions"] > 0 for name in (*OPTION_GUESSES, POOLER, *PROBE_GUESSES))
+    assert all(summary["guessing"][name]["questions"] > 0 for name in (*OPTION_GUESSES, *EXAM_GUESSES, *PROBE_GUESSES))
     assert summary["disruptions"]["oracle"]["impossible"][0] == summary["disruptions"]["oracle"]["impossible"][1] > 0
     # one busy day at this scale: no pair of days for a checkpoint to recur over, so nothing to hold the learners to
     assert summary["busy_days"]["learner_recurrence"] is None and summary["busy_days"]["forgetful_recurrence"] is None
