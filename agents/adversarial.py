@@ -164,10 +164,10 @@ def option_guesses(question: str) -> dict[str, str]:
     """The letter each rule of thumb of ``OPTION_GUESSES`` picks for ``question``; a rule with nothing to go on is left
     out (values by rank need a value in every option, all different; the repeated item needs an item stated twice)."""
     choices = options(question)
-    values = [(_value(text), letter) for letter, text in choices]
+    values = [(value, letter) for letter, text in choices if (value := _value(text)) is not None]
     picked: dict[str, str] = {}
-    if choices and all(v is not None for v, _ in values) and len({v for v, _ in values}) == len(values):
-        ranked = [letter for _, letter in sorted(values, key=lambda pair: pair[0] or 0)]
+    if choices and len(values) == len(choices) == len({value for value, _ in values}):
+        ranked = [letter for _, letter in sorted(values)]
         picked |= dict(zip(OPTION_GUESSES[:4], (ranked[0], ranked[1], ranked[-2], ranked[-1])))
     items: dict[str, list[str]] = {}
     for letter, text in choices:

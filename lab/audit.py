@@ -101,8 +101,8 @@ class SeedResult:
     busy: dict[str, list[str]] = field(default_factory=dict)
     """oracle and busy-day controls -> the busy-day checkpoints judged otherwise than they must be."""
     recurrence: dict[str, float | None] = field(default_factory=dict)
-    """``learner`` and ``forgetful`` -> their same-checkpoint recurrence rate over the busy days; empty when the term has
-    fewer than two (a small scale), so nothing can recur."""
+    """``learner`` and ``forgetful`` -> their same-checkpoint recurrence rate over the busy days; empty when the term
+    has fewer than two (a small scale), so nothing can recur."""
 
 
 def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = True, busy: bool = True) -> SeedResult:
@@ -118,7 +118,7 @@ def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = T
     asked = [task for task in term.tasks if task.flags.long_term and not task.flags.delivery_only and task.solution
              and task.solution[-1].startswith("answer:") and _OPTION.search(task.instruction)]
     questions = {task.id: 1 / len(_OPTION.findall(task.instruction)) for task in asked}
-    result.guesses |= _option_guesses(asked) | _exam_guesses(world, asked)
+    result.guesses |= _option_guesses(asked, questions) | _exam_guesses(world, asked, questions)
     for name in AGENTS + (DISRUPTION_CONTROLS if solvable else ()) + ((*BUSY_CONTROLS, *LEARNERS) if busy else ()):
         store = open_store(None)
         run = start_run(store, RunSpec(world=world_source, seed=seed, scale=scale, agent=name, disruptions=disruptions,
@@ -155,32 +155,36 @@ def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = T
     return result
 
 
-def _option_guesses(questions: Sequence[Task]) -> dict[str, tuple[int, int, float]]:
+def _answer(task: Task) -> str:
+    """The letter of a multiple-choice task: its plan's last step is ``answer:LETTER``."""
+    return task.solution[-1].partition(":")[2]
+
+
+def _option_guesses(asked: Sequence[Task], chance: dict[str, float]) -> dict[str, tuple[int, int, float]]:
     """``(right, asked, chance summed)`` of each rule of thumb of ``OPTION_GUESSES`` over the multiple-choice
-    ``questions`` it picks an option in."""
+    questions ``asked`` it picks an option in (``chance``: 1/options per task id)."""
     counts = {name: [0, 0, 0.0] for name in OPTION_GUESSES}
-    for task in questions:
-        letter = task.solution[-1].partition(":")[2]
-        chance = 1 / len(_OPTION.findall(task.instruction))
+    for task in asked:
         for name, picked in option_guesses(task.instruction).items():
             cell = counts[name]
-            cell[0] += picked == letter
+            cell[0] += picked == _answer(task)
             cell[1] += 1
-            cell[2] += chance
-    return {name: (int(right), int(asked), chance) for name, (right, asked, chance) in counts.items()}
+            cell[2] += chance[task.id]
+    return {name: (int(right), int(n), summed) for name, (right, n, summed) in counts.items()}
 
 
-def _exam_guesses(world: WorldIndex, questions: Sequence[Task]) -> dict[str, tuple[int, int, float]]:
-    """``(right, asked, chance summed)`` of each strategy of ``EXAM_GUESSES`` over the exam questions among
-    ``questions`` (in release order, as ``term.tasks`` holds them)."""
+def _exam_guesses(world: WorldIndex, asked: Sequence[Task],
+                  chance: dict[str, float]) -> dict[str, tuple[int, int, float]]:
+    """``(right, asked, chance summed)`` of each strategy of ``EXAM_GUESSES`` over the exam questions among ``asked``
+    (in release order, as ``term.tasks`` holds them)."""
     library = {(a.book, a.id): a for text in world.world.texts for a in book_articles(text)}
-    exams = [task for task in questions if task.scenario in (MIDTERMS, FINALS)]
+    exams = [task for task in asked if task.scenario in (MIDTERMS, FINALS)]
     shown = [task.instruction for task in exams]
-    chance = sum(1 / len(_OPTION.findall(text)) for text in shown)
     picks = {POOLER: pooled_picks(shown, lambda book, article: library.get((book, article))),
              NAME_COUNTER: least_named_picks(shown)}
-    return {name: (sum(picked == task.solution[-1].partition(":")[2] for picked, task in zip(picks[name], exams)),
-                   len(exams), chance) for name in EXAM_GUESSES}
+    summed = sum(chance[task.id] for task in exams)
+    return {name: (sum(picked == _answer(task) for picked, task in zip(picks[name], exams)), len(exams), summed)
+            for name in EXAM_GUESSES}
 
 
 def _probe_guesses(run: Run) -> dict[str, tuple[int, int, float]]:
