@@ -12,13 +12,14 @@ Each is the oracle except in one way, so whatever it fails, it fails for that re
   else, so the audit scores them on the term's questions directly): always the smallest value, the second
   smallest, the second largest, the largest, or a statement whose item (protocol and article) is stated twice.
   Each must be at chance too.
-- **the reading pooler** (``pooled_picks``, scored the same way on the exams): skips the lectures but reads
-  every cited article and keeps, question after question, how often each (protocol, family, parameter) has
-  explained a statement's value; it picks the statement whose best explanation has recurred least (the lies
-  of an exam state what other taught protocols give, and those recur). Held to chance + 5 points too.
-- **the name counter** (``least_named_picks``, on the exams too) reads nothing but the questions: the statement
-  naming the protocol named least often so far. It wins where an exam spreads its true protocols evenly and
-  names the false statements' protocols at random.
+- **the reading poolers** (``pooled_picks``, scored the same way on the exams): skip the lectures but read
+  every cited article and keep, question after question, how often each (protocol, family, parameter) has
+  explained a statement's value; one picks the statement whose best explanation has recurred least, the other
+  the one whose explanation has recurred most (a student inferring a protocol from what the exam repeats).
+- **the name counters** (``named_picks``, on the exams too) read nothing but the questions: the statement naming
+  the protocol named least often so far, or most often. The least-named one scored 31 % while an exam spread its
+  true protocols evenly and named the false statements' protocols at random.
+  All four are held to chance + 5 points.
 - **dawdler** is the oracle plus ``IDLE`` simulated minutes per task (``calendar.wait``,
   before its answer or its ``finish``): the term has slack for it, so it must solve nearly all.
 - **absent** gives the oracle's answers and does its errands but never walks anywhere (no ``goto:``,
@@ -180,14 +181,15 @@ def option_guesses(question: str) -> dict[str, str]:
     return picked
 
 
-POOLER = "reading pooler: the least-recurring explanation"
-NAME_COUNTER = "name counter: the protocol named least so far"
-EXAM_GUESSES = (POOLER, NAME_COUNTER)
-"""The strategies that pool what one exam question shows with the questions before it."""
+EXAM_GUESSES = ("reading pooler: the rarest explanation", "reading pooler: the commonest explanation",
+                "name counter: the protocol named least", "name counter: the protocol named most")
+"""The strategies that pool what one exam question shows with the questions before it (``exam_guesses``)."""
 _STATEMENT = re.compile(r"^([A-D])\) Applying the (\w+) Protocol to article (\S+) of '([^']+)' gives (-?\d+)\.$",
                         re.MULTILINE)
 Explanation = tuple[str, str, int]
 """(protocol, family, parameter)."""
+Reader = Callable[[str, str], Cited | None]
+"""``article(book, id)``: a cited article as the bibliography shows it, or None."""
 
 
 def explanations(protocol: str, article: Cited, value: int) -> set[Explanation]:
@@ -200,10 +202,16 @@ def explanations(protocol: str, article: Cited, value: int) -> set[Explanation]:
     return found
 
 
-def pooled_picks(questions: Sequence[str], article: Callable[[str, str], Cited | None]) -> list[str | None]:
-    """The reading pooler's letter for each of ``questions`` (exam questions in the order they are asked;
-    ``article(book, id)`` reads a cited article): the statement whose best explanation has recurred least over the
-    statements read so far, this question's included (the first letter on a tie); None where no statement parses."""
+def exam_guesses(questions: Sequence[str], article: Reader) -> dict[str, list[str | None]]:
+    """Each strategy of ``EXAM_GUESSES``'s letters for ``questions`` (exam questions in the order they are asked)."""
+    return dict(zip(EXAM_GUESSES, (pooled_picks(questions, article), pooled_picks(questions, article, most=True),
+                                   named_picks(questions), named_picks(questions, most=True))))
+
+
+def pooled_picks(questions: Sequence[str], article: Reader, *, most: bool = False) -> list[str | None]:
+    """The reading pooler's letter for each of ``questions``: the statement whose best explanation has recurred least
+    (``most``: most) over the statements read so far, this question's included (the first letter on a tie); None
+    where no statement parses."""
     seen: Counter[Explanation] = Counter()
     picks: list[str | None] = []
     for question in questions:
@@ -213,22 +221,26 @@ def pooled_picks(questions: Sequence[str], article: Callable[[str, str], Cited |
             found = explanations(protocol, cited, int(value)) if cited is not None else set()
             seen.update(found)
             read.append((letter, found))
-        scored = [(max((seen[e] for e in found), default=0), letter) for letter, found in read]
-        picks.append(min(scored)[1] if scored else None)
+        picks.append(_pick([(max((seen[e] for e in found), default=0), letter) for letter, found in read], most))
     return picks
 
 
-def least_named_picks(questions: Sequence[str]) -> list[str | None]:
-    """The name counter's letter for each of ``questions`` (exam questions in the order they are asked): the statement
-    naming the protocol named least often over the statements read so far, this question's included (the first
-    letter on a tie); None where no statement parses."""
+def named_picks(questions: Sequence[str], *, most: bool = False) -> list[str | None]:
+    """The name counter's letter for each of ``questions``: the statement naming the protocol named least (``most``:
+    most) often over the statements read so far, this question's included (the first letter on a tie); None where no
+    statement parses."""
     named: Counter[str] = Counter()
     picks: list[str | None] = []
     for question in questions:
         statements = [(letter, protocol) for letter, protocol, *_ in _STATEMENT.findall(question)]
         named.update(protocol for _, protocol in statements)
-        picks.append(min(((named[protocol], letter) for letter, protocol in statements), default=(0, None))[1])
+        picks.append(_pick([(named[protocol], letter) for letter, protocol in statements], most))
     return picks
+
+
+def _pick(scored: Sequence[tuple[int, str]], most: bool) -> str | None:
+    """The letter with the smallest (``most``: largest) count, the first letter on a tie."""
+    return min(scored, key=lambda pair: (-pair[0] if most else pair[0], pair[1]))[1] if scored else None
 
 
 class TestwiseAgent(_Answering):

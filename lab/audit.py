@@ -11,7 +11,7 @@ success per scenario and the headline metrics. Over all seeds it checks:
   (Clopper-Pearson) 95 % interval lies wholly above chance + margin; the same for the options-only rules of
   thumb (``agents.adversarial.option_guesses``: a value by its rank, an item stated twice), each scored on the
   questions it has something to go on in; and for the strategies that pool an exam's questions as they are
-  asked (``agents.adversarial.EXAM_GUESSES``: the reading pooler, the name counter);
+  asked (``agents.adversarial.EXAM_GUESSES``: the reading poolers and the name counters, least and most);
 - **question-only**: the same for the memory probes a question lets a student with no memory guess at
   (``agents.readers.guess``), drawn every week over the oracle's log: yes or no (chance 1/2), which of three
   seats (1/3) and the order of a few buildings (each pair of them in the right order: 1/2);
@@ -42,9 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from campus.agents import make_agent
-from campus.agents.adversarial import (
-    EXAM_GUESSES, NAME_COUNTER, OPTION_GUESSES, POOLER, least_named_picks, option_guesses, pooled_picks,
-)
+from campus.agents.adversarial import EXAM_GUESSES, OPTION_GUESSES, exam_guesses, option_guesses
 from campus.agents.readers import guess
 from campus.kernel.store import open_store
 from campus.lab.probing import log_prefix, probe_points
@@ -179,9 +177,7 @@ def _exam_guesses(world: WorldIndex, asked: Sequence[Task],
     (in release order, as ``term.tasks`` holds them)."""
     library = {(a.book, a.id): a for text in world.world.texts for a in book_articles(text)}
     exams = [task for task in asked if task.scenario in (MIDTERMS, FINALS)]
-    shown = [task.instruction for task in exams]
-    picks = {POOLER: pooled_picks(shown, lambda book, article: library.get((book, article))),
-             NAME_COUNTER: least_named_picks(shown)}
+    picks = exam_guesses([task.instruction for task in exams], lambda book, article: library.get((book, article)))
     summed = sum(chance[task.id] for task in exams)
     return {name: (sum(picked == _answer(task) for picked, task in zip(picks[name], exams)), len(exams), summed)
             for name in EXAM_GUESSES}

@@ -13,16 +13,20 @@ ten questions per course, on the protocols introduced after the midterm as they 
 ``SLACK`` minutes per further question after its last block, so flexible work placed that week
 (a disruption task) never waits on a slow student's backlog.
 
-**A question**: four statements "applying <protocol> to <article> gives <value>", each built
-from a different (protocol, article) item as in the paper's composite questions. One states
-the computed value; each of the other three states, for its own article, what another taught
-protocol (or a fitting family with another parameter) gives (``protocols.alternatives``), never
-the value under a replaced parameter, so they are false for a student who missed a revision too; no two of
-them are about the same item. When the true item's protocol was revised before the exam, one wrong statement
-is that item under the old parameter (the task's ``stale`` plan picks it) and the other two are one item of a
-revised protocol under two parameters that are neither its own nor its old one: the true item is then one of
-two items stated twice, not the only one (it was, and a student picking from the repeated item was right
-half the time).
+**A question**: four statements "applying <protocol> to <article> gives <value>", each about a different
+(protocol, article) item as in the paper's composite questions. Each question names one protocol for sure (its
+*anchor*: revised ones first, then the rest, cycling) and draws the other three i.i.d. from the protocols in force;
+only then is the true statement drawn among the four. A false statement gives its item's value under one of the
+protocol's three *lineup* parameters (``lineup``: other parameters of its family, drawn once per exam, the old one
+among them when it was revised), so over an exam each protocol is stated under four readings equally often.
+A revised anchor makes a question of two pairs instead: two items of revised protocols, each stated twice, one
+under its parameter and its old one (the true and the stale statement; the task's ``stale`` plan picks the
+latter), the other under its two other lineup parameters, a coin deciding which item is which.
+
+Why so: the true statement used to be about a protocol spread evenly over the exam while the false ones named
+protocols at random, so a student who picked the statement naming the protocol named least so far scored 31 %
+(``agents.adversarial.named_picks``), and one who pooled which reading explains each statement and picked
+the rarest scored 29 % (``pooled_picks``); the term audit holds both, and their opposites, to chance.
 
 Every exam task is long-term (the protocols are only named) and counts toward ``exam``.
 The oracle reads the true statement's article and answers.
@@ -33,13 +37,13 @@ Use: ``generate(ctx, taught.syllabi) -> (tasks, triggers)`` after ``lectures.gen
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from campus.kernel.clock import MINUTES_PER_DAY, clock_label, date_label
 from campus.kernel.schedule import Trigger
 from campus.scenarios.context import TermContext
 from campus.scenarios.lectures import Meeting, Syllabus, book_times, class_meetings, class_span, midterm_week, numbered
-from campus.scenarios.protocols import Choice, Cited, Rule, Shelf, alternatives, lay_out, other_values
+from campus.scenarios.protocols import FAMILIES, LETTERS, Choice, Cited, Rule, Shelf, lay_out
 from campus.scenarios.task import Flags, Task
 from campus.scenarios.timeline import SLACK, WEEK, slots
 
@@ -70,50 +74,63 @@ def statement(rule: Rule, article: Cited, value: int) -> str:
     return f"Applying the {rule.name} Protocol to {article.short()} gives {value}."
 
 
-def compose(rng: random.Random, shelf: Shelf, pool: Sequence[Rule], true_rule: Rule) -> tuple[Choice, Cited]:
-    """One composite question whose true statement is about ``true_rule``; returns it and the article to read."""
-    article = shelf.articles[rng.choice(shelf.eligible[true_rule.family])]
-    right = statement(true_rule, article, true_rule.value(article))
-    stale_value = true_rule.stale_value(article)
-    if stale_value is not None:
-        stale = statement(true_rule, article, stale_value)
-        return lay_out(rng, right, [stale, *_decoy_pair(rng, shelf, pool, (true_rule.name, article.id))], stale), article
-    wrong: list[str] = []
-    items = {(true_rule.name, article.id)}
-    for _ in range(_ATTEMPTS):
-        if len(wrong) == 3:
-            return lay_out(rng, right, wrong), article
-        rule = rng.choice(pool)
-        other = shelf.articles[rng.choice(shelf.eligible[rule.family])]
-        if (rule.name, other.id) in items:
-            continue
-        old = rule.stale_value(other)
-        excluded = [rule.value(other)] + ([] if old is None else [old])
-        mistakes = alternatives(rng, other, shelf, [r for r in pool if r.name != rule.name], excluded)[:4]
-        if mistakes:
-            items.add((rule.name, other.id))
-            wrong.append(statement(rule, other, rng.choice(mistakes)))
-    raise ValueError(f"{shelf.title}: could not build three distinct wrong statements about {true_rule.name}")
+def compose(rng: random.Random, shelf: Shelf, pool: Sequence[Rule], lineups: Mapping[str, tuple[int, ...]],
+            anchor: Rule) -> tuple[Choice, Cited, Rule]:
+    """One composite question naming ``anchor``; returns it, the article to read and the true statement's protocol.
+
+    The items are chosen first and the true one is drawn among them after, so which statement is true does not
+    depend on the protocols a question names. A revised anchor makes a question of two pairs: two items of revised
+    protocols, each stated twice, one under its parameter and its old one (the true and the stale statement), the
+    other under the two other parameters of its lineup; a coin says which item is which. Two false statements about
+    one protocol never share a parameter: the readings a question states of a protocol are then a uniform draw of
+    its four, the true one among them exactly when the true statement is about that protocol (drawn with
+    replacement, a reading stated twice in a question was sure to be false)."""
+    if anchor.old_k is not None:
+        items = _items(rng, shelf, [anchor, rng.choice([rule for rule in pool if rule.old_k is not None])])
+        rng.shuffle(items)
+        (rule, article), (other_rule, other) = items
+        assert rule.old_k is not None
+        right = statement(rule, article, rule.value(article))
+        stale = statement(rule, article, rule.value_under(rule.old_k, article))
+        decoys = [statement(other_rule, other, other_rule.value_under(k, other))
+                  for k in lineups[other_rule.name] if k != other_rule.old_k]
+        return lay_out(rng, right, [stale, *decoys], stale), article, rule
+    items = _items(rng, shelf, [anchor, *(rng.choice(pool) for _ in range(len(LETTERS) - 1))])
+    truth = rng.randrange(len(items))
+    spare = {rule.name: rng.sample(lineups[rule.name], len(lineups[rule.name])) for rule, _ in items}
+    wrong = [statement(rule, cited, rule.value_under(spare[rule.name].pop(), cited))
+             for i, (rule, cited) in enumerate(items) if i != truth]
+    rule, article = items[truth]
+    return lay_out(rng, statement(rule, article, rule.value(article)), wrong), article, rule
 
 
-def _decoy_pair(rng: random.Random, shelf: Shelf, pool: Sequence[Rule], taken: tuple[str, str]) -> list[str]:
-    """Two false statements about one (revised protocol, article) item other than ``taken``, under two parameters of
-    its family that are neither its own nor its old one: beside a true statement and its stale twin (one item twice)
-    they leave a student who sees only the statements two such pairs to choose between."""
-    revised = [rule for rule in pool if rule.old_k is not None]
-    for _ in range(_ATTEMPTS):
-        rule = rng.choice(revised)
-        other = shelf.articles[rng.choice(shelf.eligible[rule.family])]
-        if (rule.name, other.id) == taken:
-            continue
-        values = other_values(rng, rule.family, other, (rule.k, rule.old_k), ())
-        if len(values) >= 2:
-            return [statement(rule, other, value) for value in values[:2]]
-    raise ValueError(f"{shelf.title}: no revised protocol gives a decoy pair beside {taken[0]}")
+def lineup(rng: random.Random, rule: Rule) -> tuple[int, ...]:
+    """The parameters of ``rule``'s family under which an exam's false statements about it are worked out: its old
+    one, if it was revised, and others drawn once per exam, three in all. With its own parameter they are four
+    readings, each stated as often as the others, so a student who counts readings over the exam learns nothing."""
+    others = [k for k in FAMILIES[rule.family].params if k not in (rule.k, rule.old_k)]
+    rng.shuffle(others)
+    kept = [] if rule.old_k is None else [rule.old_k]
+    return tuple(kept + others[:len(LETTERS) - 1 - len(kept)])
 
 
-def _true_rules(rng: random.Random, pool: Sequence[Rule], count: int) -> list[Rule]:
-    """Which protocol each question is about: revised ones first, then the rest, cycling; order shuffled."""
+def _items(rng: random.Random, shelf: Shelf, rules: Sequence[Rule]) -> list[tuple[Rule, Cited]]:
+    """An article of its family for each of ``rules``, no (protocol, article) item twice."""
+    items: list[tuple[Rule, Cited]] = []
+    for rule in rules:
+        for _ in range(_ATTEMPTS):
+            article = shelf.articles[rng.choice(shelf.eligible[rule.family])]
+            if all((rule.name, article.id) != (r.name, a.id) for r, a in items):
+                items.append((rule, article))
+                break
+        else:
+            raise ValueError(f"{shelf.title}: too few articles for distinct statements about {rule.name}")
+    return items
+
+
+def _anchors(rng: random.Random, pool: Sequence[Rule], count: int) -> list[Rule]:
+    """The protocol each question names for sure: revised ones first, then the rest, cycling; order shuffled. (Which
+    statement is true is drawn apart, in ``compose``.)"""
     revised = [r for r in pool if r.old_k is not None]
     plain = [r for r in pool if r.old_k is None]
     rng.shuffle(revised)
@@ -171,8 +188,9 @@ def _midterms(ctx: TermContext, syllabi: Sequence[Syllabus], count: int) -> list
         syllabus, pool, meeting = syllabi[i], pools[i], session.meeting
         rng = ctx.rng(f"midterm|{syllabus.section.code}")
         title = f"Midterm exam in {syllabus.section.name}"
-        for number, (release, rule) in enumerate(zip(session.releases, _true_rules(rng, pool, count)), start=1):
-            choice, article = compose(rng, syllabus.shelf, pool, rule)
+        lineups = {rule.name: lineup(rng, rule) for rule in pool}
+        for number, (release, anchor) in enumerate(zip(session.releases, _anchors(rng, pool, count)), start=1):
+            choice, article, rule = compose(rng, syllabus.shelf, pool, lineups, anchor)
             text = _question_text(title, number, count, choice)
             starts = meeting.start if number == 1 else None
             if number == 1:
@@ -199,9 +217,10 @@ def _finals(ctx: TermContext, syllabi: Sequence[Syllabus], count: int) -> list[t
         rules = in_force(syllabus.rules, start)
         pool = [r for r in rules if r.introduced > midterm] or rules
         title = f"Final exam in {section.name} (online)"
-        for number, rule in enumerate(_true_rules(rng, pool, count), start=1):
+        lineups = {rule.name: lineup(rng, rule) for rule in pool}
+        for number, anchor in enumerate(_anchors(rng, pool, count), start=1):
             release = start + (number - 1) * gap
-            choice, article = compose(rng, syllabus.shelf, pool, rule)
+            choice, article, rule = compose(rng, syllabus.shelf, pool, lineups, anchor)
             drafts.append((release, len(drafts), _exam_task(FINALS, release, _question_text(title, number, count, choice), choice, article, rule)))
     for day, ends in block_ends.items():
         ctx.timeline.hold(max(ends), (len(ends) * count - 1) * SLACK, f"finals on day {day} (backlog)")

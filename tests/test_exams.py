@@ -9,6 +9,7 @@ import pytest
 
 from campus.kernel.clock import MINUTES_PER_DAY
 from campus.scenarios import exams, lectures
+from campus.scenarios.protocols import FAMILIES
 from campus.scenarios.task import Task
 from campus.scenarios.timeline import at
 from tests.scenario_play import play_tasks
@@ -89,13 +90,14 @@ def test_exactly_one_statement_is_true_and_it_is_the_answer(term: tuple[lectures
         assert true == [task.ground_truth["parts"][-1]["letter"]], task.id
 
 
-def test_a_revised_protocol_is_not_the_only_item_stated_twice(term: tuple[lectures.Taught, list[Task]]) -> None:
-    """A question whose true protocol was revised states that item twice (now and stale); a decoy item of a revised
-    protocol is stated twice too, under parameters that are neither its own nor its old one, so a student who sees
-    only the statements cannot pick the true item out. Every other question states four items once each."""
+def test_a_stale_question_is_two_pairs_of_a_revised_protocol(term: tuple[lectures.Taught, list[Task]]) -> None:
+    """A question with a stale plan states two items of revised protocols twice each: the true item under its
+    parameter and its old one, the other under two parameters that are neither, so a student who sees only the
+    statements cannot pick the true item out; the true item is the first or the second about as often. Every other
+    question states four items once each."""
     taught, tasks = term
     syllabi = {s.shelf.title: s for s in taught.syllabi}
-    revised = 0
+    paired = 0
     for task in tasks:
         item = task.ground_truth["item"]
         syllabus = syllabi[item["book"]]
@@ -103,17 +105,43 @@ def test_a_revised_protocol_is_not_the_only_item_stated_twice(term: tuple[lectur
         articles = {a.id: a for a in syllabus.shelf.articles}
         statements = STATEMENT.findall(task.instruction)
         times = Counter((name, article) for _, name, article, _, _ in statements)
-        if item["old_k"] is None:
+        if task.stale is None:
             assert set(times.values()) == {1}, task.id
             continue
-        revised += 1
+        paired += 1
+        assert item["old_k"] is not None
         assert sorted(times.values()) == [2, 2] and times[(item["protocol"], item["article"])] == 2, task.id
         (name, article), = (key for key in times if key != (item["protocol"], item["article"]))
         rule = rules[name]
         assert rule.old_k is not None
         stated = {int(value) for _, n, a, _, value in statements if (n, a) == (name, article)}
         assert not stated & {rule.value(articles[article]), rule.stale_value(articles[article])}, task.id
-    assert revised >= 10
+    assert paired >= 10
+
+
+def test_false_statements_use_each_protocols_lineup(term: tuple[lectures.Taught, list[Task]]) -> None:
+    """Over one exam, the false statements about a protocol give its own family's values under three parameters
+    (its old one among them when it was revised), and two false statements of one question about one protocol
+    never share a parameter: with the true one, four readings stated equally often, so counting them tells nothing."""
+    taught, tasks = term
+    syllabi = {s.shelf.title: s for s in taught.syllabi}
+    used: dict[tuple[str, str], set[int]] = {}
+    for task in tasks:
+        syllabus = syllabi[task.ground_truth["item"]["book"]]
+        rules = {r.name: r for r in exams.in_force(syllabus.rules, task.release)}
+        articles = {a.id: a for a in syllabus.shelf.articles}
+        letter = task.ground_truth["parts"][-1]["letter"]
+        here: Counter[tuple[str, int]] = Counter()
+        for option, name, article, _, value in STATEMENT.findall(task.instruction):
+            rule = rules[name]
+            k = next(k for k in FAMILIES[rule.family].params if rule.value_under(k, articles[article]) == int(value))
+            if option != letter and (task.stale is None or k != rule.old_k):
+                used.setdefault((task.scenario, name), set()).add(k)
+                here[(name, k)] += 1
+                assert k != rule.k, task.id
+        assert set(here.values()) <= {1}, task.id
+    assert all(len(ks) <= 3 for ks in used.values()), used
+    assert max(len(ks) for ks in used.values()) == 3
 
 
 def test_exams_ask_about_their_half_of_the_course(term: tuple[lectures.Taught, list[Task]]) -> None:
@@ -136,7 +164,7 @@ def test_letters_vary_and_generation_is_deterministic(world: WorldIndex, term: t
 
 
 def test_the_controls_on_one_course(world: WorldIndex, term: tuple[lectures.Taught, list[Task]]) -> None:
-    """The oracle passes, noop fails, stale fails exactly the questions on revised protocols."""
+    """The oracle passes, noop fails, stale fails exactly the questions with a stale statement."""
     taught, tasks = term
     ordered = sorted(taught.syllabi, key=lambda s: -sum(r.old_k is not None for r in s.rules))
     books = {ordered[0].shelf.title, ordered[1].shelf.title}

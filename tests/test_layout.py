@@ -33,15 +33,15 @@ ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = ("events", "kernel", "subsystems", "world", "scenarios", "agents", "replays", "reports", "lab", "cli", "env")
 
 PINNED = {
-    "oracle": "8a56a512fbc42e1e176ee146f975ab719478abe2c24c5fd584e6239eb26dc03a",
-    "noop": "43887704c21389a50f7b9f435432e8fa9f1bc7e72701918cec3e0d51770a3521",
-    "stateless": "c52cc9f1d34bc8b92a793ff1c2d2e46386dd1525a4edb92d6288aee275443601",
-    "diligent": "47a5aa6afb6adc0e392969a25a6036d1b3302807512bacc0faec912dab612b59",
-    "stale": "83cfd88bf8a10c189f5c2ab726c2fc3d74712a27db6294994cae0d3aea0fb2a0",
-    "testwise": "57b53978d86b1ba9d8a63a3a0e0a2881162e2afe6e27c07ef4f9d2151692a13f",
-    "optionsonly": "741ad5fcb28c7af2a86dc80474fc9da63af6c259f6a1d9b2f11fff19de7ffadf",
-    "dawdler": "00c6b2e3903c34779fbfcbce7d279fb7100a5f5864f7e2c1c7370d102cae363f",
-    "absent": "1bc5ee8c1528318a098b28541045369050dcd2f084b1d01cf45eb854ac2eed0c",
+    "oracle": "edce42295e3aad9242194a849c4a0daccd5ab56539a0cbc9a6f2c17833aeb630",
+    "noop": "ca2ba2a0cf0d5a62f0ed1d5941cb5eab3e4f86689a71b39f72e815b12fe4adf5",
+    "stateless": "ca4b17b1cb6ab4d2ca0628d3a493ead96cebc6762dc87cdef26be1ed1ff1872c",
+    "diligent": "587e87baac3bc39ec6203df374fb921001ef4bdb8c689c2afdbfe7d3e4af70ef",
+    "stale": "6e27816af495c16c57fb9d3ba506c5b0f03f7a635aa3fafeaced738d8a321fc4",
+    "testwise": "ad0a7c9a31f71b0517c15c09c7d17e7dc6ac75dc1b4ce07dc5e6d394d687fb9d",
+    "optionsonly": "ffb5d271a50b5808bd3567ba37a9009b713f441c6da7db792f540c812c9f6527",
+    "dawdler": "96bd611ddc913facf13c978671aaf6e6d53cfe44e99760806de5fe5ff6e6fa4f",
+    "absent": "4db2e52f77956f45879529d127d378b6d7e3492153fa9cfad5c3b6bacb096e46",
 }
 """Final hashes of ``campus run --seed 0 --agent NAME`` on the default term: schema 2 (facts carry minutes) and
 issue 12 (questions, midterm places, routes, matching, chain judging, the roll call, the text fixes).
@@ -57,36 +57,37 @@ query_availability listing; the default term's disruptions read that draw), so e
 stopped taking a disruption task's ``route:`` walk (it had kept it, and passed every walking disruption task).
 The questions about a revised protocol gained a decoy pair beside the right and stale options, and an exam's wrong
 statements stopped repeating an item (the terms changed, with and without disruptions, for either rules version,
-so every pin here did; runs made before keep verifying against the term in their log)."""
+so every pin here did; runs made before keep verifying against the term in their log). So did the exams' lineups
+(an exam's true statement drawn after its items, its false ones under each protocol's lineup of parameters)."""
 
 PINNED_PLAIN = {
-    "oracle": "865c50e4e93082991713b2af8e30c1a9e5cc6a3b2198d9eea50163f3bcf515fd",
-    "noop": "db1c284b6be99fa9e2756de93616de537e16c94a97aeef6cd70821748f4543a4",
-    "stateless": "07ba1a7426c984b189314c3cdec6c39d697db638da5069772caaa425074984d5",
-    "diligent": "6c56f29adb7298abbff5ecdf420eecaf646f8efddbd8addd38ebb2b1c17a91fd",
-    "stale": "42f035249cfb502cb7b7513241d105647622e56bc3be3318ddb73e6f49d71fc2",
-    "testwise": "9f523f236f2747c4231a79dd6a1916874e05d4fd5e1afde092a0bd7c86412044",
-    "optionsonly": "0e2bd3de679569a5d3c50cf5d36677eed4e4517378cdac6c88fa81db4bc99802",
-    "dawdler": "0a9668d607824b4e174f8ecfaf988d5e7e1da29ae1029eae4c09ed552ca72e26",
-    "absent": "06ecc2d37393fed7327c255d474f50e21046fbdf1c7f647cfe826bc873a096ec",
+    "oracle": "6c7e4fff5a38728054210195f66683703a9923afbb8209998d98207ce60335dd",
+    "noop": "00abbefbda3d18d9fe59f3bb7959a3185b94596138300755ebbf8e95fd51f1f8",
+    "stateless": "467f3a5d50e29c2ffb4b9c1cfc7c5937f3d63c1f9624837e0f72e21e90aa1b53",
+    "diligent": "69fa6fdc0c7d23aa0e7cc323f70699e11969f255d31948259824382366078713",
+    "stale": "a56473154897ffba09f370f659dde071ce5f6a94d692a100fbc13f8ca54062b0",
+    "testwise": "bb74cbdbd9f7c6d2202939c5c6ad9cb9e949f1763c9211231370bb69ae84eac8",
+    "optionsonly": "c1b4f88e6ac89290cd15ed1221b26cc7c60c061af9499348b084b746f04f297b",
+    "dawdler": "537412359cdbf3c537d582c0967f7efc1a7e2858b492207a21ddc3afca36441f",
+    "absent": "0b95b07b058060071044ce5779665e7464b70bd72ecde8a6e50bea29f6f9067c",
 }
 """Final hashes of ``campus run --seed 0 --no-disruptions --no-busy-days --agent NAME``: the default term's logs
 before issues 14 and 15. Re-pinned for rules version 2 by issue 18 and for the questions' decoy pairs (see
-``PINNED``)."""
+``PINNED``) and again for the exams' lineups."""
 
 RULES_1 = {
     True: {
-        "oracle": "1bb74d68b4c8df00b0d0821f9897f3ab1862a699318d59a95dd27225f6aa5724",
-        "stale": "2785fced1031e5c467744b46191ea8c13d2ed602be4989385289f893b2bb6994",
+        "oracle": "b61a3e8ff22f25bbf799b41fc9054d35ee7c16dc59b4972af329e943e89dc264",
+        "stale": "4fd05fd9cf32c9407555c2a6431516ab585d747aa11515fbe19080919540f763",
     },
     False: {
-        "oracle": "06b3dcef68abe93271e47f5f9bb83f1920aa975f8e849d6d7ee109c24784a546",
-        "stale": "990ac22a040ed726b15acb0c7797ac0c6c3103161fa068b18a1466b092dbabee",
+        "oracle": "ec4dbc8293498771c9ab77978017d4b4621cc70a69ba0522061551969fe312c9",
+        "stale": "73e2a653570e80e6caa15b7013827e228e61665de5e4e1e84c70f81e4f3ab1ef",
     },
 }
 """Two agents of ``PINNED`` (True) and ``PINNED_PLAIN`` (False) played under rules version 1 on the term made for
 it: the oracle (every reservation it plans succeeds) and stale (it fails every disruption). They were the hashes
-before issue 18 until the questions' decoy pairs changed the terms (see ``PINNED``)."""
+before issue 18 until the questions' decoy pairs and then the exams' lineups changed the terms (see ``PINNED``)."""
 
 
 _CODE_IMPORT = re.compile(r"(?:^|[;\n]\s*)(from|import) ([a-z_.]+)", re.M)

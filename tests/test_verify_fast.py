@@ -150,11 +150,12 @@ def test_snapshot_check_is_the_hash_comparison(played: tuple[MemoryStore, str, l
         store.put_snapshot(branch, at, good, _sha(good))
 
 
-TAMPERED = "3207a3997acc585679a6a772c0a6cf76c6876fa6d5cdb943a9244dc828d7dd44"
+TAMPERED = "b5ceddef63fd70ddedaf047adee8bc191700c7dda4b3489372bd7f3f0493128d"
 """The digest of what verify named for every tampered log below, as the isinstance-chain place checks (before
 ``_PLANS``) named it: the sequence checks decided once per event type must name the same seq, check and text.
-Re-pinned when the questions' decoy pairs changed the term: computed with that chain's ``replays/verify.py`` (from
-f96e0b9's parent) put back into the current tree (``6434d08b...`` on the term before)."""
+Re-pinned whenever the term changes: computed with that chain's ``replays/verify.py`` (from f96e0b9's parent) put
+back into the current tree (``6434d08b...`` before the questions' decoy pairs, ``3207a399...`` before the exams'
+lineups)."""
 
 
 def test_place_checks_name_what_the_chain_of_checks_named(played: tuple[MemoryStore, str, list[Row]],
