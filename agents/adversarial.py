@@ -12,13 +12,15 @@ Each is the oracle except in one way, so whatever it fails, it fails for that re
   else, so the audit scores them on the term's questions directly): always the smallest value, the second
   smallest, the second largest, the largest, or a statement whose item (protocol and article) is stated twice.
   Each must be at chance too.
-- **the reading poolers** (``pooled_picks``, scored the same way on the exams): skip the lectures but read
-  every cited article and keep, question after question, how often each (protocol, family, parameter) has
-  explained a statement's value; one picks the statement whose best explanation has recurred least, the other
-  the one whose explanation has recurred most (a student inferring a protocol from what the exam repeats).
-- **the name counters** (``named_picks``, on the exams too) read nothing but the questions: the statement naming
-  the protocol named least often so far, or most often. The least-named one scored 31 % while an exam spread its
-  true protocols evenly and named the false statements' protocols at random.
+- **the reading poolers** (``pooled_picks``, scored the same way on every long-term question that names a protocol
+  and an article, reviews and exams): skip the lectures but read every cited article and keep, question after
+  question, how often each (protocol, family, parameter) has explained an option's value; one picks the option
+  whose best explanation has recurred least, the other the one whose explanation has recurred most (a student
+  inferring a protocol from what its questions repeat: 31 % of reviews while their wrong options were other
+  protocols' values, which vary from question to question while the right reading never does).
+- **the name counters** (``named_picks``, on the exams' statements) read nothing but the questions: the statement
+  naming the protocol named least often so far, or most often. The least-named one scored 31 % while an exam spread
+  its true protocols evenly and named the false statements' protocols at random.
   All four are held to chance + 5 points.
 - **dawdler** is the oracle plus ``IDLE`` simulated minutes per task (``calendar.wait``,
   before its answer or its ``finish``): the term has slack for it, so it must solve nearly all.
@@ -181,11 +183,16 @@ def option_guesses(question: str) -> dict[str, str]:
     return picked
 
 
-EXAM_GUESSES = ("reading pooler: the rarest explanation", "reading pooler: the commonest explanation",
-                "name counter: the protocol named least", "name counter: the protocol named most")
-"""The strategies that pool what one exam question shows with the questions before it (``exam_guesses``)."""
+POOLED_GUESSES = ("reading pooler, reviews: the rarest explanation", "reading pooler, reviews: the commonest explanation",
+                  "reading pooler, exams: the rarest explanation", "reading pooler, exams: the commonest explanation",
+                  "name counter, exams: the protocol named least", "name counter, exams: the protocol named most")
+"""The strategies that pool what a long-term question shows with the questions before it (``pooled_guesses``): the
+reading poolers pool every question that names a protocol and an article and are scored on reviews (a question about
+one protocol's value) and exams apart; the name counters read the exams' statements."""
 _STATEMENT = re.compile(r"^([A-D])\) Applying the (\w+) Protocol to article (\S+) of '([^']+)' gives (-?\d+)\.$",
                         re.MULTILINE)
+_ASKED = re.compile(r"What is the (\w+) value of article (\S+) of '([^']+)'\?")
+_VALUE_OPTION = re.compile(r"^([A-D])\) (-?\d+)$", re.MULTILINE)
 Explanation = tuple[str, str, int]
 """(protocol, family, parameter)."""
 Reader = Callable[[str, str], Cited | None]
@@ -202,23 +209,45 @@ def explanations(protocol: str, article: Cited, value: int) -> set[Explanation]:
     return found
 
 
-def exam_guesses(questions: Sequence[str], article: Reader) -> dict[str, list[str | None]]:
-    """Each strategy of ``EXAM_GUESSES``'s letters for ``questions`` (exam questions in the order they are asked)."""
-    return dict(zip(EXAM_GUESSES, (pooled_picks(questions, article), pooled_picks(questions, article, most=True),
-                                   named_picks(questions), named_picks(questions, most=True))))
+def pooled_guesses(questions: Sequence[str], article: Reader) -> dict[str, list[str | None]]:
+    """Each strategy of ``POOLED_GUESSES``'s letters for ``questions`` (long-term questions in the order they are
+    asked); None where a strategy has nothing to go on or is not scored."""
+    exam = [bool(_STATEMENT.search(question)) for question in questions]
+    review = [not is_exam for is_exam in exam]
+    rarest, commonest = pooled_picks(questions, article), pooled_picks(questions, article, most=True)
+    picks = (_only(rarest, review), _only(commonest, review), _only(rarest, exam), _only(commonest, exam),
+             named_picks(questions), named_picks(questions, most=True))
+    return dict(zip(POOLED_GUESSES, picks))
+
+
+def _only(picks: Sequence[str | None], kept: Sequence[bool]) -> list[str | None]:
+    return [pick if keep else None for pick, keep in zip(picks, kept)]
+
+
+def claims(question: str) -> list[tuple[str, str, str, str, int]]:
+    """``(letter, protocol, article id, book, value)`` for each option of ``question`` that says what a protocol gives
+    for an article: an exam's statements, or a question asking one protocol's value of one article."""
+    stated = _STATEMENT.findall(question)
+    if stated:
+        return [(letter, protocol, article, book, int(value)) for letter, protocol, article, book, value in stated]
+    asked = _ASKED.search(question)
+    if asked is None:
+        return []
+    protocol, article, book = asked.groups()
+    return [(letter, protocol, article, book, int(value)) for letter, value in _VALUE_OPTION.findall(question)]
 
 
 def pooled_picks(questions: Sequence[str], article: Reader, *, most: bool = False) -> list[str | None]:
-    """The reading pooler's letter for each of ``questions``: the statement whose best explanation has recurred least
-    (``most``: most) over the statements read so far, this question's included (the first letter on a tie); None
-    where no statement parses."""
+    """The reading pooler's letter for each of ``questions``: the option whose best explanation has recurred least
+    (``most``: most) over the options read so far, this question's included (the first letter on a tie); None where
+    no option says what a protocol gives."""
     seen: Counter[Explanation] = Counter()
     picks: list[str | None] = []
     for question in questions:
         read = []
-        for letter, protocol, article_id, book, value in _STATEMENT.findall(question):
+        for letter, protocol, article_id, book, value in claims(question):
             cited = article(book, article_id)
-            found = explanations(protocol, cited, int(value)) if cited is not None else set()
+            found = explanations(protocol, cited, value) if cited is not None else set()
             seen.update(found)
             read.append((letter, found))
         picks.append(_pick([(max((seen[e] for e in found), default=0), letter) for letter, found in read], most))

@@ -16,9 +16,10 @@ ten questions per course, on the protocols introduced after the midterm as they 
 **A question**: four statements "applying <protocol> to <article> gives <value>", each about a different
 (protocol, article) item as in the paper's composite questions. Each question names one protocol for sure (its
 *anchor*: revised ones first, then the rest, cycling) and draws the other three i.i.d. from the protocols in force;
-only then is the true statement drawn among the four. A false statement gives its item's value under one of the
-protocol's three *lineup* parameters (``lineup``: other parameters of its family, drawn once per exam, the old one
-among them when it was revised), so over an exam each protocol is stated under four readings equally often.
+only then is the true statement drawn among the four. A false statement gives its item's value under another
+parameter of the protocol's *lineup* (``protocols.Rule.lineup``: four parameters of its family, the old one among
+them when it was revised, the same in its lectures), so over an exam each protocol is stated under its four
+readings equally often.
 A revised anchor makes a question of two pairs instead: two items of revised protocols, each stated twice, one
 under its parameter and its old one (the true and the stale statement; the task's ``stale`` plan picks the
 latter), the other under its two other lineup parameters, a coin deciding which item is which.
@@ -37,13 +38,13 @@ Use: ``generate(ctx, taught.syllabi) -> (tasks, triggers)`` after ``lectures.gen
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from campus.kernel.clock import MINUTES_PER_DAY, clock_label, date_label
 from campus.kernel.schedule import Trigger
 from campus.scenarios.context import TermContext
 from campus.scenarios.lectures import Meeting, Syllabus, book_times, class_meetings, class_span, midterm_week, numbered
-from campus.scenarios.protocols import FAMILIES, LETTERS, Choice, Cited, Rule, Shelf, lay_out
+from campus.scenarios.protocols import LETTERS, Choice, Cited, Rule, Shelf, lay_out
 from campus.scenarios.task import Flags, Task
 from campus.scenarios.timeline import SLACK, WEEK, slots
 
@@ -74,8 +75,7 @@ def statement(rule: Rule, article: Cited, value: int) -> str:
     return f"Applying the {rule.name} Protocol to {article.short()} gives {value}."
 
 
-def compose(rng: random.Random, shelf: Shelf, pool: Sequence[Rule], lineups: Mapping[str, tuple[int, ...]],
-            anchor: Rule) -> tuple[Choice, Cited, Rule]:
+def compose(rng: random.Random, shelf: Shelf, pool: Sequence[Rule], anchor: Rule) -> tuple[Choice, Cited, Rule]:
     """One composite question naming ``anchor``; returns it, the article to read and the true statement's protocol.
 
     The items are chosen first and the true one is drawn among them after, so which statement is true does not
@@ -93,25 +93,15 @@ def compose(rng: random.Random, shelf: Shelf, pool: Sequence[Rule], lineups: Map
         right = statement(rule, article, rule.value(article))
         stale = statement(rule, article, rule.value_under(rule.old_k, article))
         decoys = [statement(other_rule, other, other_rule.value_under(k, other))
-                  for k in lineups[other_rule.name] if k != other_rule.old_k]
+                  for k in other_rule.lineup if k not in (other_rule.k, other_rule.old_k)]
         return lay_out(rng, right, [stale, *decoys], stale), article, rule
     items = _items(rng, shelf, [anchor, *(rng.choice(pool) for _ in range(len(LETTERS) - 1))])
     truth = rng.randrange(len(items))
-    spare = {rule.name: rng.sample(lineups[rule.name], len(lineups[rule.name])) for rule, _ in items}
+    spare = {rule.name: rng.sample([k for k in rule.lineup if k != rule.k], len(LETTERS) - 1) for rule, _ in items}
     wrong = [statement(rule, cited, rule.value_under(spare[rule.name].pop(), cited))
              for i, (rule, cited) in enumerate(items) if i != truth]
     rule, article = items[truth]
     return lay_out(rng, statement(rule, article, rule.value(article)), wrong), article, rule
-
-
-def lineup(rng: random.Random, rule: Rule) -> tuple[int, ...]:
-    """The parameters of ``rule``'s family under which an exam's false statements about it are worked out: its old
-    one, if it was revised, and others drawn once per exam, three in all. With its own parameter they are four
-    readings, each stated as often as the others, so a student who counts readings over the exam learns nothing."""
-    others = [k for k in FAMILIES[rule.family].params if k not in (rule.k, rule.old_k)]
-    rng.shuffle(others)
-    kept = [] if rule.old_k is None else [rule.old_k]
-    return tuple(kept + others[:len(LETTERS) - 1 - len(kept)])
 
 
 def _items(rng: random.Random, shelf: Shelf, rules: Sequence[Rule]) -> list[tuple[Rule, Cited]]:
@@ -188,9 +178,8 @@ def _midterms(ctx: TermContext, syllabi: Sequence[Syllabus], count: int) -> list
         syllabus, pool, meeting = syllabi[i], pools[i], session.meeting
         rng = ctx.rng(f"midterm|{syllabus.section.code}")
         title = f"Midterm exam in {syllabus.section.name}"
-        lineups = {rule.name: lineup(rng, rule) for rule in pool}
         for number, (release, anchor) in enumerate(zip(session.releases, _anchors(rng, pool, count)), start=1):
-            choice, article, rule = compose(rng, syllabus.shelf, pool, lineups, anchor)
+            choice, article, rule = compose(rng, syllabus.shelf, pool, anchor)
             text = _question_text(title, number, count, choice)
             starts = meeting.start if number == 1 else None
             if number == 1:
@@ -217,10 +206,9 @@ def _finals(ctx: TermContext, syllabi: Sequence[Syllabus], count: int) -> list[t
         rules = in_force(syllabus.rules, start)
         pool = [r for r in rules if r.introduced > midterm] or rules
         title = f"Final exam in {section.name} (online)"
-        lineups = {rule.name: lineup(rng, rule) for rule in pool}
         for number, anchor in enumerate(_anchors(rng, pool, count), start=1):
             release = start + (number - 1) * gap
-            choice, article, rule = compose(rng, syllabus.shelf, pool, lineups, anchor)
+            choice, article, rule = compose(rng, syllabus.shelf, pool, anchor)
             drafts.append((release, len(drafts), _exam_task(FINALS, release, _question_text(title, number, count, choice), choice, article, rule)))
     for day, ends in block_ends.items():
         ctx.timeline.hold(max(ends), (len(ends) * count - 1) * SLACK, f"finals on day {day} (backlog)")

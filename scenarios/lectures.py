@@ -70,7 +70,7 @@ from msgspec.structs import replace
 from campus.kernel.clock import DAYS, MINUTES_PER_DAY, clock_label, date_label
 from campus.kernel.schedule import Trigger
 from campus.scenarios.context import TermContext
-from campus.scenarios.protocols import FAMILIES, Cited, Choice, Rule, Shelf, invent_name, new_parameter, revised, value_question
+from campus.scenarios.protocols import FAMILIES, Cited, Choice, Rule, Shelf, invent_name, new_rule, revised, value_question
 from campus.scenarios.task import Flags, Task
 from campus.scenarios.timeline import SLACK, WEEK, Overlap, Timeline, at
 from campus.world.graph import distances
@@ -313,15 +313,12 @@ def _lecture(plan: _Plan, session: Session, kind: str, where: int) -> Lesson:
         ]
         if candidates:
             old = plan.rng.choice(candidates)
-            rule = revised(old, new_parameter(plan.rng, old.family, old.k), session.meeting.start)
+            rule = revised(plan.rng, old, session.meeting.start)
             return _lesson(plan, session, 0, "revise", _keep(plan, rule), shelf.nearest(rule.family, where, _used(plan, shelf)))
     article = shelf.articles[where]
     fitting = [key for key in shelf.families() if shelf.fits(key, article)] or shelf.families()
     family = plan.rng.choice(fitting)
-    rule = Rule(
-        name=invent_name(plan.rng, plan.names), family=family, k=new_parameter(plan.rng, family),
-        introduced=session.meeting.start, since=session.meeting.start,
-    )
+    rule = new_rule(plan.rng, invent_name(plan.rng, plan.names), family, session.meeting.start)
     return _lesson(plan, session, 0, "teach", _keep(plan, rule), shelf.nearest(family, where, _used(plan, shelf)))
 
 
@@ -358,7 +355,7 @@ def _used(plan: _Plan, shelf: Shelf) -> set[str]:
 
 def _lesson(plan: _Plan, session: Session, j: int, kind: str, rule: Rule, article: Cited) -> Lesson:
     plan.used.add((article.book, article.id))
-    choice = value_question(plan.rng, rule, article, plan.shelves[session.meeting.book], list(plan.rules.values()))
+    choice = value_question(plan.rng, rule, article)
     return Lesson(kind=kind, rule=rule, article=article, choice=choice, release=session.releases[j],
                   meeting=session.meeting, first=j == 0)
 

@@ -17,16 +17,16 @@ A protocol may be *revised* once ("from today add 5, not 3"): a ``Rule`` is one 
 protocol, and a revised rule remembers the parameter it replaced (``old_k``), which is the
 answer of a student who missed the revision.
 
-**Options** (``value_question``): every option is what some taught protocol gives for the cited
-article. The wrong ones are the other protocols in force applied to the same article, in a seeded
-order, then, when those coincide or run short, a family that fits the article with a parameter
-drawn from that family's range. When the protocol was revised, the right value and the replaced
-parameter's (the stale student's answer) are a pair of one family's values on one reading, which
-a student who sees only the options could pick out; so the other two options are a pair of the
-same kind (``decoy_pair``): another protocol's value now and under its old (or another) parameter.
-A student who reads the article but forgot the protocol sees four equally protocol-like numbers,
-and one who sees only the options cannot tell the right pair from the decoy (the term audit scores
-such guesses, ``agents.adversarial.option_guesses``).
+**Options** (``value_question``): every question about a protocol, in a lecture, a review or an exam,
+states its values under the same four parameters of its family, its *lineup* (``Rule.lineup``, drawn when
+the protocol is first taught: its parameter, the one a revision will bring, and others), so the right value
+and, after a revision, the stale one are among four values of one reading. A student who reads the article but
+forgot the protocol sees four equally protocol-like numbers; one who sees only the options sees a reading plus
+four parameters; and one who pools the questions about a protocol sees the same four readings every time.
+Before the lineups the wrong options were what other taught protocols gave for the article: the right reading was
+then the only one in every question about the protocol, and a student who picked the option whose reading had
+recurred most over the protocol's questions so far was right on a third of the reviews (``agents.adversarial``,
+the review pooler).
 """
 
 from __future__ import annotations
@@ -224,6 +224,10 @@ class Rule:
     """When the protocol was first taught (minutes)."""
     since: int
     """When this version took effect (the introduction or the revision)."""
+    lineup: tuple[int, ...]
+    """The four parameters of its family under which every question about the protocol states its values, ``k``
+    among them and ``old_k`` too when it was revised (drawn when it is first taught, with the parameter a revision
+    will bring): a student who pools the questions about it sees the same four readings in each."""
     old_k: int | None = None
     """The parameter this version replaced, when it is a revision."""
 
@@ -244,52 +248,19 @@ class Rule:
         return FAMILIES[self.family].apply(base, k)
 
 
-_ATTEMPTS = 400
+def new_rule(rng: random.Random, name: str, family: str, when: int) -> Rule:
+    """A protocol first taught at ``when``: a parameter of ``family`` and a lineup of it and three others."""
+    params = list(FAMILIES[family].params)
+    rng.shuffle(params)
+    lineup = params[:len(LETTERS)]
+    return Rule(name=name, family=family, k=rng.choice(lineup), introduced=when, since=when, lineup=tuple(sorted(lineup)))
 
 
-def alternatives(rng: random.Random, article: Cited, shelf: Shelf, taught: Sequence[Rule], exclude: Iterable[int]) -> list[int]:
-    """Values some taught protocol gives for ``article``, distinct and not in ``exclude``, in a seeded order.
-
-    The protocols in ``taught`` that fit the article come first (shuffled); then draws of a fitting
-    family of the book with a parameter from that family's range, so the list is as long as the
-    article allows (at least three for any eligible article)."""
-    seen = set(exclude)
-    out: list[int] = []
-
-    def add(value: int) -> None:
-        if value > 0 and value not in seen:
-            seen.add(value)
-            out.append(value)
-
-    fitting = [r for r in taught if shelf.fits(r.family, article)]
-    rng.shuffle(fitting)
-    for rule in fitting:
-        add(rule.value(article))
-    families = [key for key in shelf.families() if shelf.fits(key, article)] or [k for k in FAMILIES if shelf.fits(k, article)]
-    # A family's value for each of its parameters, in their order: drawing a value is drawing its parameter (the same
-    # draw), worked out once, since most attempts come after every value the article allows is out (some spin all 400).
-    values: dict[str, list[int]] = {}
-    wanted = len(LETTERS) + 2
-    for _ in range(_ATTEMPTS):
-        if len(out) >= wanted:
-            break
-        key = rng.choice(families)
-        given = values.get(key)
-        if given is None:
-            family = FAMILIES[key]
-            base = family.measure(article)
-            assert base is not None
-            given = values[key] = [family.apply(base, k) for k in family.params]
-        add(rng.choice(given))
-    return out
-
-
-def revised(rule: Rule, k: int, when: int) -> Rule:
-    return Rule(name=rule.name, family=rule.family, k=k, introduced=rule.introduced, since=when, old_k=rule.k)
-
-
-def new_parameter(rng: random.Random, family: str, old: int | None = None) -> int:
-    return rng.choice([k for k in FAMILIES[family].params if k != old])
+def revised(rng: random.Random, rule: Rule, when: int) -> Rule:
+    """``rule`` from ``when`` on, under another parameter of its lineup."""
+    k = rng.choice([k for k in rule.lineup if k != rule.k])
+    return Rule(name=rule.name, family=rule.family, k=k, introduced=rule.introduced, since=when, lineup=rule.lineup,
+                old_k=rule.k)
 
 
 @dataclass(frozen=True)
@@ -315,72 +286,12 @@ def lay_out(rng: random.Random, right: str, wrong: Sequence[str], stale: str | N
     return Choice(options=tuple(options), letter=letter, stale_letter=stale_letter)
 
 
-def value_question(rng: random.Random, rule: Rule, article: Cited, shelf: Shelf, taught: Sequence[Rule]) -> Choice:
-    """Options for "what is the value of this article": what other taught protocols, or other parameters of a
-    fitting family, give for the same article; for a revised rule, the stale value and a ``decoy_pair``."""
-    right = rule.value(article)
-    stale = rule.stale_value(article)
-    others = [r for r in taught if r.name != rule.name]
-    if stale is not None and stale != right:
-        pair = decoy_pair(rng, article, shelf, others, (right, stale))
-        if pair is None:
-            raise ValueError(f"{rule.name}: {article.short()} allows no decoy pair beside its stale value")
-        return lay_out(rng, str(right), [str(stale), *map(str, pair)], str(stale))
-    wrong = alternatives(rng, article, shelf, others, (right,))
-    if len(wrong) < len(LETTERS) - 1:
-        raise ValueError(f"{rule.name}: {article.short()} allows fewer than three wrong values")
-    return lay_out(rng, str(right), [str(m) for m in wrong[:3]])
-
-
-def decoy_pair(rng: random.Random, article: Cited, shelf: Shelf, taught: Sequence[Rule],
-               exclude: Iterable[int]) -> tuple[int, int] | None:
-    """Two wrong values for ``article`` shaped like a revised protocol's value now and before: a taught protocol
-    that fits the article (revised ones first, in a seeded order) under its parameter and its old one (another of its
-    family's, drawn, if it was never revised); else two drawn parameters of a family that fits. Both positive,
-    distinct and not in ``exclude``; None if the article allows no such pair."""
-    seen = set(exclude)
-    fitting = [r for r in taught if shelf.fits(r.family, article)]
-    rng.shuffle(fitting)
-    fitting.sort(key=lambda r: r.old_k is None)
-    for rule in fitting:
-        first = rule.value(article)
-        if first <= 0 or first in seen:
-            continue
-        if rule.old_k is not None:
-            seconds = [rule.old_k]
-        else:
-            seconds = [k for k in FAMILIES[rule.family].params if k != rule.k]
-            rng.shuffle(seconds)
-        for k in seconds:
-            second = rule.value_under(k, article)
-            if second > 0 and second not in seen and second != first:
-                return first, second
-    families = [key for key in FAMILIES if shelf.fits(key, article)]
-    rng.shuffle(families)
-    for key in families:
-        drawn = other_values(rng, key, article, (), seen)
-        if len(drawn) >= 2:
-            return drawn[0], drawn[1]
-    return None
-
-
-def other_values(rng: random.Random, family: str, article: Cited, skip: Iterable[int | None],
-                 exclude: Iterable[int]) -> list[int]:
-    """``family``'s values for ``article`` under its parameters not in ``skip``, positive, distinct and not in
-    ``exclude``, in a seeded order."""
-    skipped = set(skip)
-    ks = [k for k in FAMILIES[family].params if k not in skipped]
-    rng.shuffle(ks)
-    seen = set(exclude)
-    out: list[int] = []
-    base = FAMILIES[family].measure(article)
-    assert base is not None
-    for k in ks:
-        value = FAMILIES[family].apply(base, k)
-        if value > 0 and value not in seen:
-            seen.add(value)
-            out.append(value)
-    return out
+def value_question(rng: random.Random, rule: Rule, article: Cited) -> Choice:
+    """Options for "what is the value of this article": the article's values under the protocol's lineup, the
+    right one under its parameter and, for a revised rule, the stale one under its old parameter among them."""
+    right, stale = rule.value(article), rule.stale_value(article)
+    wrong = [value for k in rule.lineup if (value := rule.value_under(k, article)) != right]
+    return lay_out(rng, str(right), [str(value) for value in wrong], None if stale is None else str(stale))
 
 
 _ONSETS = ("b", "d", "f", "g", "k", "l", "m", "n", "p", "r", "s", "t", "v", "z", "br", "dr", "gr", "kl", "pr", "st", "tr", "th")

@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from campus.agents.adversarial import (
-    EXAM_GUESSES, OPTION_GUESSES, explanations, named_picks, option_guesses, pooled_picks,
+    OPTION_GUESSES, POOLED_GUESSES, claims, explanations, named_picks, option_guesses, pooled_picks,
 )
 from campus.cli.main import app
 from campus.lab.audit import (
@@ -94,6 +94,25 @@ def test_the_reading_poolers_pick_the_statement_explained_least_and_most_often_s
     assert pooled_picks([first, second, "no statement here"], read, most=True) == ["A", "A", None]
 
 
+def test_the_reading_poolers_read_a_question_about_one_protocols_value_too() -> None:
+    """A review names one protocol and one article and offers bare values: each is a claim about that protocol; the
+    commonest pooler picks the value whose reading the protocol's earlier questions showed."""
+    articles = {("Book", "art_a"): _article("art_a", "Room 5 holds 12 seats."),
+                ("Book", "art_b"): _article("art_b", "Hall 40 has 2 doors.")}
+    first = ("What is the Tovar value of article art_a of 'Book'?\nA) 8\nB) 10\nC) 24\nD) 17\n"
+             "Reply with the letter of the correct option.")  # the first number 5 plus 3 or 5, the last 12 times 2, ...
+    second = "What is the Tovar value of article art_b of 'Book'?\nA) 44\nB) 46\nC) 43\nD) 99"  # 40 plus 4, 6, 3; none
+    assert claims(first) == [("A", "Tovar", "art_a", "Book", 8), ("B", "Tovar", "art_a", "Book", 10),
+                             ("C", "Tovar", "art_a", "Book", 24), ("D", "Tovar", "art_a", "Book", 17)]
+    assert claims("A) 8\nB) 9") == [] and named_picks([first]) == [None]
+
+    def read(book: str, article: str) -> Cited | None:
+        return articles.get((book, article))
+
+    assert pooled_picks([first, second], read, most=True) == ["A", "C"]  # 43: the first number plus 3, as 8 was
+    assert pooled_picks([first, second], read) == ["A", "D"]  # 99: no reading of the article explains it
+
+
 def test_the_name_counters_pick_the_protocol_named_least_and_most_so_far() -> None:
     first = ("A) Applying the Tovar Protocol to article art_a of 'Book' gives 8.\n"
              "B) Applying the Tovar Protocol to article art_b of 'Book' gives 42.\n"
@@ -166,7 +185,7 @@ def test_the_command_audits_two_small_seeds_in_process() -> None:
     assert summary["seeds"] == [0, 3] and summary["failed_seeds"] == []
     assert all(row["oracle"] == 1.0 and row["dawdler"] >= 0.9 for row in summary["success"].values())
     assert summary["lateness"]["oracle"] == 0 and summary["guessing"]["testwise"]["questions"] > 0
-    assert all(summary["guessing"][name]["questions"] > 0 for name in (*OPTION_GUESSES, *EXAM_GUESSES, *PROBE_GUESSES))
+    assert all(summary["guessing"][name]["questions"] > 0 for name in (*OPTION_GUESSES, *POOLED_GUESSES, *PROBE_GUESSES))
     assert summary["disruptions"]["oracle"]["impossible"][0] == summary["disruptions"]["oracle"]["impossible"][1] > 0
     # one busy day at this scale: no pair of days for a checkpoint to recur over, so nothing to hold the learners to
     assert summary["busy_days"]["learner_recurrence"] is None and summary["busy_days"]["forgetful_recurrence"] is None

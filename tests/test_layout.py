@@ -33,15 +33,15 @@ ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = ("events", "kernel", "subsystems", "world", "scenarios", "agents", "replays", "reports", "lab", "cli", "env")
 
 PINNED = {
-    "oracle": "edce42295e3aad9242194a849c4a0daccd5ab56539a0cbc9a6f2c17833aeb630",
-    "noop": "ca2ba2a0cf0d5a62f0ed1d5941cb5eab3e4f86689a71b39f72e815b12fe4adf5",
-    "stateless": "ca4b17b1cb6ab4d2ca0628d3a493ead96cebc6762dc87cdef26be1ed1ff1872c",
-    "diligent": "587e87baac3bc39ec6203df374fb921001ef4bdb8c689c2afdbfe7d3e4af70ef",
-    "stale": "6e27816af495c16c57fb9d3ba506c5b0f03f7a635aa3fafeaced738d8a321fc4",
-    "testwise": "ad0a7c9a31f71b0517c15c09c7d17e7dc6ac75dc1b4ce07dc5e6d394d687fb9d",
-    "optionsonly": "ffb5d271a50b5808bd3567ba37a9009b713f441c6da7db792f540c812c9f6527",
-    "dawdler": "96bd611ddc913facf13c978671aaf6e6d53cfe44e99760806de5fe5ff6e6fa4f",
-    "absent": "4db2e52f77956f45879529d127d378b6d7e3492153fa9cfad5c3b6bacb096e46",
+    "oracle": "7d37260bec206c213bbaabe4ecd50038dabc8dc8edb23cbb405f2d1c99953ef6",
+    "noop": "7843b302f81f6f32ccdbc81587d7334324e58b251555e6110b07af5c9d501e54",
+    "stateless": "1d1e4b88c37317b9ae9beaef23520bcdea048c3a0ec025d8f1dafaf5d5656cd5",
+    "diligent": "9196965b3d5267c3beb9c67711e6ff7b18556004a22efe4e0eab17335909c033",
+    "stale": "300d9c55b99438e0d38d44a02639282d5e02fd9a64e84834f027ccfbee0f2c5f",
+    "testwise": "ce42c3b02c5bf22c4463cd6dae86c6003ccf7cf82dabc6de6522b934edba00e7",
+    "optionsonly": "db5cda0a90b3319c61d2359011f5be1c027db87feec755815fed0ec69a11c796",
+    "dawdler": "75bb7fd6680860d4562475972f54a1a636bb85bbf2053733abb147dfd46901db",
+    "absent": "e9c767c15bd7990bee214b8c971b81dd1489b0b479957b124ab8c74857023810",
 }
 """Final hashes of ``campus run --seed 0 --agent NAME`` on the default term: schema 2 (facts carry minutes) and
 issue 12 (questions, midterm places, routes, matching, chain judging, the roll call, the text fixes).
@@ -57,37 +57,38 @@ query_availability listing; the default term's disruptions read that draw), so e
 stopped taking a disruption task's ``route:`` walk (it had kept it, and passed every walking disruption task).
 The questions about a revised protocol gained a decoy pair beside the right and stale options, and an exam's wrong
 statements stopped repeating an item (the terms changed, with and without disruptions, for either rules version,
-so every pin here did; runs made before keep verifying against the term in their log). So did the exams' lineups
-(an exam's true statement drawn after its items, its false ones under each protocol's lineup of parameters)."""
+so every pin here did; runs made before keep verifying against the term in their log). So did the lineups
+(every question about a protocol offers its values under the same four parameters; an exam's true statement drawn
+after its items)."""
 
 PINNED_PLAIN = {
-    "oracle": "6c7e4fff5a38728054210195f66683703a9923afbb8209998d98207ce60335dd",
-    "noop": "00abbefbda3d18d9fe59f3bb7959a3185b94596138300755ebbf8e95fd51f1f8",
-    "stateless": "467f3a5d50e29c2ffb4b9c1cfc7c5937f3d63c1f9624837e0f72e21e90aa1b53",
-    "diligent": "69fa6fdc0c7d23aa0e7cc323f70699e11969f255d31948259824382366078713",
-    "stale": "a56473154897ffba09f370f659dde071ce5f6a94d692a100fbc13f8ca54062b0",
-    "testwise": "bb74cbdbd9f7c6d2202939c5c6ad9cb9e949f1763c9211231370bb69ae84eac8",
-    "optionsonly": "c1b4f88e6ac89290cd15ed1221b26cc7c60c061af9499348b084b746f04f297b",
-    "dawdler": "537412359cdbf3c537d582c0967f7efc1a7e2858b492207a21ddc3afca36441f",
-    "absent": "0b95b07b058060071044ce5779665e7464b70bd72ecde8a6e50bea29f6f9067c",
+    "oracle": "1c91dc998ced1a60146eca3204687f8d2cfe80b7c1ab6f12299de2a1987ad307",
+    "noop": "fdc76f581f0fbba948d05ddec0de6e91f9c2ed4994b6b1a95d3cc0972358d6b7",
+    "stateless": "c64a3198bd67c402895bb1392f0c1b780449abb40e99264d21f38ee718be700c",
+    "diligent": "4b1ab580eed98ce8cdfc8ec80bcf414946adeb20c53b061b8ad5ed5c2db4be8e",
+    "stale": "655ad97d58e499df04526386831cd39343beb50691f5c408dfdf167985f7de2a",
+    "testwise": "df9ae80ae61130d791641dde39ddb50d8b52716a938f66fb9382ffe7f6196e89",
+    "optionsonly": "e6caeb41a491eb22d5b58500236ed2a48d6f05ad3556d42c168208a9c0837b0e",
+    "dawdler": "3b886e3eca322aafaa79647e4263c4c1e408f4c95d4a3b7b14b6f60fc9da8104",
+    "absent": "97acc9bfbd2e6e54390e96b2bb2a178dd68764082500a5080e567d569cb87b4a",
 }
 """Final hashes of ``campus run --seed 0 --no-disruptions --no-busy-days --agent NAME``: the default term's logs
 before issues 14 and 15. Re-pinned for rules version 2 by issue 18 and for the questions' decoy pairs (see
-``PINNED``) and again for the exams' lineups."""
+``PINNED``) and again for the lineups."""
 
 RULES_1 = {
     True: {
-        "oracle": "b61a3e8ff22f25bbf799b41fc9054d35ee7c16dc59b4972af329e943e89dc264",
-        "stale": "4fd05fd9cf32c9407555c2a6431516ab585d747aa11515fbe19080919540f763",
+        "oracle": "8c135fbff7cdd5397ff08c111654fefe4d2fcb7a5f1481dd6596ef43fc97c2af",
+        "stale": "d575a33db324c4b2922d18c655cd2ce1009c1acb703ceea8cde5f7e141c8f4d0",
     },
     False: {
-        "oracle": "ec4dbc8293498771c9ab77978017d4b4621cc70a69ba0522061551969fe312c9",
-        "stale": "73e2a653570e80e6caa15b7013827e228e61665de5e4e1e84c70f81e4f3ab1ef",
+        "oracle": "8bfb4a1f787766cbb84511e0ee16427d5d0a59cce872f21c6fd270cdc8909d0f",
+        "stale": "1ab1c9520e1c92065c306b5c977a08a065a025870dc147610fc8d6bebcb93ddd",
     },
 }
 """Two agents of ``PINNED`` (True) and ``PINNED_PLAIN`` (False) played under rules version 1 on the term made for
 it: the oracle (every reservation it plans succeeds) and stale (it fails every disruption). They were the hashes
-before issue 18 until the questions' decoy pairs and then the exams' lineups changed the terms (see ``PINNED``)."""
+before issue 18 until the questions' decoy pairs and then the lineups changed the terms (see ``PINNED``)."""
 
 
 _CODE_IMPORT = re.compile(r"(?:^|[;\n]\s*)(from|import) ([a-z_.]+)", re.M)

@@ -150,11 +150,11 @@ def test_snapshot_check_is_the_hash_comparison(played: tuple[MemoryStore, str, l
         store.put_snapshot(branch, at, good, _sha(good))
 
 
-TAMPERED = "b5ceddef63fd70ddedaf047adee8bc191700c7dda4b3489372bd7f3f0493128d"
+TAMPERED = "1b29984b2d18c0a190e31bc716e75bf433b430f745d8c0ddac2988034b26445d"
 """The digest of what verify named for every tampered log below, as the isinstance-chain place checks (before
 ``_PLANS``) named it: the sequence checks decided once per event type must name the same seq, check and text.
 Re-pinned whenever the term changes: computed with that chain's ``replays/verify.py`` (from f96e0b9's parent) put
-back into the current tree (``6434d08b...`` before the questions' decoy pairs, ``3207a399...`` before the exams'
+back into the current tree (``6434d08b...`` before the questions' decoy pairs, ``3207a399...`` before the
 lineups)."""
 
 
