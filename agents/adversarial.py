@@ -16,7 +16,7 @@ Each is the oracle except in one way, so whatever it fails, it fails for that re
   and an article, reviews and exams): skip the lectures but read every cited article and keep, question after
   question, how often each (protocol, family, parameter) has explained an option's value; one picks the option
   whose best explanation has recurred least, the other the one whose explanation has recurred most (a student
-  inferring a protocol from what its questions repeat: 31 % of reviews while their wrong options were other
+  inferring a protocol from what its questions repeat: 35 % of reviews while their wrong options were other
   protocols' values, which vary from question to question while the right reading never does).
 - **the name counters** (``named_picks``, on the exams' statements) read nothing but the questions: the statement
   naming the protocol named least often so far, or most often. The least-named one scored 31 % while an exam spread

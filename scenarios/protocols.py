@@ -25,8 +25,8 @@ forgot the protocol sees four equally protocol-like numbers; one who sees only t
 four parameters; and one who pools the questions about a protocol sees the same four readings every time.
 Before the lineups the wrong options were what other taught protocols gave for the article: the right reading was
 then the only one in every question about the protocol, and a student who picked the option whose reading had
-recurred most over the protocol's questions so far was right on a third of the reviews (``agents.adversarial``,
-the review pooler).
+recurred most over the protocol's questions so far was right on a third of the reviews (``agents.adversarial``'s
+``pooled_picks``, the audit's reading pooler on reviews).
 """
 
 from __future__ import annotations
