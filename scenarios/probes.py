@@ -41,8 +41,9 @@ Nothing in a question may tell its answer to a student who remembers nothing (th
 it, ``agents.readers``). Generator version 1 did: a yes/no probe was kept only when its answer was "no", the
 buildings of an order probe were listed in any order but the true one, the wanted feature was the one feature
 of a seat choice listed only once, and a probe fork could plant two standing instructions with different words.
-Version 2 (``GENERATOR_VERSION``) does none of that; version 1 still draws the check-ins of terms made before it
-(``VERSIONS``), so their runs verify.
+Version 2 does none of that. Version 3 (``GENERATOR_VERSION``) also draws the pairs of a temporal probe evenly over
+the days between them, so no number answers many days-between questions (``temporal``). The older versions still
+draw the check-ins of terms made under them (``VERSIONS``), so their runs verify.
 """
 
 from __future__ import annotations
@@ -67,8 +68,8 @@ from campus.scenarios.task import Flags, Task, Verdict, evaluator
 
 PLANTED: tuple[Ability, ...] = ("contradiction_resolution", "instruction_following", "preference_following")
 """The abilities whose evidence is a note: given by the term when it plants them, else in the probe fork."""
-GENERATOR_VERSION = 2
-VERSIONS = (1, 2)
+GENERATOR_VERSION = 3
+VERSIONS = (1, 2, 3)
 """The probe generators this campus draws with (the module's docstring says how they differ)."""
 FACT_KINDS = ("walked", "booked", "email_sent", "calendar_event_added", "task_released")
 """The events probes are about (a release only for a planted note)."""
@@ -384,16 +385,39 @@ def update(past: Past, rng: random.Random, version: int) -> list[Query]:
 
 MAX_PAIRS = 200
 """Pairs of emails a temporal probe is drawn from, at most."""
+PAIRS_PER_GAP = 2
+"""Pairs of emails the same number of days apart a temporal probe is drawn from, at most (version 3)."""
 
 
 def temporal(past: Past, rng: random.Random, version: int) -> list[Query]:
+    """The day each email was sent; which of two was sent first, or how many days apart they were. Version 3 draws
+    the pairs evenly over the days between them: drawn at random (versions 1 and 2), most pairs were a day or two
+    apart, and answering "1" to every days-between question was right on 13-15 % of them."""
     subjects = _unique_subjects(past)
     days = {subject: day_of(row[1]) for subject in subjects if (row := past.email(subject))}
     out: list[Query] = [SentOn(s) for s in subjects]
     pairs = [(a, b) for i, a in enumerate(subjects) for b in subjects[i + 1 :] if days[a] != days[b]]
-    for a, b in rng.sample(pairs, min(MAX_PAIRS, len(pairs))):
+    if version >= 3:
+        drawn = _evenly(rng, pairs, lambda pair: abs(days[pair[0]] - days[pair[1]]), PAIRS_PER_GAP, MAX_PAIRS)
+    else:
+        drawn = rng.sample(pairs, min(MAX_PAIRS, len(pairs)))
+    for a, b in drawn:
         first, second = (a, b) if rng.random() < 0.5 else (b, a)
         out.append(SentBefore(first, second) if rng.random() < 0.5 else DaysBetween(first, second))
+    return out
+
+
+def _evenly(rng: random.Random, items: Sequence[Any], key: Callable[[Any], int], per_value: int, count: int) -> list[Any]:
+    """Up to ``count`` of ``items``, at most ``per_value`` of each value of ``key``, taken in turn from each value (the
+    values in a drawn order, the items of each value shuffled): no value is drawn more often than another."""
+    groups: dict[int, list[Any]] = {}
+    for item in items:
+        groups.setdefault(key(item), []).append(item)
+    queues = [rng.sample(group, min(per_value, len(group))) for _, group in sorted(groups.items())]
+    rng.shuffle(queues)
+    out: list[Any] = []
+    while len(out) < count and any(queues):
+        out += [queue.pop() for queue in queues if queue][:count - len(out)]
     return out
 
 
