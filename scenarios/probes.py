@@ -409,7 +409,7 @@ def temporal(past: Past, rng: random.Random, version: int) -> list[Query]:
 
 def _evenly(rng: random.Random, items: Sequence[Any], key: Callable[[Any], int], per_value: int, count: int) -> list[Any]:
     """Up to ``count`` of ``items``, at most ``per_value`` of each value of ``key``, taken in turn from each value (the
-    values in a drawn order, the items of each value shuffled): no value is drawn more often than another."""
+    values in a drawn order, the items of each value shuffled), so that no value crowds the others out."""
     groups: dict[int, list[Any]] = {}
     for item in items:
         groups.setdefault(key(item), []).append(item)
