@@ -93,8 +93,7 @@ def test_exactly_one_statement_is_true_and_it_is_the_answer(term: tuple[lectures
 def test_a_stale_question_is_two_pairs_of_a_revised_protocol(term: tuple[lectures.Taught, list[Task]]) -> None:
     """A question with a stale plan states two items of revised protocols twice each: the true item under its
     parameter and its old one, the other under two parameters that are neither, so a student who sees only the
-    statements cannot pick the true item out; the true item is the first or the second about as often. Every other
-    question states four items once each."""
+    statements cannot pick the true item out. Every other question states four items once each."""
     taught, tasks = term
     syllabi = {s.shelf.title: s for s in taught.syllabi}
     paired = 0
@@ -135,6 +134,7 @@ def test_false_statements_use_each_protocols_lineup(term: tuple[lectures.Taught,
         for option, name, article, _, value in STATEMENT.findall(task.instruction):
             rule = rules[name]
             k = next(k for k in FAMILIES[rule.family].params if rule.value_under(k, articles[article]) == int(value))
+            assert k in rule.lineup, task.id
             if option != letter and (task.stale is None or k != rule.old_k):
                 used.setdefault((task.scenario, name), set()).add(k)
                 here[(name, k)] += 1
