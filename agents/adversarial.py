@@ -214,9 +214,10 @@ def pooled_guesses(questions: Sequence[str], article: Reader) -> dict[str, list[
     asked); None where a strategy has nothing to go on or is not scored."""
     exam = [bool(_STATEMENT.search(question)) for question in questions]
     review = [not is_exam for is_exam in exam]
-    rarest, commonest = pooled_picks(questions, article), pooled_picks(questions, article, most=True)
+    explained, named = _recurrences(questions, article), _namings(questions)
+    rarest, commonest = ([_pick(scored, most) for scored in explained] for most in (False, True))
     picks = (_only(rarest, review), _only(commonest, review), _only(rarest, exam), _only(commonest, exam),
-             named_picks(questions), named_picks(questions, most=True))
+             [_pick(scored, False) for scored in named], [_pick(scored, True) for scored in named])
     return dict(zip(POOLED_GUESSES, picks))
 
 
@@ -241,8 +242,21 @@ def pooled_picks(questions: Sequence[str], article: Reader, *, most: bool = Fals
     """The reading pooler's letter for each of ``questions``: the option whose best explanation has recurred least
     (``most``: most) over the options read so far, this question's included (the first letter on a tie); None where
     no option says what a protocol gives."""
+    return [_pick(scored, most) for scored in _recurrences(questions, article)]
+
+
+def named_picks(questions: Sequence[str], *, most: bool = False) -> list[str | None]:
+    """The name counter's letter for each of ``questions``: the statement naming the protocol named least (``most``:
+    most) often over the statements read so far, this question's included (the first letter on a tie); None where no
+    statement parses."""
+    return [_pick(scored, most) for scored in _namings(questions)]
+
+
+def _recurrences(questions: Sequence[str], article: Reader) -> list[list[tuple[int, str]]]:
+    """For each question, ``(recurrence, letter)`` of each claim: how often its most recurrent explanation has
+    explained a claim so far, this question's included."""
     seen: Counter[Explanation] = Counter()
-    picks: list[str | None] = []
+    out: list[list[tuple[int, str]]] = []
     for question in questions:
         read = []
         for letter, protocol, article_id, book, value in claims(question):
@@ -250,21 +264,20 @@ def pooled_picks(questions: Sequence[str], article: Reader, *, most: bool = Fals
             found = explanations(protocol, cited, value) if cited is not None else set()
             seen.update(found)
             read.append((letter, found))
-        picks.append(_pick([(max((seen[e] for e in found), default=0), letter) for letter, found in read], most))
-    return picks
+        out.append([(max((seen[e] for e in found), default=0), letter) for letter, found in read])
+    return out
 
 
-def named_picks(questions: Sequence[str], *, most: bool = False) -> list[str | None]:
-    """The name counter's letter for each of ``questions``: the statement naming the protocol named least (``most``:
-    most) often over the statements read so far, this question's included (the first letter on a tie); None where no
-    statement parses."""
+def _namings(questions: Sequence[str]) -> list[list[tuple[int, str]]]:
+    """For each question, ``(times named, letter)`` of each exam statement: how often its protocol has been named so
+    far, this question's included."""
     named: Counter[str] = Counter()
-    picks: list[str | None] = []
+    out: list[list[tuple[int, str]]] = []
     for question in questions:
         statements = [(letter, protocol) for letter, protocol, *_ in _STATEMENT.findall(question)]
         named.update(protocol for _, protocol in statements)
-        picks.append(_pick([(named[protocol], letter) for letter, protocol in statements], most))
-    return picks
+        out.append([(named[protocol], letter) for letter, protocol in statements])
+    return out
 
 
 def _pick(scored: Sequence[tuple[int, str]], most: bool) -> str | None:

@@ -86,8 +86,8 @@ class SeedResult:
     scenarios: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
     """agent -> scenario -> (succeeded, tasks)."""
     guesses: dict[str, tuple[int, int, float]] = field(default_factory=dict)
-    """test-wise / options-only / the options-only rules of thumb / the exam poolers / the question-only reader's
-    probe families -> (right, asked, chance summed: 1/options per question)."""
+    """test-wise / options-only / the options-only rules of thumb / the pooling strategies / the question-only
+    reader's probe families -> (right, asked, chance summed: 1/options per question)."""
     absent_points: dict[str, float] = field(default_factory=dict)
     """For ``absent``: ``attendance`` points, ``exam`` questions solved that were handed out in a room, and
     solvable disruption tasks passed that need a walk to the library (``walks``)."""
