@@ -19,6 +19,9 @@ The day, as a policy:
 
 - **guesser** never asks anyone: it writes a guess where a person's answer belongs. It must fail
   exactly the clue-dependent checkpoints.
+- **sprayer** never asks anyone either, but where it can it writes every value the answer could be
+  (every door code, shelf, word limit, building and room in emails with the errand's subject, every
+  evening slot of next week as calendar entries). It must fail exactly what the guesser fails.
 
 Every control takes hints (``campus fork --hint-level``, a ``Hint (level N):`` message with one
 ``[errand] Title: ...`` line per errand): told whom to ask (level 2), it asks about that errand;
@@ -46,7 +49,7 @@ from campus.kernel.agent import AgentView, Reply, TaskMemory
 from campus.scenarios.task import Term
 from campus.world.index import WorldIndex
 
-from campus.agents.errand_reader import READERS, Desk, Steps, walk_to
+from campus.agents.errand_reader import READERS, SPRAYS, Desk, Steps, walk_to
 from campus.agents.plans import LOCATE, action, replay_plan, replay_turns, results, run_plan
 
 BRIEF = "A busy day."
@@ -85,6 +88,8 @@ class Style:
     keeps_appointments: bool
     by_priority: bool
     """Next errand by priority and deadline (else in the order they arrived)."""
+    sprays: bool = False
+    """Not asking and not told, it states every value the answer could be (``SPRAYS``) rather than one guess."""
 
 
 @dataclass(frozen=True)
@@ -160,7 +165,10 @@ def day(brief: str, style: Style) -> Steps:
         reader = READERS[errand["title"]]
         while True:
             advice = (style.asks(errand["title"]) or errand["id"] in whom, answers.get(errand["id"], ""))
-            steps = _then(reader(desk, errand["text"], *advice), _report(errand["id"]))
+            if style.sprays and advice == (False, "") and errand["title"] in SPRAYS:
+                steps = _then(SPRAYS[errand["title"]](desk, errand["text"]), _report(errand["id"]))
+            else:
+                steps = _then(reader(desk, errand["text"], *advice), _report(errand["id"]))
             if (yield from drive(steps, changed=lambda: advice != (style.asks(errand["title"]) or errand["id"] in whom,
                                                                   answers.get(errand["id"], "")))):
                 return
@@ -229,6 +237,13 @@ class GuesserAgent(BusyControl):
 
     def style(self) -> Style:
         return Style(asks=lambda title: False, keeps_appointments=True, by_priority=True)
+
+
+class SprayerAgent(BusyControl):
+    name = "sprayer"
+
+    def style(self) -> Style:
+        return Style(asks=lambda title: False, keeps_appointments=True, by_priority=True, sprays=True)
 
 
 class FifoAgent(BusyControl):

@@ -197,6 +197,59 @@ def confirm_attendance(desk: Desk, text: str, ask: bool, told: str) -> Steps:
     yield _email(to, _field(_SUBJECT, text), _field(r'text "([^"]+)"', text))
 
 
+# ------------------------------------------------------------------ stating every value an answer could be
+# What a student who never asks could do instead of one guess: write every value the errand's answer could take
+# (the forms its text and the campus show), in as few calls as a tool's limits allow.
+
+_MOST = 19_000
+"""Characters of values per email body (a string argument holds at most 20,000)."""
+
+
+def _spread(to: str, subject: str, values: list[str]) -> Steps:
+    body = ""
+    for value in values:
+        if len(body) + len(value) + 1 > _MOST:
+            yield _email(to, subject, body)
+            body = ""
+        body += value + " "
+    if body:
+        yield _email(to, subject, body)
+
+
+def spray_code(desk: Desk, text: str) -> Steps:
+    yield from _spread(_field(_ADDRESS, text), _field(_SUBJECT, text), [str(code) for code in range(1000, 10000)])
+
+
+def spray_shelf(desk: Desk, text: str) -> Steps:
+    shelves = [f"Shelf {letter}-{number}" for letter in "ABCDEF" for number in range(10, 100)]
+    yield from _spread(_field(_ADDRESS, text), _field(_SUBJECT, text), shelves)
+
+
+def spray_limit(desk: Desk, text: str) -> Steps:
+    yield from _spread(_field(_ADDRESS, text), _field(_SUBJECT, text), [f"{n * 100} words" for n in range(10, 100)])
+
+
+def spray_place(desk: Desk, text: str) -> Steps:
+    places = [f"B{n}" for n in range(100, 1000)] + [str(n) for n in range(100, 400)]
+    yield from _spread(_field(_ADDRESS, text), _field(_SUBJECT, text), places)
+
+
+def spray_meeting(desk: Desk, text: str) -> Steps:
+    week = desk.next_week()
+    for day in ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday"):
+        for hour in range(17, 21):
+            yield _calendar(_field(_CALENDAR_TITLE, text), _field(r'location "([^"]+)"', text),
+                            f"Week {week}, {day}, {hour}:00-{hour + 1}:30")
+
+
+SPRAYS: dict[str, Callable[[Desk, str], Steps]] = {
+    "Door code": spray_code, "Reserved copy": spray_shelf, "Word limit": spray_limit, "Poster session": spray_place,
+    "Club meeting moved": spray_meeting,
+}
+"""Errand title -> every value its answer could be, stated at once (the moved seminar's 250 rooms and the lab key's
+advisors are left to the guess: more calls than a busy day's rounds)."""
+
+
 READERS: dict[str, Callable[[Desk, str, bool, str], Steps]] = {
     "Door code": door_code, "Moved seminar": moved_room, "Reserved copy": shelf_mark, "Word limit": department_rule,
     "Lab key": responsible, "Club meeting moved": club_reschedule, "Poster session": split_fact,

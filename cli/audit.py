@@ -34,7 +34,7 @@ def audit(
                                      help="Audit the term with its mid-task disruption tasks, and play the disruption "
                                           "controls (stale, abstainer, optimist) on them: on by default."),
     busy_days: bool = typer.Option(True, "--busy-days/--no-busy-days", help="Audit the term with its busy days, and play "
-                                   "the busy-day controls guesser, fifo, learner and forgetful on them."),
+                                   "the busy-day controls guesser, sprayer, fifo, learner and forgetful on them."),
     as_json: bool = typer.Option(False, "--json", help="Print machine-readable JSON instead of tables."),
 ) -> None:
     """Check every seed's term: oracle at 100 %, controls in order, guessers at chance, absent and dawdler as expected,
@@ -85,6 +85,7 @@ def _pct(value: float) -> str:
 def _print(summary: dict[str, Any], world: str) -> None:
     from campus.agents.adversarial import OPTION_GUESSES, POOLED_GUESSES
     from campus.lab.audit import AGENTS, GUESSERS, PROBE_GUESSES
+    from campus.scenarios.busy_days import BUSY_CONTROLS
 
     seeds = summary["seeds"]
     table = Table(title=f"Success per scenario (%), {len(seeds)} seeds on {world}")
@@ -119,7 +120,7 @@ def _print(summary: dict[str, Any], world: str) -> None:
         out.print(f"disruption tasks passed by {name}: {shown}", highlight=False)
     if summary.get("busy_days") is not None:
         busy = summary["busy_days"]
-        wrong = ", ".join(f"{name} {busy[name]}" for name in ("oracle", "guesser", "fifo"))
+        wrong = ", ".join(f"{name} {busy[name]}" for name in ("oracle", *BUSY_CONTROLS))
         recurrence = ("not measured (no seed's term has two busy days)" if busy["learner_recurrence"] is None else
                       f"learner at most {busy['learner_recurrence']:g}, forgetful at least {busy['forgetful_recurrence']:g}")
         out.print(f"busy-day checkpoints judged otherwise than they must be: {wrong}; same-checkpoint recurrence: "

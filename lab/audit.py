@@ -22,9 +22,9 @@ success per scenario and the headline metrics. Over all seeds it checks:
   ``abstainer`` fails every solvable one and passes every impossible one, ``optimist`` the
   reverse (the oracle's 100 % is the first check).
 - **busy days** (``busy``): the oracle passes every busy-day checkpoint, ``guesser`` fails exactly the
-  clue-dependent ones and ``fifo`` exactly the appointments (``scenarios/busy_days.should_pass``); the
-  same-checkpoint recurrence is 0 for ``learner`` (which uses the mentor's feedback) and above 0 for
-  ``forgetful`` (which does not);
+  clue-dependent ones and so does ``sprayer`` (stating every value an answer could be), ``fifo``
+  exactly the appointments (``scenarios/busy_days.should_pass``); the same-checkpoint recurrence is
+  0 for ``learner`` (which uses the mentor's feedback) and above 0 for ``forgetful`` (which does not);
 - **generation**: every seed gives a term.
 
 Seeds are played by spawned worker processes (like ``lab/sweep.py``: no state crosses a fork).

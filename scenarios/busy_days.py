@@ -26,7 +26,11 @@ first day, the share whose family missed the same checkpoint again on the second
 ``{name, weight, kind, check, feedback}``: ``kind`` is ``outcome`` (the right email or
 calendar entry), ``process`` (the right person was asked: a ``clue_revealed`` fact) or
 ``time`` (reported done by the deadline). A checkpoint marked ``needs_clue`` can only pass
-with the clue's payload, which the text does not give and no option list narrows.
+with the clue's payload, which the text does not give and no option list narrows; nor can it pass
+by stating every value the payload could be: every email with the errand's subject must go to the
+right person and state no value of the answer's forms but the answer (``_mailed_as``), and every
+calendar entry with its title must be at the right time and place (``_entered_as``). Terms made
+before that rule (their checks carry no ``forms``/``sole``) are judged as they were.
 
 The day is judged by the ``busy_day`` evaluator; each checkpoint becomes a mark
 ``<errand>/<checkpoint>`` (0/1) and each errand's lateness ``<errand>/late`` (minutes after its
@@ -38,6 +42,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -141,9 +146,12 @@ def _asked(errand_id: str, clue_id: str, who: str) -> dict[str, Any]:
             "check": {"check": "revealed", "clue_id": clue_id}, "feedback": f"Ask {who}; they know what you needed."}
 
 
-def _mailed(to: str, subject: str, contains: Sequence[str], weight: int, needs_clue: bool, what: str) -> dict[str, Any]:
-    return {"name": "email_sent", "weight": weight, "kind": "outcome", "needs_clue": needs_clue,
-            "check": {"check": "email", "to": to, "subject": subject, "contains": list(contains)},
+def _mailed(to: str, subject: str, contains: Sequence[str], weight: int, needs_clue: bool, what: str,
+            forms: Sequence[str] = ()) -> dict[str, Any]:
+    check: dict[str, Any] = {"check": "email", "to": to, "subject": subject, "contains": list(contains)}
+    if needs_clue:
+        check["forms"] = list(forms)
+    return {"name": "email_sent", "weight": weight, "kind": "outcome", "needs_clue": needs_clue, "check": check,
             "feedback": f"The email to {to} must give {what}."}
 
 
@@ -151,6 +159,12 @@ def _clue(d: Draw, suffix: str, holder: str, topic: str, keywords: tuple[str, ..
           condition: str = "always") -> ClueHeld:
     return ClueHeld(clue_id=f"{d.errand_id}/{suffix}", holder=holder, topic=topic, keywords=keywords,
                     condition=condition, payload=payload)  # type: ignore[arg-type]
+
+
+FOUR_DIGITS, THREE_DIGITS = r"\b\d{4}\b", r"\b\d{3}\b"
+SHELF, BUILDING = r"\bshelf [a-z] \d+\b", r"\bb\d{3}\b"
+"""The forms of the values a person's answer gives (door codes, word limits; rooms; shelves; buildings), matched in
+an email's ``loose`` text: an email that states another value of one of its answer's forms does not pass."""
 
 
 def _code(rng: random.Random) -> str:
@@ -171,7 +185,7 @@ def door_code(d: Draw) -> Made:
     text = (f"Your teammate {mate} needs the door code of the practice room of {club.name}. Its leader knows it. "
             f"Email it to {mate} with the subject \"{subject}\".")
     checks = [_asked(d.errand_id, clue.clue_id, f"the leader of {club.name} ({club.id})"),
-              _mailed(mate, subject, [code], 2, True, "the door code the club leader told you")]
+              _mailed(mate, subject, [code], 2, True, "the door code the club leader told you", [FOUR_DIGITS])]
     return ("Door code", text, [clue], checks,
             [_ask(club.id, "What is the door code?"), _email(mate, subject, f"The door code is {code}.")])
 
@@ -186,7 +200,7 @@ def moved_room(d: Draw) -> Made:
     text = (f"Tomorrow's seminar with {advisor.name} ({time_label(when)}) has moved to another room; only the advisor knows "
             f"which. Add it to your calendar as \"{title}\" at that time with the new room as its location.")
     check = {"name": "calendar_entry", "weight": 2, "kind": "outcome", "needs_clue": True,
-             "check": {"check": "calendar", "title": title, "location": room, "time": msgspec.structs.asdict(when)},
+             "check": {"check": "calendar", "title": title, "location": room, "time": msgspec.structs.asdict(when), "sole": True},
              "feedback": "The calendar entry must name the room the advisor gave."}
     return ("Moved seminar", text, [clue], [_asked(d.errand_id, clue.clue_id, advisor.name), check],
             [_ask(advisor.id, "Which room did tomorrow's seminar move to?"), _calendar(title, room, when)])
@@ -209,7 +223,7 @@ def shelf_mark(d: Draw) -> Made:
     text = (f"The librarian of {name} put a copy of \"{book.title}\" aside for your study group and only says where in person. "
             f"Find out on which shelf it is and email {mate} with the subject \"{subject}\".")
     checks = [_asked(d.errand_id, clue.clue_id, f"the librarian of {name}, in person"),
-              _mailed(mate, subject, [shelf], 2, True, "the shelf the librarian named")]
+              _mailed(mate, subject, [shelf], 2, True, "the shelf the librarian named", [SHELF])]
     return ("Reserved copy", text, [clue], checks,
             [f"goto:{library}", _ask(library, f"On which shelf is the reserved copy of {book.title}?"), _email(mate, subject, f"It is on {shelf}.")])
 
@@ -222,7 +236,7 @@ def department_rule(d: Draw) -> Made:
     subject = "Word limit"
     text = (f"The handbook is vague about the word limit of lab reports; {advisor.name} knows the rule the department "
             f"actually applies. Email the limit (a number of words) to {mate} with the subject \"{subject}\".")
-    checks = [_asked(d.errand_id, clue.clue_id, advisor.name), _mailed(mate, subject, [str(limit)], 2, True, "the limit the advisor gave")]
+    checks = [_asked(d.errand_id, clue.clue_id, advisor.name), _mailed(mate, subject, [str(limit)], 2, True, "the limit the advisor gave", [FOUR_DIGITS])]
     return ("Word limit", text, [clue], checks,
             [_ask(advisor.id, "What word limit does the department apply to lab reports?"),
              _email(mate, subject, f"The limit is {limit} words.")])
@@ -237,7 +251,7 @@ def responsible(d: Draw) -> Made:
     text = (f"You need a key to the teaching lab. The help desk may not know who hands them out; your mentor {advisor.name} does. "
             f"Email that person with the subject \"{subject}\" asking for a key.")
     check = {"name": "email_sent", "weight": 2, "kind": "outcome", "needs_clue": True,
-             "check": {"check": "email", "to": keeper.email, "subject": subject, "contains": []},
+             "check": {"check": "email", "to": keeper.email, "subject": subject, "contains": [], "forms": []},
              "feedback": "The request must go to the person responsible for lab keys."}
     return ("Lab key", text, [clue], [_asked(d.errand_id, clue.clue_id, advisor.name), check],
             [_ask(advisor.id, "Who is responsible for lab keys?"), _email(keeper.email, subject, "Could I please have a key to the teaching lab?")])
@@ -254,7 +268,8 @@ def club_reschedule(d: Draw) -> Made:
     text = (f"{club.name} moved next week's meeting; its leader has the new time. Add it to your calendar as \"{title}\" "
             f"with the location \"Club room\".")
     check = {"name": "calendar_entry", "weight": 2, "kind": "outcome", "needs_clue": True,
-             "check": {"check": "calendar", "title": title, "location": "Club room", "time": msgspec.structs.asdict(when)},
+             "check": {"check": "calendar", "title": title, "location": "Club room", "time": msgspec.structs.asdict(when),
+                       "sole": True},
              "feedback": "The calendar entry must be at the new time the club leader gave."}
     return ("Club meeting moved", text, [clue], [_asked(d.errand_id, clue.clue_id, f"the leader of {club.name}"), check],
             [_ask(club.id, "When is next week's meeting?"), _calendar(title, "Club room", when)])
@@ -269,7 +284,7 @@ def split_fact(d: Draw) -> Made:
     text = (f"Where is Friday's poster session? {first.name} knows the building and the leader of {second.name} the room. "
             f"Email both to {mate} with the subject \"{subject}\".")
     checks = [_asked(d.errand_id, clues[0].clue_id, first.name), _asked(d.errand_id, clues[1].clue_id, f"the leader of {second.name}"),
-              _mailed(mate, subject, [building, room], 2, True, "both the building and the room")]
+              _mailed(mate, subject, [building, room], 2, True, "both the building and the room", [BUILDING, THREE_DIGITS])]
     return ("Poster session", text, clues, checks,
             [_ask(first.id, "In which building is the poster session?"), _ask(second.id, "Which room is the poster session in?"),
              _email(mate, subject, f"Building {building}, room {room}.")])
@@ -488,18 +503,35 @@ def _holds(check: dict[str, Any], errand: dict[str, Any], events: Sequence[Event
     if kind == "revealed":
         return any(isinstance(e, ClueRevealed) and e.clue_id == check["clue_id"] for e in events)
     if kind == "email":
-        return any(isinstance(e, EmailSent) and e.to.strip().casefold() == check["to"].casefold()
-                   and loose(e.subject) == loose(check["subject"]) and all(loose(c) in loose(e.body) for c in check["contains"])
-                   for e in events)
+        return _mailed_as(check, [e for e in events if isinstance(e, EmailSent) and loose(e.subject) == loose(check["subject"])])
     if kind == "calendar":
-        when = CalendarTime(**check["time"])
-        return any(isinstance(e, CalendarEventAdded) and e.calendar_id == "self" and e.time == when
-                   and loose(e.title) == loose(check["title"]) and loose(e.location) == loose(check["location"]) for e in events)
+        return _entered_as(check, [e for e in events if isinstance(e, CalendarEventAdded) and e.calendar_id == "self"
+                                   and loose(e.title) == loose(check["title"])])
     if kind == "reported":
         return any(isinstance(e, ErrandReported) and e.errand_id == errand["id"] and e.at <= errand["deadline"] for e in events)
     if kind == "present":
         return _present(events, home, check)
     raise ValueError(f"unknown busy-day check {kind!r}")
+
+
+def _mailed_as(check: dict[str, Any], sent: Sequence[EmailSent]) -> bool:
+    """Some email with the subject went to the address and gave every value. Under ``forms`` (a term's
+    clue-dependent emails since they exist) every one with the subject went there, and together they state
+    exactly the answer's values in those forms: a student who lists every code it could be, or writes to every
+    advisor, has not found out which."""
+    def right(e: EmailSent) -> bool:
+        return e.to.strip().casefold() == check["to"].casefold()
+    if "forms" not in check:
+        return any(right(e) and all(loose(c) in loose(e.body) for c in check["contains"]) for e in sent)
+    stated = {found for e in sent for form in check["forms"] for found in re.findall(form, loose(e.body))}
+    return bool(sent) and all(map(right, sent)) and stated == {loose(c) for c in check["contains"]}
+
+
+def _entered_as(check: dict[str, Any], added: Sequence[CalendarEventAdded]) -> bool:
+    """Some entry with the title is at the time and place; under ``sole`` every one with the title is."""
+    when = CalendarTime(**check["time"])
+    right = [e.time == when and loose(e.location) == loose(check["location"]) for e in added]
+    return any(right) and (not check.get("sole") or all(right))
 
 
 def _late(errand: dict[str, Any], events: Sequence[Event]) -> int:
@@ -595,15 +627,15 @@ def _learning(days: list[Task], marks_of: dict[str, dict[str, int]]) -> dict[str
             "recurrence": round(again / before, 6) if before else None}
 
 
-BUSY_CONTROLS = ("guesser", "fifo")
+BUSY_CONTROLS = ("guesser", "sprayer", "fifo")
 
 
 def should_pass(agent: str, errand: dict[str, Any], checkpoint: dict[str, Any]) -> bool:
-    """Whether a checkpoint must pass for the oracle or a busy-day control: the guesser fails exactly the
-    clue-dependent ones (asking, and what needs the answer) and every one of a follow-up (never asking, it is never
+    """Whether a checkpoint must pass for the oracle or a busy-day control: the guesser (and the sprayer, stating
+    every value the answer could be) fails exactly the clue-dependent ones (asking, and what needs the answer) and every one of a follow-up (never asking, it is never
     handed one), fifo exactly the appointments and every checkpoint of the errand handed out at one (never there, it
     never learns of it)."""
-    if agent == "guesser":
+    if agent in ("guesser", "sprayer"):
         return not errand.get("announced_by") and not (checkpoint.get("needs_clue", False) or checkpoint["check"]["check"] == "revealed")
     if agent == "fifo":
         return checkpoint["check"]["check"] != "present" and not errand.get("announced_at")
@@ -611,7 +643,7 @@ def should_pass(agent: str, errand: dict[str, Any], checkpoint: dict[str, Any]) 
 
 
 def unexpected(term: Term, agent: str, marks_of: dict[str, dict[str, int]]) -> list[str]:
-    """The busy-day checkpoints ``agent`` (oracle, guesser or fifo) passed or failed against ``should_pass``."""
+    """The busy-day checkpoints ``agent`` (the oracle or one of ``BUSY_CONTROLS``) passed or failed against ``should_pass``."""
     wrong = []
     for task in term.tasks:
         if task.scenario != SCENARIO:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import msgspec
@@ -11,10 +12,11 @@ from campus.agents import make_agent
 from campus.agents.busy import GuesserAgent, day
 from campus.agents.plans import LOCATE, action
 from campus.env.driver import render_events
-from campus.events import ClueHeld, ClueRevealed, ErrandHandedOut, ErrandHeld, ErrandPosted, ErrandReported, MentorFeedback, Walked, WorldChanged
+from campus.events import EmailSent, TaskEnded, TaskReleased, ClueHeld, ClueRevealed, ErrandHandedOut, ErrandHeld, ErrandPosted, ErrandReported, MentorFeedback, Walked, WorldChanged
 from campus.kernel.store import MemoryStore
 from campus.events.codec import decode_events
-from campus.scenarios.busy_days import EARLY, FAMILIES, LATE, SCENARIO, _present, busy_metrics, unexpected
+from campus.scenarios.busy_days import (BUILDING, EARLY, FAMILIES, LATE, SCENARIO, THREE_DIGITS, _mailed_as, _present, busy_day,
+                                        busy_metrics, unexpected)
 from campus.kernel.transcript import task_memories
 from campus.replays.verify import verify
 from tests.test_term import DEFAULT_TERM_HASH
@@ -37,7 +39,7 @@ def busy_term(term: Term) -> Term:
 def played(world: WorldIndex, busy_term: Term) -> dict[str, Any]:
     """agent -> busy-day task -> marks, for the oracle and the two busy-day controls; ``chat``: the oracle's first busy day."""
     out: dict[str, Any] = {}
-    for name in ("oracle", "guesser", "fifo", "learner", "forgetful"):
+    for name in ("oracle", "guesser", "sprayer", "fifo", "learner", "forgetful"):
         store = MemoryStore()
         run = start_run(store, RunSpec(seed=0, agent=name), (world, busy_term))
         run.session(make_agent(name, busy_term, world)).run()
@@ -45,7 +47,33 @@ def played(world: WorldIndex, busy_term: Term) -> dict[str, Any]:
         days = [m for m in task_memories(store, run.branch.id, 10**9) if m.scenario == SCENARIO]
         out[f"{name} chat"] = days[0]
         out[f"{name} run"] = run
+        out[f"{name} events"] = {e.task_id: list(e.events) for e in _day_events(run)}
     return out
+
+
+def _day_events(run: Any) -> list[Any]:
+    """Each busy day's ``TaskEnded`` with the events the evaluator judged (those between its release and its end)."""
+    days: list[Any] = []
+    current: list[Any] | None = None
+    for event in decode_events([row.payload for row in run.store.rows(run.branch.id)]):
+        if isinstance(event, TaskReleased):
+            current = [event] if event.task_id.startswith("busy") else None
+        elif current is not None:
+            current.append(event)
+            if isinstance(event, TaskEnded):
+                days.append(SimpleNamespace(task_id=event.task_id, events=current))
+                current = None
+    return days
+
+
+def _without_forms(term: Term) -> Term:
+    """The term with its busy-day checks as they were before ``forms`` and ``sole``."""
+    def bare(errand: dict[str, Any]) -> dict[str, Any]:
+        return {**errand, "checkpoints": [{**c, "check": {k: v for k, v in c["check"].items() if k not in ("forms", "sole")}}
+                                          for c in errand["checkpoints"]]}
+    return msgspec.structs.replace(term, tasks=tuple(
+        msgspec.structs.replace(task, ground_truth={**task.ground_truth, "errands": [bare(e) for e in task.ground_truth["errands"]]})
+        if task.scenario == SCENARIO else task for task in term.tasks))
 
 
 def events_with_seq(run: Any, kind: type[Any]) -> list[tuple[int, Any]]:
@@ -140,6 +168,37 @@ def test_the_guesser_fails_exactly_the_clue_dependent_checkpoints(busy_term: Ter
         clue_dependent = c.get("needs_clue", False) or c["check"]["check"] == "revealed" or c["follow_up"]
         assert played["guesser"][task][c["key"]] == int(not clue_dependent), c["key"]
     assert unexpected(busy_term, "guesser", played["guesser"]) == [] and unexpected(busy_term, "guesser", played["oracle"]) != []
+
+
+def test_the_sprayer_fails_what_the_guesser_fails_though_it_states_every_value(busy_term: Term, played: dict[str, Any]) -> None:
+    """Stating every door code, shelf, limit, building and room, or every evening of next week, finds out nothing:
+    the sprayer fails exactly the guesser's checkpoints. Judged as terms were before an errand's checks carried
+    ``forms`` and ``sole`` (any email that contains the answer, any entry at the right time), it would pass many."""
+    assert played["sprayer"] == played["guesser"]
+    assert unexpected(busy_term, "sprayer", played["sprayer"]) == []
+    legacy = _without_forms(busy_term)
+    nowhere = SimpleNamespace(geography=SimpleNamespace(location=""))  # every busy day starts with a walk
+    before = {task.id: busy_day(task, nowhere, played["sprayer events"][task.id]).marks for task in legacy.tasks
+              if task.scenario == SCENARIO}
+    sprayed = [(task, c["key"]) for task, c in _checkpoints(busy_term) if c.get("needs_clue") and not c["follow_up"]
+               and c["check"]["check"] == "email" and c["check"]["contains"] or c["check"].get("sole")]
+    assert sum(before[task][key] for task, key in sprayed) >= len(sprayed) // 2
+    assert all(played["sprayer"][task][key] == 0 for task, key in sprayed)
+
+
+def test_a_clue_dependent_email_passes_only_when_its_emails_state_the_answer_alone() -> None:
+    check = {"check": "email", "to": "mate@campus.edu", "subject": "Poster session", "contains": ["B457", "213"],
+             "forms": [BUILDING, THREE_DIGITS]}
+    def mail(body: str, to: str = "mate@campus.edu", subject: str = "Poster session") -> EmailSent:
+        return EmailSent(email_id="e", to=to, subject=subject, body=body)
+    assert _mailed_as(check, [mail("Building B457, room 213.")])
+    assert _mailed_as(check, [mail("It is in building B457."), mail("Room 213, see you there!")])
+    assert not _mailed_as(check, [mail("Building B457, room 213."), mail("Sorry: building B458, room 213.")])
+    assert not _mailed_as(check, [mail("Building B457, room 213."), mail("Building B457, room 213.", to="other@campus.edu")])
+    assert not _mailed_as(check, [mail("Building B457, room 213 or 214.")])
+    assert not _mailed_as(check, [])
+    legacy = {key: value for key, value in check.items() if key != "forms"}
+    assert _mailed_as(legacy, [mail("B456 B457 B458 212 213 214"), mail("x", to="other@campus.edu")])
 
 
 def test_fifo_misses_exactly_the_appointments(busy_term: Term, played: dict[str, Any]) -> None:
