@@ -39,6 +39,7 @@ import ctypes.util
 import multiprocessing
 import os
 import queue
+import re
 import signal
 import sys
 from collections import Counter
@@ -137,17 +138,22 @@ MAX_SEEDS = 100_000
 """The most seeds one list may name (a sweep of them all would run for days)."""
 
 
+_DIGITS = re.compile(r"[0-9]+")
+"""A seed as written: ASCII digits (``int`` would also take other scripts' digits, signs and underscores)."""
+
+
 def parse_seeds(spec: str) -> list[int]:
     """Seeds from ``"1-20"``, ``"3"``, ``"1,4,7"`` or a mix (``"1-3,7"``); sorted, each at most once."""
     seeds: list[int] = []
     for part in spec.split(","):
         first, dash, last = part.strip().partition("-")
-        try:
-            low = int(first)
-            high = int(last) if dash else low
-        except ValueError:
-            raise ValueError(f"bad seed list {spec!r}: {part.strip()!r} is not a seed or a range like 1-20") from None
-        if low < 0 or high < low or high > MAX_SEED:
+        if not all(_DIGITS.fullmatch(bound.strip()) for bound in ((first, last) if dash else (first,))):
+            raise ValueError(f"bad seed list {spec!r}: {part.strip()!r} is not a seed or a range like 1-20")
+        low = int(first)
+        high = int(last) if dash else low
+        if high < low:
+            raise ValueError(f"bad seed list {spec!r}: the range {part.strip()!r} ends below where it starts")
+        if high > MAX_SEED:
             raise ValueError(f"bad seed list {spec!r}: {part.strip()!r} must be a seed 0..{MAX_SEED} or a range low-high")
         if len(seeds) + high - low + 1 > MAX_SEEDS:
             raise ValueError(f"bad seed list {spec!r}: more than {MAX_SEEDS:,} seeds")

@@ -92,10 +92,15 @@ def test_seed_lists() -> None:
 
 
 @pytest.mark.parametrize("spec", ["", "a", "1-", "-3", "5-1", "1,,2", "1-3,2", "1.5", "1-2-3", "0-99999999999",
-                                  "0-50000,60000-110000", f"{2**63}", f"5-{2**63}"])
+                                  "0-50000,60000-110000", f"{2**63}", f"5-{2**63}", "\u0663", "1_0", "+3", "1-\u0663"])
 def test_bad_seed_lists_are_refused(spec: str) -> None:
     with pytest.raises(ValueError, match="bad seed list"):
         parse_seeds(spec)
+
+
+def test_a_backwards_range_is_named_as_such() -> None:
+    with pytest.raises(ValueError, match="ends below where it starts"):
+        parse_seeds("5-2")
 
 
 def test_bad_options_are_one_line_errors_and_write_nothing(tmp_path: Path) -> None:
