@@ -11,7 +11,8 @@ end, like any persistent agent's memory; all but ``no-memory`` keep them):
 - ``no-memory``: nothing, so it says "no record" to everything: right on abstention probes,
   wrong on their answerable twins and on every other ability;
 - ``question-only``: nothing either, but it guesses from the words of each question as it is shown
-  (``guess``): the options listed, the form of answer asked for, what is known of how probes are made.
+  (``guess``): the options listed, the form of answer asked for, the dates the email subjects it quotes
+  name, what is known of how probes are made.
   It measures each ability's chance level, and anything a question gives away beyond it.
 
 They answer a term's memory check-ins the same way (``scenarios.check_ins``): the probe set drawn
@@ -31,6 +32,7 @@ from campus.agents import READERS, RECENT_STEPS
 from campus.agents.oracle import OracleAgent
 from campus.events import TaskReleased, decode_events
 from campus.kernel.agent import AgentView, Reply, TaskMemory
+from campus.kernel.clock import DAYS
 from campus.kernel.schedule import Logged, Prefix
 from campus.kernel.store import EventStore
 from campus.scenarios.check_ins import EVALUATOR as CHECK_IN, probes_of
@@ -144,10 +146,27 @@ def questions_shown(observation: str) -> list[str]:
     return _NUMBERED.findall(observation)
 
 
+_SENT_BEFORE = re.compile(r'^Did you send the email "(.*)" before the email "(.*)"\? ')
+_WRITTEN_DAY = re.compile(rf"\bWeek (\d+), ({'|'.join(DAYS)})\b")
+
+
+def written_day(text: str) -> int | None:
+    """The day of the first date written in ``text`` the way the term writes them ("Week 15, Friday"), if any."""
+    found = _WRITTEN_DAY.search(text)
+    return 7 * int(found[1]) + DAYS.index(found[2]) if found else None
+
+
 def guess(question: str) -> str:
     """The best answer to ``question`` from its words alone, with no memory of the term: what the list it shows and
-    the form of answer it asks for allow, and what a reader of this code knows of how probes are made."""
+    the form of answer it asks for allow, and what a reader of this code knows of how probes are made. Whether one
+    email was sent before another, when both subjects name the day of what they announce: the one naming the
+    earlier day (such an email is sent a few days before the day it names; generator version 4 asks about no such
+    email, version 3 did)."""
     if FORMATS["yes_no"] in question:
+        pair = _SENT_BEFORE.match(question)
+        days = [written_day(subject) for subject in pair.groups()] if pair else []
+        if len(days) == 2 and days[0] is not None and days[1] is not None and days[0] != days[1]:
+            return "yes" if days[0] < days[1] else "no"
         return "no"
     if "In which order did you first arrive at them?" in question:
         shown = _LISTED_ID.findall(question.split("each of these buildings: ", 1)[1].split(". In which order", 1)[0])

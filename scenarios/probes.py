@@ -41,8 +41,11 @@ Nothing in a question may tell its answer to a student who remembers nothing (th
 it, ``agents.readers``). Generator version 1 did: a yes/no probe was kept only when its answer was "no", the
 buildings of an order probe were listed in any order but the true one, the wanted feature was the one feature
 of a seat choice listed only once, and a probe fork could plant two standing instructions with different words.
-Version 2 does none of that. Version 3 (``GENERATOR_VERSION``) also draws the pairs of a temporal probe evenly over
-the days between them, so no number answers many days-between questions (``temporal``). The older versions still
+Version 2 does none of that. Version 3 also draws the pairs of a temporal probe evenly over the days between them,
+so no number answers many days-between questions (``temporal``). Version 4 (``GENERATOR_VERSION``) also leaves out
+of the temporal probes (sent before, sent on, days between) every email whose subject names a date or a time
+(``names_a_time``): most of the term's emails announce an event "on Week 15, Friday" and are sent 1-7 days before it,
+so reading those dates answered 84 % of the sent-before questions, with no memory at all. The older versions still
 draw the check-ins of terms made under them (``VERSIONS``), so their runs verify.
 """
 
@@ -68,8 +71,8 @@ from campus.scenarios.task import Flags, Task, Verdict, evaluator
 
 PLANTED: tuple[Ability, ...] = ("contradiction_resolution", "instruction_following", "preference_following")
 """The abilities whose evidence is a note: given by the term when it plants them, else in the probe fork."""
-GENERATOR_VERSION = 3
-VERSIONS = (1, 2, 3)
+GENERATOR_VERSION = 4
+VERSIONS = (1, 2, 3, 4)
 """The probe generators this campus draws with (the module's docstring says how they differ)."""
 FACT_KINDS = ("walked", "booked", "email_sent", "calendar_event_added", "task_released")
 """The events probes are about (a release only for a planted note)."""
@@ -392,8 +395,12 @@ PAIRS_PER_GAP = 2
 def temporal(past: Past, rng: random.Random, version: int) -> list[Query]:
     """The day each email was sent; which of two was sent first, or how many days apart they were. Version 3 draws
     the pairs evenly over the days between them: drawn at random (versions 1 and 2), most pairs were a day or two
-    apart, and answering "1" to every days-between question was right on 13-15 % of them."""
-    subjects = _unique_subjects(past)
+    apart, and answering "1" to every days-between question was right on 13-15 % of them. Version 4 asks only about
+    emails whose subject names no date or time (``names_a_time``): an email about an event on a day is sent a few
+    days before it, so the date in its subject tells when it was sent; and it asks which of two was sent first only
+    of two emails of one form (``subject_form``): each kind of email has its weeks (membership applications in the
+    second, door codes one a week later on), so a reader who knew them ordered two of different kinds 75 % right."""
+    subjects = [s for s in _unique_subjects(past) if version < 4 or not names_a_time(s)]
     days = {subject: day_of(row[1]) for subject in subjects if (row := past.email(subject))}
     out: list[Query] = [SentOn(s) for s in subjects]
     pairs = [(a, b) for i, a in enumerate(subjects) for b in subjects[i + 1 :] if days[a] != days[b]]
@@ -403,8 +410,36 @@ def temporal(past: Past, rng: random.Random, version: int) -> list[Query]:
         drawn = rng.sample(pairs, min(MAX_PAIRS, len(pairs)))
     for a, b in drawn:
         first, second = (a, b) if rng.random() < 0.5 else (b, a)
-        out.append(SentBefore(first, second) if rng.random() < 0.5 else DaysBetween(first, second))
+        ordered = rng.random() < 0.5 and (version < 4 or subject_form(a) == subject_form(b))
+        out.append(SentBefore(first, second) if ordered else DaysBetween(first, second))
     return out
+
+
+_NAME = re.compile(r"[A-Z][\w'-]*(?: [A-Z][\w'-]*)*")
+
+
+def subject_form(subject: str) -> str:
+    """A subject with its names (runs of capitalised words) blanked: "Door code for Ballet Society" is "_ code for _"."""
+    return _NAME.sub("_", subject)
+
+
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?"
+          r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
+NAMES_A_TIME = re.compile(
+    r"\bweek\s*\d+"  # the term's dates: "Week 15, Friday" (``date_label``)
+    r"|\b(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\b"  # a weekday, whole or cut short
+    r"|\b\d{1,2}[:h]\d{2}\b|\b\d{1,2}\s*(?:[ap]m\b|[ap]\.m\.)"  # a clock time: 14:30, 9h15, 3 pm, 3 p.m.
+    r"|\bday\s*\d+\b|\b\d{1,2}(?:st|nd|rd|th)\b"  # "day 12", "the 5th"
+    r"|\b\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}\b|\b\d{1,2}/\d{1,2}\b"  # 2024-03-05, 5/3/24, 5/3
+    rf"|\b{_MONTH}\.?\s+\d{{1,2}}\b|\b\d{{1,2}}\s+(?:of\s+)?{_MONTH}\b"  # March 5, 5 March
+    r"|\b(?:today|tonight|tomorrow|yesterday|noon|midnight|weekend)\b",
+    re.IGNORECASE)
+"""A date or time written in words a probe quotes: the term's own form, and the forms a student may write."""
+
+
+def names_a_time(text: str) -> bool:
+    """Whether ``text`` (an email subject) names a date or a time: then it may tell when the email was sent."""
+    return NAMES_A_TIME.search(text) is not None
 
 
 def _evenly(rng: random.Random, items: Sequence[Any], key: Callable[[Any], int], per_value: int, count: int) -> list[Any]:

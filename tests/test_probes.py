@@ -16,7 +16,7 @@ import pytest
 
 from campus.agents.registry import resolve
 from campus.kernel.agent import Agent, AgentView, Reply, TaskMemory
-from campus.kernel.clock import day_of
+from campus.kernel.clock import date_label, day_of
 from campus.kernel.parse import Answer, Invalid, parse_reply, parse_structured
 from campus.kernel.store import MemoryStore
 from campus.lab.probing import log_prefix, probe_points, probe_run
@@ -25,11 +25,12 @@ from campus.scenarios.play import Run, new_run, open_run
 from campus.scenarios.probe_answers import (
     Date, Id, Items, NoRecord, Number, YesNo, kendall_tau_b, render, score, split_items,
 )
-from campus.agents.readers import Reader, guess, questions_shown
+from campus.agents.readers import Reader, guess, questions_shown, written_day
 from campus.scenarios.probes import (
     ABILITIES, GENERATOR_VERSION, IN_FORK, PAIRS_PER_GAP, PLANTED, SEAT_FEATURES, VERSIONS, BookedRoom, DaysBetween,
-    EmailRecipient, Instructed, Past, Preferred, Probe, SentBefore, VisitOrder, answer_of, distance_bins, generate,
-    plants_of, probe_set_hash, question_of, reveals, score_probe, standing_of, temporal, without_word,
+    EmailRecipient, Instructed, Past, Preferred, Probe, SentBefore, SentOn, VisitOrder, answer_of, distance_bins,
+    generate, names_a_time, plants_of, subject_form, probe_set_hash, question_of, reveals, score_probe, standing_of, temporal,
+    without_word,
 )
 from campus.scenarios.scorecard import scorecard
 from campus.scenarios.task import Term
@@ -77,7 +78,7 @@ def test_each_generator_asks_without_giving_its_answer_away(played: Run, probes:
 
 @pytest.fixture(scope="module")
 def many(played: Run) -> dict[int, list[Probe]]:
-    """Generator versions 1, 2 and 3, every week of the small term, up to 30 probes of each ability a week."""
+    """Every generator version, every week of the small term, up to 30 probes of each ability a week."""
     standing = standing_of(played.term.tasks)
     return {version: [probe for seq, now, _ in probe_points(played, every_week=True)
                       for probe in generate(log_prefix(played, seq), seed=0, describe=played.world.describe,
@@ -85,26 +86,41 @@ def many(played: Run) -> dict[int, list[Probe]]:
             for version in VERSIONS}
 
 
+@pytest.fixture(scope="module")
+def temporal_full(oracle_full: Run) -> dict[int, list[Probe]]:
+    """Versions 3 and 4's temporal probes, every week of the default term (the small term sends too few emails of one
+    form for version 4 to ask their order), up to 30 a week."""
+    return {version: [probe for seq, now, _ in probe_points(oracle_full, every_week=True)
+                      for probe in generate(log_prefix(oracle_full, seq), seed=0, describe=oracle_full.world.describe,
+                                            abilities=("temporal_reasoning",), per_ability=30, at=(seq, now),
+                                            version=version)]
+            for version in (3, 4)}
+
+
 def _guessed(probes: list[Probe], kind: type) -> list[float]:
     return [score_probe(p, guess(p.question)).value for p in probes if isinstance(p.query, kind)]
 
 
-def test_a_student_that_remembers_nothing_guesses_at_chance(many: dict[int, list[Probe]]) -> None:
-    """The best guesses from a question's words alone (``guess``): "no" to a yes/no question, the seat whose feature
-    is listed once, the buildings in the order listed (reversed when there are three). Version 1 of the generators
-    gave each of them more than chance, which is why it is kept only to draw old check-ins again."""
+def test_a_student_that_remembers_nothing_guesses_at_chance(many: dict[int, list[Probe]],
+                                                           temporal_full: dict[int, list[Probe]]) -> None:
+    """The best guesses from a question's words alone (``guess``): "no" to a yes/no question (unless its subjects name
+    days, which no version 4 question's do), the seat whose feature is listed once, the buildings in the order listed
+    (reversed when there are three). Version 1 of the generators gave each of them more than chance, which is why it
+    is kept only to draw old check-ins again."""
     from scipy.stats import binomtest, ttest_1samp
 
     old, new = many[1], many[GENERATOR_VERSION]
-    yes_no, seats, order = (_guessed(new, kind) for kind in (SentBefore, Preferred, VisitOrder))
+    yes_no, seats, order = (_guessed(probes, kind) for probes, kind in
+                            ((temporal_full[GENERATOR_VERSION], SentBefore), (new, Preferred), (new, VisitOrder)))
     assert min(len(yes_no), len(seats), len(order)) >= 40
     assert binomtest(round(sum(yes_no)), len(yes_no), 0.5).pvalue > 0.01
     assert binomtest(round(sum(seats)), len(seats), 1 / 3).pvalue > 0.01
     assert ttest_1samp(order, 0.5).pvalue > 0.01
-    assert sum(_guessed(old, SentBefore)) == len(_guessed(old, SentBefore)) > 20  # version 1 kept only the "no"s
+    kept = [render(p.answer) for p in old if isinstance(p.query, SentBefore)]
+    assert kept.count("no") == len(kept) > 20  # version 1 kept only the "no"s
     assert binomtest(round(sum(_guessed(old, Preferred))), len(_guessed(old, Preferred)), 1 / 3,
                      alternative="greater").pvalue < 0.001
-    answers = [render(p.answer) for p in new if isinstance(p.query, SentBefore)]
+    answers = [render(p.answer) for p in temporal_full[GENERATOR_VERSION] if isinstance(p.query, SentBefore)]
     assert answers.count("yes") > 10 and answers.count("no") > 10
 
 
@@ -120,7 +136,78 @@ def test_temporal_pairs_are_drawn_evenly_over_the_days_between(played: Run) -> N
         return Counter(abs(sent[q.first] - sent[q.second]) for q in pairs)
 
     assert max(gaps(2).values()) > PAIRS_PER_GAP + 2  # the pairs a day apart, and so on, crowd in
-    assert max(gaps(GENERATOR_VERSION).values()) <= PAIRS_PER_GAP and len(gaps(GENERATOR_VERSION)) > 10
+    assert max(gaps(3).values()) <= PAIRS_PER_GAP and len(gaps(3)) > 10
+    assert max(gaps(GENERATOR_VERSION).values()) <= PAIRS_PER_GAP  # over fewer emails (none with a dated subject)
+
+
+def _quoted(probe: Probe) -> list[str]:
+    """The subjects a temporal probe quotes (none for any other)."""
+    query = probe.query
+    if isinstance(query, SentOn):
+        return [query.subject]
+    return [query.first, query.second] if isinstance(query, SentBefore | DaysBetween) else []
+
+
+def test_the_dates_written_in_subjects_are_found_in_every_form_the_term_writes() -> None:
+    """The term's emails name a day as ``date_label`` writes it (a club's activity, an advisor's new booking); what a
+    student writes may name it otherwise."""
+    assert all(names_a_time(f"Chess Club: guest talk on {date_label(day)}") for day in range(140))
+    assert names_a_time(f"New booking for our meeting on {date_label(40)}")
+    assert all(map(names_a_time, ["Meeting at 14:30", "lunch 3pm", "Notes for tomorrow", "Due March 5", "due 5/3",
+                                  "Sat plans", "See you Wednesday", "Day 12 recap", "week3 notes"]))
+    assert not any(map(names_a_time, ["Membership application: Poetry", "Door code for Chess Club", "Word limit",
+                                      "Application for research supervision: game theory", "Study seat",
+                                      "Room booked for the paper review", "Paper review: preparations",
+                                      "Attending the colloquium", "Lab key request", "Reserved copy", "Poster session"]))
+
+
+def test_version_4_asks_no_temporal_question_about_an_email_whose_subject_names_a_date(
+        many: dict[int, list[Probe]], temporal_full: dict[int, list[Probe]]) -> None:
+    """Most of the term's emails announce an event "on Week 15, Friday" and are sent 1-7 days before it: version 3
+    asked when they were sent, and in which order; version 4 asks about the others only, as often."""
+    dated = {version: [p for p in probes if any(map(names_a_time, _quoted(p)))] for version, probes in many.items()}
+    asked = {version: [p for p in probes if _quoted(p)] for version, probes in many.items()}
+    assert len(dated[3]) > 100 and {type(p.query) for p in dated[3]} == {SentBefore, SentOn, DaysBetween}
+    assert dated[4] == [] and len(asked[4]) > 150
+    assert {type(p.query) for p in asked[4]} >= {SentOn, DaysBetween}
+    assert not any(names_a_time(s) for p in temporal_full[4] for s in _quoted(p))
+    assert {type(p.query) for p in temporal_full[4]} == {SentBefore, SentOn, DaysBetween}
+    assert {p.ability for p in asked[4]} == {"temporal_reasoning"}
+
+
+def test_version_4_asks_the_order_of_two_emails_only_of_one_form(temporal_full: dict[int, list[Probe]]) -> None:
+    """Each kind of email has its weeks, so the order of two of different kinds is known without remembering them:
+    version 3 asked it, version 4 asks only about two of one form (and how many days apart any two were)."""
+    def forms(version: int) -> list[bool]:
+        return [subject_form(p.query.first) == subject_form(p.query.second) for p in temporal_full[version]
+                if isinstance(p.query, SentBefore)]
+    assert not all(forms(3)) and all(forms(4)) and len(forms(4)) >= 20
+    assert any(subject_form(p.query.first) != subject_form(p.query.second) for p in temporal_full[4]
+               if isinstance(p.query, DaysBetween))
+    assert subject_form("Door code for Ballet Society") == subject_form("Door code for Chess Club") == "_ code for _"
+    assert subject_form("Membership application: Rowing") != subject_form("Door code for Rowing")
+
+
+def test_the_question_only_reader_reads_the_dates_in_subjects_so_version_4_quotes_none(
+        many: dict[int, list[Probe]], temporal_full: dict[int, list[Probe]]) -> None:
+    """Answering whether one email was sent before another by the days their subjects name (``guess``) is far above
+    chance under version 3; under version 4 no subject names a day, and "no" is right half the time."""
+    from scipy.stats import binomtest
+
+    def read(probe: Probe) -> float:
+        return score_probe(probe, guess(probe.question)).value
+
+    v3 = [p for p in many[3] if isinstance(p.query, SentBefore)]
+    both = [p for p in v3 if all(written_day(s) is not None for s in _quoted(p))
+            and written_day(p.query.first) != written_day(p.query.second)]
+    assert len(both) > 40 and sum(map(read, both)) / len(both) > 0.85
+    assert binomtest(round(sum(map(read, v3))), len(v3), 0.5, alternative="greater").pvalue < 0.01
+    v4 = [p for p in temporal_full[4] if isinstance(p.query, SentBefore)]
+    assert len(v4) >= 20 and binomtest(round(sum(map(read, v4))), len(v4), 0.5).pvalue > 0.01
+    assert all(guess(p.question) == "no" for p in v4)
+    said = 'Did you send the email "A: talk on {}" before the email "{}"? Answer yes or no.'
+    assert [guess(said.format(date_label(3), f"B: social on {date_label(day)}")) for day in (2, 3, 4)] == ["no", "no", "yes"]
+    assert guess(said.format(date_label(3), "Word limit")) == "no"
 
 
 def test_questions_are_read_back_from_what_the_student_is_shown(played: Run, probes: list[Probe]) -> None:
