@@ -33,15 +33,15 @@ ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = ("events", "kernel", "subsystems", "world", "scenarios", "agents", "replays", "reports", "lab", "cli", "env")
 
 PINNED = {
-    "oracle": "7d37260bec206c213bbaabe4ecd50038dabc8dc8edb23cbb405f2d1c99953ef6",
-    "noop": "7843b302f81f6f32ccdbc81587d7334324e58b251555e6110b07af5c9d501e54",
-    "stateless": "1d1e4b88c37317b9ae9beaef23520bcdea048c3a0ec025d8f1dafaf5d5656cd5",
-    "diligent": "9196965b3d5267c3beb9c67711e6ff7b18556004a22efe4e0eab17335909c033",
-    "stale": "300d9c55b99438e0d38d44a02639282d5e02fd9a64e84834f027ccfbee0f2c5f",
-    "testwise": "ce42c3b02c5bf22c4463cd6dae86c6003ccf7cf82dabc6de6522b934edba00e7",
-    "optionsonly": "db5cda0a90b3319c61d2359011f5be1c027db87feec755815fed0ec69a11c796",
-    "dawdler": "75bb7fd6680860d4562475972f54a1a636bb85bbf2053733abb147dfd46901db",
-    "absent": "e9c767c15bd7990bee214b8c971b81dd1489b0b479957b124ab8c74857023810",
+    "oracle": "a11f13014e9c9c91b2a51a32e08ff4a93352706d2043c14f0b61c5754918f949",
+    "noop": "4572f141a23570d2043b128dd2455e0f30bf7b31a7d46b539e24678e04c64334",
+    "stateless": "b099b03847a31bcace8f18570984ce9b3b551fceabaaa65d4aa9d92c906cd7a9",
+    "diligent": "45c795512dfb54040baf25734fa20b4d2ac9032a42c33c794a34ba3c5c6f7d6d",
+    "stale": "bda478787085c6528316865dccb4ec44d0c66d0d0114b749c77e24cbd84e5099",
+    "testwise": "b52bbd98c68278b49743a60887ca979df7fae65e7b7115565a483bd0779ad043",
+    "optionsonly": "f532b42b6e0d12e71d8cf79c50bc01904032079802efe0ac6b93f3195c6a279b",
+    "dawdler": "e502804d7c6389fbb21fc4abd35a9a4cfcc98b2089f0dcfd4d0ee0a36a1300df",
+    "absent": "25c554515faec311c0e027255e37a61f5bcfcbcef5c2dc09607b8b5d921d0dbd",
 }
 """Final hashes of ``campus run --seed 0 --agent NAME`` on the default term: schema 2 (facts carry minutes) and
 issue 12 (questions, midterm places, routes, matching, chain judging, the roll call, the text fixes).
@@ -59,7 +59,8 @@ The questions about a revised protocol gained a decoy pair beside the right and 
 statements stopped repeating an item (the terms changed, with and without disruptions, for either rules version,
 so every pin here did; runs made before keep verifying against the term in their log). So did the lineups
 (every question about a protocol offers its values under the same four parameters; an exam's true statement drawn
-after its items)."""
+after its items), and the busy days' clue-dependent checks naming the forms of their answer (the default term moved,
+not the one without busy days)."""
 
 PINNED_PLAIN = {
     "oracle": "1c91dc998ced1a60146eca3204687f8d2cfe80b7c1ab6f12299de2a1987ad307",
@@ -78,8 +79,8 @@ before issues 14 and 15. Re-pinned for rules version 2 by issue 18 and for the q
 
 RULES_1 = {
     True: {
-        "oracle": "8c135fbff7cdd5397ff08c111654fefe4d2fcb7a5f1481dd6596ef43fc97c2af",
-        "stale": "d575a33db324c4b2922d18c655cd2ce1009c1acb703ceea8cde5f7e141c8f4d0",
+        "oracle": "aced68346a90ca31d66687158ad5fdd1f2b715cfc98c06f068b5cd097361a946",
+        "stale": "264231cf060d08f2e278f856e3651aae5ee2fd25d6f3f831203272019a47411d",
     },
     False: {
         "oracle": "8bfb4a1f787766cbb84511e0ee16427d5d0a59cce872f21c6fd270cdc8909d0f",
@@ -88,7 +89,8 @@ RULES_1 = {
 }
 """Two agents of ``PINNED`` (True) and ``PINNED_PLAIN`` (False) played under rules version 1 on the term made for
 it: the oracle (every reservation it plans succeeds) and stale (it fails every disruption). They were the hashes
-before issue 18 until the questions' decoy pairs and then the lineups changed the terms (see ``PINNED``)."""
+before issue 18 until the questions' decoy pairs, the lineups and (for ``True``) the busy days' answer forms changed
+the terms (see ``PINNED``)."""
 
 
 _CODE_IMPORT = re.compile(r"(?:^|[;\n]\s*)(from|import) ([a-z_.]+)", re.M)
