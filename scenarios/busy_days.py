@@ -27,8 +27,9 @@ first day, the share whose family missed the same checkpoint again on the second
 calendar entry), ``process`` (the right person was asked: a ``clue_revealed`` fact) or
 ``time`` (reported done by the deadline). A checkpoint marked ``needs_clue`` can only pass
 with the clue's payload, which the text does not give and no option list narrows; nor can it pass
-by stating every value the payload could be: every email with the errand's subject must go to the
-right person and state no value of the answer's forms but the answer (``_mailed_as``), and every
+by stating every value the payload could be: the emails with the errand's subject to its recipient
+must state no value of the answer's forms but the answer, and when the answer is whom to write to,
+every email with the subject must go to them (``_mailed_as``); every
 calendar entry with its title must be at the right time and place (``_entered_as``). Terms made
 before that rule (their checks carry no ``forms``/``sole``) are judged as they were.
 
@@ -516,15 +517,18 @@ def _holds(check: dict[str, Any], errand: dict[str, Any], events: Sequence[Event
 
 def _mailed_as(check: dict[str, Any], sent: Sequence[EmailSent]) -> bool:
     """Some email with the subject went to the address and gave every value. Under ``forms`` (a term's
-    clue-dependent emails since they exist) every one with the subject went there, and together they state
-    exactly the answer's values in those forms: a student who lists every code it could be, or writes to every
-    advisor, has not found out which."""
-    def right(e: EmailSent) -> bool:
-        return e.to.strip().casefold() == check["to"].casefold()
+    clue-dependent emails since they exist) the emails with the subject to that address state, together, exactly the
+    answer's values in those forms; and when the answer is the address itself (no values), every email with the
+    subject went there. A student who lists every code it could be, or writes to every advisor, has not found out
+    which. (Another errand's email with the same subject to someone else, as a follow-up handed out a week late
+    sends, leaves a values check alone.)"""
+    to = [e for e in sent if e.to.strip().casefold() == check["to"].casefold()]
     if "forms" not in check:
-        return any(right(e) and all(loose(c) in loose(e.body) for c in check["contains"]) for e in sent)
-    stated = {found for e in sent for form in check["forms"] for found in re.findall(form, loose(e.body))}
-    return bool(sent) and all(map(right, sent)) and stated == {loose(c) for c in check["contains"]}
+        return any(all(loose(c) in loose(e.body) for c in check["contains"]) for e in to)
+    if not check["contains"]:
+        return bool(to) and len(to) == len(sent)
+    stated = {found for e in to for form in check["forms"] for found in re.findall(form, loose(e.body))}
+    return stated == {loose(c) for c in check["contains"]}
 
 
 def _entered_as(check: dict[str, Any], added: Sequence[CalendarEventAdded]) -> bool:

@@ -194,9 +194,14 @@ def test_a_clue_dependent_email_passes_only_when_its_emails_state_the_answer_alo
     assert _mailed_as(check, [mail("Building B457, room 213.")])
     assert _mailed_as(check, [mail("It is in building B457."), mail("Room 213, see you there!")])
     assert not _mailed_as(check, [mail("Building B457, room 213."), mail("Sorry: building B458, room 213.")])
-    assert not _mailed_as(check, [mail("Building B457, room 213."), mail("Building B457, room 213.", to="other@campus.edu")])
     assert not _mailed_as(check, [mail("Building B457, room 213 or 214.")])
+    assert not _mailed_as(check, [mail("Building B457, room 213.", to="other@campus.edu")])
     assert not _mailed_as(check, [])
+    assert _mailed_as(check, [mail("Building B457, room 213."), mail("Building B775, room 105.", to="other@campus.edu")])
+    keys = {"check": "email", "to": "keeper@campus.edu", "subject": "Lab key request", "contains": [], "forms": []}
+    assert _mailed_as(keys, [mail("A key, please?", to="keeper@campus.edu", subject="Lab key request")])
+    assert not _mailed_as(keys, [mail("A key, please?", to=address, subject="Lab key request")
+                                 for address in ("keeper@campus.edu", "mentor@campus.edu")])
     legacy = {key: value for key, value in check.items() if key != "forms"}
     assert _mailed_as(legacy, [mail("B456 B457 B458 212 213 214"), mail("x", to="other@campus.edu")])
 
