@@ -30,8 +30,11 @@ if TYPE_CHECKING:
     from campus.scenarios.task import Term
     from campus.world.index import WorldIndex
 
-out = Console(soft_wrap=True)
-err = Console(stderr=True, soft_wrap=True)
+out = Console(soft_wrap=True, markup=False, emoji=False)
+err = Console(stderr=True, soft_wrap=True, markup=False, emoji=False)
+"""Both print text as it is: run names, agent names, paths and messages come from users, files and agents, and a
+``[/]`` or ``:smile:`` in them must show as typed (as Rich markup it raised ``MarkupError``). A line that is styled
+passes ``markup=True`` and ``escape``s what it puts in."""
 
 def seed_option(help: str | None = None) -> Any:
     """``--seed``: from 0 to ``MAX_SEED`` (what a run's stored seed can hold)."""
@@ -78,18 +81,30 @@ def expected_errors() -> tuple[type[Exception], ...]:
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
+    err.print(f"[bold red]error:[/] {escape(message)}", markup=True, highlight=False)
     raise typer.Exit(code)
 
 
+def exists(path: str) -> bool:
+    """Whether something is at ``path`` (one line, exit 2, for a path that cannot name a file: too long, ...)."""
+    try:
+        os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError as error:
+        fail(f"cannot use {path}: {error.strerror}")
+    return True
+
+
 @contextmanager
-def open_db(path: str, *, must_exist: bool = True) -> Iterator[EventStore]:
+def open_db(path: str, *, must_exist: bool = True, read_only: bool = False) -> Iterator[EventStore]:
+    """``read_only``: for a command that only reads; the file is never written (see ``SQLiteStore``)."""
     from campus.kernel.store import StoreError, open_store
 
-    if must_exist and path != ":memory:" and not Path(path).exists():
+    if (must_exist or read_only) and path != ":memory:" and not exists(path):
         fail(f"no database at {path}; create one with 'campus run --db {path}'")
     try:
-        store = open_store(path)
+        store = open_store(path, read_only=read_only)
     except StoreError as error:
         fail(str(error))
     try:
@@ -106,7 +121,7 @@ def open_db(path: str, *, must_exist: bool = True) -> Iterator[EventStore]:
 def no_empty_db_left(path: str) -> Iterator[None]:
     """A database file the block creates is removed again if the block fails before any run is in it (bad input
     changes nothing, not even by leaving an empty database behind)."""
-    fresh = path != ":memory:" and not Path(path).exists()
+    fresh = path != ":memory:" and not exists(path)
     try:
         yield
     except BaseException:
@@ -139,7 +154,7 @@ def pairing_warning(a: Run, b: Run, force: bool) -> str | None:
     if not force:
         fail(f"{what}, so their tasks do not pair; pass --force to compare them anyway")
     warning = f"compared with --force: {what}; task pairings, flips and the noise test mean nothing here"
-    err.print(f"[bold yellow]warning:[/] {escape(warning)}", highlight=False)
+    err.print(f"[bold yellow]warning:[/] {escape(warning)}", markup=True, highlight=False)
     return warning
 
 

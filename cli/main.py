@@ -7,14 +7,19 @@ does not verify.
 
 from __future__ import annotations
 
+import functools
 import logging
+import os
 import sys
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from campus.agents.options import AgentOptions
 from campus.cli.agents import AGENT_HELP, with_agent_options
@@ -54,7 +59,24 @@ app.add_typer(world_app, name="world")
 app.add_typer(term_app, name="term")
 app.add_typer(bench_app, name="bench")
 app.command(name="sweep")(sweep_command)
-term_app.command(name="audit")(audit_command)
+
+
+def _stulife_errors_as_one_line(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``term audit`` checks only that a StuLife directory exists, and its workers load it: a directory that does
+    not hold the data is one line (exit 2) here, as in every other command."""
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from campus.world.stulife import StuLifeDataError
+
+        try:
+            return command(*args, **kwargs)
+        except StuLifeDataError as error:
+            fail(str(error))
+
+    return wrapper
+
+
+term_app.command(name="audit")(_stulife_errors_as_one_line(audit_command))
 app.command(name="report")(report_command)
 app.command(name="prompt")(prompt_command)
 app.command(name="mcp")(mcp_command)
@@ -156,7 +178,7 @@ def _print_summary(summary: dict[str, Any]) -> None:
     for name, row in card["by_scenario"].items():
         table.add_row(name, str(row["tasks"]), str(row["succeeded"]), f"{row['success_rate']:.1%}")
     total = card["total"]
-    table.add_row("[bold]total[/]", str(total["tasks"]), str(total["succeeded"]), f"{total['success_rate']:.1%}")
+    table.add_row(Text("total", style="bold"), str(total["tasks"]), str(total["succeeded"]), f"{total['success_rate']:.1%}")
     out.print(table)
     out.print(_metrics_line(card), highlight=False)
     state = "finished" if summary["finished"] else "stopped before the end (continue with --resume)"
@@ -252,14 +274,14 @@ def replay(
     from campus.replays.seek import describe_state, resolve_position, seek
     from campus.scenarios.play import open_run
 
-    with open_db(db) as store:
+    with open_db(db, read_only=True) as store:
         current = open_run(store, run_id)
         seq = resolve_position(current, step=step, at=at)
         described = describe_state(current, seek(current, seq))
     if as_json:
         emit_json(described)
         return
-    out.print(f"[bold]{run_id}[/] at seq {described['seq']} — {described['time']}")
+    out.print(f"[bold]{escape(run_id)}[/] at seq {described['seq']} — {escape(described['time'])}", markup=True)
     out.print(f"location: {described['location']['name']} ({described['location']['id']}); walked today: {' -> '.join(described['trail_today'])}")
     events = sum(len(c) for c in described["calendar"].values())
     out.print(f"calendar: {events} event(s); emails sent: {len(described['emails'])}")
@@ -322,7 +344,7 @@ def fork(
         emit_json(summary)
         return
     moved = "" if point.seq == point.requested else f" (moved back from {point.requested} to the step boundary)"
-    out.print(f"forked {run_id} at seq {point.seq}{moved} into [bold]{summary['run']}[/]")
+    out.print(f"forked {escape(run_id)} at seq {point.seq}{moved} into [bold]{escape(summary['run'])}[/]", markup=True)
     _print_summary(summary)
 
 
@@ -347,8 +369,8 @@ def verify_command(
     from campus.lab.prompt_check import check_prompts
 
     unsigned: str | None = None
-    with open_db(db) as store:
-        key = public_key(signed_by) if signed_by else None
+    with open_db(db, read_only=True) as store:
+        key = public_key(signed_by) if signed_by is not None else None
         current = open_run(store, run_id)
         with task_progress(err, _ended_count(current), "verifying", not as_json) as tick:
             report = verify(current, deep=deep, on_task=tick)
@@ -356,24 +378,25 @@ def verify_command(
             unsigned = check_signed(current, key)
         prompts = check_prompts(current) if deep and report.ok else None
     if as_json:
-        emit_json(msgspec.to_builtins(report) | ({"signed_by": signed_by, "signed": unsigned is None} if signed_by else {})
+        emit_json(msgspec.to_builtins(report) | ({"signed_by": signed_by, "signed": unsigned is None} if signed_by is not None else {})
                   | ({"prompts": asdict(prompts)} if prompts else {}))
     elif report.ok:
-        out.print(f"[green]verified[/] {report.run}: {report.events} events, {report.tool_calls} tool calls re-executed, "
-                  f"{report.tasks_judged} tasks re-judged in {report.seconds:.3f}s"
-                  + ("" if not signed_by or unsigned else f"; its head is signed by {signed_by}"))
+        out.print(f"[green]verified[/] {escape(report.run)}: {report.events} events, {report.tool_calls} tool calls "
+                  f"re-executed, {report.tasks_judged} tasks re-judged in {report.seconds:.3f}s"
+                  + ("" if signed_by is None or unsigned else f"; its head is signed by {escape(signed_by)}"), markup=True)
         if prompts is not None and prompts.mismatch is None and prompts.skipped is None:
             out.print(f"{prompts.checked} model requests rebuilt from the log and the agent spec match their recorded hashes",
                       highlight=False)
         if unsigned:
-            err.print(f"[bold red]not signed[/] by {signed_by}: {unsigned}", highlight=False)
+            err.print(f"[bold red]not signed[/] by {escape(signed_by)}: {escape(unsigned)}", markup=True, highlight=False)
     else:
         mismatch = report.mismatch
-        err.print(f"[bold red]mismatch[/] in {report.run} at seq {mismatch.seq} ({mismatch.check})")  # type: ignore[union-attr]
+        err.print(f"[bold red]mismatch[/] in {escape(report.run)} at seq {mismatch.seq} ({escape(mismatch.check)})",  # type: ignore[union-attr]
+                  markup=True)
         err.print(f"expected: {msgspec.json.encode(mismatch.expected).decode()[:2000]}")  # type: ignore[union-attr]
         err.print(f"actual:   {msgspec.json.encode(mismatch.actual).decode()[:2000]}")  # type: ignore[union-attr]
     if prompts is not None and prompts.mismatch is not None:
-        err.print(f"[bold red]prompt mismatch[/] in {run_id}: {prompts.mismatch}", highlight=False)
+        err.print(f"[bold red]prompt mismatch[/] in {escape(run_id)}: {escape(prompts.mismatch)}", markup=True, highlight=False)
     if not report.ok or unsigned or (prompts is not None and prompts.mismatch is not None):
         raise typer.Exit(1)
 
@@ -394,10 +417,14 @@ def keygen(
     """
     from campus.replays.signing import SigningError, generate_key
 
+    if not path:
+        fail("KEY is empty: give the file to write the private key to")
     try:
         public = generate_key(Path(path))
-    except (SigningError, OSError) as error:
+    except SigningError as error:
         fail(str(error))
+    except OSError as error:
+        fail(f"cannot write {path}: {error.strerror or error}")
     err.print(f"wrote the private key to {path} (keep it secret) and the public key to {public}")
 
 
@@ -417,7 +444,7 @@ def diff(
     from campus.replays.diff import diff_runs
     from campus.scenarios.play import open_run
 
-    with open_db(db) as store:
+    with open_db(db, read_only=True) as store:
         a, b = open_run(store, run_a), open_run(store, run_b)
         warning = pairing_warning(a, b, force)
         report = diff_runs(a, b) | ({"warning": warning} if warning else {})
@@ -524,7 +551,7 @@ def dynamics_command(
     for column in ("task", "cell", "static", "dynamic"):
         table.add_column(column)
     for row in report.tasks:
-        table.add_row(row["task_id"], row["cell"], *("solved" if row[k] else "[red]failed[/]" for k in ("static", "dynamic")))
+        table.add_row(row["task_id"], row["cell"], *("solved" if row[k] else Text("failed", style="red") for k in ("static", "dynamic")))
     out.print(table)
     t = report.totals
     out.print(f"solved static {t['solved_static']}/{t['tasks']}, dynamic {t['solved_dynamic']}/{t['tasks']}; "
@@ -556,9 +583,9 @@ def export_command(
             outputs.check_output(output, is_export, "a campus export")  # before the signature goes into the database
         except outputs.OutputError as error:
             fail(str(error))
-    with open_db(db) as store:
+    with open_db(db, read_only=sign_with is None) as store:
         current = open_run(store, run_id)
-        signature = sign(current, private_key(sign_with)) if sign_with else None
+        signature = sign(current, private_key(sign_with)) if sign_with is not None else None
         if signature is not None:
             store_signature(store, signature)
         if output == "-":
@@ -579,7 +606,7 @@ def import_command(
     """Read a run from JSON Lines into the database, checking every hash first."""
     from campus.replays.export import import_lines
 
-    if not Path(path).is_file():
+    if not os.path.isfile(path):
         fail(f"no file at {path}")
     with no_empty_db_left(db), open_db(db, must_exist=False) as store:
         with open(path, encoding="utf-8") as handle:
@@ -609,7 +636,7 @@ def score(
     from campus.replays.score import rescore
 
     price_of = price_lookup(prices)
-    with open_db(db) as store:
+    with open_db(db, read_only=True) as store:
         current = open_run(store, run_id)
         with task_progress(err, _ended_count(current), "scoring", not as_json) as tick:
             report = rescore(current, on_task=tick)
@@ -620,7 +647,8 @@ def score(
         emit_json(msgspec.to_builtins(report) | {"usage": asdict(usage)}
                   | ({"cost": run_cost(usage, price)} if key is not None else {}))
     else:
-        out.print(f"{report.run}: " + ("scorecard reproduced" if report.matches else "[bold red]scorecard differs[/]"))
+        out.print(f"{escape(report.run)}: " + ("scorecard reproduced" if report.matches else "[bold red]scorecard differs[/]"),
+                  markup=True)
         out.print(_metrics_line(report.scorecard), highlight=False)
         _print_disruptions(report.scorecard, report.errors)
         if usage.total.prompt_tokens or usage.total.latency_s:
@@ -709,7 +737,7 @@ def runs(
     from campus.scenarios.task import decode_term
 
     price_of = price_lookup(prices)
-    with open_db(db) as store:
+    with open_db(db, read_only=True) as store:
         terms: dict[str, Term] = {}
         scales: dict[str, float | None] = {}
         rows = []
@@ -808,7 +836,7 @@ def term_generate(
         table.add_row(name, row["phase"], str(row["tasks"]), str(row["scored"]), str(row["long_term"]),
                       str(row["self_motivated"]), row["first"], row["last"])
     total = report["total"]
-    table.add_row("[bold]total[/]", "", str(total["tasks"]), str(total["scored"]), str(total["long_term"]),
+    table.add_row(Text("total", style="bold"), "", str(total["tasks"]), str(total["scored"]), str(total["long_term"]),
                   str(total["self_motivated"]), "", "")
     out.print(table)
     out.print(f"{report['world_changes']} world changes", highlight=False)
@@ -831,7 +859,7 @@ def world_import_stulife(
               f"{counts['clubs']} clubs, {counts['advisors']} advisors, {counts['books']} books; {counts['texts']} texts "
               f"({counts['chapters']} chapters, {counts['sections']} sections, {counts['articles']} articles)", highlight=False)
     out.print(f"hash {world.hash}", highlight=False)
-    out.print(f"[bold]import report[/] ({len(report.notes)} notes):")
+    out.print(f"[bold]import report[/] ({len(report.notes)} notes):", markup=True)
     for note in report.notes:
         out.print(f"- {note}", highlight=False, markup=False)
 
@@ -886,7 +914,8 @@ def bench_memory(
         figure = report[name]
         verdict = "met" if figure["peak_rss_mb"] <= report["target_mb"] else "[bold]not met[/]"
         out.print(f"campus {name}: exit {figure['exit']}, peak RSS {figure['peak_rss_mb']} MB "
-                  f"(target <= {report['target_mb']:.0f} MB: {verdict}), {figure['cpu_seconds']} s CPU", highlight=False)
+                  f"(target <= {report['target_mb']:.0f} MB: {verdict}), {figure['cpu_seconds']} s CPU", markup=True,
+                  highlight=False)
 
 
 @bench_app.command("calls")
@@ -907,7 +936,7 @@ def bench_calls(
 
     try:
         report = paced(lambda: run_calls_bench(world_source, rounds, repeats, directory,
-                                                say=None if as_json else lambda message: err.print(f"[dim]{message}[/dim]")))
+                                                say=None if as_json else lambda message: err.print(message, style="dim")))
     except ValueError as error:
         fail(str(error))
     if as_json:

@@ -29,7 +29,7 @@ def prompt(
     from campus.lab.prompt_check import rebuild_request
     from campus.scenarios.play import open_run
 
-    with open_db(db) as store:
+    with open_db(db, read_only=True) as store:
         rebuilt = rebuild_request(open_run(store, run_id), task, step)
     matches = None if rebuilt.recorded is None else rebuilt.recorded == rebuilt.sha256
     if as_json:
@@ -37,13 +37,13 @@ def prompt(
                    "request": rebuilt.request, "sha256": rebuilt.sha256, "recorded_sha256": rebuilt.recorded, "matches": matches})
     else:
         request = rebuilt.request
-        out.print(f"[bold]{run_id}[/] · task {escape(task)} · step {step} (reply {rebuilt.reply} of the run) · "
-                  f"model {escape(str(request.get('model')))}", highlight=False)
+        out.print(f"[bold]{escape(run_id)}[/] · task {escape(task)} · step {step} (reply {rebuilt.reply} of the run) · "
+                  f"model {escape(str(request.get('model')))}", markup=True, highlight=False)
         for message in request["messages"]:
             content = message.get("content")
             text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
             calls = message.get("tool_calls")
-            out.print(f"\n[bold]--- {message['role']}[/]", highlight=False)
+            out.print(f"\n--- {message['role']}", style="bold", highlight=False)
             out.print(text or "", markup=False, highlight=False)
             if calls:
                 out.print(json.dumps(calls, ensure_ascii=False), markup=False, highlight=False)
@@ -56,7 +56,7 @@ def prompt(
         elif matches:
             out.print("matches the hash stored beside the reply", highlight=False)
         else:
-            err.print(f"[bold red]differs[/] from the hash stored beside the reply ({rebuilt.recorded}): the agent spec "
-                      "no longer rebuilds what was sent", highlight=False)
+            err.print(f"[bold red]differs[/] from the hash stored beside the reply ({escape(str(rebuilt.recorded))}): the "
+                      "agent spec no longer rebuilds what was sent", markup=True, highlight=False)
     if matches is False:
         raise typer.Exit(1)

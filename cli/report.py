@@ -10,7 +10,7 @@ from pathlib import Path
 
 import typer
 
-from campus.cli.common import DB, PRICES, fail, pairing_warning, price_lookup
+from campus.cli.common import DB, PRICES, fail, open_db, pairing_warning, price_lookup
 
 
 def report(
@@ -31,16 +31,13 @@ def report(
     With --csv DIR, the run's tasks and tool calls as CSV files too. --prices FILE prices the model.
     """
     import msgspec
-    from campus.kernel.store import StoreError, open_store
     from campus.kernel.outputs import OutputError, check_output
     from campus.reports.csv_export import check_tables, write_csv
-    from campus.reports.report import ReportError, is_report, write_report
+    from campus.reports.report import is_report, write_report
     from campus.scenarios.play import open_run
 
     if html is None and csv_dir is None:
         fail("say what to write: --html FILE, --csv DIR or both")
-    if db != ":memory:" and not Path(db).exists():
-        fail(f"no database at {db}; create one with 'campus run --db {db}'")
     try:  # both outputs checked before either is written
         if html is not None:
             check_output(html, is_report, "a campus report")
@@ -49,8 +46,7 @@ def report(
     except OutputError as error:
         fail(str(error))
     price_of = price_lookup(prices)
-    store = open_store(db)
-    try:
+    with open_db(db, read_only=True) as store:
         started = time.perf_counter()
         first = open_run(store, run_id)
         second = open_run(store, vs) if vs is not None else None
@@ -59,10 +55,6 @@ def report(
         size = write_report(html, first, second, price_of=price_of) if html is not None else 0
         rows = write_csv(first, csv_dir, price_of(first.branch.agent)) if csv_dir is not None else None
         seconds = time.perf_counter() - started
-    except (StoreError, ReportError, OutputError, ValueError) as error:
-        fail(str(error))
-    finally:
-        store.close()
     runs = [run_id] + ([vs] if vs else [])
     if as_json:
         typer.echo(msgspec.json.encode({"html": None if html is None else str(html), "bytes": size, "runs": runs,

@@ -171,7 +171,7 @@ def _progress(planned: list[PlannedRun], enabled: bool) -> Iterator[Any]:
         yield None
         return
     columns = (TextColumn("runs"), BarColumn(), TextColumn("{task.completed:.1f}/{task.total:.0f}"),
-               TimeRemainingColumn(), TextColumn("{task.fields[now]}"))
+               TimeRemainingColumn(), TextColumn("{task.fields[now]}", markup=False))
     with Progress(*columns, console=err, transient=True) as bar:
         task = bar.add_task("runs", total=to_play, now="")
         playing: dict[str, list[Any]] = {}

@@ -25,14 +25,19 @@ class OutputError(Exception):
 def check_output(path: str | Path, ours: Callable[[bytes], bool], what: str) -> Path:
     """``path`` as a ``Path`` if campus may write there, else ``OutputError`` saying why."""
     target = Path(path)
-    if target.is_dir():
-        raise OutputError(f"{target} is a directory; give a file name")
-    if not target.parent.is_dir():
-        raise OutputError(f"the folder {target.parent} does not exist")
-    if target.exists() or target.is_symlink():
-        if not target.is_file() or not _head_is_ours(target, ours):
-            raise OutputError(f"{target} exists and is not {what}; campus writes only new files or its own: "
-                              "remove it or choose another name")
+    try:
+        if target.is_dir():
+            raise OutputError(f"{target} is a directory; give a file name")
+        if not target.parent.is_dir():
+            raise OutputError(f"the folder {target.parent} does not exist")
+        if not os.access(target.parent, os.W_OK | os.X_OK):
+            raise OutputError(f"cannot write {target}: this user may not write in the folder {target.parent}")
+        if target.exists() or target.is_symlink():
+            if not target.is_file() or not _head_is_ours(target, ours):
+                raise OutputError(f"{target} exists and is not {what}; campus writes only new files or its own: "
+                                  "remove it or choose another name")
+    except OSError as error:  # a name too long, a path through a file, ...
+        raise _unwritable(target, error) from None
     return target
 
 
@@ -54,15 +59,27 @@ def write_output(path: str | Path, data: bytes, ours: Callable[[bytes], bool], w
 
 @contextmanager
 def _replacing(path: str | Path, ours: Callable[[bytes], bool], what: str) -> Iterator[str]:
+    """``OSError`` in making, writing or moving the new content (a folder made read-only since the check, a full
+    disk) is an ``OutputError``: the block writes nothing else."""
     target = check_output(path, ours, what)
     temporary = str(target.with_name(f".{target.name}.{os.urandom(6).hex()}.part"))
-    os.close(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))  # the umask applies, as to any new file
+    try:
+        os.close(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))  # the umask applies, as to any new file
+    except OSError as error:
+        raise _unwritable(target, error) from None
     try:
         yield temporary
         os.replace(temporary, target)
+    except OSError as error:
+        Path(temporary).unlink(missing_ok=True)
+        raise _unwritable(target, error) from None
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _unwritable(target: Path, error: OSError) -> OutputError:
+    return OutputError(f"cannot write {target}: {error.strerror or error}")
 
 
 def _head_is_ours(path: Path, ours: Callable[[bytes], bool]) -> bool:

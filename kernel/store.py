@@ -28,6 +28,7 @@ from contextlib import contextmanager
 from itertools import chain, compress, count, cycle
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
+from urllib.parse import quote
 
 import msgspec
 
@@ -468,6 +469,8 @@ _INSERT_PLAIN, _INSERT_PLAIN_MANY = _inserts("branch, seq, t, kind, payload, has
 per row (~1.4k instructions, ~1 % of the default term)."""
 APPLICATION_ID = 0x43414D50
 """``PRAGMA application_id`` of a campus database ("CAMP"): set when the store creates a file."""
+MIN_ROW_BYTES = 8
+"""Fewer bytes than any stored event takes in the file (its record's header alone, seven columns, is 8 bytes)."""
 _HOST = socket.gethostname()
 _BRANCH_FIELDS = ("id", "parent", "fork_seq", "genesis", "agent", "label", "world_hash", "term_hash", "seed", "config", "schema")
 
@@ -491,32 +494,33 @@ class SQLiteStore(_Lineage):
 
     Opening: a file is used only if it is new, empty, or a campus database (its
     ``application_id``, or — for files made before it was set — exactly campus's tables and
-    columns); anything else is refused with ``StoreError`` before a byte is written.
+    columns); anything else is refused with ``StoreError`` before a byte is written. It is looked
+    at through a read-only connection first: closing a read-write one checkpoints a WAL file
+    into its database and deletes the ``-wal``, which would change another program's file.
+
+    ``read_only``: for commands that only read. The file must exist and be a campus database;
+    nothing is written to it (no schema, no journal mode, no stamp, no checkpoint), so a damaged
+    file is reported as it is and a file this user may only read can be read.
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
         self.path = str(path)
-        if Path(self.path).is_dir():
+        present = _present(self.path)
+        if present and Path(self.path).is_dir():
             raise StoreError(f"{self.path} is a directory, not a campus database")
-        try:
-            self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT)
-        except sqlite3.Error as error:
-            raise StoreError(f"cannot open {self.path}: {error}") from None
-        try:
-            stamp = _recognise(self.conn, self.path)
-            self.conn.execute("PRAGMA journal_mode=WAL")
-            self.conn.execute("PRAGMA synchronous=NORMAL")
-            self.conn.execute("PRAGMA foreign_keys=ON")
-            self.conn.executescript(_SCHEMA)
-            self.conn.executescript(VIEWS)
-            if stamp:
-                self.conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
-        except sqlite3.DatabaseError as error:
-            self.conn.close()
-            raise StoreError(f"{self.path} is not a usable campus database ({error})") from None
-        except StoreError:
-            self.conn.close()
-            raise
+        if read_only and not present:
+            raise StoreError(f"no campus database at {self.path}")
+        if present:
+            self.conn = _connect_read_only(self.path)
+            try:
+                _recognise(self.conn, self.path, read_only=read_only)
+            except (sqlite3.DatabaseError, StoreError) as error:
+                self.conn.close()
+                raise _refusal(self.path, error) from None
+            if not read_only:
+                self.conn.close()
+        if not read_only:
+            self._open_for_writing()
         self._branch_cache: dict[str, BranchInfo] = {}
         self._heads: dict[str, tuple[int, str]] = {}
         self._pending: dict[str, BranchInfo] = {}
@@ -524,6 +528,23 @@ class SQLiteStore(_Lineage):
         self._leases: set[str] = set()
         self._marks_tables: dict[tuple[tuple[str, ...], tuple[str, ...]], str] = {}
         self._table_numbers = count()
+
+    def _open_for_writing(self) -> None:
+        try:
+            self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT)
+        except sqlite3.Error as error:
+            raise _refusal(self.path, error, "write") from None
+        try:
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=NORMAL")
+            self.conn.execute("PRAGMA foreign_keys=ON")
+            self.conn.executescript(_SCHEMA)
+            self.conn.executescript(VIEWS)
+            if self.conn.execute("PRAGMA application_id").fetchone()[0] == 0:  # new, empty, or made before the stamp
+                self.conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
+        except sqlite3.DatabaseError as error:
+            self.conn.close()
+            raise _refusal(self.path, error, "write") from None
 
     def _exists(self, branch_id: str) -> bool:
         return branch_id in self._pending or self._stored(branch_id)
@@ -600,29 +621,36 @@ class SQLiteStore(_Lineage):
         cached = self._heads.get(branch_id)
         if cached is not None:
             return cached
-        info = self.branch(branch_id)
-        row = self.conn.execute(
-            "SELECT seq, hash FROM events WHERE branch = ? ORDER BY seq DESC LIMIT 1", (branch_id,)
-        ).fetchone()
-        if row is not None:
-            head = (row[0], row[1])
-        elif info.fork_seq:
-            head = (info.fork_seq, self.hash_at(info.parent, info.fork_seq))  # type: ignore[arg-type]
-        else:
-            head = (0, info.genesis)
-        self._heads[branch_id] = head
+        head = self._heads[branch_id] = self._stored_head(branch_id, checked=True)
         return head
 
-    def _stored_head(self, branch_id: str) -> tuple[int, str]:
+    def _stored_head(self, branch_id: str, *, checked: bool = False) -> tuple[int, str]:
+        """``checked``: refuse a head the file cannot hold (``_reachable``); an append compares the stored head with
+        the one ``head`` gave, which was checked."""
         info = self.branch(branch_id)
         row = self.conn.execute(
             "SELECT seq, hash FROM events WHERE branch = ? ORDER BY seq DESC LIMIT 1", (branch_id,)
         ).fetchone()
         if row is not None:
-            return row[0], row[1]
+            return (self._reachable(info, row[0], "its last event is at") if checked else row[0]), row[1]
         if info.fork_seq:
-            return info.fork_seq, self.hash_at(info.parent, info.fork_seq)  # type: ignore[arg-type]
+            seq = self._reachable(info, info.fork_seq, "it forks at") if checked else info.fork_seq
+            return seq, self.hash_at(info.parent, seq)  # type: ignore[arg-type]
         return 0, info.genesis
+
+    def _reachable(self, info: BranchInfo, seq: int, what: str) -> int:
+        """``seq`` as the head of ``info``'s lineage, or ``StoreError`` if the file cannot hold that many events.
+
+        Every reader walks a run's seqs from 1 to its head in batches, so a seq edited behind the triggers' back to
+        10**15 kept them busy for ever; the file's size bounds a head at the cost of two pragmas (each event takes
+        at least ``MIN_ROW_BYTES``), and a gap below that bound costs no more than a pass over a file of that size
+        (verify names it as a sequence mismatch)."""
+        pages, page_size = (self.conn.execute(f"PRAGMA {name}").fetchone()[0] for name in ("page_count", "page_size"))
+        most = pages * page_size // MIN_ROW_BYTES
+        if not max(1, info.fork_seq) <= seq <= most:
+            raise StoreError(f"run {info.id!r} is damaged: {what} seq {seq}, which a run in {self.path} "
+                             f"({pages * page_size:,} bytes, room for at most {most:,} events) cannot reach")
+        return seq
 
     def append(self, branch_id: str, records: Sequence[Record], *, expect: int | None = None) -> tuple[int, str]:
         """Append after ``expect`` (default: the head this store last saw), or write nothing.
@@ -882,25 +910,96 @@ def _campus_tables() -> dict[str, list[str]]:
 _TABLES = _campus_tables()
 
 
-def _recognise(conn: sqlite3.Connection, path: str) -> bool:
-    """Whether the file may be used, read without writing; ``True`` if it should be stamped as campus's.
+def _recognise(conn: sqlite3.Connection, path: str, *, read_only: bool) -> None:
+    """``StoreError`` unless the file may be used (read without writing).
 
     A file made before ``APPLICATION_ID`` existed is recognised by its tables (a subset of
-    campus's, with campus's columns); opening it adds the ``leases`` table and the stamp, which
-    no other reader of the file notices.
+    campus's, with campus's columns); opening it to write adds the missing tables and the stamp,
+    which no other reader of the file notices. An empty file may be written, not read.
     """
     application_id = conn.execute("PRAGMA application_id").fetchone()[0]
     if application_id == APPLICATION_ID:
-        return False
+        return
     tables = {name: [c[1] for c in conn.execute(f"PRAGMA table_info({name})")]
               for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")}
     if application_id == 0:
         if not tables and conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
-            return True
+            if read_only:
+                raise StoreError(f"{path} is empty, not a campus database; it was left untouched")
+            return
         if all(_TABLES.get(name) == columns for name, columns in tables.items()) and "events" in tables:
-            return True
+            missing = sorted(set(_TABLES) - set(tables) - {"leases"})  # no reader looks at the leases
+            if read_only and missing:
+                raise StoreError(f"{path} was made by an older campus and has no {', '.join(missing)} table, which "
+                                 "a command that only reads does not add; any command that writes to it adds it")
+            return
     shown = ", ".join(sorted(tables)[:5]) or "none"
     raise StoreError(f"{path} is not a campus database (application id {application_id}, tables: {shown}); it was left untouched")
+
+
+def _present(path: str) -> bool:
+    """Whether something is at ``path``; ``StoreError`` for a path that cannot name a file (too long, ...)."""
+    try:
+        os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError as error:
+        raise StoreError(f"cannot open {path}: {error.strerror}") from None
+    return True
+
+
+def _connect(path: str, mode: str) -> sqlite3.Connection:
+    uri = f"file:{quote(os.path.abspath(path))}?{mode}"
+    return sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT)
+
+
+def _connect_read_only(path: str) -> sqlite3.Connection:
+    """A connection that cannot write to the file, nor checkpoint its WAL on close.
+
+    SQLite reads a WAL file through its ``-shm`` index, made beside it if missing (as by any reader). Where it cannot
+    be made (a folder this user may not write in) and no ``-wal`` holds anything (no writer is at work), the file is
+    the whole database and is read as immutable."""
+    try:
+        conn = _connect(path, "mode=ro")
+    except sqlite3.Error as error:
+        raise _refusal(path, error) from None
+    try:
+        conn.execute("PRAGMA application_id").fetchone()  # SQLite reads the file (and its WAL) from here on
+    except sqlite3.OperationalError as error:
+        conn.close()
+        if not _permissions(error) or _wal_bytes(path):
+            raise _refusal(path, error) from None
+        try:
+            conn = _connect(path, "immutable=1")
+            conn.execute("PRAGMA application_id").fetchone()
+        except sqlite3.Error:
+            conn.close()
+            raise _refusal(path, error) from None
+    except sqlite3.DatabaseError:  # not a database at all: ``_recognise`` says so
+        pass
+    return conn
+
+
+def _wal_bytes(path: str) -> int:
+    try:
+        return os.stat(path + "-wal").st_size
+    except OSError:
+        return 0
+
+
+def _permissions(error: sqlite3.Error) -> bool:
+    """Whether SQLite failed for want of a file or folder it may write (or open), not for what is in the file."""
+    return (getattr(error, "sqlite_errorcode", 0) & 0xFF) in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN)
+
+
+def _refusal(path: str, error: Exception, doing: str = "read") -> StoreError:
+    """The one-line ``StoreError`` for a file that could not be opened, read or written as a campus database."""
+    if isinstance(error, StoreError):
+        return error
+    if isinstance(error, sqlite3.Error) and _permissions(error):
+        return StoreError(f"cannot {doing} {path}: {error} (a permissions problem, not a damaged file: this user may "
+                          "not write it, its folder or the -wal and -shm files SQLite keeps beside it)")
+    return StoreError(f"{path} is not a usable campus database ({error})")
 
 
 def _last_at_or_before(conn: sqlite3.Connection, branch: str, t: int, lo: int, hi: int) -> int:
@@ -947,11 +1046,12 @@ _META = operator.itemgetter(6)
 _BUT_META = (True,) * 6 + (False,)
 
 
-def open_store(path: str | Path | None) -> EventStore:
-    """A SQLite store at ``path``, or an in-memory store for ``None`` or ``":memory:"``."""
+def open_store(path: str | Path | None, *, read_only: bool = False) -> EventStore:
+    """A SQLite store at ``path``, or an in-memory store for ``None`` or ``":memory:"``; ``read_only``: see
+    ``SQLiteStore``."""
     if path is None or str(path) == ":memory:":
         return MemoryStore()
-    return SQLiteStore(path)
+    return SQLiteStore(path, read_only=read_only)
 
 
 def _utf8(payload: str | bytes) -> bytes:

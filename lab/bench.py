@@ -218,7 +218,7 @@ def _measure_all(events: int, scratch: Path, say: Say, read_side: bool) -> dict[
 def _sayer(progress: Console | None) -> Say:
     if progress is None:
         return lambda message: None
-    return lambda message: progress.print(f"[dim]{message}[/dim]")
+    return lambda message: progress.print(message, style="dim")
 
 
 def machine() -> dict[str, Any]:

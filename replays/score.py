@@ -16,6 +16,7 @@ import msgspec
 
 from campus.events import Event, TaskEnded, TaskReleased, decode_events
 from campus.kernel.schedule import Composing
+from campus.kernel.store import StoreError
 from campus.replays.detectors import Tally, TaskLog
 from campus.replays.verify import OnTask, batches
 from campus.scenarios.disruptions import SCENARIO as DISRUPTIONS
@@ -35,6 +36,11 @@ class ScoreReport(msgspec.Struct, kw_only=True):
 
 
 def rescore(run: Run, on_task: OnTask | None = None) -> ScoreReport:
+    """``StoreError`` for a run with no event at all: its log lost even ``run_started``, so an empty scorecard
+    "reproduced" would vouch for nothing."""
+    if run.store.head(run.branch.id)[0] == 0:
+        raise StoreError(f"run {run.branch.id!r} has no events, not even its run_started: nothing to score "
+                         "('campus verify' tells what is wrong)")
     projection, term = run.kernel.projection, run.term
     state = projection.initial()
     task_events: list[Event] = []

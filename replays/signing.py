@@ -80,6 +80,8 @@ def generate_key(path: Path) -> Path:
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+    if not path.name:
+        raise SigningError(f"{str(path)!r} names no file: give the file to write the private key to")
     public = path.with_name(path.name + ".pub")
     for taken in (path, public):
         if taken.exists() or taken.is_symlink():
@@ -107,10 +109,12 @@ def private_key(path: str) -> Ed25519PrivateKey:
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+    what = "an unencrypted Ed25519 private key"
+    data = _key_bytes(path, what)
     try:
-        key = serialization.load_pem_private_key(Path(path).read_bytes(), password=None)
-    except (OSError, ValueError, TypeError) as error:
-        raise SigningError(f"cannot read an unencrypted Ed25519 private key from {path}: {error}") from None
+        key = serialization.load_pem_private_key(data, password=None)
+    except (ValueError, TypeError) as error:
+        raise SigningError(f"cannot read {what} from {path}: {error}") from None
     if not isinstance(key, Ed25519PrivateKey):
         raise SigningError(f"{path} holds a {type(key).__name__}, not an Ed25519 private key")
     return key
@@ -120,13 +124,25 @@ def public_key(path: str) -> Ed25519PublicKey:
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+    what = "an Ed25519 public key"
+    data = _key_bytes(path, what)
     try:
-        key = serialization.load_pem_public_key(Path(path).read_bytes())
-    except (OSError, ValueError) as error:
-        raise SigningError(f"cannot read an Ed25519 public key from {path}: {error}") from None
+        key = serialization.load_pem_public_key(data)
+    except ValueError as error:
+        raise SigningError(f"cannot read {what} from {path}: {error}") from None
     if not isinstance(key, Ed25519PublicKey):
         raise SigningError(f"{path} holds a {type(key).__name__}, not an Ed25519 public key")
     return key
+
+
+def _key_bytes(path: str, what: str) -> bytes:
+    """An empty path is refused by name (as a ``Path`` it is the current directory)."""
+    if not path:
+        raise SigningError(f"the path of {what} is empty: give its PEM file")
+    try:
+        return Path(path).read_bytes()
+    except OSError as error:
+        raise SigningError(f"cannot read {what} from {path}: {error}") from None
 
 
 def sign(run: Run, key: Ed25519PrivateKey) -> Signature:

@@ -129,7 +129,7 @@ def batches(run: Run) -> Iterator[list[Row]]:
 
 def _check(run: Run, report: Report, on_task: OnTask | None = None) -> Mismatch | None:
     """One read of the log: each batch's hash chain first, then its events re-executed and re-judged."""
-    mismatch = check_inputs(run)
+    mismatch = check_inputs(run) or _check_started(report)
     if mismatch is not None:
         return mismatch
     chain = _Chain(run.branch.genesis, run.store.agent_links(run.branch.id))
@@ -149,6 +149,15 @@ def _check(run: Run, report: Report, on_task: OnTask | None = None) -> Mismatch 
             if on_task is not None and row.kind == "task_ended":
                 on_task(row.t)
     return replay.finish()
+
+
+def _check_started(report: Report) -> Mismatch | None:
+    """Every run's log starts with ``run_started`` at seq 1 (the sequence check sees to it when there are rows): a log
+    with no row at all lost it, or was never played, and either way vouches for nothing. A log cut after a later
+    step is still a consistent run: only a signature over its head tells it from the whole one."""
+    if report.events:
+        return None
+    return Mismatch(seq=1, check="sequence", expected="run_started", actual="no event: the run's log is empty")
 
 
 def lineage_root(run: Run, upto: int = 0) -> BranchInfo:

@@ -10,6 +10,7 @@ message, minutes it took).
 from __future__ import annotations
 
 import csv
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -33,7 +34,10 @@ def write_csv(run: Run, folder: Path, price: Price | None = None) -> dict[str, i
     """Write ``tasks.csv`` and ``tool_calls.csv`` into ``folder``; the number of rows of each.
     ``price`` is the run's model's price, if known."""
     check_tables(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise OutputError(f"cannot make {folder}: {error.strerror or error}") from None
     tasks = {task.id: task for task in run.term.tasks}
     usage = run_usage(run.store, run.branch.id).by_task
     task_rows: list[tuple[object, ...]] = []
@@ -59,12 +63,20 @@ def write_csv(run: Run, folder: Path, price: Price | None = None) -> dict[str, i
 
 
 def check_tables(folder: Path) -> None:
-    """``OutputError`` unless both tables may be written in ``folder`` (new files, or tables written before)."""
-    if folder.is_dir():
-        for name, columns in TABLES.items():
-            check_output(folder / name, _ours(columns), f"a campus {name}")
-    elif folder.exists():
-        raise OutputError(f"{folder} is a file; the tables go in a folder")
+    """``OutputError`` unless both tables may be written in ``folder`` (new files, or tables written before), or it
+    may be made: what of its path exists is folders, the last of them one this user may write in."""
+    try:
+        if folder.is_dir():
+            for name, columns in TABLES.items():
+                check_output(folder / name, _ours(columns), f"a campus {name}")
+            return
+        nearest = next(above for above in folder.absolute().parents if above.exists())
+        if folder.exists() or not nearest.is_dir():
+            raise OutputError(f"{folder if folder.exists() else nearest} is a file; the tables go in a folder")
+        if not os.access(nearest, os.W_OK | os.X_OK):
+            raise OutputError(f"cannot make {folder}: this user may not write in the folder {nearest}")
+    except OSError as error:  # a name too long, ...
+        raise OutputError(f"cannot write in {folder}: {error.strerror or error}") from None
 
 
 def _write(path: Path, columns: tuple[str, ...], rows: list[tuple[object, ...]]) -> None:

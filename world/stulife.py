@@ -40,6 +40,7 @@ Rules:
 from __future__ import annotations
 
 import json
+import os
 import re
 import unicodedata
 from collections import Counter, defaultdict
@@ -121,7 +122,7 @@ def load_map(directory: str | Path) -> tuple[World, list[str]]:
 def load_stulife(directory: str | Path) -> tuple[World, ImportReport]:
     """Everything the published data holds, as one ``World``, with a report of its quirks."""
     root = Path(directory)
-    if not root.is_dir():
+    if not os.path.isdir(root):
         raise StuLifeDataError(f"{root} is not a directory; point at the StuLife background data directory")
     notes: list[str] = []
     buildings, paths, complexes = _map(root, notes)
@@ -151,10 +152,12 @@ def load_stulife(directory: str | Path) -> tuple[World, ImportReport]:
 
 def _read(root: Path, name: str) -> Any:
     source = root / name
-    if not source.is_file():
+    if not os.path.isfile(source):
         raise StuLifeDataError(f"{source} does not exist; point at the StuLife background data directory")
     try:
         return json.loads(source.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise StuLifeDataError(f"cannot read {source}: {error.strerror or error}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise StuLifeDataError(f"{source} is not valid JSON: {error}") from None
 

@@ -1,0 +1,264 @@
+"""Untrusted names, keys, files and databases: a clear one-line error that changes nothing, or output shown as typed;
+never a traceback, a hang, or a write into a file that is not campus's."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from campus.agents.oracle import OracleAgent
+from campus.kernel.store import SQLiteStore, StoreError
+from campus.replays.verify import verify
+from campus.scenarios.play import RunSpec, load_inputs, open_run, start_run
+
+ROOT = Path(__file__).resolve().parents[1]
+ENV = os.environ | {"PYTHONPATH": str(ROOT), "COLUMNS": "250", "PYTHONDONTWRITEBYTECODE": "1"}
+UNGUARDED = ("DROP TRIGGER events_append_only_update; DROP TRIGGER events_append_only_delete; "
+             "DROP TRIGGER branches_append_only_update;")
+LONG = "x" * 300
+
+
+def campus(*args: str, cwd: Path, user: list[str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    command = [*(user or []), sys.executable, "-m", "campus.cli.main", *args]
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=ENV, timeout=timeout)
+
+
+def one_error_line(result: subprocess.CompletedProcess) -> str:
+    assert result.returncode == 2, (result.returncode, result.stdout, result.stderr)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in result.stderr, result.stderr
+    return lines[0]
+
+
+def digests(folder: Path) -> dict[str, str]:
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def runs_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The oracle's run of a small term (oracle-s0), in a closed file."""
+    db = tmp_path_factory.mktemp("robust") / "runs.db"
+    spec = RunSpec(seed=0, scale=0.01, agent="oracle")
+    world, term = load_inputs(spec)
+    store = SQLiteStore(db)
+    start_run(store, spec, (world, term)).session(OracleAgent(term, world)).run()
+    store.close()
+    return db
+
+
+def head_of(db: Path) -> int:
+    store = SQLiteStore(db)
+    try:
+        return store.head("oracle-s0")[0]
+    finally:
+        store.close()
+
+
+def tampered(runs_db: Path, folder: Path, sql: str) -> Path:
+    copy = folder / "tampered.db"
+    shutil.copyfile(runs_db, copy)
+    with sqlite3.connect(copy) as conn:
+        conn.executescript(UNGUARDED + sql)
+    conn.close()
+    return copy
+
+
+@pytest.fixture
+def shared() -> Iterator[Path]:
+    """A folder another user may enter (pytest's own are the owner's alone), removed afterwards."""
+    folder = Path(tempfile.mkdtemp(prefix="campus-robust-"))
+    folder.chmod(0o755)
+    yield folder
+    for path in (folder, *folder.rglob("*")):
+        if path.is_dir():
+            path.chmod(0o755)
+    shutil.rmtree(folder)
+
+
+def unprivileged() -> list[str]:
+    """The command prefix that runs as a user the file modes bind (nobody, when the tests run as root)."""
+    if os.geteuid() != 0:
+        return []
+    if shutil.which("setpriv") is None:
+        pytest.skip("running as root without setpriv: file modes do not bind root")
+    return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+
+# ---------------------------------------------------------------- 1. names are text, not Rich markup
+
+
+def test_a_run_named_like_markup_is_made_listed_verified_replayed_and_scored_as_typed(tmp_path: Path) -> None:
+    db = str(tmp_path / "m.db")
+    for name in ("[/]oops", "[bold red]x"):
+        made = campus("run", "--scale", "0.01", "--agent", "noop", "--name", name, "--db", db, cwd=tmp_path)
+        assert made.returncode == 0 and f"Run {name} (noop, seed 0)" in made.stdout, made.stderr
+    listed = campus("runs", "--db", db, cwd=tmp_path)
+    assert listed.returncode == 0 and "[/]oops" in listed.stdout and "[bold red]x" in listed.stdout, listed.stderr
+    shown = {("verify", "[/]oops"): "verified [/]oops: ", ("replay", "[/]oops", "--step", "5"): "[/]oops at seq 5",
+             ("score", "[/]oops"): "[/]oops: scorecard reproduced", ("verify", ":smile:"): "no branch named ':smile:'"}
+    for args, text in shown.items():
+        result = campus(*args, "--db", db, cwd=tmp_path)
+        assert text in result.stdout + result.stderr and "Traceback" not in result.stderr, (args, result.stderr)
+
+
+# ---------------------------------------------------------------- 2. an empty key path
+
+
+def test_an_empty_key_path_is_an_error_not_a_check_skipped(runs_db: Path, tmp_path: Path) -> None:
+    line = one_error_line(campus("verify", "oracle-s0", "--db", str(runs_db), "--signed-by", "", cwd=tmp_path))
+    assert "path of an Ed25519 public key is empty" in line
+    target = tmp_path / "signed.jsonl"
+    line = one_error_line(campus("export", "oracle-s0", "--db", str(runs_db), "--sign", "", "-o", str(target), cwd=tmp_path))
+    assert "path of an unencrypted Ed25519 private key is empty" in line and not target.exists()
+    assert "KEY is empty" in one_error_line(campus("keygen", "", cwd=tmp_path))
+
+
+# ---------------------------------------------------------------- 3. a log without its first event
+
+
+def test_a_run_whose_log_lost_every_event_fails_verify_at_seq_1(runs_db: Path, tmp_path: Path) -> None:
+    db = tampered(runs_db, tmp_path, "DELETE FROM events WHERE branch = 'oracle-s0';")
+    store = SQLiteStore(db)
+    report = verify(open_run(store, "oracle-s0"), deep=True)
+    store.close()
+    assert not report.ok and report.mismatch is not None
+    assert (report.mismatch.seq, report.mismatch.check, report.mismatch.expected) == (1, "sequence", "run_started")
+    checked = campus("verify", "oracle-s0", "--db", str(db), "--deep", cwd=tmp_path)
+    assert checked.returncode == 1 and "mismatch in oracle-s0 at seq 1 (sequence)" in checked.stderr
+    assert "not even its run_started" in one_error_line(campus("score", "oracle-s0", "--db", str(db), cwd=tmp_path))
+
+
+# ---------------------------------------------------------------- 4. a seq no file can reach
+
+
+def test_an_absurd_seq_is_one_error_line_at_once(runs_db: Path, tmp_path: Path) -> None:
+    head = head_of(runs_db)
+    db = tampered(runs_db, tmp_path, f"UPDATE events SET seq = 1000000000000000 WHERE branch = 'oracle-s0' AND seq = {head};")
+    with pytest.raises(StoreError, match="its last event is at seq 1000000000000000, which a run in .* cannot reach"):
+        head_of(db)
+    for args in (("runs",), ("verify", "oracle-s0"), ("score", "oracle-s0")):  # a hang is TimeoutExpired
+        line = one_error_line(campus(*args, "--db", str(db), cwd=tmp_path, timeout=120))
+        assert "is damaged" in line, args
+
+
+def test_a_gap_the_file_could_hold_is_a_sequence_mismatch(runs_db: Path, tmp_path: Path) -> None:
+    """Below the file's bound a head is walked to (fast), and verify names the gap, as before the bound."""
+    head = head_of(runs_db)
+    db = tampered(runs_db, tmp_path, f"UPDATE events SET seq = {head + 20_000} WHERE branch = 'oracle-s0' AND seq = {head};")
+    checked = campus("verify", "oracle-s0", "--db", str(db), cwd=tmp_path, timeout=60)
+    assert checked.returncode == 1 and f"at seq {head} (sequence)" in checked.stderr, checked.stderr
+
+
+# ---------------------------------------------------------------- 5. commands that read never write
+
+
+def test_another_programs_wal_database_is_refused_byte_for_byte(tmp_path: Path) -> None:
+    source, folder = tmp_path / "source", tmp_path / "copy"
+    source.mkdir()
+    folder.mkdir()
+    conn = sqlite3.connect(source / "other.db")
+    for statement in ("PRAGMA journal_mode=WAL", "PRAGMA wal_autocheckpoint=0", "CREATE TABLE x (a)",
+                      "INSERT INTO x VALUES (1), (2)"):
+        conn.execute(statement)
+    conn.commit()
+    for suffix in ("", "-wal"):  # while the connection is open: the table is in the -wal alone
+        shutil.copyfile(source / f"other.db{suffix}", folder / f"other.db{suffix}")
+    conn.close()
+    before = digests(folder)
+    db = str(folder / "other.db")
+    for args in (("runs",), ("verify", "x"), ("replay", "x"), ("score", "x"), ("export", "x"), ("run", "--scale", "0.01")):
+        assert "is not a campus database" in one_error_line(campus(*args, "--db", db, cwd=tmp_path)), args
+    after = digests(folder)
+    assert {name: after[name] for name in before} == before  # the file and its -wal; SQLite may add its -shm index
+
+
+def test_an_empty_file_is_not_made_a_database_by_a_command_that_reads(runs_db: Path, tmp_path: Path) -> None:
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    for args in (("runs",), ("verify", "oracle-s0"), ("replay", "oracle-s0"), ("score", "oracle-s0"),
+                 ("export", "oracle-s0"), ("diff", "oracle-s0", "oracle-s0"),
+                 ("report", "oracle-s0", "--html", str(tmp_path / "r.html"))):
+        assert "is empty, not a campus database" in one_error_line(campus(*args, "--db", str(empty), cwd=tmp_path))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.db"] and empty.stat().st_size == 0
+
+
+def test_verify_leaves_a_tampered_file_as_it_found_it(runs_db: Path, tmp_path: Path) -> None:
+    db = tampered(runs_db, tmp_path, "")
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
+    for args in (("verify", "oracle-s0"), ("runs",), ("score", "oracle-s0")):
+        assert campus(*args, "--db", str(db), cwd=tmp_path).returncode == 0, args
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == before
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        triggers = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+    conn.close()
+    assert "events_append_only_delete" not in triggers
+
+
+def test_a_read_only_database_in_a_read_only_folder_is_listed_and_verified(runs_db: Path, shared: Path) -> None:
+    user = unprivileged()
+    folder = shared / "ro"
+    folder.mkdir()
+    shutil.copyfile(runs_db, folder / "runs.db")
+    (folder / "runs.db").chmod(0o444)
+    folder.chmod(0o555)
+    db = str(folder / "runs.db")
+    listed = campus("runs", "--db", db, "--json", cwd=shared, user=user)
+    assert listed.returncode == 0 and '"run":"oracle-s0"' in listed.stdout, listed.stderr
+    checked = campus("verify", "oracle-s0", "--db", db, cwd=shared, user=user)
+    assert checked.returncode == 0 and "verified oracle-s0" in checked.stdout, checked.stderr
+    line = one_error_line(campus("run", "--scale", "0.01", "--db", db, cwd=shared, user=user))
+    assert "a permissions problem, not a damaged file" in line
+    assert sorted(p.name for p in folder.iterdir()) == ["runs.db"]
+
+
+# ---------------------------------------------------------------- 6. one line, not a traceback
+
+
+def test_bad_paths_and_names_are_one_error_line(runs_db: Path, tmp_path: Path) -> None:
+    db = str(runs_db)
+    (tmp_path / "text.db").write_text("not a database\n")
+    (tmp_path / "notes.txt").write_text("mine\n")
+    (tmp_path / "junk").mkdir()
+    (tmp_path / "junk" / "readme.txt").write_text("not StuLife\n")
+    cases = {
+        ("report", "oracle-s0", "--html", "x.html", "--db", "text.db"): "text.db is not a usable campus database",
+        ("report", "oracle-s0", "--csv", "notes.txt/dir", "--db", db): "notes.txt is a file",
+        ("runs", "--db", f"{LONG}.db"): "File name too long",
+        ("run", "--scale", "0.01", "--db", f"{LONG}.db"): "File name too long",
+        ("report", "oracle-s0", "--html", f"{LONG}.html", "--db", db): "File name too long",
+        ("export", "oracle-s0", "-o", f"{LONG}.jsonl", "--db", db): "File name too long",
+        ("keygen", LONG): "File name too long",
+        ("import", LONG): "no file at",
+        ("term", "audit", "--seeds", "0", "--scale", "0.01", "--workers", "1", "--world", "stulife:junk"):
+            "map_v1.5.json does not exist",
+    }
+    for args, reason in cases.items():
+        assert reason in one_error_line(campus(*args, cwd=tmp_path)), args
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["junk", "notes.txt", "text.db"]
+
+
+def test_a_read_only_output_folder_is_one_error_line_and_no_part_file(runs_db: Path, shared: Path) -> None:
+    user = unprivileged()
+    db = shared / "runs.db"
+    shutil.copyfile(runs_db, db)
+    db.chmod(0o444)
+    out = shared / "out"
+    out.mkdir()
+    out.chmod(0o555)
+    cases = [("report", "oracle-s0", "--db", str(db), "--html", str(out / "r.html")),
+             ("report", "oracle-s0", "--db", str(db), "--csv", str(out)),
+             ("report", "oracle-s0", "--db", str(db), "--csv", str(out / "tables")),
+             ("export", "oracle-s0", "--db", str(db), "-o", str(out / "run.jsonl")),
+             ("term", "generate", "--scale", "0.01", "-o", str(out / "term.json"))]
+    for args in cases:
+        assert "this user may not write in the folder" in one_error_line(campus(*args, cwd=shared, user=user)), args
+    assert list(out.iterdir()) == []
