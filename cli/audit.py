@@ -16,8 +16,9 @@ if TYPE_CHECKING:
     from campus.lab.audit import SeedResult
 
 
-out = Console(soft_wrap=True)
-err = Console(stderr=True, soft_wrap=True)
+out = Console(soft_wrap=True, markup=False, emoji=False)
+err = Console(stderr=True, soft_wrap=True, markup=False, emoji=False)
+"""Text as it is (a ``--world`` path is shown in a table's title), as ``cli.common``'s consoles."""
 
 
 def _fail(message: str) -> NoReturn:
@@ -127,8 +128,8 @@ def _print(summary: dict[str, Any], world: str) -> None:
                   f"{recurrence}", highlight=False)
     out.print(f"seeds that did not generate: {', '.join(map(str, summary['failed_seeds'])) or 'none'}", highlight=False)
     if summary["violations"]:
-        out.print(f"[bold red]{len(summary['violations'])} violations[/]")
+        out.print(f"{len(summary['violations'])} violations", style="bold red")
         for line in summary["violations"]:
             out.print(f"  {line}", highlight=False)
     else:
-        out.print("[bold green]no violations[/]")
+        out.print("no violations", style="bold green")

@@ -15,8 +15,7 @@ from campus.lab.audit import (
     ABSENT_POINTS, AGENTS, PROBE_GUESSES, SeedResult, _probe_guesses, clopper_pearson, summarise,
 )
 from campus.scenarios.protocols import Cited
-from campus.scenarios.task import Term
-from campus.world.index import WorldIndex
+from campus.scenarios.play import Run
 
 
 def test_the_exact_interval_matches_known_values() -> None:
@@ -142,20 +141,17 @@ def test_the_rules_of_thumb_read_only_the_options() -> None:
 
 
 def test_the_question_only_reader_guesses_probes_at_chance_and_would_have_beaten_it(
-        world: WorldIndex, small_term: Term, monkeypatch: pytest.MonkeyPatch) -> None:
-    """On the oracle's log of a small term; with the generators of version 1 the same guesses beat chance."""
+        oracle_full: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On the oracle's log of the default term (a small term sends too few emails of one form for version 4 to ask
+    their order); with the generators of version 1 the same guesses beat chance."""
     import functools
 
-    from campus.agents import make_agent
-    from campus.kernel.store import MemoryStore
     from campus.lab import audit
-    from campus.scenarios.play import new_run
     from campus.scenarios.probes import generate
 
-    run = new_run(MemoryStore(), world, small_term, agent_name="oracle", seed=0)
-    run.session(make_agent("oracle", small_term, world)).run()
+    run = oracle_full
     now = _probe_guesses(run)
-    assert all(now[name][1] >= 30 for name in PROBE_GUESSES)
+    assert now[PROBE_GUESSES[0]][1] >= 15 and all(now[name][1] >= 30 for name in PROBE_GUESSES[1:])  # few orders of two
     assert summarise([_seed(0, guesses=_seed(0).guesses | now)])["violations"] == []
     monkeypatch.setattr(audit, "draw_probes", functools.partial(generate, version=1))
     then = _probe_guesses(run)
@@ -185,7 +181,8 @@ def test_the_command_audits_two_small_seeds_in_process() -> None:
     assert summary["seeds"] == [0, 3] and summary["failed_seeds"] == []
     assert all(row["oracle"] == 1.0 and row["dawdler"] >= 0.9 for row in summary["success"].values())
     assert summary["lateness"]["oracle"] == 0 and summary["guessing"]["testwise"]["questions"] > 0
-    assert all(summary["guessing"][name]["questions"] > 0 for name in (*OPTION_GUESSES, *POOLED_GUESSES, *PROBE_GUESSES))
+    # no yes/no probe at this scale: too few emails of one form (the full term's are audited in the test above)
+    assert all(summary["guessing"][name]["questions"] > 0 for name in (*OPTION_GUESSES, *POOLED_GUESSES, *PROBE_GUESSES[1:]))
     assert summary["disruptions"]["oracle"]["impossible"][0] == summary["disruptions"]["oracle"]["impossible"][1] > 0
     # one busy day at this scale: no pair of days for a checkpoint to recur over, so nothing to hold the learners to
     assert summary["busy_days"]["learner_recurrence"] is None and summary["busy_days"]["forgetful_recurrence"] is None
