@@ -191,6 +191,7 @@ def _print_summary(summary: dict[str, Any]) -> None:
 @app.command()
 @with_agent_options
 def run(
+    ctx: typer.Context,
     db: str = NEW_DB,
     seed: int = seed_option("Seed for the world, the term and the run."),
     agent: str = AGENT,
@@ -216,6 +217,11 @@ def run(
     from campus.agents.registry import playing, recorded_source, replay_run, resolve, run_label
     from campus.scenarios.play import RunSpec, open_run
 
+    given = [f"--{option}" for option in ("seed", "agent", "scale", "rounds")
+             if getattr(ctx.get_parameter_source(option), "name", None) == "COMMANDLINE"]  # typer's own click's enum
+    if resume is not None and given:
+        fail(f"{', '.join(given)} cannot be used with --resume: a run continues with its own seed, agent, scale and "
+             "round limit")
     inputs = None if recorded_source(agent) else inputs_of(world_source, seed, scale, resume, disruptions, busy_days, check_ins)
     paraphrase = paraphraser_of(paraphrase_model, paraphrase_base_url)
     if name is not None and (resume is not None or inputs is None):

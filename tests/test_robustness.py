@@ -262,3 +262,12 @@ def test_a_read_only_output_folder_is_one_error_line_and_no_part_file(runs_db: P
     for args in cases:
         assert "this user may not write in the folder" in one_error_line(campus(*args, cwd=shared, user=user)), args
     assert list(out.iterdir()) == []
+
+
+def test_resume_refuses_what_a_run_keeps_of_its_own(runs_db: Path, tmp_path: Path) -> None:
+    """A run continues with its own seed, agent, scale and round limit: saying otherwise with --resume was ignored."""
+    before = digests(runs_db.parent)
+    for option, value in (("--seed", "5"), ("--agent", "noop"), ("--scale", "0.5"), ("--rounds", "3")):
+        line = one_error_line(campus("run", "--db", str(runs_db), "--resume", "oracle-s0", option, value, cwd=tmp_path))
+        assert f"{option} cannot be used with --resume" in line
+    assert digests(runs_db.parent) == before
