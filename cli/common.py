@@ -87,13 +87,12 @@ def fail(message: str, code: int = 2) -> NoReturn:
 
 def exists(path: str) -> bool:
     """Whether something is at ``path`` (one line, exit 2, for a path that cannot name a file: too long, ...)."""
+    from campus.kernel.store import StoreError, path_exists
+
     try:
-        os.stat(path)
-    except (FileNotFoundError, NotADirectoryError):
-        return False
-    except OSError as error:
-        fail(f"cannot use {path}: {error.strerror}")
-    return True
+        return path_exists(path)
+    except StoreError as error:
+        fail(str(error))
 
 
 @contextmanager

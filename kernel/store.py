@@ -505,7 +505,7 @@ class SQLiteStore(_Lineage):
 
     def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
         self.path = str(path)
-        present = _present(self.path)
+        present = path_exists(self.path)
         if present and Path(self.path).is_dir():
             raise StoreError(f"{self.path} is a directory, not a campus database")
         if read_only and not present:
@@ -937,7 +937,7 @@ def _recognise(conn: sqlite3.Connection, path: str, *, read_only: bool) -> None:
     raise StoreError(f"{path} is not a campus database (application id {application_id}, tables: {shown}); it was left untouched")
 
 
-def _present(path: str) -> bool:
+def path_exists(path: str) -> bool:
     """Whether something is at ``path``; ``StoreError`` for a path that cannot name a file (too long, ...)."""
     try:
         os.stat(path)

@@ -79,3 +79,15 @@ def play(store: EventStore, world: WorldIndex, term: Term, agent: str, seed: int
     run = new_run(store, world, term, agent_name=agent, seed=seed, **options)
     run.session(make_agent(agent, term, world)).run()
     return run
+
+
+def oracle_db(path: Path, scale: float) -> Path:
+    """The oracle's run of a small term (``oracle-s0``, seed 0) played into a SQLite file at ``path``, closed."""
+    from campus.scenarios.play import RunSpec, load_inputs, start_run
+
+    spec = RunSpec(seed=0, scale=scale, agent="oracle")
+    world, term = load_inputs(spec)
+    store = SQLiteStore(path)
+    start_run(store, spec, (world, term)).session(make_agent("oracle", term, world)).run()
+    store.close()
+    return path

@@ -8,11 +8,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from campus.agents.oracle import OracleAgent
 from campus.cli.main import app
 from campus.kernel.outputs import OutputError, output, write_output
 from campus.kernel.store import SQLiteStore
-from campus.scenarios.play import RunSpec, load_inputs, start_run
+from tests.conftest import oracle_db
 
 PRECIOUS = "someone's notes\n"
 
@@ -63,13 +62,7 @@ def test_a_failure_part_way_leaves_no_file_or_the_old_one_whole(tmp_path: Path) 
 
 @pytest.fixture(scope="module")
 def runs_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    db = tmp_path_factory.mktemp("outputs") / "runs.db"
-    spec = RunSpec(seed=0, scale=0.02, agent="oracle")
-    world, term = load_inputs(spec)
-    store = SQLiteStore(db)
-    start_run(store, spec, (world, term)).session(OracleAgent(term, world)).run()
-    store.close()
-    return db
+    return oracle_db(tmp_path_factory.mktemp("outputs") / "runs.db", 0.02)
 
 
 def _signatures(db: Path) -> int:

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from campus.agents.oracle import OracleAgent
 from campus.kernel.store import SQLiteStore, StoreError
 from campus.replays.verify import verify
-from campus.scenarios.play import RunSpec, load_inputs, open_run, start_run
+from campus.scenarios.play import open_run
+from tests.conftest import oracle_db
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = os.environ | {"PYTHONPATH": str(ROOT), "COLUMNS": "250", "PYTHONDONTWRITEBYTECODE": "1"}
@@ -46,13 +46,7 @@ def digests(folder: Path) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def runs_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The oracle's run of a small term (oracle-s0), in a closed file."""
-    db = tmp_path_factory.mktemp("robust") / "runs.db"
-    spec = RunSpec(seed=0, scale=0.01, agent="oracle")
-    world, term = load_inputs(spec)
-    store = SQLiteStore(db)
-    start_run(store, spec, (world, term)).session(OracleAgent(term, world)).run()
-    store.close()
-    return db
+    return oracle_db(tmp_path_factory.mktemp("robust") / "runs.db", 0.01)
 
 
 def head_of(db: Path) -> int:
