@@ -1026,7 +1026,7 @@ def bench_startup(
 @app.callback()
 def _setup(
     log_json: bool = typer.Option(False, "--log-json", help="Write operator logs (stderr) as JSON lines."),
-    verbose: int = typer.Option(0, "--verbose", "-v", count=True,
+    verbose: int = typer.Option(0, "--verbose", "-v", count=True, metavar="",
                                 help="More operator logs on stderr: -v sessions, -vv every task (each line names the run, agent, seq and simulated time)."),
 ) -> None:
     from campus.kernel.logs import configure as configure_logs

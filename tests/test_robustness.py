@@ -265,3 +265,9 @@ def test_resume_refuses_what_a_run_keeps_of_its_own(runs_db: Path, tmp_path: Pat
         line = one_error_line(campus("run", "--db", str(runs_db), "--resume", "oracle-s0", option, value, cwd=tmp_path))
         assert f"{option} cannot be used with --resume" in line
     assert digests(runs_db.parent) == before
+
+
+def test_verbose_is_shown_as_a_counter_not_an_option_taking_a_number(tmp_path: Path) -> None:
+    shown = campus("--help", cwd=tmp_path)
+    line = next(line for line in shown.stdout.splitlines() if "--verbose" in line)
+    assert shown.returncode == 0 and "<int>" not in line and "-vv" in shown.stdout
