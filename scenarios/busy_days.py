@@ -151,6 +151,8 @@ def _mailed(to: str, subject: str, contains: Sequence[str], weight: int, needs_c
             forms: Sequence[str] = ()) -> dict[str, Any]:
     check: dict[str, Any] = {"check": "email", "to": to, "subject": subject, "contains": list(contains)}
     if needs_clue:
+        if not forms:
+            raise ValueError(f"an email that needs a person's answer names its forms ({subject!r})")
         check["forms"] = list(forms)
     return {"name": "email_sent", "weight": weight, "kind": "outcome", "needs_clue": needs_clue, "check": check,
             "feedback": f"The email to {to} must give {what}."}
@@ -201,7 +203,8 @@ def moved_room(d: Draw) -> Made:
     text = (f"Tomorrow's seminar with {advisor.name} ({time_label(when)}) has moved to another room; only the advisor knows "
             f"which. Add it to your calendar as \"{title}\" at that time with the new room as its location.")
     check = {"name": "calendar_entry", "weight": 2, "kind": "outcome", "needs_clue": True,
-             "check": {"check": "calendar", "title": title, "location": room, "time": msgspec.structs.asdict(when), "sole": True},
+             "check": {"check": "calendar", "title": title, "location": room, "time": msgspec.structs.asdict(when),
+                       "sole": True},
              "feedback": "The calendar entry must name the room the advisor gave."}
     return ("Moved seminar", text, [clue], [_asked(d.errand_id, clue.clue_id, advisor.name), check],
             [_ask(advisor.id, "Which room did tomorrow's seminar move to?"), _calendar(title, room, when)])
