@@ -45,8 +45,9 @@ Version 2 does none of that. Version 3 also draws the pairs of a temporal probe 
 so no number answers many days-between questions (``temporal``). Version 4 (``GENERATOR_VERSION``) also leaves out
 of the temporal probes (sent before, sent on, days between) every email whose subject names a date or a time
 (``names_a_time``): most of the term's emails announce an event "on Week 15, Friday" and are sent 1-7 days before it,
-so reading those dates answered 84 % of the sent-before questions, with no memory at all. The older versions still
-draw the check-ins of terms made under them (``VERSIONS``), so their runs verify.
+so reading those dates answered 84 % of the sent-before questions, with no memory at all; and it asks which of two
+emails was sent first only of two of one form (``subject_form``), since each kind of email has its weeks. The older
+versions still draw the check-ins of terms made under them (``VERSIONS``), so their runs verify.
 """
 
 from __future__ import annotations
