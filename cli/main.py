@@ -582,6 +582,7 @@ def export_command(
     from campus.kernel import outputs
     from campus.replays.export import is_export, write_export
     from campus.replays.signing import private_key, sign, store_signature
+    from campus.replays.verify import check_chain, check_inputs
     from campus.scenarios.play import open_run
 
     if output != "-":
@@ -589,6 +590,12 @@ def export_command(
             outputs.check_output(output, is_export, "a campus export")  # before the signature goes into the database
         except outputs.OutputError as error:
             fail(str(error))
+    with open_db(db, read_only=True) as store:  # a tampered log is neither exported nor signed, nor written to
+        current = open_run(store, run_id)
+        broken = check_inputs(current) or check_chain(current)
+    if broken is not None:
+        fail(f"run {run_id} fails its hash check at seq {broken.seq} ({broken.check}): nothing was exported"
+             + (" or signed" if sign_with is not None else "") + f"; 'campus verify {run_id}' tells more")
     with open_db(db, read_only=sign_with is None) as store:
         current = open_run(store, run_id)
         signature = sign(current, private_key(sign_with)) if sign_with is not None else None

@@ -283,3 +283,18 @@ def test_verbose_is_shown_as_a_counter_not_an_option_taking_a_number(tmp_path: P
     shown = campus("--help", cwd=tmp_path)
     line = next(line for line in shown.stdout.splitlines() if "--verbose" in line)
     assert shown.returncode == 0 and "<int>" not in line and "-vv" in shown.stdout
+
+
+def test_a_tampered_log_is_neither_exported_nor_signed(runs_db: Path, tmp_path: Path) -> None:
+    """Export is hash-checked: an edited payload is refused before a line is written or a key signs it."""
+    db = tampered(runs_db, tmp_path, "UPDATE events SET payload = replace(payload, 'evt_24', 'evt_25') "
+                                     "WHERE branch = 'oracle-s0' AND seq = 100;")
+    assert campus("keygen", str(tmp_path / "k"), cwd=tmp_path).returncode == 0
+    before = digests(tmp_path)
+    for extra in ((), ("--sign", str(tmp_path / "k"))):
+        line = one_error_line(campus("export", "oracle-s0", "--db", str(db), "-o", str(tmp_path / "out.jsonl"), *extra,
+                                     cwd=tmp_path))
+        assert "fails its hash check at seq 100" in line
+    after = digests(tmp_path)  # SQLite's own -wal and -shm may stay beside a file read (see the README)
+    assert {name: after[name] for name in before} == before and not (tmp_path / "out.jsonl").exists()
+    assert campus("export", "oracle-s0", "--db", str(runs_db), "-o", str(tmp_path / "out.jsonl"), cwd=tmp_path).returncode == 0
