@@ -20,7 +20,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from campus.agents import BUILTIN
-from campus.cli.common import ROUNDS_HELP, err, fail, out
+from campus.cli.common import ROUNDS_HELP, err, fail, no_empty_db_left, out
 from campus.scenarios.rounds import DEFAULT_ROUND_LIMIT
 
 if TYPE_CHECKING:
@@ -86,23 +86,24 @@ def sweep(
     from campus.lab.sweep import SweepError, SweepSettings, parse_seeds, play_sweep, play_threads
     from campus.reports.comparison import compare
 
-    try:
-        specs = _specs(agents)
-        settings = SweepSettings(db=db, scale=scale, rounds=rounds, prefix=prefix, trials=trials,
-                                 disruptions=disruptions, busy_days=busy_days)
-        planned = _plan(settings, specs, parse_seeds(seeds))
-        with _progress(planned, enabled=not as_json) as progress:
-            if ray is not None:
-                play_on_ray(settings, planned, ray, build_agent, progress)
-            elif concurrency > 1:
-                play_threads(settings, planned, concurrency, build_agent, progress)
-            else:
-                play_sweep(settings, planned, workers, build_agent, progress, _worker_logs(ctx))
-        results = _collect(settings, planned)
-    except (ValueError, SweepError, StoreError) as error:
-        fail(str(error))
-    except KeyboardInterrupt:
-        fail("interrupted; finished runs are kept, and the same command continues the sweep", code=130)
+    with no_empty_db_left(db):  # a sweep that fails before any run leaves no empty database
+        try:
+            specs = _specs(agents)
+            settings = SweepSettings(db=db, scale=scale, rounds=rounds, prefix=prefix, trials=trials,
+                                     disruptions=disruptions, busy_days=busy_days)
+            planned = _plan(settings, specs, parse_seeds(seeds))
+            with _progress(planned, enabled=not as_json) as progress:
+                if ray is not None:
+                    play_on_ray(settings, planned, ray, build_agent, progress)
+                elif concurrency > 1:
+                    play_threads(settings, planned, concurrency, build_agent, progress)
+                else:
+                    play_sweep(settings, planned, workers, build_agent, progress, _worker_logs(ctx))
+            results = _collect(settings, planned)
+        except (ValueError, SweepError, StoreError) as error:
+            fail(str(error))
+        except KeyboardInterrupt:
+            fail("interrupted; finished runs are kept, and the same command continues the sweep", code=130)
     comparison = compare(results, [spec.label for spec in specs])
     runs = [{key: value for key, value in asdict(r).items() if key not in ("outcomes", "cells")} for r in results]
     report = {"db": db, "scale": scale, "disruptions": disruptions, "rounds": rounds, "trials": trials,

@@ -107,7 +107,8 @@ def test_bad_options_are_one_line_errors_and_write_nothing(tmp_path: Path) -> No
     db = tmp_path / "none.db"
     for args in (["--agent", "noop", "--seeds", "3-1"], ["--agent", "superhuman", "--seeds", "1"],
                  ["--agent", "noop", "--agent", "noop", "--seeds", "1"], ["--agent", "noop", "--seeds", "1", "--scale", "0"],
-                 ["--agent", "noop", "--seeds", "1", "--db", ":memory:"]):
+                 ["--agent", "noop", "--seeds", "1", "--db", ":memory:"],
+                 ["--agent", "noop", "--seeds", "1", "--scale", "0.01", "--ray", "nowhere"]):  # fails once the file is made
         result = campus_sweep("--db", str(db), *args, cwd=tmp_path, check=False)
         assert result.returncode == 2 and result.stderr.startswith("error:"), result.stderr
         assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
