@@ -43,9 +43,10 @@ def audit(
 
     Exits 1 when anything is violated (each violation is listed), 2 on bad input.
     """
-    from campus.lab.audit import run_audit, summarise
+    from campus.lab.audit import summarise
     from campus.lab.sweep import parse_seeds
     from campus.scenarios.term import check_scale
+    from campus.world.stulife import StuLifeDataError
 
     try:
         chosen = parse_seeds(seeds)
@@ -59,6 +60,24 @@ def audit(
     if world_source != "generated" and (kind != "stulife" or not os.path.isdir(directory)):
         _fail(f"unknown world {world_source!r}; use --world generated or --world stulife:DIR (an existing directory)")
     count = workers or os.cpu_count() or 1
+    try:
+        results = _audit(chosen, world_source, scale, count, disruptions, busy_days)
+    except StuLifeDataError as error:  # the directory exists but does not hold the data (its workers load it)
+        _fail(str(error))
+    summary = summarise(results)
+    if as_json:
+        out.print_json(json.dumps(summary))
+    else:
+        _print(summary, world_source)
+    if summary["violations"]:
+        raise typer.Exit(1)
+
+
+def _audit(chosen: list[int], world_source: str, scale: float, count: int, disruptions: bool,
+           busy_days: bool) -> list[SeedResult]:
+    """Every seed's ``SeedResult``, with a progress bar on a terminal."""
+    from campus.lab.audit import run_audit
+
     if err.is_terminal:
         columns = (TextColumn("audit"), BarColumn(), MofNCompleteColumn(), TextColumn("seeds"), TimeRemainingColumn())
         with Progress(*columns, console=err, transient=True) as bar:
@@ -67,16 +86,8 @@ def audit(
             def advance(_: SeedResult) -> None:
                 bar.update(task, advance=1)
 
-            results = run_audit(chosen, world_source, scale, count, on_seed=advance, disruptions=disruptions, busy=busy_days)
-    else:
-        results = run_audit(chosen, world_source, scale, count, disruptions=disruptions, busy=busy_days)
-    summary = summarise(results)
-    if as_json:
-        out.print_json(json.dumps(summary))
-    else:
-        _print(summary, world_source)
-    if summary["violations"]:
-        raise typer.Exit(1)
+            return run_audit(chosen, world_source, scale, count, on_seed=advance, disruptions=disruptions, busy=busy_days)
+    return run_audit(chosen, world_source, scale, count, disruptions=disruptions, busy=busy_days)
 
 
 def _pct(value: float) -> str:

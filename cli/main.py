@@ -7,11 +7,9 @@ does not verify.
 
 from __future__ import annotations
 
-import functools
 import logging
 import os
 import sys
-from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -59,24 +57,7 @@ app.add_typer(world_app, name="world")
 app.add_typer(term_app, name="term")
 app.add_typer(bench_app, name="bench")
 app.command(name="sweep")(sweep_command)
-
-
-def _stulife_errors_as_one_line(command: Callable[..., Any]) -> Callable[..., Any]:
-    """``term audit`` checks only that a StuLife directory exists, and its workers load it: a directory that does
-    not hold the data is one line (exit 2) here, as in every other command."""
-    @functools.wraps(command)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from campus.world.stulife import StuLifeDataError
-
-        try:
-            return command(*args, **kwargs)
-        except StuLifeDataError as error:
-            fail(str(error))
-
-    return wrapper
-
-
-term_app.command(name="audit")(_stulife_errors_as_one_line(audit_command))
+term_app.command(name="audit")(audit_command)
 app.command(name="report")(report_command)
 app.command(name="prompt")(prompt_command)
 app.command(name="mcp")(mcp_command)
