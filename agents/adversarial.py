@@ -12,16 +12,20 @@ Each is the oracle except in one way, so whatever it fails, it fails for that re
   else, so the audit scores them on the term's questions directly): always the smallest value, the second
   smallest, the second largest, the largest, or a statement whose item (protocol and article) is stated twice.
   Each must be at chance too.
-- **the reading poolers** (``pooled_picks``, scored the same way on every long-term question that names a protocol
-  and an article, reviews and exams): skip the lectures but read every cited article and keep, question after
-  question, how often each (protocol, family, parameter) has explained an option's value; one picks the option
-  whose best explanation has recurred least, the other the one whose explanation has recurred most (a student
-  inferring a protocol from what its questions repeat: 35 % of reviews while their wrong options were other
-  protocols' values, which vary from question to question while the right reading never does).
+- **the reading poolers** (``pooled_picks``, scored the same way on the exams' statements): skip the lectures but read
+  every cited article and keep, statement after statement, how often each (protocol, family, parameter) has explained
+  a stated value; one picks the statement whose best explanation has recurred least, the other the one whose
+  explanation has recurred most (a student inferring a protocol from what its questions repeat: 35 % of reviews while
+  reviews offered options and their wrong ones were other protocols' values).
 - **the name counters** (``named_picks``, on the exams' statements) read nothing but the questions: the statement
   naming the protocol named least often so far, or most often. The least-named one scored 31 % while an exam spread
   its true protocols evenly and named the false statements' protocols at random.
   All four are held to chance + 5 points.
+- **the rememberers** (``remembered_guesses``, on the exams' statements) attend every lecture and keep each protocol's
+  rule but never read an article: they strike out what the parameter rules out and take the first statement left or
+  the one implying the smallest reading. While lectures offered options, this student answered 89-91 % of lecture
+  questions and 90 % of reviews by the parameter's rank among the options, and 57 % of exam questions (96 % of the
+  "two pairs" a revised protocol's questions were); held to chance + 5 points like the rest.
 - **dawdler** is the oracle plus ``IDLE`` simulated minutes per task (``calendar.wait``,
   before its answer or its ``finish``): the term has slack for it, so it must solve nearly all.
 - **absent** gives the oracle's answers and does its errands but never walks anywhere (no ``goto:``,
@@ -32,6 +36,7 @@ Each is the oracle except in one way, so whatever it fails, it fails for that re
 from __future__ import annotations
 
 import re
+import zlib
 from collections import Counter
 from collections.abc import Callable, Generator, Sequence
 
@@ -183,16 +188,11 @@ def option_guesses(question: str) -> dict[str, str]:
     return picked
 
 
-POOLED_GUESSES = ("reading pooler, reviews: the rarest explanation", "reading pooler, reviews: the commonest explanation",
-                  "reading pooler, exams: the rarest explanation", "reading pooler, exams: the commonest explanation",
+POOLED_GUESSES = ("reading pooler, exams: the rarest explanation", "reading pooler, exams: the commonest explanation",
                   "name counter, exams: the protocol named least", "name counter, exams: the protocol named most")
-"""The strategies that pool what a long-term question shows with the questions before it (``pooled_guesses``): the
-reading poolers pool every question that names a protocol and an article and are scored on reviews (a question about
-one protocol's value) and exams apart; the name counters read the exams' statements."""
+"""The strategies that pool what an exam's statements show with the statements before them (``pooled_guesses``)."""
 _STATEMENT = re.compile(r"^([A-D])\) Applying the (\w+) Protocol to article (\S+) of '([^']+)' gives (-?\d+)\.$",
                         re.MULTILINE)
-_ASKED = re.compile(r"What is the (\w+) value of article (\S+) of '([^']+)'\?")
-_VALUE_OPTION = re.compile(r"^([A-D])\) (-?\d+)$", re.MULTILINE)
 Explanation = tuple[str, str, int]
 """(protocol, family, parameter)."""
 Reader = Callable[[str, str], Cited | None]
@@ -211,31 +211,47 @@ def explanations(protocol: str, article: Cited, value: int) -> set[Explanation]:
 
 def pooled_guesses(questions: Sequence[str], article: Reader) -> dict[str, list[str | None]]:
     """Each strategy of ``POOLED_GUESSES``'s letters for ``questions`` (long-term questions in the order they are
-    asked); None where a strategy has nothing to go on or is not scored."""
-    exam = [bool(_STATEMENT.search(question)) for question in questions]
-    review = [not is_exam for is_exam in exam]
+    asked); None where a strategy has nothing to go on."""
     explained, named = _recurrences(questions, article), _namings(questions)
-    rarest, commonest = ([_pick(scored, most) for scored in explained] for most in (False, True))
-    picks = (_only(rarest, review), _only(commonest, review), _only(rarest, exam), _only(commonest, exam),
-             [_pick(scored, False) for scored in named], [_pick(scored, True) for scored in named])
+    picks = [[_pick(scored, most) for scored in counts]
+             for counts, most in ((explained, False), (explained, True), (named, False), (named, True))]
     return dict(zip(POOLED_GUESSES, picks))
 
 
-def _only(picks: Sequence[str | None], kept: Sequence[bool]) -> list[str | None]:
-    return [pick if keep else None for pick, keep in zip(picks, kept)]
+REMEMBERED_GUESSES = ("rememberer, exams: any statement its parameters allow",
+                      "rememberer, exams: the smallest reading its parameters allow")
+"""A student who attends every lecture and keeps each protocol's rule as the latest lecture stated it, but never opens
+an article (``remembered_guesses``): on an exam it strikes out the statements whose value no reading of the protocol's
+family could give under the protocol's parameter, then takes one of those left, drawn by the question's text (a
+checksum, so not by its letter), or the one implying the smallest reading (readings are mostly small numbers)."""
+_TAUGHT = re.compile(r"the (\w+) value of an article, take (the .+?) and add (\d+)\.")
+
+
+def remembered_guesses(texts: Sequence[str]) -> dict[str, list[str | None]]:
+    """Each strategy of ``REMEMBERED_GUESSES``'s letter for each of ``texts`` (every task's instruction in release
+    order: the lectures teach, the exams are asked); None but on an exam's statements."""
+    readings = {family.reading: key for key, family in FAMILIES.items()}
+    rules: dict[str, tuple[str, int]] = {}
+    drawn: list[str | None] = []
+    smallest: list[str | None] = []
+    for text in texts:
+        for protocol, reading, k in _TAUGHT.findall(text):
+            if reading in readings:
+                rules[protocol] = (readings[reading], int(k))
+        allowed: list[tuple[int, str]] = []
+        for letter, protocol, _, _, value in _STATEMENT.findall(text):
+            family, k = rules.get(protocol, (None, 0))
+            implied = FAMILIES[family].unapply(int(value), k) if family is not None else 0
+            if implied is not None:
+                allowed.append((implied, letter))
+        drawn.append(allowed[zlib.crc32(text.encode()) % len(allowed)][1] if allowed else None)
+        smallest.append(min(allowed)[1] if allowed else None)
+    return dict(zip(REMEMBERED_GUESSES, (drawn, smallest)))
 
 
 def claims(question: str) -> list[tuple[str, str, str, str, int]]:
-    """``(letter, protocol, article id, book, value)`` for each option of ``question`` that says what a protocol gives
-    for an article: an exam's statements, or a question asking one protocol's value of one article."""
-    stated = _STATEMENT.findall(question)
-    if stated:
-        return [(letter, protocol, article, book, int(value)) for letter, protocol, article, book, value in stated]
-    asked = _ASKED.search(question)
-    if asked is None:
-        return []
-    protocol, article, book = asked.groups()
-    return [(letter, protocol, article, book, int(value)) for letter, value in _VALUE_OPTION.findall(question)]
+    """``(letter, protocol, article id, book, value)`` for each exam statement of ``question``."""
+    return [(letter, protocol, article, book, int(value)) for letter, protocol, article, book, value in _STATEMENT.findall(question)]
 
 
 def pooled_picks(questions: Sequence[str], article: Reader, *, most: bool = False) -> list[str | None]:

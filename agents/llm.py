@@ -45,7 +45,8 @@ the world what you will need later (your calendar holds your commitments): every
 a fresh conversation.
 
 Call exactly one function per reply: a tool; `answer` with the letter of your choice, for a \
-multiple-choice question; or `finish`, once everything the task asks is done. Each result says \
+multiple-choice question, or with the answer itself when a question asks for a number or words; or \
+`finish`, once everything the task asks is done. Each result says \
 what happened. Walking takes the minutes of the path walked, any other call one minute, and a \
 call that fails changes nothing and takes no time."""
 """The system prompt's opening in tools mode, in place of the task's text-protocol manual and tool
@@ -287,9 +288,10 @@ def call_as_text(name: str, arguments: dict[str, Any]) -> str | None:
     if name == "finish" and not arguments:
         return "<action>Action: finish()</action>"
     if name == "answer":
-        letter = arguments.get("letter", arguments.get("answer"))
-        if isinstance(letter, str) and re.fullmatch(r"[A-Za-z]", letter.strip()):
-            return f"<action>Answer: {letter.strip()}</action>"
+        given = arguments.get("letter", arguments.get("answer"))
+        words = str(given).strip() if isinstance(given, (str, int, float)) and not isinstance(given, bool) else ""
+        if len(arguments) == 1 and words and "<" not in words:  # a letter, or an answer in words (read as such)
+            return f"<action>Answer: {words}</action>"
         return None
     if not all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key) for key in arguments):
         return None

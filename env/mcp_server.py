@@ -42,8 +42,9 @@ You are a student living through a university term on a simulated campus. Tasks 
 time; each is a fresh conversation. Call `observe` to read the current task (its messages, the
 simulated time and the tools it allows). Act with the campus tools; every call takes simulated
 time and is recorded. Answer a multiple-choice question with `answer` (one letter); a question
-about your own past takes `answer` in words or typed (a number, a day, an id, a list, yes/no as
-true/false, or "no record"), and a check-in's questions a list with one answer each. Call
+asking for a number (a protocol's value) takes `answer` with the number, and one about your own
+past `answer` in words or typed (a number, a day, an id, a list, yes/no as true/false, or "no
+record"), and a check-in's questions a list with one answer each. Call
 `finish` when a task is done. Nothing you learn is kept for you between tasks: write what you
 will need later into the campus itself (your calendar, for instance)."""
 
@@ -63,7 +64,7 @@ SESSION_TOOLS: list[dict[str, Any]] = [
         "name": "answer",
         "title": "Answer the question",
         "description": "Answer the current task's question; this ends the task. A multiple-choice question takes "
-        "letter. A question about your own past takes answer: a number, a day such as \"Week 2, Monday\", an id "
+        "letter. A question asking for a number (a protocol's value) takes answer: the number. A question about your own past takes answer: a number, a day such as \"Week 2, Monday\", an id "
         "exactly as written, a list of items, true or false for yes or no, or \"no record\" when you have none. A "
         "check-in asking several questions takes answer as a list with one answer per question, in their order "
         "(or as text, one numbered line each).",

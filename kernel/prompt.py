@@ -21,7 +21,8 @@ How to reply:
 3. Start a tool call with "Action: ", for example
    <action>Action: geography.get_current_location()</action>
    Arguments are keyword arguments with quoted text, and may span several lines.
-4. To answer a multiple-choice question, reply <action>Answer: B</action> with the letter.
+4. To answer a multiple-choice question, reply <action>Answer: B</action> with the letter;
+   a question that asks for a number or words takes the answer itself, like <action>Answer: 42</action>.
 5. When everything the task asks is done, reply <action>Action: finish()</action>.
 
 Each tool result tells you what happened. Walking takes the minutes of the path you walk; \

@@ -11,7 +11,8 @@ success per scenario and the headline metrics. Over all seeds it checks:
   (Clopper-Pearson) 95 % interval lies wholly above chance + margin; the same for the options-only rules of
   thumb (``agents.adversarial.option_guesses``: a value by its rank, an item stated twice), each scored on the
   questions it has something to go on in; and for the strategies that pool the long-term questions as they are
-  asked (``agents.adversarial.POOLED_GUESSES``: the reading poolers and the exams' name counters, least and most);
+  asked (``agents.adversarial.POOLED_GUESSES``: the reading poolers and the exams' name counters, least and most), and
+  for a student who keeps every lecture's rule but reads no article (``REMEMBERED_GUESSES``, on the exams);
 - **question-only**: the same for the memory probes a question lets a student with no memory guess at
   (``agents.readers.guess``), drawn every week over the oracle's log: yes or no (chance 1/2), which of three
   seats (1/3) and the order of a few buildings (each pair of them in the right order: 1/2);
@@ -42,7 +43,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from campus.agents import make_agent
-from campus.agents.adversarial import OPTION_GUESSES, POOLED_GUESSES, option_guesses, pooled_guesses
+from campus.agents.adversarial import (OPTION_GUESSES, POOLED_GUESSES, REMEMBERED_GUESSES, option_guesses, pooled_guesses,
+                                       remembered_guesses)
 from campus.agents.readers import guess
 from campus.kernel.store import open_store
 from campus.lab.probing import log_prefix, probe_points
@@ -115,7 +117,7 @@ def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = T
     asked = [task for task in term.tasks if task.flags.long_term and not task.flags.delivery_only and task.solution
              and task.solution[-1].startswith("answer:") and _OPTION.search(task.instruction)]
     questions = {task.id: 1 / len(_OPTION.findall(task.instruction)) for task in asked}
-    result.guesses |= _option_guesses(asked, questions) | _pooled_guesses(world, asked, questions)
+    result.guesses |= _option_guesses(asked, questions) | _pooled_guesses(world, term, asked, questions)
     for name in AGENTS + (DISRUPTION_CONTROLS if solvable else ()) + ((*BUSY_CONTROLS, *LEARNERS) if busy else ()):
         store = open_store(None)
         run = start_run(store, RunSpec(world=world_source, seed=seed, scale=scale, agent=name, disruptions=disruptions,
@@ -170,14 +172,18 @@ def _option_guesses(asked: Sequence[Task], chance: dict[str, float]) -> dict[str
     return {name: (int(right), int(n), summed) for name, (right, n, summed) in counts.items()}
 
 
-def _pooled_guesses(world: WorldIndex, asked: Sequence[Task],
+def _pooled_guesses(world: WorldIndex, term: Term, asked: Sequence[Task],
                     chance: dict[str, float]) -> dict[str, tuple[int, int, float]]:
-    """``(right, asked, chance summed)`` of each strategy of ``POOLED_GUESSES`` over the questions ``asked`` (in release
-    order, as ``term.tasks`` holds them) it picks an option in."""
+    """``(right, asked, chance summed)`` of each strategy of ``POOLED_GUESSES`` and ``REMEMBERED_GUESSES`` over the
+    questions ``asked`` (in release order, as ``term.tasks`` holds them) it picks an option in."""
     library = {(a.book, a.id): a for text in world.world.texts for a in book_articles(text)}
     picks = pooled_guesses([task.instruction for task in asked], lambda book, article: library.get((book, article)))
+    remembered = remembered_guesses([task.instruction for task in term.tasks])
+    ids = {task.id for task in asked}
+    picks |= {name: [pick for pick, task in zip(letters, term.tasks) if task.id in ids]
+              for name, letters in remembered.items()}
     out: dict[str, tuple[int, int, float]] = {}
-    for name in POOLED_GUESSES:
+    for name in (*POOLED_GUESSES, *REMEMBERED_GUESSES):
         scored = [(picked, task) for picked, task in zip(picks[name], asked) if picked is not None]
         out[name] = (sum(picked == _answer(task) for picked, task in scored), len(scored),
                      sum(chance[task.id] for _, task in scored))
@@ -321,7 +327,7 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
                 violations.append(f"seed {r.seed}: {name} judged otherwise than it must on {len(wrong)} busy-day "
                                   f"checkpoint(s), e.g. {wrong[0]}")
     guessing: dict[str, dict[str, float]] = {}
-    for name in (*GUESSERS, *OPTION_GUESSES, *POOLED_GUESSES, *PROBE_GUESSES):
+    for name in (*GUESSERS, *OPTION_GUESSES, *POOLED_GUESSES, *REMEMBERED_GUESSES, *PROBE_GUESSES):
         guesses = [r.guesses.get(name, (0, 0, 0.0)) for r in played]
         right, asked = sum(g[0] for g in guesses), sum(g[1] for g in guesses)
         chance = sum(g[2] for g in guesses) / asked if asked else 0.0

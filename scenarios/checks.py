@@ -10,7 +10,8 @@ also treats punctuation as a space, for text the task quoted: a subject with or 
 final period, a body without its last full stop, "Room (204)" written "Room 204", a title
 without its colon all match, while a changed word still does not):
 
-- ``answer`` ``{letter}``: the task ended with ``Answer: <letter>``.
+- ``answer`` ``{letter}``: the task ended with ``Answer: <letter>``; ``{value}`` (a task answered in words,
+  evaluator ``parts_in_words``): its answer states exactly one number, ``value`` (``2,031`` reads as ``2031``).
 - ``attended``: the student reached the required place by release + ``ARRIVAL_GRACE``.
 - ``email`` ``{to, subject, body}``: an email sent in this task to ``to`` (case ignored)
   whose ``loose(subject)`` equals and whose ``loose(body)`` contains ``loose(body)`` — so a
@@ -101,6 +102,10 @@ def all_parts(task: Task, state: Any, events: Sequence[Event]) -> Verdict:
     return Verdict(True, "; ".join(details), marks)
 
 
+evaluator("parts_in_words", answers="text")(all_parts)
+"""The same checks for a task whose question is answered in words (a number), not by a letter."""
+
+
 def _unused_bookings(truth: dict[str, Any], state: Any, events: Sequence[Event]) -> dict[str, int]:
     """A task whose booking is for right now (``use``: the library) wastes it if the student is elsewhere."""
     place = truth.get("use")
@@ -112,12 +117,28 @@ def _unused_bookings(truth: dict[str, Any], state: Any, events: Sequence[Event])
 
 @check("answer")
 def _answer(task: Task, state: Any, events: Sequence[Event], part: dict[str, Any]) -> Found:
+    """A letter (``letter``: a multiple-choice question) or a number stated alone (``value``: a question answered in
+    words, such as a protocol's value)."""
     for index in range(len(events) - 1, -1, -1):
         event = events[index]
         if isinstance(event, Answered):
-            given = event.answer.strip().upper()
-            return given == part["letter"], f"answered {given}", index
+            if "value" not in part:
+                given = event.answer.strip().upper()
+                return given == part["letter"], f"answered {given}", index
+            numbers = stated_numbers(event.answer)
+            if len(numbers) != 1:
+                return False, f"answered {len(numbers)} numbers, not one", index
+            return numbers[0] == str(part["value"]), f"answered {numbers[0]}", index
     return False, "no answer given", len(events)
+
+
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.]*\d)")
+
+
+def stated_numbers(text: str) -> list[str]:
+    """The numbers an answer states, as written (``2,031`` read as ``2031``; ``3.5`` is one number, not two)."""
+    return _NUMBER.findall(_THOUSANDS.sub("", text))
 
 
 @check("attended")

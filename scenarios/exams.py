@@ -18,16 +18,20 @@ ten questions per course, on the protocols introduced after the midterm as they 
 *anchor*: revised ones first, then the rest, cycling) and draws the other three i.i.d. from the protocols in force;
 only then is the true statement drawn among the four. A false statement gives its item's value under another
 parameter of the protocol's *lineup* (``protocols.Rule.lineup``: four parameters of its family, the old one among
-them when it was revised, the same in its lectures), so over an exam each protocol is stated under its four
-readings equally often.
-A revised anchor makes a question of two pairs instead: two items of revised protocols, each stated twice, one
-under its parameter and its old one (the true and the stale statement; the task's ``stale`` plan picks the
-latter), the other under its two other lineup parameters, a coin deciding which item is which.
+them when it was revised), one that the protocol's own parameter could also give from some reading where there is
+one (``Family.unapply``), so a student who knows the parameters but reads nothing strikes out almost none.
+A revised anchor names revised protocols only, and one false statement is the *stale* one: its item under its
+protocol's old parameter (the task's ``stale`` plan picks it); the other false statements avoid old parameters.
 
 Why so: the true statement used to be about a protocol spread evenly over the exam while the false ones named
 protocols at random, so a student who picked the statement naming the protocol named least so far scored 31 %
 (``agents.adversarial.named_picks``), and one who pooled which reading explains each statement and picked
-the rarest scored 29 % (``pooled_picks``); the term audit holds both, and their opposites, to chance.
+the rarest scored 29 % (``pooled_picks``); the term audit holds both, and their opposites, to chance. And a student
+who kept every lecture's rule but never read an article answered 57 % (44 % from the rules alone; the rest from the
+readings the lectures' options gave away): a revised protocol's questions were two pairs, the true and the stale
+statement about one item, told apart from the other pair by the protocol's old parameter (96 %), and a false value
+that no reading could give under the protocol's parameter (a reading below 1; not divisible by a multiplying
+protocol's factor) was struck out. The audit holds this student (``remembered_guesses``) to chance too.
 
 Every exam task is long-term (the protocols are only named) and counts toward ``exam``.
 The oracle reads the true statement's article and answers.
@@ -44,7 +48,7 @@ from campus.kernel.clock import MINUTES_PER_DAY, clock_label, date_label
 from campus.kernel.schedule import Trigger
 from campus.scenarios.context import TermContext
 from campus.scenarios.lectures import Meeting, Syllabus, book_times, class_meetings, class_span, midterm_week, numbered
-from campus.scenarios.protocols import LETTERS, Choice, Cited, Rule, Shelf, lay_out
+from campus.scenarios.protocols import FAMILIES, LETTERS, Choice, Cited, Rule, Shelf, lay_out
 from campus.scenarios.task import Flags, Task
 from campus.scenarios.timeline import SLACK, WEEK, slots
 
@@ -79,29 +83,47 @@ def compose(rng: random.Random, shelf: Shelf, pool: Sequence[Rule], anchor: Rule
     """One composite question naming ``anchor``; returns it, the article to read and the true statement's protocol.
 
     The items are chosen first and the true one is drawn among them after, so which statement is true does not
-    depend on the protocols a question names. A revised anchor makes a question of two pairs: two items of revised
-    protocols, each stated twice, one under its parameter and its old one (the true and the stale statement), the
-    other under the two other parameters of its lineup; a coin says which item is which. Two false statements about
-    one protocol never share a parameter: the readings a question states of a protocol are then a uniform draw of
-    its four, the true one among them exactly when the true statement is about that protocol (drawn with
-    replacement, a reading stated twice in a question was sure to be false)."""
-    if anchor.old_k is not None:
-        items = _items(rng, shelf, [anchor, rng.choice([rule for rule in pool if rule.old_k is not None])])
-        rng.shuffle(items)
-        (rule, article), (other_rule, other) = items
-        assert rule.old_k is not None
-        right = statement(rule, article, rule.value(article))
-        stale = statement(rule, article, rule.value_under(rule.old_k, article))
-        decoys = [statement(other_rule, other, other_rule.value_under(k, other))
-                  for k in other_rule.lineup if k not in (other_rule.k, other_rule.old_k)]
-        return lay_out(rng, right, [stale, *decoys], stale), article, rule
+    depend on the protocols a question names. A false statement gives its item's value under another parameter of
+    the protocol's lineup, never one stated of the protocol already in the question, and one its protocol's parameter
+    allows where there is one (``Family.unapply``: a reading the family could take), so a student who knows the
+    parameters but reads nothing cannot strike it out. A revised anchor makes every item one of a revised protocol and
+    one false statement the *stale* one: its item under the protocol's old parameter, the statement a student who
+    missed the revisions takes for the true one (the other false statements then avoid old parameters)."""
+    revised = anchor.old_k is not None
+    pool = [rule for rule in pool if rule.old_k is not None] if revised else pool
     items = _items(rng, shelf, [anchor, *(rng.choice(pool) for _ in range(len(LETTERS) - 1))])
     truth = rng.randrange(len(items))
-    spare = {rule.name: rng.sample([k for k in rule.lineup if k != rule.k], len(LETTERS) - 1) for rule, _ in items}
-    wrong = [statement(rule, cited, rule.value_under(spare[rule.name].pop(), cited))
-             for i, (rule, cited) in enumerate(items) if i != truth]
+    stale = _stale_item(rng, items, truth) if revised else None
+    stated: dict[str, set[int]] = {rule.name: {rule.k} | ({rule.old_k} if revised and rule.old_k is not None else set())
+                                   for rule, _ in items}
+    statements = []
+    for i, (rule, cited) in enumerate(items):
+        k = rule.k if i == truth else rule.old_k if i == stale else _false_parameter(rng, rule, cited, stated[rule.name])
+        assert k is not None
+        stated[rule.name].add(k)
+        statements.append(statement(rule, cited, rule.value_under(k, cited)))
+    wrong = [text for i, text in enumerate(statements) if i != truth]
     rule, article = items[truth]
-    return lay_out(rng, statement(rule, article, rule.value(article)), wrong), article, rule
+    return lay_out(rng, statements[truth], wrong, None if stale is None else statements[stale]), article, rule
+
+
+def _stale_item(rng: random.Random, items: Sequence[tuple[Rule, Cited]], truth: int) -> int:
+    """Which false statement gives its item under the protocol's old parameter: one whose value ``k`` allows too."""
+    others = [i for i in range(len(items)) if i != truth]
+    allowed = [i for i in others if _allows(items[i][0], items[i][1], items[i][0].old_k)]
+    return rng.choice(allowed or others)
+
+
+def _allows(rule: Rule, article: Cited, k: int | None) -> bool:
+    """Whether a student who knows only ``rule.k`` could take the value under ``k`` for true (``Family.unapply``)."""
+    return k is not None and FAMILIES[rule.family].unapply(rule.value_under(k, article), rule.k) is not None
+
+
+def _false_parameter(rng: random.Random, rule: Rule, article: Cited, stated: set[int]) -> int:
+    """A lineup parameter not in ``stated``: one under which a student who knows only ``rule.k`` could take the stated
+    value for true (``Family.unapply``), where there is one."""
+    spare = [k for k in rule.lineup if k not in stated]
+    return rng.choice([k for k in spare if _allows(rule, article, k)] or spare)
 
 
 def _items(rng: random.Random, shelf: Shelf, rules: Sequence[Rule]) -> list[tuple[Rule, Cited]]:

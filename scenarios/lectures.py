@@ -25,9 +25,10 @@ without a textbook (``text.course == section.name``) gets no tasks.
 
 **What a session teaches** (``scenarios.protocols``): a made-up protocol that turns something
 printed in an article into a number, and a citation of that article (book, chapter, section,
-id). The question asks for the protocol's value of the article, so the student must read the
-article with ``bibliography.view_article`` and apply the lecture's rule; every answer is
-computed. The kinds of question:
+id). The question asks for the protocol's value of the article and takes the number alone (no
+options: evaluator ``parts_in_words``), so the student must read the article with
+``bibliography.view_article`` and apply the lecture's rule; every answer is computed. The kinds
+of question:
 
 - *teach*: a new protocol, defined in the lecture, applied to the cited article;
 - *revise*: the lecture changes the parameter of a protocol taught on an earlier day ("from
@@ -46,8 +47,8 @@ carry an ``attended`` mark. Every task is self-motivated. The ground truth also 
 agent never sees ground truth.
 
 **Stale variant**: every review of a revised protocol carries a ``stale`` plan that answers
-with the value under the replaced parameter (always one of the options); a student who
-missed the revision fails exactly those tasks.
+with the value under the replaced parameter; a student who missed the revision fails exactly
+those tasks.
 
 **Timing**: a session's first task is released 45 minutes before the start (later when the
 time before it is taken, e.g. by the previous class), later questions are spread over the
@@ -70,7 +71,7 @@ from msgspec.structs import replace
 from campus.kernel.clock import DAYS, MINUTES_PER_DAY, clock_label, date_label
 from campus.kernel.schedule import Trigger
 from campus.scenarios.context import TermContext
-from campus.scenarios.protocols import FAMILIES, Cited, Choice, Rule, Shelf, invent_name, new_rule, revised, value_question
+from campus.scenarios.protocols import FAMILIES, Cited, Rule, Shelf, invent_name, new_rule, revised
 from campus.scenarios.task import Flags, Task
 from campus.scenarios.timeline import SLACK, WEEK, Overlap, Timeline, at
 from campus.world.graph import distances
@@ -210,12 +211,11 @@ def _clock(text: str) -> int:
 
 @dataclass(frozen=True)
 class Lesson:
-    """One planned question: its kind, the rule in force, the article, the options."""
+    """One planned question: its kind, the rule in force, the article."""
 
     kind: str
     rule: Rule
     article: Cited
-    choice: Choice
     release: int
     meeting: Meeting
     first: bool
@@ -355,8 +355,7 @@ def _used(plan: _Plan, shelf: Shelf) -> set[str]:
 
 def _lesson(plan: _Plan, session: Session, j: int, kind: str, rule: Rule, article: Cited) -> Lesson:
     plan.used.add((article.book, article.id))
-    choice = value_question(plan.rng, rule, article)
-    return Lesson(kind=kind, rule=rule, article=article, choice=choice, release=session.releases[j],
+    return Lesson(kind=kind, rule=rule, article=article, release=session.releases[j],
                   meeting=session.meeting, first=j == 0)
 
 
@@ -371,7 +370,7 @@ def lesson_text(lesson: Lesson, where: str, exams: bool) -> str:
     """The instruction: the lecture (first task of a session) or a further question."""
     rule, article = lesson.rule, lesson.article
     later = " and the exams" if exams else ""
-    question = f"What is the {rule.name} value of {article.short()}?\n{lesson.choice.text()}\nReply with the letter of the correct option."
+    question = f"What is the {rule.name} value of {article.short()}? Reply with the number alone."
     reading = (
         f"Reading for today: {article.citation()}. This lecture refers to the article but does not reproduce it; "
         "open it with the bibliography tools."
@@ -389,7 +388,7 @@ def lesson_text(lesson: Lesson, where: str, exams: bool) -> str:
     if lesson.kind == "revise":
         protocol = (
             f"A change to the {rule.name} Protocol, first taught on {_taught_on(rule)}: from today, to find the {rule.name} "
-            f"value of an article, {rule.definition()}. The {FAMILIES[rule.family].parameter} used to be {rule.old_k}; from "
+            f"value of an article, {rule.definition()}. The amount added used to be {rule.old_k}; from "
             f"this session on it is {rule.k}, in every later session{later}."
         )
     else:
@@ -406,18 +405,18 @@ def lesson_text(lesson: Lesson, where: str, exams: bool) -> str:
 def lesson_task(scenario: str, lesson: Lesson, text: str) -> Task:
     """The task of one lesson (numbered later, in release order)."""
     building = lesson.meeting.building
-    parts = ([{"check": "attended"}] if lesson.first else []) + [{"check": "answer", "letter": lesson.choice.letter}]
-    plan = (f"goto:{building}", lesson.article.lookup())
-    stale = None
-    if lesson.kind == "review" and lesson.choice.stale_letter is not None:
-        stale = (*plan, f"answer:{lesson.choice.stale_letter}")
+    rule, article = lesson.rule, lesson.article
+    parts = ([{"check": "attended"}] if lesson.first else []) + [{"check": "answer", "value": rule.value(article)}]
+    plan = (f"goto:{building}", article.lookup())
+    stale_value = rule.stale_value(article)
+    stale = (*plan, f"answer:{stale_value}") if lesson.kind == "review" and stale_value is not None else None
     return Task(
         id="", scenario=scenario, phase=PHASE, release=lesson.release, instruction=text, systems=SYSTEMS,
-        evaluator="parts", ground_truth={"parts": parts, "ordered": False, "item": _item(lesson)},
+        evaluator="parts_in_words", ground_truth={"parts": parts, "ordered": False, "item": _item(lesson)},
         required_place=building, starts=lesson.meeting.start if lesson.first else None,
         flags=Flags(long_term=lesson.kind == "review", self_motivated=True,
                     counts_toward="class" if lesson.first else "", commitment=lesson.first),
-        solution=(*plan, f"answer:{lesson.choice.letter}"), stale=stale,
+        solution=(*plan, f"answer:{rule.value(article)}"), stale=stale,
     )
 
 

@@ -6,7 +6,7 @@ article, so the student needs both the lecture and the article (``bibliography.v
 
 Every protocol belongs to a *family*: which quantity stated in the article's body it reads (the
 first number written in digits, the last one, the largest one, or the first year named) and how
-it combines that reading with the protocol's parameter ``k`` (add or multiply). Nothing is read
+it adds the protocol's parameter ``k`` to that reading. Nothing is read
 from the title: the student has to read what the article says. An article is *eligible* for a
 family when the reading is unambiguous (a body whose first token with a digit is ``3.5`` or
 ``3x^2`` has no clean first number); a family is used for a book only when enough of the book's
@@ -17,16 +17,17 @@ A protocol may be *revised* once ("from today add 5, not 3"): a ``Rule`` is one 
 protocol, and a revised rule remembers the parameter it replaced (``old_k``), which is the
 answer of a student who missed the revision.
 
-**Options** (``value_question``): every question about a protocol, in a lecture, a review or an exam,
-states its values under the same four parameters of its family, its *lineup* (``Rule.lineup``, drawn when
-the protocol is first taught: its parameter, the one a revision will bring, and others), so the right value
-and, after a revision, the stale one are among four values of one reading. A student who reads the article but
-forgot the protocol sees four equally protocol-like numbers; one who sees only the options sees a reading plus
-four parameters; and one who pools the questions about a protocol sees the same four readings every time.
-Before the lineups the wrong options were what other taught protocols gave for the article: the right reading was
-then the only one in every question about the protocol, and a student who picked the option whose reading had
-recurred most over the protocol's questions so far was right on a third of the reviews (``agents.adversarial``'s
-``pooled_picks``, the audit's reading pooler on reviews).
+**Answers**: a lecture's or a review's question asks for a protocol's value of an article and takes the number
+alone (no options), so it needs both the protocol's parameter (from the lecture) and the article's reading (from the
+bibliography). While those questions offered the article's values under the protocol's four *lineup* parameters
+(``Rule.lineup``), a student who remembered each parameter but never opened an article read the answer off the
+options (the parameter's rank among the four is the value's rank): 89-91 % of lecture questions and 90 % of reviews
+on seeds 6-20; and the reading a value question's options revealed carried over to the exams.
+
+**Lineups** still shape the exams' false statements (``exams.compose``): the four parameters of its family every
+statement about a protocol is made under, drawn when it is first taught (its parameter, the one a revision will
+bring, and others), so a student who pools the statements about a protocol sees each parameter as often as the
+others.
 """
 
 from __future__ import annotations
@@ -120,34 +121,34 @@ class Family:
     reading: str
     """What the rule reads, as the lecture says it."""
     measure: Callable[[Cited], int | None]
-    multiply: bool
     params: tuple[int, ...]
 
-    def apply(self, base: int, k: int, *, multiply: bool | None = None) -> int:
-        product = self.multiply if multiply is None else multiply
-        return base * k if product else base + k
+    def apply(self, base: int, k: int) -> int:
+        return base + k
 
-    @property
-    def parameter(self) -> str:
-        """What the lecture calls ``k``."""
-        return "factor" if self.multiply else "amount added"
+    def unapply(self, value: int, k: int) -> int | None:
+        """The reading that gives ``value`` under ``k``, if the family could read it from an article (what a student
+        who knows the parameter but not the article can check of a stated value)."""
+        base = value - k
+        if not 0 < base < 10**6 or (self.measure is first_year and not 1000 <= base <= 2099):
+            return None
+        return base
 
     def definition(self, k: int) -> str:
-        how = f"multiply it by {k}" if self.multiply else f"add {k}"
-        return f"take {self.reading} and {how}"
+        return f"take {self.reading} and add {k}"
 
 
 FAMILIES: dict[str, Family] = {
     family.key: family
     for family in (
         Family("first_number", "the first number the article's body text writes in digits (not its title or id)",
-               first_number, False, (3, 4, 5, 6, 7, 8, 9, 12)),
+               first_number, (3, 4, 5, 6, 7, 8, 9, 12)),
         Family("last_number", "the last number the article's body text writes in digits (not its title or id)",
-               last_number, True, (2, 3, 4, 5)),
+               last_number, (2, 3, 4, 5, 6, 7, 8, 10)),
         Family("largest_number", "the largest of the numbers the article's body text writes in digits",
-               largest_number, False, (2, 3, 4, 5, 6, 7, 8, 9, 11)),
+               largest_number, (2, 3, 4, 5, 6, 7, 8, 9, 11)),
         Family("first_year", "the first year the article's body text names (a number written with four digits, "
-               "from 1000 to 2099)", first_year, False, (2, 3, 4, 5, 6, 7, 8, 9)),
+               "from 1000 to 2099)", first_year, (2, 3, 4, 5, 6, 7, 8, 9)),
     )
 }
 
@@ -284,14 +285,6 @@ def lay_out(rng: random.Random, right: str, wrong: Sequence[str], stale: str | N
     letter = LETTERS[options.index(right)]
     stale_letter = LETTERS[options.index(stale)] if stale is not None else None
     return Choice(options=tuple(options), letter=letter, stale_letter=stale_letter)
-
-
-def value_question(rng: random.Random, rule: Rule, article: Cited) -> Choice:
-    """Options for "what is the value of this article": the article's values under the protocol's lineup, the
-    right one under its parameter and, for a revised rule, the stale one under its old parameter among them."""
-    right, stale = rule.value(article), rule.stale_value(article)
-    wrong = [value for k in rule.lineup if (value := rule.value_under(k, article)) != right]
-    return lay_out(rng, str(right), [str(value) for value in wrong], None if stale is None else str(stale))
 
 
 _ONSETS = ("b", "d", "f", "g", "k", "l", "m", "n", "p", "r", "s", "t", "v", "z", "br", "dr", "gr", "kl", "pr", "st", "tr", "th")

@@ -8,7 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 from campus.agents.adversarial import (
-    OPTION_GUESSES, POOLED_GUESSES, claims, explanations, named_picks, option_guesses, pooled_picks,
+    OPTION_GUESSES, POOLED_GUESSES, REMEMBERED_GUESSES, claims, explanations, named_picks, option_guesses, pooled_picks,
+    remembered_guesses,
 )
 from campus.cli.main import app
 from campus.lab.audit import (
@@ -93,23 +94,23 @@ def test_the_reading_poolers_pick_the_statement_explained_least_and_most_often_s
     assert pooled_picks([first, second, "no statement here"], read, most=True) == ["A", "A", None]
 
 
-def test_the_reading_poolers_read_a_question_about_one_protocols_value_too() -> None:
-    """A review names one protocol and one article and offers bare values: each is a claim about that protocol; the
-    commonest pooler picks the value whose reading the protocol's earlier questions showed."""
-    articles = {("Book", "art_a"): _article("art_a", "Room 5 holds 12 seats."),
-                ("Book", "art_b"): _article("art_b", "Hall 40 has 2 doors.")}
-    first = ("What is the Tovar value of article art_a of 'Book'?\nA) 8\nB) 10\nC) 24\nD) 17\n"
-             "Reply with the letter of the correct option.")  # the first number 5 plus 3 or 5, the last 12 times 2, ...
-    second = "What is the Tovar value of article art_b of 'Book'?\nA) 44\nB) 46\nC) 43\nD) 99"  # 40 plus 4, 6, 3; none
-    assert claims(first) == [("A", "Tovar", "art_a", "Book", 8), ("B", "Tovar", "art_a", "Book", 10),
-                             ("C", "Tovar", "art_a", "Book", 24), ("D", "Tovar", "art_a", "Book", 17)]
-    assert claims("A) 8\nB) 9") == [] and named_picks([first]) == [None]
-
-    def read(book: str, article: str) -> Cited | None:
-        return articles.get((book, article))
-
-    assert pooled_picks([first, second], read, most=True) == ["A", "C"]  # 43: the first number plus 3, as 8 was
-    assert pooled_picks([first, second], read) == ["A", "D"]  # 99: no reading of the article explains it
+def test_the_rememberers_strike_out_what_the_parameter_rules_out() -> None:
+    """A rule is kept as the latest lecture stated it; a statement whose value the parameter could not give (a reading
+    below 1, a year out of range) is struck out; one of those left is drawn by the text, the other takes the smallest
+    reading; an exam naming a protocol never taught keeps its statement."""
+    taught = ("New protocol: the Tovar Protocol. To find the Tovar value of an article, take the first number the "
+              "article's body text writes in digits (not its title or id) and add 9. Keep it.")
+    revised = ("A change to the Tovar Protocol, first taught on Week 1, Monday: from today, to find the Tovar value of an "
+               "article, take the first number the article's body text writes in digits (not its title or id) and add 4. "
+               "The amount added used to be 9.")
+    exam = ("A) Applying the Tovar Protocol to article art_a of 'Book' gives 4.\n"  # a reading of -5 under 9, 0 under 4: struck
+            "B) Applying the Tovar Protocol to article art_b of 'Book' gives 30.\n"  # 21, then 26
+            "C) Applying the Tovar Protocol to article art_c of 'Book' gives 12.\n"  # 3, then 8
+            "D) Applying the Tovar Protocol to article art_d of 'Book' gives 7.")  # -2 (struck), then 3
+    picks = remembered_guesses([taught, exam, revised, exam, "D) Applying the Mesk Protocol to article art_e of 'Book' gives 1."])
+    drawn, smallest = (picks[name] for name in REMEMBERED_GUESSES)
+    assert smallest == [None, "C", None, "D", "D"]
+    assert drawn[0] is None and drawn[1] in "BC" and drawn[3] in "BCD" and drawn[4] == "D"
 
 
 def test_the_name_counters_pick_the_protocol_named_least_and_most_so_far() -> None:
@@ -173,16 +174,20 @@ def test_each_disruption_control_that_passes_what_it_must_fail_is_a_violation() 
 
 
 def test_the_command_audits_two_small_seeds_in_process() -> None:
-    """Seeds 0 and 3: at scale 0.1 ``stateless`` earns LTRR only by guessing the letters of eight final questions,
-    so on some seeds it earns none and ties ``noop`` (seeds 1 and 2 on the terms with exam lineups), which the audit
-    rightly reports; on the full term it answers hundreds and the order is strict on every audited seed."""
-    done = CliRunner().invoke(app, ["term", "audit", "--seeds", "0,3", "--scale", "0.1", "--workers", "1", "--json"])
+    """Seeds 1 and 3: at scale 0.1 ``stateless`` earns LTRR only by guessing the letters of a few exam questions (a
+    lecture's question takes the number), so on many seeds it ties ``noop`` or ``diligent`` (0, 4, 5, 6, 8 and 9 of the
+    first ten), which the audit rightly reports; on the full term it guesses at 160 and the order is strict on every
+    audited seed."""
+    done = CliRunner().invoke(app, ["term", "audit", "--seeds", "1,3", "--scale", "0.1", "--workers", "1", "--json"])
     summary = json.loads(done.stdout)
-    assert summary["seeds"] == [0, 3] and summary["failed_seeds"] == []
+    assert summary["seeds"] == [1, 3] and summary["failed_seeds"] == []
     assert all(row["oracle"] == 1.0 and row["dawdler"] >= 0.9 for row in summary["success"].values())
     assert summary["lateness"]["oracle"] == 0 and summary["guessing"]["testwise"]["questions"] > 0
     # no yes/no probe at this scale: too few emails of one form (the full term's are audited in the test above)
-    assert all(summary["guessing"][name]["questions"] > 0 for name in (*OPTION_GUESSES, *POOLED_GUESSES, *PROBE_GUESSES[1:]))
+    stated_twice = "options: an item stated twice"  # no question states an item twice any more
+    assert all(summary["guessing"][name]["questions"] > 0 for name in (*OPTION_GUESSES, *POOLED_GUESSES, *REMEMBERED_GUESSES,
+                                                                        *PROBE_GUESSES[1:]) if name != stated_twice)
+    assert summary["guessing"][stated_twice]["questions"] == 0
     assert summary["disruptions"]["oracle"]["impossible"][0] == summary["disruptions"]["oracle"]["impossible"][1] > 0
     # one busy day at this scale: no pair of days for a checkpoint to recur over, so nothing to hold the learners to
     assert summary["busy_days"]["learner_recurrence"] is None and summary["busy_days"]["forgetful_recurrence"] is None

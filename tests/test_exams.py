@@ -90,32 +90,50 @@ def test_exactly_one_statement_is_true_and_it_is_the_answer(term: tuple[lectures
         assert true == [task.ground_truth["parts"][-1]["letter"]], task.id
 
 
-def test_a_stale_question_is_two_pairs_of_a_revised_protocol(term: tuple[lectures.Taught, list[Task]]) -> None:
-    """A question with a stale plan states two items of revised protocols twice each: the true item under its
-    parameter and its old one, the other under two parameters that are neither, so a student who sees only the
-    statements cannot pick the true item out. Every other question states four items once each."""
+def test_a_stale_question_states_four_items_of_revised_protocols(term: tuple[lectures.Taught, list[Task]]) -> None:
+    """Every question states four items once each. One with a stale plan names only revised protocols, and exactly one
+    of its false statements (the stale letter's) is true under the old parameters: a student who missed the revisions
+    picks it, and one who knows the parameters cannot tell the item stated under an old one from the true item."""
     taught, tasks = term
     syllabi = {s.shelf.title: s for s in taught.syllabi}
-    paired = 0
+    staled = 0
     for task in tasks:
         item = task.ground_truth["item"]
         syllabus = syllabi[item["book"]]
         rules = {r.name: r for r in exams.in_force(syllabus.rules, task.release)}
         articles = {a.id: a for a in syllabus.shelf.articles}
         statements = STATEMENT.findall(task.instruction)
-        times = Counter((name, article) for _, name, article, _, _ in statements)
+        assert len(statements) == 4 and len({(name, article) for _, name, article, _, _ in statements}) == 4, task.id
         if task.stale is None:
-            assert set(times.values()) == {1}, task.id
             continue
-        paired += 1
-        assert item["old_k"] is not None
-        assert sorted(times.values()) == [2, 2] and times[(item["protocol"], item["article"])] == 2, task.id
-        (name, article), = (key for key in times if key != (item["protocol"], item["article"]))
-        rule = rules[name]
-        assert rule.old_k is not None
-        stated = {int(value) for _, n, a, _, value in statements if (n, a) == (name, article)}
-        assert not stated & {rule.value(articles[article]), rule.stale_value(articles[article])}, task.id
-    assert paired >= 10
+        staled += 1
+        assert all(rules[name].old_k is not None for _, name, _, _, _ in statements), task.id
+        under_old = [letter for letter, name, article, _, value in statements
+                     if rules[name].stale_value(articles[article]) == int(value)]
+        assert under_old == [task.stale[-1].removeprefix("answer:")] != [task.ground_truth["parts"][-1]["letter"]], task.id
+    assert staled >= 10
+
+
+def test_a_false_statement_is_one_its_protocols_parameter_allows(term: tuple[lectures.Taught, list[Task]]) -> None:
+    """A student who knows every parameter but reads nothing strikes out a statement only when the reading its value
+    implies is one no article could give (not a positive number, or a year out of range): 8 of this term's 480 false
+    statements, where drawing the false parameters and the stale item uniformly left 33; and when the last number was
+    multiplied, not added to, a value not divisible by the factor gave away 42 % of that family's false statements
+    (seeds 6-13)."""
+    taught, tasks = term
+    syllabi = {s.shelf.title: s for s in taught.syllabi}
+    false = struck = 0
+    for task in tasks:
+        syllabus = syllabi[task.ground_truth["item"]["book"]]
+        rules = {r.name: r for r in exams.in_force(syllabus.rules, task.release)}
+        letter = task.ground_truth["parts"][-1]["letter"]
+        for option, name, _, _, value in STATEMENT.findall(task.instruction):
+            rule = rules[name]
+            allowed = FAMILIES[rule.family].unapply(int(value), rule.k) is not None
+            assert allowed or option != letter, task.id
+            false += option != letter
+            struck += not allowed
+    assert struck < 0.05 * false, (struck, false)
 
 
 def test_false_statements_use_each_protocols_lineup(term: tuple[lectures.Taught, list[Task]]) -> None:

@@ -14,6 +14,8 @@ from campus.scenarios import lectures
 from campus.scenarios.context import TermContext
 from campus.scenarios.lectures import LEAD, class_span
 from campus.scenarios.protocols import FAMILIES, Shelf
+from campus.events import Answered
+from campus.scenarios.checks import CHECKS
 from campus.scenarios.task import Flags, Task
 from campus.scenarios.timeline import Overlap, at
 from tests.conftest import SHARED
@@ -167,29 +169,36 @@ def test_reviews_reach_back_at_least_a_week_and_only_name_the_protocol(taught: l
     assert sum(t.ground_truth["item"]["kind"] == "revise" for t in taught.tasks) >= 8 * 2
 
 
-def test_options_are_distinct_and_the_letter_varies(regulations: list[Task], taught: lectures.Taught) -> None:
-    tasks = questions(regulations) + taught.tasks
-    for task in tasks:
-        values = [v for _, v in OPTION.findall(task.instruction)]
-        assert len(values) == 4 and len(set(values)) == 4, task.id
-        letter = task.ground_truth["parts"][-1]["letter"]
-        assert dict(OPTION.findall(task.instruction))[letter] == str(task.ground_truth["item"]["value"])
-        assert f"Answer: {letter}" not in task.instruction
-    letters = Counter(t.ground_truth["parts"][-1]["letter"] for t in tasks if t.flags.long_term)
-    assert set(letters) == set("ABCD") and letters["A"] < 0.4 * sum(letters.values())
+def test_a_value_question_takes_the_number_alone(regulations: list[Task], taught: lectures.Taught) -> None:
+    """No options to read a value off: the question asks for the number, answered in words and judged on it."""
+    for task in questions(regulations) + taught.tasks:
+        value = task.ground_truth["item"]["value"]
+        assert task.instruction.endswith("Reply with the number alone.") and not OPTION.search(task.instruction), task.id
+        assert task.evaluator == "parts_in_words" and task.card().answers == "text"
+        assert task.ground_truth["parts"][-1] == {"check": "answer", "value": value}
+        assert task.solution[-1] == f"answer:{value}"
+
+
+def test_a_number_is_judged_as_stated(world: WorldIndex) -> None:
+    """The answer must state exactly one number, the value; thousands separators and words around it are fine."""
+    task = Task(id="q", scenario="s", phase="p", release=0, instruction="", systems=(), evaluator="parts_in_words",
+                ground_truth={"parts": [{"check": "answer", "value": 2031}]})
+    verdicts = {text: CHECKS["answer"](task, None, [Answered(task_id="q", answer=text)], task.ground_truth["parts"][0])[0]
+                for text in ("2031", " 2,031 ", "The value is 2031.", "2031 or 2035", "2030", "B", "20311", "2031.5",
+                             "art_3.2 gives 2031")}
+    assert verdicts == {"2031": True, " 2,031 ": True, "The value is 2031.": True, "2031 or 2035": False, "2030": False,
+                        "B": False, "20311": False, "2031.5": False, "art_3.2 gives 2031": True}
 
 
 def test_an_answer_is_computed_from_what_the_article_says(world: WorldIndex, taught: lectures.Taught) -> None:
     task = next(t for t in taught.tasks if "the last number the article's body text writes in digits" in t.instruction
                 and t.ground_truth["item"]["kind"] == "teach")
-    k = int(re.search(r"multiply it by (\d+)", task.instruction).group(1))
+    k = int(re.search(r"and add (\d+)\.", task.instruction).group(1))
     article_id, book = re.search(r"article (\S+) of '([^']+)'\?", task.instruction).groups()
     text = next(t for t in world.world.texts if t.title == book)
     article = next(a for c in text.chapters for s in c.sections for a in s.articles if a.id == article_id)
     last = [token for token in article.body.split() if any(char.isdigit() for char in token)][-1]
-    expected = int(last.strip(",.;:()")) * k
-    letter = dict((v, l) for l, v in OPTION.findall(task.instruction))[str(expected)]
-    assert task.ground_truth["parts"][-1] == {"check": "answer", "letter": letter}
+    assert task.ground_truth["parts"][-1] == {"check": "answer", "value": int(last.strip(",.;:()")) + k}
 
 
 def test_no_protocol_reads_the_title(world: WorldIndex, taught: lectures.Taught) -> None:

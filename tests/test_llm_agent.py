@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import msgspec
 import pytest
@@ -114,7 +115,9 @@ def test_a_function_call_written_as_text_reads_back_as_the_same_action(oracle_re
         arguments = json.loads(call["arguments"])
         written = call_as_text(call["name"], arguments)
         assert written is not None
-        assert parse_reply(written) == parse_structured(from_wire_name(call["name"]), arguments)
+        words = call["name"] == "answer" and not re.fullmatch(r"[A-Za-z]", arguments["letter"])  # a protocol's value
+        assert parse_reply(written, free_answer=words) == parse_structured(from_wire_name(call["name"]), arguments,
+                                                                           free_answer=words)
     tricky = {"body": 'He said "hi"\\n\ttabbed\nline two, {braces} (parens) \u00e9', "n": 3, "flag": True, "none": None,
               "items": [1, 2.5, "x"], "nested": {"a": [False]}}
     assert parse_reply(call_as_text("email__send_email", tricky)) == parse_structured("email.send_email", tricky)  # type: ignore[arg-type]

@@ -22,7 +22,7 @@ from campus.env.driver import TERM_OVER, Driver
 from campus.env.mcp_server import Play
 from campus.events import StructuredCall
 from campus.kernel.agent import AgentView
-from campus.kernel.parse import Answer, Call, Finish, parse_reply
+from campus.kernel.parse import Answer, Call, Finish, Invalid, parse_reply
 from campus.kernel.store import MemoryStore, SQLiteStore
 from campus.kernel.tools import wire_name
 from campus.replays.verify import verify
@@ -55,6 +55,8 @@ def serve(db: Path, *args: str, script: Session) -> Any:
 def as_mcp_call(reply: str) -> tuple[str, dict[str, Any]]:
     """An oracle text reply as the MCP tool call that says the same thing."""
     action = parse_reply(reply)
+    if isinstance(action, Invalid):  # not a letter: a protocol's value, answered in words
+        return "answer", {"answer": parse_reply(reply, free_answer=True).value}  # type: ignore[union-attr]
     if isinstance(action, Call):
         assert not action.positional, reply
         return wire_name(action.name), dict(action.args)

@@ -1,11 +1,10 @@
-"""Answer options do not give the answer away: memory-free solvers score at chance on review questions.
+"""Answer options do not give the answer away: memory-free solvers score at chance on the exams.
 
-Two test-side solvers attack every long-term (review) lecture question: one opens the cited
-article and picks the option most related to what the article says; one sees only the four
-numbers. Neither remembers a protocol, so each must score within chance + 5 points. The audit's
-options-only rules of thumb (``option_guesses``) are held to the same on every long-term question,
-exams included, and on the questions about a revised protocol alone (where the stale option made
-the right one stand out).
+A lecture's or a review's question takes the number alone, so only the exams offer options: four statements, each
+about its own article. Test-side solvers attack every exam question: some open the cited articles and pick the
+statement most related to what its article says, some see only the four values, one keeps every lecture's rule but
+reads nothing. Each must score within chance + 5 points. The audit's options-only rules of thumb (``option_guesses``)
+and pooling strategies are held to the same.
 """
 
 from __future__ import annotations
@@ -17,9 +16,9 @@ from functools import cache
 
 import pytest
 
-from campus.agents.adversarial import OPTION_GUESSES, POOLED_GUESSES, option_guesses, pooled_guesses, protocol_likeness
+from campus.agents.adversarial import (OPTION_GUESSES, POOLED_GUESSES, REMEMBERED_GUESSES, claims, option_guesses,
+                                       pooled_guesses, protocol_likeness, remembered_guesses)
 from campus.scenarios.exams import FINALS, MIDTERMS
-from campus.scenarios.lectures import COURSES, REGULATIONS
 from campus.scenarios.protocols import FAMILIES, LETTERS, Cited, book_articles
 from campus.scenarios.task import Task, Term
 from campus.scenarios.term import generate_term
@@ -30,7 +29,6 @@ from campus.world.model import World
 SEEDS = range(6)
 CHANCE = 1 / len(LETTERS)
 MARGIN = 0.05
-_OPTION = re.compile(r"^([A-D])\) (-?\d+)$", re.MULTILINE)
 _NUMBER = re.compile(r"\d+")
 
 
@@ -49,14 +47,15 @@ def _library() -> dict[tuple[str, str], Cited]:
     return {(a.book, a.id): a for text in _world().texts for a in book_articles(text)}
 
 
-def reviews(term: Term) -> Iterator[Task]:
+def exam_questions(term: Term) -> Iterator[Task]:
     for task in term.tasks:
-        if task.scenario in (REGULATIONS, COURSES) and task.flags.long_term:
+        if task.scenario in (MIDTERMS, FINALS):
             yield task
 
 
-def options(task: Task) -> list[tuple[str, int]]:
-    return [(m.group(1), int(m.group(2))) for m in _OPTION.finditer(task.instruction)]
+def options(task: Task) -> list[tuple[str, int, Cited]]:
+    """Each statement's letter, value and article."""
+    return [(letter, value, _library()[(book, article)]) for letter, _, article, book, value in claims(task.instruction)]
 
 
 def readings(article: Cited) -> set[int]:
@@ -71,53 +70,54 @@ def explanations(value: int, seen: set[int]) -> int:
     return sum((value - r) in range(1, 13) for r in seen) + sum(r > 0 and value % r == 0 and value // r in range(2, 13) for r in seen)
 
 
-def solve_testwise_likeness(task: Task, article: Cited) -> str:
-    seen = readings(article)
-    return max(options(task), key=lambda o: protocol_likeness(o[1], seen))[0]
+def solve_testwise_likeness(task: Task) -> str:
+    return max(options(task), key=lambda o: protocol_likeness(o[1], readings(o[2])))[0]
 
 
-def solve_testwise_families(task: Task, article: Cited) -> str:
+def solve_testwise_families(task: Task) -> str:
     """Only the families' own readings (what a protocol of this term can read) count."""
-    seen = {r for f in FAMILIES.values() if (r := f.measure(article)) is not None}
-    return max(options(task), key=lambda o: protocol_likeness(o[1], seen))[0]
+    return max(options(task), key=lambda o: protocol_likeness(o[1], {r for f in FAMILIES.values() if (r := f.measure(o[2]))}))[0]
 
 
-def solve_testwise_cluster(task: Task, article: Cited) -> str:
-    """A protocol-like option with the most options one or two away (a parameter off by one is a classic distractor)."""
-    seen = readings(article)
+def solve_testwise_cluster(task: Task) -> str:
+    """A protocol-like statement with the most values one or two away (a parameter off by one is a classic distractor)."""
     shown = options(task)
-    return max(shown, key=lambda o: (protocol_likeness(o[1], seen) > 0) + sum(1 <= abs(o[1] - v) <= 2 for _, v in shown))[0]
+    return max(shown, key=lambda o: (protocol_likeness(o[1], readings(o[2])) > 0) + sum(1 <= abs(o[1] - v) <= 2 for _, v, _ in shown))[0]
 
 
-def solve_testwise_count(task: Task, article: Cited) -> str:
-    seen = readings(article)
-    return max(options(task), key=lambda o: explanations(o[1], seen))[0]
+def solve_testwise_count(task: Task) -> str:
+    return max(options(task), key=lambda o: explanations(o[1], readings(o[2])))[0]
+
+
+def solve_testwise_common(task: Task) -> str:
+    """The statement whose article's readings are the smallest (small readings are the commonest)."""
+    return min(options(task), key=lambda o: min(readings(o[2]), default=0))[0]
 
 
 def _neighbours(value: int, others: Sequence[int]) -> int:
     return sum(1 for o in others if 1 <= abs(value - o) <= 2 or (o and value != o and value % o == 0))
 
 
-def options_neighbours(task: Task, article: Cited) -> str:
+def options_neighbours(task: Task) -> str:
     shown = options(task)
-    return max(shown, key=lambda o: _neighbours(o[1], [v for _, v in shown if v != o[1]]))[0]
+    return max(shown, key=lambda o: _neighbours(o[1], [v for _, v, _ in shown if v != o[1]]))[0]
 
 
-def options_middle(task: Task, article: Cited) -> str:
+def options_middle(task: Task) -> str:
     """The second smallest value: neither extreme."""
     return sorted(options(task), key=lambda o: o[1])[1][0]
 
 
-def options_closest(task: Task, article: Cited) -> str:
+def options_closest(task: Task) -> str:
     """The value with the smallest total distance to the others."""
     shown = options(task)
-    return min(shown, key=lambda o: sum(abs(o[1] - v) for _, v in shown))[0]
+    return min(shown, key=lambda o: sum(abs(o[1] - v) for _, v, _ in shown))[0]
 
 
-Solver = Callable[[Task, Cited], str]
+Solver = Callable[[Task], str]
 SOLVERS: dict[str, Solver] = {
     "testwise-likeness": solve_testwise_likeness, "testwise-families": solve_testwise_families, "testwise-count": solve_testwise_count,
-    "testwise-cluster": solve_testwise_cluster,
+    "testwise-cluster": solve_testwise_cluster, "testwise-common": solve_testwise_common,
     "optionsonly-neighbours": options_neighbours, "optionsonly-middle": options_middle,
     "optionsonly-closest": options_closest,
 }
@@ -134,17 +134,14 @@ def lower_bound(hits: int, n: int, z: float = 1.96) -> float:
 def accuracy(solver: Solver, seeds: Sequence[int]) -> tuple[int, int]:
     hits = n = 0
     for seed in seeds:
-        for task in reviews(_term(seed)):
-            item = task.ground_truth["item"]
-            article = _library()[(item["book"], item["article"])]
-            letter = next(p["letter"] for p in task.ground_truth["parts"] if p["check"] == "answer")
-            hits += solver(task, article) == letter
+        for task in exam_questions(_term(seed)):
+            hits += solver(task) == task.ground_truth["parts"][-1]["letter"]
             n += 1
     return hits, n
 
 
 @pytest.mark.parametrize("name", sorted(SOLVERS))
-def test_memory_free_solvers_score_at_chance_on_reviews(name: str) -> None:
+def test_memory_free_solvers_score_at_chance_on_exams(name: str) -> None:
     hits, n = accuracy(SOLVERS[name], SEEDS)
     assert n > 600
     assert lower_bound(hits, n) <= CHANCE + MARGIN, f"{name}: {hits}/{n} = {hits / n:.1%}"
@@ -152,60 +149,50 @@ def test_memory_free_solvers_score_at_chance_on_reviews(name: str) -> None:
 
 def long_term(term: Term) -> Iterator[Task]:
     for task in term.tasks:
-        if task.scenario in (REGULATIONS, COURSES, MIDTERMS, FINALS) and task.flags.long_term:
+        if task.flags.long_term:
             yield task
 
 
 @pytest.mark.parametrize("revised", [False, True], ids=["all", "revised"])
 @pytest.mark.parametrize("name", OPTION_GUESSES)
 def test_the_audits_rules_of_thumb_score_at_chance(name: str, revised: bool) -> None:
+    """Every rule of thumb on every long-term question it has something to go on in, and on those about a revised
+    protocol alone (where the stale statement once made the true one stand out); no question states an item twice any
+    more (a revised protocol's questions were two pairs, the true one told apart by its protocol's old parameter)."""
     hits = n = 0
     for seed in SEEDS:
         for task in long_term(_term(seed)):
-            if revised and task.ground_truth["item"]["old_k"] is None:
+            if revised and (task.ground_truth.get("item") or {}).get("old_k") is None:
                 continue
             picked = option_guesses(task.instruction).get(name)
             if picked is not None:
                 hits += picked == next(p["letter"] for p in task.ground_truth["parts"] if p["check"] == "answer")
                 n += 1
+    if name == "options: an item stated twice":
+        assert n == 0
+        return
     assert n > 100
     assert lower_bound(hits, n) <= CHANCE + MARGIN, f"{name}: {hits}/{n} = {hits / n:.1%}"
 
 
-def test_every_question_about_a_protocol_offers_its_lineup() -> None:
-    """Each lecture question (taught, practised, revised or reviewed) offers the protocol's family's values of the
-    article under four parameters, the same four in every question about the protocol, its parameter among them and,
-    once revised, its old one too: pooling a protocol's questions shows the same readings each time."""
-    lineups: dict[tuple[int, str], set[frozenset[int]]] = {}
-    checked = 0
-    for seed in SEEDS[:2]:
-        for task in _term(seed).tasks:
-            item = task.ground_truth.get("item")
-            if task.scenario not in (REGULATIONS, COURSES) or not item or "protocol" not in item:
-                continue
-            family = FAMILIES[item["family"]]
-            base = family.measure(_library()[(item["book"], item["article"])])
-            assert base is not None
-            by_value = {family.apply(base, k): k for k in family.params}
-            params = frozenset(by_value[value] for _, value in options(task))
-            assert len(params) == 4 and item["k"] in params and item["old_k"] in params | {None}, task.id
-            lineups.setdefault((seed, item["protocol"]), set()).add(params)
-            checked += 1
-    assert checked > 500 and all(len(seen) == 1 for seen in lineups.values())
-    assert len(lineups) < checked / 1.5  # protocols are asked about more than once (about twice each)
-
-
-@pytest.mark.parametrize("strategy", POOLED_GUESSES)
+@pytest.mark.parametrize("strategy", POOLED_GUESSES + REMEMBERED_GUESSES)
 def test_what_pools_the_questions_stays_at_chance(strategy: str) -> None:
     """The reading poolers (the commonest explanation was right on 35 % of reviews while a review's wrong options
-    were other protocols' values) and the exams' name counters (the least-named protocol: 31 % while an exam spread
-    its true protocols evenly) answer within chance + 5 points."""
+    were other protocols' values), the exams' name counters (the least-named protocol: 31 % while an exam spread
+    its true protocols evenly) and the rememberers, who keep every lecture's rule but read nothing (57 % of exam
+    questions while the lectures' options gave readings away and a revised protocol's questions were two pairs; 44 %
+    from the rules alone), answer within chance + 5 points."""
     hits = n = 0
     for seed in SEEDS:
-        asked = list(long_term(_term(seed)))
-        picks = pooled_guesses([task.instruction for task in asked], lambda book, article: _library().get((book, article)))
-        scored = [(picked, task) for picked, task in zip(picks[strategy], asked) if picked is not None]
-        hits += sum(picked == task.solution[-1].partition(":")[2] for picked, task in scored)
+        term = _term(seed)
+        asked = list(long_term(term))
+        if strategy in REMEMBERED_GUESSES:
+            picked = dict(zip((task.id for task in term.tasks), remembered_guesses([t.instruction for t in term.tasks])[strategy]))
+            picks = [picked[task.id] for task in asked]
+        else:
+            picks = pooled_guesses([task.instruction for task in asked], lambda book, article: _library().get((book, article)))[strategy]
+        scored = [(pick, task) for pick, task in zip(picks, asked) if pick is not None]
+        hits += sum(pick == task.solution[-1].partition(":")[2] for pick, task in scored)
         n += len(scored)
     assert n > 600
     assert lower_bound(hits, n) <= CHANCE + MARGIN, f"{hits}/{n} = {hits / n:.1%}"
