@@ -150,12 +150,12 @@ def test_snapshot_check_is_the_hash_comparison(played: tuple[MemoryStore, str, l
         store.put_snapshot(branch, at, good, _sha(good))
 
 
-TAMPERED = "1b29984b2d18c0a190e31bc716e75bf433b430f745d8c0ddac2988034b26445d"
+TAMPERED = "caa01f3de715befd8dbdfc31f253f51086fcfe2cb3a1d1ba2725cbead61c55eb"
 """The digest of what verify named for every tampered log below, as the isinstance-chain place checks (before
 ``_PLANS``) named it: the sequence checks decided once per event type must name the same seq, check and text.
 Re-pinned whenever the term changes: computed with that chain's ``replays/verify.py`` (from f96e0b9's parent) put
 back into the current tree (``6434d08b...`` before the questions' decoy pairs, ``3207a399...`` before the
-lineups)."""
+lineups, ``1b29984b...`` before the number-alone lecture questions)."""
 
 
 def test_place_checks_name_what_the_chain_of_checks_named(played: tuple[MemoryStore, str, list[Row]],
