@@ -22,8 +22,8 @@ Each is the oracle except in one way, so whatever it fails, it fails for that re
   its true protocols evenly and named the false statements' protocols at random.
   All four are held to chance + 5 points.
 - **the rememberers** (``remembered_guesses``, on the exams' statements) attend every lecture and keep each protocol's
-  rule but never read an article: they strike out what the parameter rules out and take the first statement left or
-  the one implying the smallest reading. While lectures offered options, this student answered 89-91 % of lecture
+  rule but never read an article: they strike out what the parameter rules out and take one statement left (drawn
+  by the question's text) or the one implying the smallest reading. While lectures offered options, this student answered 89-91 % of lecture
   questions and 90 % of reviews by the parameter's rank among the options, and 57 % of exam questions (96 % of the
   "two pairs" a revised protocol's questions were); held to chance + 5 points like the rest.
 - **dawdler** is the oracle plus ``IDLE`` simulated minutes per task (``calendar.wait``,

@@ -15,8 +15,8 @@ and of the results of its own tool calls. It understands the term's explicit req
 - the orientation welcome's list of study sessions, one calendar event per session.
 
 A multiple-choice question gets ``GUESS``: nothing here applies a protocol, so every answer
-is as good as chance; a question asking for a protocol's value (a number) it cannot answer at all. Anything else (course selection, finding an advisor or a library seat)
-it does not attempt.
+is as good as chance; a question asking for a protocol's value (a number) it cannot answer at
+all. Anything else (course selection, finding an advisor or a library seat) it does not attempt.
 """
 
 from __future__ import annotations

@@ -64,7 +64,8 @@ SESSION_TOOLS: list[dict[str, Any]] = [
         "name": "answer",
         "title": "Answer the question",
         "description": "Answer the current task's question; this ends the task. A multiple-choice question takes "
-        "letter. A question asking for a number (a protocol's value) takes answer: the number. A question about your own past takes answer: a number, a day such as \"Week 2, Monday\", an id "
+        "letter. A question asking for a number (a protocol's value) takes answer: the number. A question about "
+        "your own past takes answer: a number, a day such as \"Week 2, Monday\", an id "
         "exactly as written, a list of items, true or false for yes or no, or \"no record\" when you have none. A "
         "check-in asking several questions takes answer as a list with one answer per question, in their order "
         "(or as text, one numbered line each).",

@@ -5,8 +5,9 @@ article by book, chapter, section and id; the question asks for the protocol's v
 article, so the student needs both the lecture and the article (``bibliography.view_article``).
 
 Every protocol belongs to a *family*: which quantity stated in the article's body it reads (the
-first number written in digits, the last one, the largest one, or the first year named) and how
-it adds the protocol's parameter ``k`` to that reading. Nothing is read
+first number written in digits, the last one, the largest one, or the first year named); the
+protocol adds its parameter ``k`` to that reading (a family that multiplied gave its false exam
+statements away: a value its factor does not divide can be struck out unread). Nothing is read
 from the title: the student has to read what the article says. An article is *eligible* for a
 family when the reading is unambiguous (a body whose first token with a digit is ``3.5`` or
 ``3x^2`` has no clean first number); a family is used for a book only when enough of the book's
@@ -26,8 +27,8 @@ on seeds 6-20; and the reading a value question's options revealed carried over 
 
 **Lineups** still shape the exams' false statements (``exams.compose``): the four parameters of its family every
 statement about a protocol is made under, drawn when it is first taught (its parameter, the one a revision will
-bring, and others), so a student who pools the statements about a protocol sees each parameter as often as the
-others.
+bring, and others), so a student who pools the statements about a protocol sees each of its four parameters come
+up, none of them only in true statements.
 """
 
 from __future__ import annotations
