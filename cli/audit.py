@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import os
-import sys
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
+
+from campus.cli.common import fail, json_option
 
 if TYPE_CHECKING:
     from campus.lab.audit import SeedResult
@@ -19,11 +20,6 @@ if TYPE_CHECKING:
 out = Console(soft_wrap=True, markup=False, emoji=False)
 err = Console(stderr=True, soft_wrap=True, markup=False, emoji=False)
 """Text as it is (a ``--world`` path is shown in a table's title), as ``cli.common``'s consoles."""
-
-
-def _fail(message: str) -> NoReturn:
-    print(f"error: {message}", file=sys.stderr)
-    raise typer.Exit(2)
 
 
 def audit(
@@ -36,7 +32,7 @@ def audit(
                                           "controls (stale, abstainer, optimist) on them: on by default."),
     busy_days: bool = typer.Option(True, "--busy-days/--no-busy-days", help="Audit the term with its busy days, and play "
                                    "the busy-day controls guesser, sprayer, fifo, learner and forgetful on them."),
-    as_json: bool = typer.Option(False, "--json", help="Print machine-readable JSON instead of tables."),
+    as_json: bool = json_option("Print machine-readable JSON instead of tables."),
 ) -> None:
     """Check every seed's term: oracle at 100 %, controls in order, guessers at chance, absent and dawdler as expected,
     and, with disruptions, stale failing every disruption task, abstainer every solvable one, optimist every impossible one.
@@ -51,19 +47,19 @@ def audit(
     try:
         chosen = parse_seeds(seeds)
     except ValueError as error:
-        _fail(str(error))
+        fail(str(error))
     try:
         check_scale(scale)
     except ValueError as error:
-        _fail(str(error))
+        fail(str(error))
     kind, _, directory = world_source.partition(":")
     if world_source != "generated" and (kind != "stulife" or not os.path.isdir(directory)):
-        _fail(f"unknown world {world_source!r}; use --world generated or --world stulife:DIR (an existing directory)")
+        fail(f"unknown world {world_source!r}; use --world generated or --world stulife:DIR (an existing directory)")
     count = workers or os.cpu_count() or 1
     try:
         results = _audit(chosen, world_source, scale, count, disruptions, busy_days)
     except StuLifeDataError as error:  # the directory exists but does not hold the data (its workers load it)
-        _fail(str(error))
+        fail(str(error))
     summary = summarise(results)
     if as_json:
         out.print_json(json.dumps(summary))

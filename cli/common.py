@@ -43,7 +43,27 @@ def seed_option(help: str | None = None) -> Any:
 
 DB = typer.Option("runs.db", "--db", help="The SQLite file holding the runs (it must exist).")
 NEW_DB = typer.Option("runs.db", "--db", help="The SQLite file holding runs (created if missing).")
-JSON = typer.Option(False, "--json", help="Print machine-readable JSON instead of a summary.")
+_json_errors = [False]
+"""Whether the command being run was given ``--json``: its errors then also go to stdout as one JSON object."""
+
+
+def _note_json(value: bool) -> bool:
+    _json_errors[0] = bool(value)
+    return value
+
+
+def json_option(help: str = "Print machine-readable JSON instead of a summary.") -> Any:
+    """A command's ``--json``: with it, an error is also printed on stdout as ``{"error": ..., "exit_code": ...}``,
+    so a script reading stdout gets JSON either way."""
+    return typer.Option(False, "--json", callback=_note_json, help=help)
+
+
+def reset_json_errors() -> None:
+    """Forget a previous command's ``--json`` (the app's callback runs this before each command's options)."""
+    _json_errors[0] = False
+
+
+JSON = json_option()
 PRICES = typer.Option(None, "--prices", metavar="FILE", help="Model prices (USD per 1M input/output tokens) "
                       "added over the built-in table: TOML (*.toml) or JSON mapping 'provider/model' to {input, output}.")
 WORLD_HELP = "'generated' (the default: a campus from the seed) or 'stulife:DIR' (the published StuLife data)."
@@ -82,6 +102,8 @@ def expected_errors() -> tuple[type[Exception], ...]:
 
 def fail(message: str, code: int = 2) -> NoReturn:
     err.print(f"[bold red]error:[/] {escape(message)}", markup=True, highlight=False)
+    if _json_errors[0]:
+        emit_json({"error": message, "exit_code": code})
     raise typer.Exit(code)
 
 

@@ -1,8 +1,8 @@
 """The ``campus`` command line: a thin layer over the kernel, scenarios, agents and replays.
 
 Every command prints a readable summary by default and machine-readable JSON with
-``--json``. Errors are one line on stderr and exit code 2; ``verify`` exits 1 when a run
-does not verify.
+``--json``. Errors are one line on stderr and exit code 2 (under ``--json`` also a JSON object on stdout);
+``verify`` exits 1 when a run does not verify.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from campus.cli.agents import AGENT_HELP, with_agent_options
 from campus.cli.common import (BUSY_HELP, DB, DISRUPTIONS_HELP, JSON, NEW_DB, PARAPHRASE_BASE_URL, PARAPHRASE_MODEL, PRICES,
                                ROUNDS_HELP, WORLD_HELP, emit_json, err, expected_errors, fail,
                                inputs_of, model_key, no_empty_db_left, open_db, out, pairing_warning, paraphraser_of, price_lookup,
-                               reflow_help, scratch_option, seed_option, world_of)
+                               reflow_help, reset_json_errors, scratch_option, seed_option, world_of)
 from campus.cli.progress import task_progress
 from campus.cli.prompt import prompt as prompt_command
 from campus.cli.report import report as report_command
@@ -1019,6 +1019,7 @@ def _setup(
 ) -> None:
     from campus.kernel.logs import configure as configure_logs
 
+    reset_json_errors()
     configure_logs(json=log_json, level=(logging.WARNING, logging.INFO, logging.DEBUG)[min(verbose, 2)])
 
 

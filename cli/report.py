@@ -10,7 +10,7 @@ from pathlib import Path
 
 import typer
 
-from campus.cli.common import DB, PRICES, fail, open_db, pairing_warning, price_lookup
+from campus.cli.common import DB, PRICES, fail, json_option, open_db, pairing_warning, price_lookup
 
 
 def report(
@@ -22,7 +22,7 @@ def report(
     db: str = DB,
     force: bool = typer.Option(False, "--force", help="With --vs: compare runs of different worlds, terms or rules anyway."),
     prices: Path = PRICES,
-    as_json: bool = typer.Option(False, "--json", help="Print what was written as JSON."),
+    as_json: bool = json_option("Print what was written as JSON."),
 ) -> None:
     """Write an HTML report: scorecard and charts, a per-tool failure table, a day-by-day timeline
     with filters over the whole term, each task's transcript (click a task; each reply's tokens,

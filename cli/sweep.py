@@ -20,7 +20,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from campus.agents import BUILTIN
-from campus.cli.common import ROUNDS_HELP, err, fail, no_empty_db_left, out
+from campus.cli.common import ROUNDS_HELP, err, fail, json_option, no_empty_db_left, out
 from campus.scenarios.rounds import DEFAULT_ROUND_LIMIT
 
 if TYPE_CHECKING:
@@ -65,7 +65,7 @@ def sweep(
     db: str = typer.Option("runs.db", "--db", help="The SQLite file all runs go into (created if missing)."),
     rounds: int = typer.Option(DEFAULT_ROUND_LIMIT, "--rounds", min=1, help=ROUNDS_HELP),
     prefix: str = typer.Option("", "--prefix", help="Name runs PREFIX-<agent>-s<seed> instead of <agent>-s<seed>."),
-    as_json: bool = typer.Option(False, "--json", help="Print machine-readable JSON instead of the table."),
+    as_json: bool = json_option("Print machine-readable JSON instead of the table."),
 ) -> None:
     """Play every agent on every seed in parallel, then compare the agents.
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import os
 import shutil
 import sqlite3
@@ -298,3 +299,23 @@ def test_a_tampered_log_is_neither_exported_nor_signed(runs_db: Path, tmp_path: 
     after = digests(tmp_path)  # SQLite's own -wal and -shm may stay beside a file read (see the README)
     assert {name: after[name] for name in before} == before and not (tmp_path / "out.jsonl").exists()
     assert campus("export", "oracle-s0", "--db", str(runs_db), "-o", str(tmp_path / "out.jsonl"), cwd=tmp_path).returncode == 0
+
+
+def test_an_error_under_json_is_json_on_stdout_too(tmp_path: Path) -> None:
+    """A script reading ``--json`` output gets a JSON object for an error as well (the line on stderr stays); without
+    ``--json`` stdout stays empty, and a command run after one with ``--json`` in the same process does not inherit it."""
+    from typer.testing import CliRunner
+
+    from campus.cli.main import app
+
+    missing = str(tmp_path / "missing.db")
+    for args in (["verify", "r", "--db", missing, "--json"], ["term", "audit", "--seeds", "x-", "--json"],
+                 ["runs", "--db", missing, "--json"]):
+        done = campus(*args, cwd=tmp_path)
+        assert one_error_line(done) == "error: " + json.loads(done.stdout)["error"], args
+        assert json.loads(done.stdout)["exit_code"] == 2
+    assert campus("verify", "r", "--db", missing, cwd=tmp_path).stdout == ""
+    runner = CliRunner()
+    assert json.loads(runner.invoke(app, ["verify", "r", "--db", missing, "--json"]).stdout)["exit_code"] == 2
+    plain = runner.invoke(app, ["verify", "r", "--db", missing])
+    assert plain.exit_code == 2 and plain.stdout == ""
