@@ -914,8 +914,10 @@ def bench_memory(
 
 @bench_app.command("calls")
 def bench_calls(
-    world_source: str = typer.Option("stulife:../shared/stulife", "--world", metavar="SOURCE",
-                                     help="The campus to call tools on: 'stulife:DIR' (the published one, as the issue measures) or 'generated'."),
+    world_source: str = typer.Option(None, "--world", metavar="SOURCE", show_default=False,
+                                     help="The campus to call tools on: 'stulife:DIR' or 'generated' (default: the "
+                                          "published one, as the issue measures, in the shared/stulife folder beside "
+                                          "this checkout, wherever the command runs)."),
     rounds: int = typer.Option(1_667, "--rounds", min=1, help="Rounds of the 12 calls (1,667 rounds = 20,004 calls)."),
     repeats: int = typer.Option(5, "--repeats", min=1, help="Repetitions of the whole workload per log; the median is reported."),
     directory: str = scratch_option("databases"),
@@ -928,6 +930,7 @@ def bench_calls(
     from campus.lab.bench_calls import run_calls_bench
     from campus.lab.pace import paced
 
+    world_source = world_source or f"stulife:{Path(__file__).resolve().parents[2] / 'shared' / 'stulife'}"
     try:
         report = paced(lambda: run_calls_bench(world_source, rounds, repeats, directory,
                                                 say=None if as_json else lambda message: err.print(message, style="dim")))

@@ -37,7 +37,7 @@ def test_the_draw_is_the_same_for_the_same_seed(world: WorldIndex) -> None:
     assert bench_calls.draw_workload(world, rounds=3) == bench_calls.draw_workload(world, rounds=3)
 
 
-def test_bench_calls_reports_every_figure_on_the_published_campus(tmp_path: Path) -> None:
+def test_bench_calls_reports_every_figure_on_the_published_campus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     if not (STULIFE / "campus_data.json").exists():
         pytest.skip(f"the StuLife data is not at {STULIFE}")
     result = CliRunner().invoke(app, ["bench", "calls", "--world", f"stulife:{STULIFE}", "--rounds", "2", "--repeats", "2",
@@ -52,9 +52,10 @@ def test_bench_calls_reports_every_figure_on_the_published_campus(tmp_path: Path
     pace = report["pace"]  # the machine's pace around the figures (its values are timing: only their shape is asserted)
     assert pace["before_s"] > 0 and pace["after_s"] > 0 and pace["quiet_s"] == QUIET_S
     assert pace["slowdown"] == round(max(pace["before_s"], pace["after_s"]) / QUIET_S, 2)
-    text = CliRunner().invoke(app, ["bench", "calls", "--world", f"stulife:{STULIFE}", "--rounds", "1", "--repeats", "1"],
-                              env={"COLUMNS": "200"})
-    assert text.exit_code == 0 and "machine pace: sum(range(3e7)) took" in text.stdout
+    monkeypatch.chdir(tmp_path)  # the default world is the shared data beside the checkout, wherever the command runs
+    text = CliRunner().invoke(app, ["bench", "calls", "--rounds", "1", "--repeats", "1"], env={"COLUMNS": "400"})
+    assert text.exit_code == 0 and "machine pace: sum(range(3e7)) took" in text.stdout, text.output
+    assert "campus tool-call benchmark on stulife" in text.stdout
 
 
 def test_bench_calls_names_a_missing_world_in_one_line(tmp_path: Path) -> None:
