@@ -34,7 +34,7 @@ from campus.events import TaskReleased, decode_events
 from campus.kernel.agent import AgentView, Reply, TaskMemory
 from campus.kernel.clock import DAYS
 from campus.kernel.schedule import Logged, Prefix
-from campus.kernel.store import EventStore
+from campus.kernel.store import EventStore, decode_rows
 from campus.scenarios.check_ins import EVALUATOR as CHECK_IN, probes_of
 from campus.scenarios.probe_answers import NO_RECORD, render
 from campus.scenarios.probes import (
@@ -107,7 +107,7 @@ class Reader:
         if not isinstance(event, TaskReleased) or event.task_id != task.id:
             raise RuntimeError(f"the release of {task.id} is not at the head of {branch}")
         rows = [row for row in self.store.rows(branch, 1, release.seq - 1) if row.kind in FACT_KINDS]
-        logged = [(row.seq, row.t, e) for row, e in zip(rows, decode_events([row.payload for row in rows]))]
+        logged = [(row.seq, row.t, e) for row, e in zip(rows, decode_rows(rows))]
         return probes_of(task, self.term.seed, Prefix(logged, release.seq, release.t, self.world.describe))
 
     def remember(self, past: TaskMemory) -> None:
@@ -130,7 +130,7 @@ class Reader:
             first = replies[-self.recent_steps] if len(replies) >= self.recent_steps else 1
             rows = [row for row in rows if row.seq >= first]
         rows = [row for row in rows if row.kind in FACT_KINDS]
-        return [(row.seq, row.t, event) for row, event in zip(rows, decode_events([row.payload for row in rows]))]
+        return [(row.seq, row.t, event) for row, event in zip(rows, decode_rows(rows))]
 
 
 _ASKED = "A question about your own past this term. "

@@ -47,7 +47,6 @@ from campus.events import (
     TimeAnnounced,
     ToolCalled,
     WorldChanged,
-    decode_events,
     rules_of,
 )
 from campus.kernel.admit import admit
@@ -61,7 +60,7 @@ from campus.kernel.parse import Answer, Call, Finish, Invalid, parse_reply, pars
 from campus.kernel.prompt import PROTOCOL
 from campus.kernel.schedule import Logged, Prefix, Schedule, TaskCard
 from campus.kernel.snapshots import Pieces
-from campus.kernel.store import EventStore, Record
+from campus.kernel.store import EventStore, Record, decode_rows
 from campus.kernel.tools import Outcome, ToolDecl, from_wire_name, result_event
 from campus.kernel.transcript import Transcript, task_memories, task_so_far
 from campus.kernel.triggers import (Due, Rule, RuleIndex, activated, after_open_index, armed, due_after_open, due_at_times,
@@ -567,7 +566,7 @@ class Session:
         if release - 1 > self._past_seq:
             rows = [row for row in self.store.rows(self.branch.id, self._past_seq + 1, release - 1)
                     if row.kind in self._log_kinds]
-            decoded = decode_events([row.payload for row in rows])
+            decoded = decode_rows(rows)
             self._past.extend((row.seq, row.t, event) for row, event in zip(rows, decoded))
             self._past_seq = release - 1
         return Prefix([row for row in self._past if row[0] < release], release, t, self.kernel.describe)

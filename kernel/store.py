@@ -33,7 +33,7 @@ from urllib.parse import quote
 import msgspec
 
 from campus.events import AGENT_BOUND, KINDS, SCHEMA_VERSION, Event, agent_link, canonical, chain_hash
-from campus.events.codec import canonical_many
+from campus.events.codec import MalformedEvent, canonical_many, decode_events
 from campus.kernel.snapshots import assemble, decode_manifest
 from campus.kernel.sql_views import VIEWS
 
@@ -68,6 +68,14 @@ class Row(NamedTuple):
     payload: str
     hash: str
     meta: str | None
+
+
+def decode_rows(rows: Sequence[Row]) -> list[Event]:
+    """The events of ``rows`` in one batch; a payload that is no event is named by its seq (``MalformedEvent``)."""
+    try:
+        return decode_events([row.payload for row in rows])
+    except MalformedEvent as error:
+        raise MalformedEvent(error.index, error.reason, rows[error.index].seq) from None
 
 
 class Snapshot(NamedTuple):

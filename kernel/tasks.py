@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar, cast
 
 from campus.events import Event, TaskEnded, TaskReleased, decode_events
-from campus.kernel.store import EventStore, Row
+from campus.kernel.store import EventStore, Row, decode_rows
 
 BATCH = 20_000
 
@@ -54,7 +54,7 @@ def iter_tasks(store: EventStore, branch_id: str, upto: int | None = None, *,
     for rows in row_batches(store, branch_id, upto):
         if kinds is not None:
             rows = [row for row in rows if row.kind in kinds]
-        for row, event in zip(rows, decode_events([row.payload for row in rows])):
+        for row, event in zip(rows, decode_rows(rows)):
             if isinstance(event, TaskReleased):
                 current = TaskSlice(event)
             if current is None:

@@ -25,11 +25,10 @@ from campus.events import (
     ToolResult,
     WorldChanged,
     WorldChange,
-    decode_events,
 )
 from campus.kernel.agent import TaskMemory, Turn
 from campus.kernel.clock import clock_label
-from campus.kernel.store import EventStore
+from campus.kernel.store import EventStore, decode_rows
 from campus.kernel.tasks import iter_tasks
 from campus.kernel.tools import wire_name
 
@@ -120,7 +119,7 @@ def task_so_far(store: EventStore, branch_id: str, task_id: str, upto: int) -> t
     while True:
         start = max(1, upto - window + 1)
         rows = store.rows(branch_id, start, upto)
-        events = decode_events([r.payload for r in rows])
+        events = decode_rows(rows)
         for i in range(len(events) - 1, -1, -1):
             event = events[i]
             if isinstance(event, TaskReleased) and event.task_id == task_id:

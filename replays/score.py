@@ -14,9 +14,9 @@ from typing import Any
 
 import msgspec
 
-from campus.events import Event, TaskEnded, TaskReleased, decode_events
+from campus.events import Event, TaskEnded, TaskReleased
 from campus.kernel.schedule import Composing
-from campus.kernel.store import StoreError
+from campus.kernel.store import StoreError, decode_rows
 from campus.replays.detectors import Tally, TaskLog
 from campus.replays.verify import OnTask, batches
 from campus.scenarios.disruptions import SCENARIO as DISRUPTIONS
@@ -51,7 +51,7 @@ def rescore(run: Run, on_task: OnTask | None = None) -> ScoreReport:
     tallies = {"all": Tally(), "disruptions": Tally()}
     composing = Composing(term, run.kernel.describe)
     for rows in batches(run):
-        for row, event in zip(rows, decode_events([r.payload for r in rows])):
+        for row, event in zip(rows, decode_rows(rows)):
             composing.see(row.seq, row.t, event)
             if isinstance(event, TaskReleased):
                 logged = []

@@ -144,6 +144,15 @@ def test_a_run_whose_log_lost_every_event_fails_verify_at_seq_1(runs_db: Path, t
     assert "not even its run_started" in one_error_line(campus("score", "oracle-s0", "--db", str(db), cwd=tmp_path))
 
 
+def test_a_malformed_payload_is_named_by_its_seq(runs_db: Path, tmp_path: Path) -> None:
+    """score and diff decode a run's events in batches; a payload edited into bad JSON used to be reported by its byte
+    offset in the joined batch ("JSON is malformed: expected ':' (byte 1406)"), naming no event."""
+    db = tampered(runs_db, tmp_path, "UPDATE events SET payload = '{\"broken' WHERE branch = 'oracle-s0' AND seq = 5;")
+    for args in (("score", "oracle-s0"), ("diff", "oracle-s0", "oracle-s0")):
+        line = one_error_line(campus(*args, "--db", str(db), cwd=tmp_path))
+        assert line.startswith("error: the event at seq 5 is not a valid event ("), (args, line)
+
+
 # ---------------------------------------------------------------- 4. a seq no file can reach
 
 
