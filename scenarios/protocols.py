@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -45,6 +46,10 @@ from campus.world.model import Text
 LETTERS = "ABCD"
 MIN_ELIGIBLE = 12
 """A family is used for a book only when at least this many of its articles are eligible."""
+COMMONEST = 0.03
+"""An article is eligible only while its reading backs at most this share of the family's readable articles: most
+of some published books' articles open with "1", and a student who answered every first-number question with 1 plus
+the parameter, reading nothing, would have been right on most of them."""
 _PUNCTUATION = ",.;:()[]\"'!?"
 
 
@@ -176,6 +181,21 @@ def book_articles(text: Text) -> list[Cited]:
     return out
 
 
+def _capped(family: Family, articles: Sequence[Cited]) -> list[int]:
+    """The positions of the articles ``family`` can read, at most ``COMMONEST`` of them (at least two) with any one
+    reading: the first ones in the book."""
+    readings = [(article.position, family.measure(article)) for article in articles]
+    readable = [(position, reading) for position, reading in readings if reading is not None]
+    cap = max(2, math.ceil(COMMONEST * len(readable)))
+    kept: dict[int, int] = {}
+    out = []
+    for position, reading in readable:
+        kept[reading] = kept.get(reading, 0) + 1
+        if kept[reading] <= cap:
+            out.append(position)
+    return out
+
+
 @dataclass
 class Shelf:
     """One book's articles and which of them each family can read."""
@@ -186,10 +206,7 @@ class Shelf:
 
     def __post_init__(self) -> None:
         self.articles = book_articles(self.text)
-        self.eligible = {
-            key: [a.position for a in self.articles if family.measure(a) is not None]
-            for key, family in FAMILIES.items()
-        }
+        self.eligible = {key: _capped(family, self.articles) for key, family in FAMILIES.items()}
 
     @property
     def title(self) -> str:
