@@ -47,9 +47,10 @@ LETTERS = "ABCD"
 MIN_ELIGIBLE = 12
 """A family is used for a book only when at least this many of its articles are eligible."""
 COMMONEST = 0.03
-"""An article is eligible only while its reading backs at most this share of the family's readable articles: most
-of some published books' articles open with "1", and a student who answered every first-number question with 1 plus
-the parameter, reading nothing, would have been right on most of them."""
+"""An article is eligible only while its reading backs at most this share of the family's readable articles (two at
+least): most of some published books' articles open with "1", and a student who answered every question with the
+book's commonest reading plus the parameter, reading nothing, was right on 35 % of the published world's lecture
+questions (now 8 %); the exams' false statements, pushed off that one reading, gave the true one away too."""
 _PUNCTUATION = ",.;:()[]\"'!?"
 
 
