@@ -54,6 +54,7 @@ from campus.events import (
     ToolCalled,
     ToolResult,
     TriggerSkipped,
+    MalformedEvent,
     WorldChanged,
     agent_link,
     canonical,
@@ -212,7 +213,7 @@ def _decoded(rows: list[Row], payloads: list[bytes]) -> list[Event | None] | Mis
     kept = [payload for row, payload in zip(rows, payloads) if row.kind != REPRODUCED]
     try:
         decoded = iter(decode_events(kept))
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except MalformedEvent:
         for row, payload in zip(rows, payloads):
             if row.kind != REPRODUCED:
                 event = _decode_row(row, payload)
