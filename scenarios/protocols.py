@@ -114,10 +114,15 @@ def largest_number(article: Cited) -> int | None:
     return max(numbers) if numbers else None
 
 
+READABLE = range(1, 10**6)
+"""The readings a family can take: a clean number, positive and of at most six digits (``_clean_int``)."""
+YEARS = range(1000, 2100)
+
+
 def first_year(article: Cited) -> int | None:
     for token in _number_tokens(article.body):
         value = _clean_int(token)
-        if value is not None and 1000 <= value <= 2099 and len(token.strip(_PUNCTUATION)) == 4:
+        if value is not None and value in YEARS and len(token.strip(_PUNCTUATION)) == 4:
             return value
     return None
 
@@ -129,6 +134,8 @@ class Family:
     """What the rule reads, as the lecture says it."""
     measure: Callable[[Cited], int | None]
     params: tuple[int, ...]
+    readable: range = READABLE
+    """Every reading ``measure`` can give."""
 
     def apply(self, base: int, k: int) -> int:
         return base + k
@@ -137,9 +144,7 @@ class Family:
         """The reading that gives ``value`` under ``k``, if the family could read it from an article (what a student
         who knows the parameter but not the article can check of a stated value)."""
         base = value - k
-        if not 0 < base < 10**6 or (self.measure is first_year and not 1000 <= base <= 2099):
-            return None
-        return base
+        return base if base in self.readable else None
 
     def definition(self, k: int) -> str:
         return f"take {self.reading} and add {k}"
@@ -155,7 +160,7 @@ FAMILIES: dict[str, Family] = {
         Family("largest_number", "the largest of the numbers the article's body text writes in digits",
                largest_number, (2, 3, 4, 5, 6, 7, 8, 9, 11)),
         Family("first_year", "the first year the article's body text names (a number written with four digits, "
-               "from 1000 to 2099)", first_year, (2, 3, 4, 5, 6, 7, 8, 9)),
+               "from 1000 to 2099)", first_year, (2, 3, 4, 5, 6, 7, 8, 9), YEARS),
     )
 }
 

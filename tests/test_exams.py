@@ -116,8 +116,8 @@ def test_a_stale_question_states_four_items_of_revised_protocols(term: tuple[lec
 
 def test_a_false_statement_is_one_its_protocols_parameter_allows(term: tuple[lectures.Taught, list[Task]]) -> None:
     """A student who knows every parameter but reads nothing strikes out a statement only when the reading its value
-    implies is one no article could give (not a positive number, or a year out of range): 8 of this term's 480 false
-    statements, where drawing the false parameters and the stale item uniformly left 33; and when the last number was
+    implies is one no article could give (not a positive number, or a year out of range): 11 of this term's 480 false
+    statements, where drawing the false parameters and the stale item uniformly left 23; and when the last number was
     multiplied, not added to, a value not divisible by the factor gave away 42 % of that family's false statements
     (seeds 6-13)."""
     taught, tasks = term

@@ -14,7 +14,7 @@ from campus.kernel.clock import DAYS, MINUTES_PER_DAY
 from campus.scenarios import lectures
 from campus.scenarios.context import TermContext
 from campus.scenarios.lectures import LEAD, class_span
-from campus.scenarios.protocols import FAMILIES, Shelf
+from campus.scenarios.protocols import COMMONEST, FAMILIES, Shelf
 from campus.events import Answered
 from campus.scenarios.checks import CHECKS
 from campus.scenarios.task import Flags, Task
@@ -218,7 +218,7 @@ def test_no_reading_can_be_guessed_without_the_article(world: WorldIndex, taught
             for key, family in FAMILIES.items():
                 readable = sum(family.measure(article) is not None for article in shelf.articles)
                 counts = Counter(family.measure(shelf.articles[p]) for p in shelf.eligible[key])
-                assert max(counts.values(), default=0) <= max(2, math.ceil(0.03 * readable)), (shelf.title, key)
+                assert max(counts.values(), default=0) <= max(2, math.ceil(COMMONEST * readable)), (shelf.title, key)
     commonest = {(shelf.title, key): Counter(FAMILIES[key].measure(shelf.articles[p]) for p in shelf.eligible[key])
                  for shelf in map(Shelf, world.world.texts) for key in FAMILIES}
     items = [task.ground_truth["item"] for task in taught.tasks]
