@@ -10,8 +10,9 @@ advice that names courses by name, never by section id, and picks a section by i
 instructor or meeting time, by "the only one of its sections that fits your draft", or by
 something said in an earlier task ("the section your counsellor recommended", "the section
 you had before"). Most steps carry popularity news: a world change applied at the step's
-release moves one drafted or advised section's popularity into another band, and the
-advice says which course's demand moved and which way, never the number. The Student
+release moves one drafted or advised section's popularity into another band; the advice
+names the course only when it is the one being advised, and never says the number or which
+way it moved (``_news_sentence``). The Student
 Handbook does not state the selection rules, so the first step of each chain does, in its
 own words, with a house rule that fixes the passes: every drafted course holds the weakest
 pass that secures it at its current popularity (below 85 a B-Pass, 85-94 an A-Pass, 95 and
@@ -315,14 +316,16 @@ DROP_REASONS: tuple[str, ...] = (
 REMINDER = "As always, keep every drafted course on the weakest pass that secures it at its current popularity."
 
 
-def _news_sentence(name: str, old: int, new: int, form: str) -> str:
-    """Popularity news without the number: about the course being advised (``subject``), or another one. The
-    course is always named: a step may mention several courses, so "it" would not say which."""
-    moved = "shot up" if new > old else "dropped"
+def _news_sentence(name: str, form: str) -> str:
+    """Popularity news without the number or the way it moved. News about the course being advised (``subject``)
+    names it; news about a course already in the draft does not, so the student checks where each drafted course
+    stands. While the news named the course and said "shot up" or "dropped", a student who never looked popularity
+    up moved that course's pass one band that way and was right 74 % of the time, or to the other band the
+    semester's pass quotas allowed, 91 %; now it has to guess which drafted course moved too (13 % on seeds 0-2)."""
     if form == "subject":
-        return f"Word is that demand for {name} has {moved} since this morning, so check its popularity first."
+        return f"Word is that demand for {name} has moved since this morning, so check its popularity first."
     lead = "Also, demand" if form == "also" else "Demand"
-    return f"{lead} for your {name} section has {moved}; check where it stands now."
+    return f"{lead} for one of the courses in your draft has moved since this morning; check where each one stands."
 
 
 def _welcome_text(cat: Catalogue, targets: dict[str, str], first: str) -> str:
@@ -495,7 +498,7 @@ class _Chain:
                 stale_give = () if held == pass_for(old) else (_give_call(changed, pass_for(old)),)
                 stale = tuple(self.fixes) + tuple(core) + stale_give + tuple(tail)
                 name = self.cat.sections[changed].name
-                sentence = " " + _news_sentence(name, old, value, "subject" if changed in focus else lead)
+                sentence = " " + _news_sentence(name, "subject" if changed in focus else lead)
         if changed is None or not changes:
             for code in focus:
                 ops.give(code, pass_for(self.state.pop(code)))
