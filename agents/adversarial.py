@@ -22,9 +22,8 @@ Each is the oracle except in one way, so whatever it fails, it fails for that re
   its true protocols evenly and named the false statements' protocols at random.
   All four are held to chance + 5 points.
 - **the rememberers** (``remembered_guesses``, on the exams' statements) attend every lecture and keep each protocol's
-  rule but never read a cited article: they strike out what the parameter rules out and take one statement left (drawn
-  by the question's text), the one implying the smallest reading, or the one implying the reading commonest in the
-  world's other books. While lectures offered options, this student answered 89-91 % of lecture
+  rule but never read an article: they strike out what the parameter rules out and take one statement left (drawn
+  by the question's text) or the one implying the smallest reading. While lectures offered options, this student answered 89-91 % of lecture
   questions and 90 % of reviews by the parameter's rank among the options, and 57 % of exam questions (96 % of the
   "two pairs" a revised protocol's questions were); held to chance + 5 points like the rest.
 - **dawdler** is the oracle plus ``IDLE`` simulated minutes per task (``calendar.wait``,
@@ -39,7 +38,7 @@ from __future__ import annotations
 import re
 import zlib
 from collections import Counter
-from collections.abc import Callable, Generator, Iterable, Sequence
+from collections.abc import Callable, Generator, Sequence
 
 from campus.kernel.agent import AgentView, Reply
 from campus.scenarios.protocols import FAMILIES, Cited
@@ -220,67 +219,34 @@ def pooled_guesses(questions: Sequence[str], article: Reader) -> dict[str, list[
 
 
 REMEMBERED_GUESSES = ("rememberer, exams: any statement its parameters allow",
-                      "rememberer, exams: the smallest reading its parameters allow",
-                      "rememberer, exams: the reading commonest in the other books")
+                      "rememberer, exams: the smallest reading its parameters allow")
 """A student who attends every lecture and keeps each protocol's rule as the latest lecture stated it, but never opens
-a cited article (``remembered_guesses``): on an exam it strikes out the statements whose value no reading of the
-protocol's family could give under the protocol's parameter, then takes one of those left, drawn by the question's
-text (a checksum, so not by its letter), or the one implying the smallest reading (readings are mostly small
-numbers), or, having read every other book of the world (``other_books``), the one implying the reading commonest
-there."""
+an article (``remembered_guesses``): on an exam it strikes out the statements whose value no reading of the protocol's
+family could give under the protocol's parameter, then takes one of those left, drawn by the question's text (a
+checksum, so not by its letter), or the one implying the smallest reading (readings are mostly small numbers)."""
 _TAUGHT = re.compile(r"the (\w+) value of an article, take (the .+?) and add (\d+)\.")
-Prior = Callable[[str, str, int], float]
-"""``prior(book, family, reading)``: the share of the family's readable articles in the world's other books that
-give this reading."""
 
 
-def other_books(articles: Iterable[Cited]) -> Prior:
-    """What a student who read every book but the one asked about knows of readings (``Prior``)."""
-    counts: Counter[tuple[str, int]] = Counter()
-    own: Counter[tuple[str, str, int]] = Counter()
-    totals: Counter[str] = Counter()
-    own_totals: Counter[tuple[str, str]] = Counter()
-    for article in articles:
-        for key, family in FAMILIES.items():
-            reading = family.measure(article)
-            if reading is not None:
-                counts[key, reading] += 1
-                own[article.book, key, reading] += 1
-                totals[key] += 1
-                own_totals[article.book, key] += 1
-
-    def share(book: str, family: str, reading: int) -> float:
-        rest = totals[family] - own_totals[book, family]
-        return (counts[family, reading] - own[book, family, reading]) / rest if rest else 0.0
-
-    return share
-
-
-def remembered_guesses(texts: Sequence[str], prior: Prior) -> dict[str, list[str | None]]:
+def remembered_guesses(texts: Sequence[str]) -> dict[str, list[str | None]]:
     """Each strategy of ``REMEMBERED_GUESSES``'s letter for each of ``texts`` (every task's instruction in release
     order: the lectures teach, the exams are asked); None but on an exam's statements."""
     readings = {family.reading: key for key, family in FAMILIES.items()}
     rules: dict[str, tuple[str, int]] = {}
     drawn: list[str | None] = []
     smallest: list[str | None] = []
-    commonest: list[str | None] = []
     for text in texts:
         for protocol, reading, k in _TAUGHT.findall(text):
             if reading in readings:
                 rules[protocol] = (readings[reading], int(k))
-        allowed: list[tuple[int, str, float]] = []
-        for letter, protocol, _, book, value in _STATEMENT.findall(text):
+        allowed: list[tuple[int, str]] = []
+        for letter, protocol, _, _, value in _STATEMENT.findall(text):
             family, k = rules.get(protocol, (None, 0))
             implied = FAMILIES[family].unapply(int(value), k) if family is not None else 0
             if implied is not None:
-                allowed.append((implied, letter, prior(book, family, implied) if family is not None else 0.0))
-        checksum = zlib.crc32(text.encode())
-        drawn.append(allowed[checksum % len(allowed)][1] if allowed else None)
+                allowed.append((implied, letter))
+        drawn.append(allowed[zlib.crc32(text.encode()) % len(allowed)][1] if allowed else None)
         smallest.append(min(allowed)[1] if allowed else None)
-        top = max((share for _, _, share in allowed), default=0.0)
-        likeliest = [letter for _, letter, share in allowed if share == top]
-        commonest.append(likeliest[checksum % len(likeliest)] if likeliest else None)
-    return dict(zip(REMEMBERED_GUESSES, (drawn, smallest, commonest)))
+    return dict(zip(REMEMBERED_GUESSES, (drawn, smallest)))
 
 
 def claims(question: str) -> list[tuple[str, str, str, str, int]]:

@@ -43,8 +43,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from campus.agents import make_agent
-from campus.agents.adversarial import (OPTION_GUESSES, POOLED_GUESSES, REMEMBERED_GUESSES, option_guesses, other_books,
-                                       pooled_guesses, remembered_guesses)
+from campus.agents.adversarial import (OPTION_GUESSES, POOLED_GUESSES, REMEMBERED_GUESSES, option_guesses, pooled_guesses,
+                                       remembered_guesses)
 from campus.agents.readers import guess
 from campus.kernel.store import open_store
 from campus.lab.probing import log_prefix, probe_points
@@ -178,7 +178,7 @@ def _pooled_guesses(world: WorldIndex, term: Term, asked: Sequence[Task],
     questions ``asked`` (in release order, as ``term.tasks`` holds them) it picks an option in."""
     library = {(a.book, a.id): a for text in world.world.texts for a in book_articles(text)}
     picks = pooled_guesses([task.instruction for task in asked], lambda book, article: library.get((book, article)))
-    remembered = remembered_guesses([task.instruction for task in term.tasks], other_books(library.values()))
+    remembered = remembered_guesses([task.instruction for task in term.tasks])
     ids = {task.id for task in asked}
     picks |= {name: [pick for pick, task in zip(letters, term.tasks) if task.id in ids]
               for name, letters in remembered.items()}

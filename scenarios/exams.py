@@ -16,26 +16,22 @@ ten questions per course, on the protocols introduced after the midterm as they 
 **A question**: four statements "applying <protocol> to <article> gives <value>", each about a different
 (protocol, article) item as in the paper's composite questions. Each question names one protocol for sure (its
 *anchor*: revised ones first, then the rest, cycling) and draws the other three i.i.d. from the protocols in force;
-only then is the true statement drawn among the four. Every statement comes from a *pair* of articles of its
-protocol's family whose readings differ by the difference of two parameters of the protocol's *lineup*
-(``protocols.Rule.lineup``; ``compose`` says how): the true statement cites one end, a false one the other end under
-another lineup parameter, and both give the value the protocol's parameter gives for a real reading. So a student
-who knows the parameters but reads nothing, one who reads the cited articles but missed the lectures, and one who
-reads only the options see true and false statements drawn alike. A revised anchor names revised protocols only,
-and one false statement is the *stale* one, under its protocol's old parameter (the task's ``stale`` plan picks it).
+only then is the true statement drawn among the four. A false statement gives its item's value under another
+parameter of the protocol's *lineup* (``protocols.Rule.lineup``: four parameters of its family, the old one among
+them when it was revised), one that the protocol's own parameter could also give from some reading where there is
+one (``Family.unapply``), so a student who knows the parameters but reads nothing strikes out almost none.
+A revised anchor names revised protocols only, and one false statement is the *stale* one: its item under its
+protocol's old parameter (the task's ``stale`` plan picks it); the other false statements avoid old parameters.
 
 Why so: the true statement used to be about a protocol spread evenly over the exam while the false ones named
 protocols at random, so a student who picked the statement naming the protocol named least so far scored 31 %
 (``agents.adversarial.named_picks``), and one who pooled which reading explains each statement and picked
-the rarest scored 29 % (``pooled_picks``); the term audit holds both, and their opposites, to chance. A student
-who kept every lecture's rule but never read an article answered 57 % (44 % from the rules alone): a revised
-protocol's questions were two pairs, the true and the stale statement about one item, told apart from the other pair
-by the protocol's old parameter, and a false value that no reading could give under the protocol's parameter was
-struck out. When a false statement then gave its own article's value under another parameter, the reading it implied
-was a real one shifted by a parameter difference, and readings crowd at small numbers: the statement implying the
-smallest reading was the true one 28 % of the time (30 % on the published world), and a student who knew how often
-each reading occurs in the world's other books 30 % (36 % published). The audit holds the rememberer
-(``remembered_guesses``) to chance too.
+the rarest scored 29 % (``pooled_picks``); the term audit holds both, and their opposites, to chance. And a student
+who kept every lecture's rule but never read an article answered 57 % (44 % from the rules alone; the rest from the
+readings the lectures' options gave away): a revised protocol's questions were two pairs, the true and the stale
+statement about one item, told apart from the other pair by the protocol's old parameter (96 %), and a false value
+that no reading could give under the protocol's parameter (a reading below 1; not divisible by a multiplying
+protocol's factor) was struck out. The audit holds this student (``remembered_guesses``) to chance too.
 
 Every exam task is long-term (the protocols are only named) and counts toward ``exam``.
 The oracle reads the true statement's article and answers.
@@ -67,6 +63,7 @@ FINAL_GAP = 10
 """Minutes between two final questions; less when two courses' finals would not fit in one morning."""
 MIN_GAP = 3
 MORNING = (8, 12)
+_ATTEMPTS = 500
 
 
 def in_force(rules: Sequence[Rule], t: int) -> list[Rule]:
@@ -85,75 +82,62 @@ def statement(rule: Rule, article: Cited, value: int) -> str:
 def compose(rng: random.Random, shelf: Shelf, pool: Sequence[Rule], anchor: Rule) -> tuple[Choice, Cited, Rule]:
     """One composite question naming ``anchor``; returns it, the article to read and the true statement's protocol.
 
-    The protocols are drawn first and the true statement among them after, so which statement is true does not depend
-    on the protocols a question names. Every statement about a protocol with parameter ``k`` comes from a *pair* of
-    its family's articles whose readings differ by ``k' - k`` for another parameter ``k'`` of its lineup: the true
-    statement cites the pair's *target* and gives its value under ``k``; a false one cites the *source* and gives its
-    value under ``k'``, which is the target's value under ``k`` again. So a student who knows ``k`` but reads nothing
-    sees a real reading implied by either; one who reads the cited article but does not know ``k`` sees a lineup
-    parameter whose pair lies ``k' - k`` away either way (the sources of the pairs ``d`` apart are the targets of the
-    pairs ``-d`` apart). A revised anchor makes every protocol a revised one and one false statement the *stale* one,
-    the pair's ``k'`` being the old parameter (the statement a student who missed the revisions takes for true; the
-    other false statements avoid old parameters). A protocol with no pair left at any of its parameters (rare: a
-    family of few, far-apart readings) takes an article of its family and, for a false statement, a parameter its
-    own one allows where there is one (``Family.unapply``)."""
+    The items are chosen first and the true one is drawn among them after, so which statement is true does not
+    depend on the protocols a question names. A false statement gives its item's value under another parameter of
+    the protocol's lineup, never one stated of the protocol already in the question, and one its protocol's parameter
+    allows where there is one (``Family.unapply``: a reading the family could take), so a student who knows the
+    parameters but reads nothing cannot strike it out. A revised anchor makes every item one of a revised protocol and
+    one false statement the *stale* one: its item under the protocol's old parameter, the statement a student who
+    missed the revisions takes for the true one (the other false statements then avoid old parameters)."""
     revised = anchor.old_k is not None
     pool = [rule for rule in pool if rule.old_k is not None] if revised else pool
-    rules = [anchor, *(rng.choice(pool) for _ in range(len(LETTERS) - 1))]
-    truth = rng.randrange(len(rules))
-    stale = rng.choice([i for i in range(len(rules)) if i != truth]) if revised else None
+    items = _items(rng, shelf, [anchor, *(rng.choice(pool) for _ in range(len(LETTERS) - 1))])
+    truth = rng.randrange(len(items))
+    stale = _stale_item(rng, items, truth) if revised else None
     stated: dict[str, set[int]] = {rule.name: {rule.k} | ({rule.old_k} if revised and rule.old_k is not None else set())
-                                   for rule in rules}
-    items: list[tuple[Rule, Cited]] = []
+                                   for rule, _ in items}
     statements = []
-    values: set[int] = set()
-    for i, rule in enumerate(rules):
-        taken = {article.id for other, article in items if other.name == rule.name}
-        if i == truth:
-            cited = _paired(rng, shelf, rule, [k for k in rule.lineup if k != rule.k], TARGET, taken, values)[1]
-            value = rule.value(cited)
-        else:
-            under = [rule.old_k] if i == stale and rule.old_k is not None else sorted(set(rule.lineup) - stated[rule.name])
-            k, cited = _paired(rng, shelf, rule, under, SOURCE, taken, values)
-            stated[rule.name].add(k)
-            value = rule.value_under(k, cited)
-        items.append((rule, cited))
-        values.add(value)
-        statements.append(statement(rule, cited, value))
+    for i, (rule, cited) in enumerate(items):
+        k = rule.k if i == truth else rule.old_k if i == stale else _false_parameter(rng, rule, cited, stated[rule.name])
+        assert k is not None
+        stated[rule.name].add(k)
+        statements.append(statement(rule, cited, rule.value_under(k, cited)))
     wrong = [text for i, text in enumerate(statements) if i != truth]
     rule, article = items[truth]
     return lay_out(rng, statements[truth], wrong, None if stale is None else statements[stale]), article, rule
 
 
-SOURCE, TARGET = 0, 1
-"""The ends of a pair of articles (``Shelf.pairs``): a false statement cites the source, the true one the target."""
+def _stale_item(rng: random.Random, items: Sequence[tuple[Rule, Cited]], truth: int) -> int:
+    """Which false statement gives its item under the protocol's old parameter: one whose value ``k`` allows too."""
+    others = [i for i in range(len(items)) if i != truth]
+    allowed = [i for i in others if _allows(items[i][0], items[i][1], items[i][0].old_k)]
+    return rng.choice(allowed or others)
 
 
-def _paired(rng: random.Random, shelf: Shelf, rule: Rule, under: Sequence[int], end: int, taken: set[str],
-            values: set[int]) -> tuple[int, Cited]:
-    """A parameter among ``under`` with a pair of articles ``k - rule.k`` apart, drawn evenly among those that have one,
-    and the ``end`` of such a pair drawn evenly, not one of ``taken`` and giving none of ``values``; else the fallback
-    of ``compose``. (Two statements of one question never give one value: a true and a false statement about one
-    protocol drawn from one list of pairs shared a target, and so a value, more often than two false ones did; the
-    true statement was among the equal values 60 % of the time where they made up 54 % of the statements.)"""
-    measure = FAMILIES[rule.family].measure
-    found = []
-    for k in under:
-        pairs = [pair for pair in shelf.pairs(rule.family, k - rule.k)
-                 if pair[end].id not in taken and (measure(pair[TARGET]) or 0) + rule.k not in values]
-        if pairs:
-            found.append((k, pairs))
-    if found:
-        k, pairs = rng.choice(found)
-        return k, rng.choice(pairs)[end]
-    free = [shelf.articles[p] for p in shelf.eligible[rule.family] if shelf.articles[p].id not in taken]
-    if not free:
-        raise ValueError(f"{shelf.title}: too few articles for distinct statements about {rule.name}")
-    article = rng.choice(free)
-    if end == TARGET:
-        return rule.k, article
-    allowed = [k for k in under if FAMILIES[rule.family].unapply(rule.value_under(k, article), rule.k) is not None]
-    return rng.choice(allowed or list(under)), article
+def _allows(rule: Rule, article: Cited, k: int | None) -> bool:
+    """Whether a student who knows only ``rule.k`` could take the value under ``k`` for true (``Family.unapply``)."""
+    return k is not None and FAMILIES[rule.family].unapply(rule.value_under(k, article), rule.k) is not None
+
+
+def _false_parameter(rng: random.Random, rule: Rule, article: Cited, stated: set[int]) -> int:
+    """A lineup parameter not in ``stated``: one under which a student who knows only ``rule.k`` could take the stated
+    value for true (``Family.unapply``), where there is one."""
+    spare = [k for k in rule.lineup if k not in stated]
+    return rng.choice([k for k in spare if _allows(rule, article, k)] or spare)
+
+
+def _items(rng: random.Random, shelf: Shelf, rules: Sequence[Rule]) -> list[tuple[Rule, Cited]]:
+    """An article of its family for each of ``rules``, no (protocol, article) item twice."""
+    items: list[tuple[Rule, Cited]] = []
+    for rule in rules:
+        for _ in range(_ATTEMPTS):
+            article = shelf.articles[rng.choice(shelf.eligible[rule.family])]
+            if all((rule.name, article.id) != (r.name, a.id) for r, a in items):
+                items.append((rule, article))
+                break
+        else:
+            raise ValueError(f"{shelf.title}: too few articles for distinct statements about {rule.name}")
+    return items
 
 
 def _anchors(rng: random.Random, pool: Sequence[Rule], count: int) -> list[Rule]:

@@ -210,26 +210,9 @@ class Shelf:
     articles: list[Cited] = field(init=False)
     eligible: dict[str, list[int]] = field(init=False)
 
-    _pairs: dict[tuple[str, int], list[tuple[Cited, Cited]]] = field(init=False, default_factory=dict, repr=False,
-                                                                     compare=False)
-
     def __post_init__(self) -> None:
         self.articles = book_articles(self.text)
         self.eligible = {key: _capped(family, self.articles) for key, family in FAMILIES.items()}
-
-    def pairs(self, family: str, offset: int) -> list[tuple[Cited, Cited]]:
-        """Every (source, target) of two eligible articles whose readings differ by ``offset`` (target minus source),
-        in reading order of the source, then of the target."""
-        key = (family, offset)
-        if key not in self._pairs:
-            measure = FAMILIES[family].measure
-            eligible = [self.articles[p] for p in self.eligible[family]]
-            by_reading: dict[int | None, list[Cited]] = {}
-            for article in eligible:
-                by_reading.setdefault(measure(article), []).append(article)
-            self._pairs[key] = [(source, target) for source in eligible
-                                for target in by_reading.get((measure(source) or 0) + offset, ())]
-        return self._pairs[key]
 
     @property
     def title(self) -> str:

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from campus.agents.adversarial import (
     OPTION_GUESSES, POOLED_GUESSES, REMEMBERED_GUESSES, claims, explanations, named_picks, option_guesses, pooled_picks,
-    other_books, remembered_guesses,
+    remembered_guesses,
 )
 from campus.cli.main import app
 from campus.lab.audit import (
@@ -97,8 +97,7 @@ def test_the_reading_poolers_pick_the_statement_explained_least_and_most_often_s
 def test_the_rememberers_strike_out_what_the_parameter_rules_out() -> None:
     """A rule is kept as the latest lecture stated it; a statement whose value the parameter could not give (a reading
     below 1, a year out of range) is struck out; one of those left is drawn by the text, the other takes the smallest
-    reading, the third the reading commonest in the other books; an exam naming a protocol never taught keeps its
-    statement."""
+    reading; an exam naming a protocol never taught keeps its statement."""
     taught = ("New protocol: the Tovar Protocol. To find the Tovar value of an article, take the first number the "
               "article's body text writes in digits (not its title or id) and add 9. Keep it.")
     revised = ("A change to the Tovar Protocol, first taught on Week 1, Monday: from today, to find the Tovar value of an "
@@ -108,22 +107,10 @@ def test_the_rememberers_strike_out_what_the_parameter_rules_out() -> None:
             "B) Applying the Tovar Protocol to article art_b of 'Book' gives 30.\n"  # 21, then 26
             "C) Applying the Tovar Protocol to article art_c of 'Book' gives 12.\n"  # 3, then 8
             "D) Applying the Tovar Protocol to article art_d of 'Book' gives 7.")  # -2 (struck), then 3
-    def article(book: str, n: int, reading: int) -> Cited:
-        return Cited(book=book, chapter="1", section="1.1", id=f"art_{book}{n}", title="T", body=f"About {reading} things.",
-                     position=n)
-
-    # the other books read 21 (twice) and 8; the asked book's own readings (3, three times) are not the other books'
-    library = [article("Other", 0, 21), article("Other", 1, 21), article("Other", 2, 8),
-               *(article("Book", n, 3) for n in range(3))]
-    prior = other_books(library)
-    assert prior("Book", "first_number", 21) == 2 / 3 and prior("Book", "first_number", 3) == 0
-    assert prior("Other", "first_number", 3) == 1.0
-    picks = remembered_guesses([taught, exam, revised, exam, "D) Applying the Mesk Protocol to article art_e of 'Book' gives 1."],
-                               prior)
-    drawn, smallest, commonest = (picks[name] for name in REMEMBERED_GUESSES)
+    picks = remembered_guesses([taught, exam, revised, exam, "D) Applying the Mesk Protocol to article art_e of 'Book' gives 1."])
+    drawn, smallest = (picks[name] for name in REMEMBERED_GUESSES)
     assert smallest == [None, "C", None, "D", "D"]
     assert drawn[0] is None and drawn[1] in "BC" and drawn[3] in "BCD" and drawn[4] == "D"
-    assert commonest == [None, "B", None, "C", "D"]
 
 
 def test_the_name_counters_pick_the_protocol_named_least_and_most_so_far() -> None:

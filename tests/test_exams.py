@@ -114,31 +114,26 @@ def test_a_stale_question_states_four_items_of_revised_protocols(term: tuple[lec
     assert staled >= 10
 
 
-def test_a_false_statement_implies_a_real_reading_of_its_book(term: tuple[lectures.Taught, list[Task]]) -> None:
-    """A student who knows every parameter but reads nothing sees, for each statement, the reading its value implies
-    under the protocol's parameter: a real reading of one of the book's articles for the true statement, and now for
-    472 of this term's 480 false ones (the rest come from the fallback for a protocol with no pair of articles left).
-    While a false statement gave its own article's value under another parameter, 180 of them did: the others were
-    real readings shifted by a parameter difference, 11 of them to no reading at all (a number below 1, a year out of
-    range) and so struck out; and when the last number was multiplied, not added to, a value not divisible by the
-    factor gave away 42 % of that family's false statements (seeds 6-13)."""
+def test_a_false_statement_is_one_its_protocols_parameter_allows(term: tuple[lectures.Taught, list[Task]]) -> None:
+    """A student who knows every parameter but reads nothing strikes out a statement only when the reading its value
+    implies is one no article could give (not a positive number, or a year out of range): 11 of this term's 480 false
+    statements, where drawing the false parameters and the stale item uniformly left 23; and when the last number was
+    multiplied, not added to, a value not divisible by the factor gave away 42 % of that family's false statements
+    (seeds 6-13)."""
     taught, tasks = term
     syllabi = {s.shelf.title: s for s in taught.syllabi}
-    false = struck = real = 0
+    false = struck = 0
     for task in tasks:
         syllabus = syllabi[task.ground_truth["item"]["book"]]
         rules = {r.name: r for r in exams.in_force(syllabus.rules, task.release)}
         letter = task.ground_truth["parts"][-1]["letter"]
         for option, name, _, _, value in STATEMENT.findall(task.instruction):
             rule = rules[name]
-            family = FAMILIES[rule.family]
-            readings = {family.measure(syllabus.shelf.articles[p]) for p in syllabus.shelf.eligible[rule.family]}
-            implied = family.unapply(int(value), rule.k)
-            assert implied in readings or option != letter, task.id
+            allowed = FAMILIES[rule.family].unapply(int(value), rule.k) is not None
+            assert allowed or option != letter, task.id
             false += option != letter
-            struck += implied is None
-            real += option != letter and implied in readings
-    assert struck < 0.01 * false and real > 0.95 * false, (struck, real, false)
+            struck += not allowed
+    assert struck < 0.05 * false, (struck, false)
 
 
 def test_false_statements_use_each_protocols_lineup(term: tuple[lectures.Taught, list[Task]]) -> None:
@@ -204,19 +199,3 @@ def test_the_controls_on_one_course(world: WorldIndex, term: tuple[lectures.Taug
     assert {i for i, end in stale.items() if end.outcome == "failure"} == with_stale
     stateless = play_tasks(world, mine + setup, agent="stateless")
     assert {stateless[t.id].marks["attended"] for t in mine if t.required_place} == {0}
-
-
-def test_pairs_are_every_two_articles_an_offset_apart_and_mirror_each_other(term: tuple[lectures.Taught, list[Task]]) -> None:
-    """The sources of the pairs ``d`` apart are the targets of the pairs ``-d`` apart: what makes a false statement
-    (a source) and a true one (a target) look alike to a student who reads the cited article but not the lectures."""
-    shelf = term[0].syllabi[0].shelf
-    family = shelf.families()[0]
-    measure = FAMILIES[family].measure
-    eligible = [shelf.articles[p] for p in shelf.eligible[family]]
-    offsets = [d for d in range(-9, 10) if d and shelf.pairs(family, d)]
-    assert len(offsets) >= 6
-    for d in range(-9, 10):
-        pairs = shelf.pairs(family, d)
-        assert pairs == [(s, t) for s in eligible for t in eligible if measure(t) == (measure(s) or 0) + d]
-        mirrored = shelf.pairs(family, -d)
-        assert Counter(s.id for s, _ in pairs) == Counter(t.id for _, t in mirrored)
