@@ -20,7 +20,9 @@ Each is the oracle except in one way, so whatever it fails, it fails for that re
 - **the name counters** (``named_picks``, on the exams' statements) read nothing but the questions: the statement
   naming the protocol named least often so far, or most often. The least-named one scored 31 % while an exam spread
   its true protocols evenly and named the false statements' protocols at random.
-  All four are held to chance + 5 points.
+- **the rule inferrer** (``inferred_picks``, on the exams' statements) skips the lectures, reads every cited article
+  and guesses each protocol's rule as the family and parameter that the most of its stated values fit.
+  All five are held to chance + 5 points.
 - **the rememberers** (``remembered_guesses``, on the exams' statements) attend every lecture and keep each protocol's
   rule but never read an article: they strike out what the parameter rules out and take one statement left (drawn
   by the question's text) or the one implying the smallest reading. While lectures offered options, this student answered 89-91 % of lecture
@@ -189,7 +191,8 @@ def option_guesses(question: str) -> dict[str, str]:
 
 
 POOLED_GUESSES = ("reading pooler, exams: the rarest explanation", "reading pooler, exams: the commonest explanation",
-                  "name counter, exams: the protocol named least", "name counter, exams: the protocol named most")
+                  "name counter, exams: the protocol named least", "name counter, exams: the protocol named most",
+                  "rule inferrer, exams: the rule the most statements fit")
 """The strategies that pool what an exam's statements show with the statements before them (``pooled_guesses``)."""
 _STATEMENT = re.compile(r"^([A-D])\) Applying the (\w+) Protocol to article (\S+) of '([^']+)' gives (-?\d+)\.$",
                         re.MULTILINE)
@@ -215,7 +218,43 @@ def pooled_guesses(questions: Sequence[str], article: Reader) -> dict[str, list[
     explained, named = _recurrences(questions, article), _namings(questions)
     picks = [[_pick(scored, most) for scored in counts]
              for counts, most in ((explained, False), (explained, True), (named, False), (named, True))]
-    return dict(zip(POOLED_GUESSES, picks))
+    return dict(zip(POOLED_GUESSES, [*picks, inferred_picks(questions, article)]))
+
+
+def inferred_picks(questions: Sequence[str], article: Reader) -> list[str | None]:
+    """The rule inferrer's letter for each of ``questions``: it skips the lectures but reads every cited article, and
+    guesses each protocol's rule from the statements about it so far, this question's included: the (family,
+    parameter) under which the most stated values are the reading of an article cited so far in that book plus the
+    parameter (none on a tie). It picks a statement its protocol's guessed rule makes true of the cited article (drawn
+    by the question's text among several); None where none is. A design in which every statement's value minus the
+    protocol's parameter is a real reading (false ones citing the other end of a pair of articles) let it infer the
+    parameter: 34 % of the exam questions of seeds 0-3 (22 % now)."""
+    values: dict[tuple[str, str], list[int]] = {}
+    readings: dict[tuple[str, str], set[int]] = {}
+    out: list[str | None] = []
+    for question in questions:
+        read = []
+        for letter, protocol, article_id, book, value in claims(question):
+            cited = article(book, article_id)
+            values.setdefault((book, protocol), []).append(value)
+            for key, family in FAMILIES.items():
+                reading = family.measure(cited) if cited is not None else None
+                if reading is not None:
+                    readings.setdefault((book, key), set()).add(reading)
+            read.append((letter, protocol, book, value, cited))
+        rules = {(book, protocol): _likeliest_rule(values[book, protocol], book, readings) for _, protocol, book, _, _ in read}
+        fits = [letter for letter, protocol, book, value, cited in read
+                if cited is not None and (rule := rules[book, protocol]) is not None
+                and (reading := FAMILIES[rule[0]].measure(cited)) is not None and FAMILIES[rule[0]].apply(reading, rule[1]) == value]
+        out.append(fits[zlib.crc32(question.encode()) % len(fits)] if fits else None)
+    return out
+
+
+def _likeliest_rule(values: Sequence[int], book: str, readings: dict[tuple[str, str], set[int]]) -> tuple[str, int] | None:
+    """The (family, parameter) under which the most ``values`` less the parameter are a known reading; None on a tie."""
+    scored = sorted(((sum(value - k in readings.get((book, key), ()) for value in values), key, k)
+                     for key, family in FAMILIES.items() for k in family.params), reverse=True)
+    return None if scored[0][0] == scored[1][0] else scored[0][1:]
 
 
 REMEMBERED_GUESSES = ("rememberer, exams: any statement its parameters allow",

@@ -11,7 +11,8 @@ success per scenario and the headline metrics. Over all seeds it checks:
   (Clopper-Pearson) 95 % interval lies wholly above chance + margin; the same for the options-only rules of
   thumb (``agents.adversarial.option_guesses``: a value by its rank, an item stated twice), each scored on the
   questions it has something to go on in; and for the strategies that pool the long-term questions as they are
-  asked (``agents.adversarial.POOLED_GUESSES``: the reading poolers and the exams' name counters, least and most), and
+  asked (``agents.adversarial.POOLED_GUESSES``: the reading poolers and the exams' name counters, least and most,
+  and the rule inferrer), and
   for a student who keeps every lecture's rule but reads no article (``REMEMBERED_GUESSES``, on the exams);
 - **question-only**: the same for the memory probes a question lets a student with no memory guess at
   (``agents.readers.guess``), drawn every week over the oracle's log: yes or no (chance 1/2), which of three

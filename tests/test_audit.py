@@ -8,8 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 from campus.agents.adversarial import (
-    OPTION_GUESSES, POOLED_GUESSES, REMEMBERED_GUESSES, claims, explanations, named_picks, option_guesses, pooled_picks,
-    remembered_guesses,
+    OPTION_GUESSES, POOLED_GUESSES, REMEMBERED_GUESSES, claims, explanations, inferred_picks, named_picks, option_guesses,
+    pooled_picks, remembered_guesses,
 )
 from campus.cli.main import app
 from campus.lab.audit import (
@@ -111,6 +111,23 @@ def test_the_rememberers_strike_out_what_the_parameter_rules_out() -> None:
     drawn, smallest = (picks[name] for name in REMEMBERED_GUESSES)
     assert smallest == [None, "C", None, "D", "D"]
     assert drawn[0] is None and drawn[1] in "BC" and drawn[3] in "BCD" and drawn[4] == "D"
+
+
+def test_the_rule_inferrer_guesses_the_rule_the_most_statements_fit() -> None:
+    """Values less 5 are the first number of a cited article three times (8, 12, 15; not 22); no other family and
+    parameter fits as many, so it takes the first number plus 5 and picks the statement that rule makes true."""
+    bodies = {"art_a": "It costs 3 coins, or 40 later.", "art_b": "Wait 10 days, then 50.", "art_c": "About 7 of 60.",
+              "art_d": "Some 20 in all, 70 at most."}
+    articles = {name: Cited(book="Book", chapter="1", section="1.1", id=name, title="T", body=body, position=n)
+                for n, (name, body) in enumerate(bodies.items())}
+    question = ("A) Applying the Tovar Protocol to article art_a of 'Book' gives 8.\n"
+                "B) Applying the Tovar Protocol to article art_b of 'Book' gives 12.\n"
+                "C) Applying the Tovar Protocol to article art_c of 'Book' gives 15.\n"
+                "D) Applying the Tovar Protocol to article art_d of 'Book' gives 22.")
+    read = lambda book, article: articles.get(article)  # noqa: E731
+    assert inferred_picks([question, "no statement here"], read) == ["A", None]
+    unread = inferred_picks([question], lambda book, article: None)
+    assert unread == [None]
 
 
 def test_the_name_counters_pick_the_protocol_named_least_and_most_so_far() -> None:

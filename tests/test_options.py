@@ -179,9 +179,11 @@ def test_the_audits_rules_of_thumb_score_at_chance(name: str, revised: bool) -> 
 def test_what_pools_the_questions_stays_at_chance(strategy: str) -> None:
     """The reading poolers (the commonest explanation was right on 35 % of reviews while a review's wrong options
     were other protocols' values), the exams' name counters (the least-named protocol: 31 % while an exam spread
-    its true protocols evenly) and the rememberers, who keep every lecture's rule but read nothing (57 % of exam
-    questions while the lectures' options gave readings away and a revised protocol's questions were two pairs; 44 %
-    from the rules alone), answer within chance + 5 points."""
+    its true protocols evenly), the rule inferrer, who skips the lectures and guesses each rule from what the
+    statements about it fit (54 % of the questions it picked in while every statement's value less the parameter was a
+    real reading), and the rememberers, who keep every lecture's rule but read nothing (57 % of exam questions while the
+    lectures' options gave readings away and a revised protocol's questions were two pairs; 44 % from the rules alone),
+    answer within chance + 5 points."""
     hits = n = 0
     for seed in SEEDS:
         term = _term(seed)
@@ -194,5 +196,5 @@ def test_what_pools_the_questions_stays_at_chance(strategy: str) -> None:
         scored = [(pick, task) for pick, task in zip(picks, asked) if pick is not None]
         hits += sum(pick == task.solution[-1].partition(":")[2] for pick, task in scored)
         n += len(scored)
-    assert n > 600
+    assert n > 400
     assert lower_bound(hits, n) <= CHANCE + MARGIN, f"{hits}/{n} = {hits / n:.1%}"
