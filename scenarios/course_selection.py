@@ -321,7 +321,8 @@ def _news_sentence(name: str, form: str) -> str:
     names it; news about a course already in the draft does not, so the student checks where each drafted course
     stands. While the news named the course and said "shot up" or "dropped", a student who never looked popularity
     up moved that course's pass one band that way and was right 74 % of the time, or to the other band the
-    semester's pass quotas allowed, 91 %; now it has to guess which drafted course moved too (13 % on seeds 0-2)."""
+    semester's pass quotas allowed, 91 %; now it has to guess which drafted course moved too (at most 14 % on seeds
+    0-2)."""
     if form == "subject":
         return f"Word is that demand for {name} has moved since this morning, so check its popularity first."
     lead = "Also, demand" if form == "also" else "Demand"
