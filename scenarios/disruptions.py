@@ -25,7 +25,9 @@ Levels: **easy** fires on the first reservation call (that call shows it), **med
 minute after the task is shown, counted from when it really opens (whether or not the student
 looks), **hard** right after the student's first booking (only a check afterwards shows it),
 **impossible** removes every alternative (every candidate room, seat or walkway), one minute
-after the task is shown.
+after the task is shown. Its report passes only if every entity it names is one the disruption blocked
+(``judge_diagnosed``: a room by id, name or both, alone or after its library; a seat's id; a walkway's two
+buildings); terms made before that are judged by ``judge``, which wanted the blocking class among those named.
 
 A disruption lasts while its task is open: a second rule undoes it when the task ends (after
 the judge has read the state), and no other task reads or books that library on that date, so
@@ -57,7 +59,7 @@ from campus.events import (
     walkway_key,
 )
 from campus.kernel.clock import MINUTES_PER_DAY, date_label, day_of
-from campus.kernel.triggers import SUB_TYPES, AfterOpen, OnEvent, OnRead, Rule, SubType, TaskIs
+from campus.kernel.triggers import SUB_TYPES, AfterOpen, OnEvent, OnRead, Rule, SubType, TaskIs, entity
 from campus.scenarios.context import TermContext
 from campus.kernel.schedule import Trigger
 from campus.scenarios.task import Flags, Task, Verdict, evaluator
@@ -385,6 +387,7 @@ def _build(ctx: TermContext, rng: random.Random, task_id: str, sub_type: str, le
         "seats": {s.id: r.id for lib in libs_allowed for r in _place(ctx, lib).rooms if r.kind == STUDY
                   for s in _unique(r.seats) if feature in s.features},
         "rooms": sorted({x for lib in libs_allowed for r in _place(ctx, lib).rooms for x in (r.id, r.name, f"{r.name} ({r.id})")}),
+        "blockers": sorted(_spellings(ctx, mut, entity_class(sub_type))) if impossible else [],
     }
     rule = Rule(id=f"rule-{task_id}", sub_type=cast(SubType, sub_type), activation=_activation(level, task_id),
                 mutations=tuple(mut))
@@ -392,7 +395,7 @@ def _build(ctx: TermContext, rng: random.Random, task_id: str, sub_type: str, le
                 mutations=tuple(msgspec.structs.replace(c, old=c.new, new=c.old) for c in mut))
     task = Task(
         id=task_id, scenario=SCENARIO, phase="daily", release=release, instruction="\n".join(lines), systems=SYSTEMS,
-        evaluator="disruption", ground_truth=truth, solution=solution, stale=tuple(stale), flags=Flags(), round_limit=20,
+        evaluator=DIAGNOSED, ground_truth=truth, solution=solution, stale=tuple(stale), flags=Flags(), round_limit=20,
     )
     return task, rule, undo
 
@@ -439,13 +442,33 @@ def _book(library: str, room: Any, seat: Any, date: str, start: int) -> str:
             f'time_slot="{_slot(start, start + BLOCK)}", seat_id="{seat.id}")')
 
 
+def _spellings(ctx: TermContext, changes: Sequence[CompareAndSet], kind: str) -> set[str]:
+    """Every way to name an entity of class ``kind`` that ``changes`` block, casefolded (``_spelled``): a seat's id, a
+    walkway's two buildings either way round, a room's id, name or "name (id)", alone or after its library's id."""
+    out: set[str] = set()
+    for change in changes:
+        if entity(change)[0] != kind:
+            continue
+        if isinstance(change, SeatFeatures):
+            out.add(change.seat_id)
+        elif isinstance(change, WalkwayStatus):
+            out |= {f"{x}{sep}{y}" for x, y in ((change.a, change.b), (change.b, change.a)) for sep in "-~"}
+        elif isinstance(change, (RoomHours, RoomStatus)):
+            room = next(r for r in _place(ctx, change.building_id).rooms if r.id == change.room_id)
+            names = {room.id, room.name, f"{room.name} ({room.id})"}
+            out |= names | {f"{change.building_id}{sep}{name}" for name in names for sep in "-|"}
+    return {_spelled(name) for name in out}
+
+
+def _spelled(name: str) -> str:
+    return " ".join(name.split()).casefold()
+
+
 def _blocker_id(sub_type: str, blockers: list[str]) -> str:
     return blockers[0]
 
 
 def _entity_key(change: CompareAndSet) -> str:
-    from campus.kernel.triggers import entity
-
     return entity(change)[1]
 
 
@@ -502,6 +525,26 @@ def classify(entity_id: str, rooms: Sequence[str] = ()) -> str:
     if _BUILDING.fullmatch(text):
         return "library"
     return "other"
+
+
+DIAGNOSED = "disruption_diagnosed"
+"""The evaluator of the terms made now (``judge_diagnosed``); ``disruption`` (``judge``) stays for the terms in older logs."""
+
+
+@evaluator(DIAGNOSED)
+def judge_diagnosed(task: Task, state: Any, events: Sequence[Event]) -> Verdict:
+    """``judge``, and an impossible task's report must name only entities that block it: while any id of the blocking
+    class among the ones named passed, a report naming one room, one seat and one walkway passed every impossible
+    task of seed 0 (36 of 36) without a diagnosis."""
+    truth = task.ground_truth
+    verdict = judge(task, state, events)
+    if truth["solvable"] or not verdict.success:
+        return verdict
+    named = [name for e in events if isinstance(e, InfeasibleReported) for name in e.blocked_by]
+    stray = [name for name in named if _spelled(name) not in truth["blockers"]]
+    if stray:
+        return Verdict(False, f"reported infeasible naming {stray[:3]}, which do not block it (a {truth['blocked_class']} does)")
+    return verdict
 
 
 @evaluator("disruption")

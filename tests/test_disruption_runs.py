@@ -16,9 +16,10 @@ from campus.events import Event, RoomStatus, TaskEnded, TaskReleased, TriggerSki
 from campus.kernel.store import BranchInfo, MemoryStore
 from campus.replays.fork import fork_run
 from campus.replays.verify import verify
-from campus.scenarios.disruptions import SCENARIO
+from campus.events import InfeasibleReported
+from campus.scenarios.disruptions import DIAGNOSED, SCENARIO
 from campus.scenarios.play import Run, new_run, open_run
-from campus.scenarios.task import Term
+from campus.scenarios.task import EVALUATORS, Task, Term
 from campus.scenarios.term import generate_term
 from campus.world.index import WorldIndex
 from tests.conftest import play
@@ -73,6 +74,25 @@ def test_the_abstainer_fails_every_solvable_task_and_only_those(runs: dict[str, 
     outcomes = _outcomes(runs["abstainer"], disrupted)
     assert all((outcome == "success") == (not solvable) for solvable, outcome in outcomes.values())
     assert {solvable for solvable, _ in outcomes.values()} == {True, False}
+
+
+def test_an_impossible_task_is_passed_only_by_naming_what_blocks_it(disrupted: Term) -> None:
+    """The oracle's report names a blocker and passes; one naming a room, a seat and a walkway (any class, no
+    diagnosis), or the right blocker beside the library, fails; so does naming the library alone. The evaluator of
+    older terms (``disruption``) still passes the first of those, so their logs verify as they were judged."""
+    impossible = [t for t in disrupted.tasks if t.scenario == SCENARIO and not t.ground_truth["solvable"]]
+    assert impossible and {t.evaluator for t in impossible} == {DIAGNOSED}
+
+    def passes(task: Task, blocked_by: list[str], evaluator: str = DIAGNOSED) -> bool:
+        return EVALUATORS[evaluator](task, None, [InfeasibleReported(task_id=task.id, reason="x", blocked_by=blocked_by)]).success
+
+    for task in impossible:
+        named = json.loads(task.solution[-1].split("blocked_by=", 1)[1].rstrip(")"))
+        library = task.ground_truth["libraries"][0]
+        spray = [task.ground_truth["rooms"][0], f"{library}-{task.ground_truth['rooms'][0]}-S001", "B001-B002"]
+        assert passes(task, named) and passes(task, [f"  {named[0].upper()} "]), task.id
+        assert not passes(task, spray) and not passes(task, [*named, library]) and not passes(task, [library]), task.id
+        assert passes(task, spray, "disruption"), task.id
 
 
 def test_the_optimist_fails_every_impossible_task_and_only_those(runs: dict[str, Run], disrupted: Term) -> None:
