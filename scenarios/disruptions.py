@@ -452,16 +452,21 @@ def _spellings(ctx: TermContext, changes: Sequence[CompareAndSet], kind: str) ->
         if isinstance(change, SeatFeatures):
             out.add(change.seat_id)
         elif isinstance(change, WalkwayStatus):
-            out |= {f"{x}{sep}{y}" for x, y in ((change.a, change.b), (change.b, change.a)) for sep in "-~"}
+            out |= {f"{change.a}-{change.b}", f"{change.b}-{change.a}"}
         elif isinstance(change, (RoomHours, RoomStatus)):
             room = next(r for r in _place(ctx, change.building_id).rooms if r.id == change.room_id)
             names = {room.id, room.name, f"{room.name} ({room.id})"}
-            out |= names | {f"{change.building_id}{sep}{name}" for name in names for sep in "-|"}
+            out |= names | {f"{change.building_id}-{name}" for name in names}
     return {_spelled(name) for name in out}
 
 
 def _spelled(name: str) -> str:
-    return " ".join(name.split()).casefold()
+    """A name as the judge compares it: casefolded, spaces collapsed, and any of ``- ~ > |`` between parts (what
+    ``classify`` splits on) written ``-``."""
+    return _SEPARATOR.sub("-", " ".join(name.split()).casefold())
+
+
+_SEPARATOR = re.compile(r"\s*[-~>|]+\s*")
 
 
 def _blocker_id(sub_type: str, blockers: list[str]) -> str:
