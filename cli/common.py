@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol, cast
 
 import typer
 from rich.console import Console
@@ -56,6 +56,44 @@ def json_option(help: str = "Print machine-readable JSON instead of a summary.")
     """A command's ``--json``: with it, an error is also printed on stdout as ``{"error": ..., "exit_code": ...}``,
     so a script reading stdout gets JSON either way."""
     return typer.Option(False, "--json", callback=_note_json, help=help)
+
+
+class JsonErrorsGroup(typer.core.TyperGroup):
+    """The app's command group: a usage error (a bad option value, an unknown option or command, a missing argument)
+    is reported as typer reports it and, when ``--json`` is among the arguments, also as ``{"error", "exit_code"}`` on
+    stdout, as ``fail`` does for the errors a command finds itself (they are raised before the command's ``--json``
+    is read)."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        ctx.meta[_JSON_ASKED] = "--json" in args
+        return super().parse_args(ctx, args)
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except _USAGE_ERROR as error:
+            if ctx.meta.get(_JSON_ASKED):
+                usage = cast(_Usage, error)
+                emit_json({"error": usage.format_message(), "exit_code": usage.exit_code})
+            raise
+
+
+class _Usage(Protocol):
+    exit_code: int
+
+    def format_message(self) -> str: ...
+
+
+def _usage_error() -> type[Exception]:
+    """Click's ``UsageError`` as typer carries it (newer typers vendor click and export only ``BadParameter``, a
+    subclass of it)."""
+    base = typer.BadParameter.__base__
+    assert base is not None and issubclass(base, Exception)
+    return base
+
+
+_JSON_ASKED = "campus.json_asked"
+_USAGE_ERROR = _usage_error()
 
 
 def reset_json_errors() -> None:

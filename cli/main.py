@@ -21,7 +21,7 @@ from rich.text import Text
 
 from campus.agents.options import AgentOptions
 from campus.cli.agents import AGENT_HELP, with_agent_options
-from campus.cli.common import (BUSY_HELP, DB, DISRUPTIONS_HELP, JSON, NEW_DB, PARAPHRASE_BASE_URL, PARAPHRASE_MODEL, PRICES,
+from campus.cli.common import (BUSY_HELP, DB, DISRUPTIONS_HELP, JSON, NEW_DB, JsonErrorsGroup, PARAPHRASE_BASE_URL, PARAPHRASE_MODEL, PRICES,
                                ROUNDS_HELP, WORLD_HELP, emit_json, err, expected_errors, fail,
                                inputs_of, model_key, no_empty_db_left, open_db, out, pairing_warning, paraphraser_of, price_lookup,
                                reflow_help, reset_json_errors, scratch_option, seed_option, world_of)
@@ -45,6 +45,7 @@ CHECK_INS_HELP = ("Add the weekly memory check-ins: a counsellor asks a few ques
                   "(BEAM's abilities, answers drawn from the log at the check-in), scored as MPS beside StuGPA.")
 
 app = typer.Typer(
+    cls=JsonErrorsGroup,
     help="An event-sourced campus for agents: run a term, then replay, fork, verify and diff it.",
     no_args_is_help=False,
     add_completion=False,

@@ -328,3 +328,21 @@ def test_an_error_under_json_is_json_on_stdout_too(tmp_path: Path) -> None:
     assert json.loads(runner.invoke(app, ["verify", "r", "--db", missing, "--json"]).stdout)["exit_code"] == 2
     plain = runner.invoke(app, ["verify", "r", "--db", missing])
     assert plain.exit_code == 2 and plain.stdout == ""
+
+
+def test_a_usage_error_under_json_is_json_on_stdout_too(tmp_path: Path) -> None:
+    """Errors click finds before a command runs (a bad value, an unknown option or command, a missing argument) were
+    only typer's box on stderr; under ``--json`` they are a JSON object on stdout too, the box stays, the exit code
+    is 2; without ``--json`` stdout stays empty."""
+    cases = {("run", "--seed", "abc", "--json"): "Invalid value for '--seed'",
+             ("term", "audit", "--seeds", "0-1", "--bogus", "--json"): "No such option: --bogus",
+             ("nosuch", "--json"): "No such command 'nosuch'",
+             ("verify", "--json"): "Missing argument 'RUN'"}
+    for args, said in cases.items():
+        done = campus(*args, cwd=tmp_path)
+        answer = json.loads(done.stdout)
+        assert done.returncode == 2 and answer["exit_code"] == 2 and answer["error"].startswith(said), args
+        assert "Usage: " in done.stderr and "Error" in done.stderr, args
+        plain = campus(*(a for a in args if a != "--json"), cwd=tmp_path)
+        assert plain.returncode == 2 and plain.stdout == "", args
+    assert list(tmp_path.iterdir()) == []
