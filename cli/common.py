@@ -44,18 +44,14 @@ def seed_option(help: str | None = None) -> Any:
 DB = typer.Option("runs.db", "--db", help="The SQLite file holding the runs (it must exist).")
 NEW_DB = typer.Option("runs.db", "--db", help="The SQLite file holding runs (created if missing).")
 _json_errors = [False]
-"""Whether the command being run was given ``--json``: its errors then also go to stdout as one JSON object."""
-
-
-def _note_json(value: bool) -> bool:
-    _json_errors[0] = bool(value)
-    return value
+"""Whether the command being run was given ``--json`` (set by ``JsonErrorsGroup`` as it parses the arguments): its
+errors then also go to stdout as one JSON object."""
 
 
 def json_option(help: str = "Print machine-readable JSON instead of a summary.") -> Any:
     """A command's ``--json``: with it, an error is also printed on stdout as ``{"error": ..., "exit_code": ...}``,
-    so a script reading stdout gets JSON either way."""
-    return typer.Option(False, "--json", callback=_note_json, help=help)
+    so a script reading stdout gets JSON either way (``JsonErrorsGroup``, ``fail``)."""
+    return typer.Option(False, "--json", help=help)
 
 
 class JsonErrorsGroup(typer.core.TyperGroup):
@@ -65,14 +61,14 @@ class JsonErrorsGroup(typer.core.TyperGroup):
     is read)."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
-        ctx.meta[_JSON_ASKED] = "--json" in args
+        _json_errors[0] = "--json" in args  # anew for each command, so one run after another does not inherit it
         return super().parse_args(ctx, args)
 
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
         except _USAGE_ERROR as error:
-            if ctx.meta.get(_JSON_ASKED):
+            if _json_errors[0]:
                 usage = cast(_Usage, error)
                 emit_json({"error": usage.format_message(), "exit_code": usage.exit_code})
             raise
@@ -92,13 +88,7 @@ def _usage_error() -> type[Exception]:
     return base
 
 
-_JSON_ASKED = "campus.json_asked"
 _USAGE_ERROR = _usage_error()
-
-
-def reset_json_errors() -> None:
-    """Forget a previous command's ``--json`` (the app's callback runs this before each command's options)."""
-    _json_errors[0] = False
 
 
 JSON = json_option()

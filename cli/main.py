@@ -24,7 +24,7 @@ from campus.cli.agents import AGENT_HELP, with_agent_options
 from campus.cli.common import (BUSY_HELP, DB, DISRUPTIONS_HELP, JSON, NEW_DB, JsonErrorsGroup, PARAPHRASE_BASE_URL, PARAPHRASE_MODEL, PRICES,
                                ROUNDS_HELP, WORLD_HELP, emit_json, err, expected_errors, fail,
                                inputs_of, model_key, no_empty_db_left, open_db, out, pairing_warning, paraphraser_of, price_lookup,
-                               reflow_help, reset_json_errors, scratch_option, seed_option, world_of)
+                               reflow_help, scratch_option, seed_option, world_of)
 from campus.cli.progress import task_progress
 from campus.cli.prompt import prompt as prompt_command
 from campus.cli.report import report as report_command
@@ -1023,7 +1023,6 @@ def _setup(
 ) -> None:
     from campus.kernel.logs import configure as configure_logs
 
-    reset_json_errors()
     configure_logs(json=log_json, level=(logging.WARNING, logging.INFO, logging.DEBUG)[min(verbose, 2)])
 
 

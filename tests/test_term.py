@@ -51,8 +51,8 @@ RULES_1_TERM_HASH = "bea4442a28cd418ab560e5212286e5f4c08ca23a28835564f77ed850fd8
 """The same term made for runs under rules version 1 (its disruptions read that version's seat draw)."""
 PLAIN_TERM_HASH = "381272e1c3dd41fccb8baf4e8afc44c249f361828280a81f78d9579143710c3f"
 """Seed 0's term without disruptions and busy days (``--no-disruptions --no-busy-days``): the default term before
-issues 14 and 15 (and before the decoy pairs of questions about a revised protocol and the number-alone lecture
-questions, which moved it)."""
+issues 14 and 15 (and before the decoy pairs of questions about a revised protocol, the number-alone lecture
+questions and the course news without the course, which moved it)."""
 
 
 def test_the_default_term_is_unchanged(world, term) -> None:
@@ -73,7 +73,10 @@ def test_the_default_term_is_unchanged(world, term) -> None:
     every protocol adding its parameter, exam false statements the protocol's parameter allows (a revised
     question four revised items, one stale) and no reading backing more than 3 % of a family's eligible articles
     from bfeb5610... (rules 1 from 2087b324..., without disruptions and busy
-    days from b8f07c40...))."""
+    days from b8f07c40...); course news that names only the course being advised and never the way demand moved
+    from 849c0ea5... (rules 1 from 8ab38ac5..., without disruptions and busy days from db6a9a20...); impossible
+    disruption tasks judged by ``disruption_diagnosed``, their blockers' spellings in their ground truth, from
+    4c2644b7... (rules 1 from 0766395e...; the term without disruptions did not move))."""
     assert term.hash == DEFAULT_TERM_HASH
     assert generate_term(world, 0, rules_version=1).hash == RULES_1_TERM_HASH
     kinds = [type(trigger.change) for trigger in term.world_changes]
