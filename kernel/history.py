@@ -47,7 +47,7 @@ def restore(projection: Projection, store: EventStore, snapshot: Snapshot) -> An
     manifest = decode_manifest(snapshot.state)
     if manifest is not None:
         with gc_paused():
-            return load(manifest, store.snapshot_pieces, projection.decode, projection.shared_lists, projection.pieces)
+            return load(manifest, store.snapshot_pieces, projection.decode, projection.shared_fields, projection.pieces)
     if digest(snapshot.state) != snapshot.state_hash:
         return None
     try:

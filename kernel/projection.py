@@ -26,7 +26,7 @@ import msgspec
 
 from campus.events import KINDS, Event, WorldChange, WorldChanged, canonical, digest
 from campus.events.codec import decode_event, event_decoder
-from campus.kernel.snapshots import CHUNK_ITEMS, PieceCache, SnapshotWriter, shared_lists
+from campus.kernel.snapshots import CHUNK_ITEMS, MAP_MIN_BYTES, PieceCache, SnapshotWriter, shared_fields
 from campus.kernel.store import DECODED, counted_mark
 
 Reducer = Callable[[Any, Any], None]
@@ -71,10 +71,10 @@ class Projection:
             kw_only=True,
         )
         self._decoder = msgspec.json.Decoder(self.state_type)
-        self.shared_lists = shared_lists((d.name, d.state_type) for d in domains)
-        """The lists whose chunks snapshots share (``kernel/snapshots.py``)."""
+        self.shared_fields = shared_fields((d.name, d.state_type) for d in domains)
+        """The lists and maps whose chunks snapshots share (``kernel/snapshots.py``)."""
         self.pieces = PieceCache()
-        """Decoded chunks of those lists, kept between seeks."""
+        """Decoded chunks of those fields, kept between seeks."""
         self._table = self._dispatch_table()
         self._by_kind = {
             tag: (event_decoder(cls) if self._reads(cls) else None, self._table[cls])
@@ -270,9 +270,9 @@ class Projection:
     def state_hash(self, state: Any) -> str:
         return digest(self.encode(state))
 
-    def writer(self, chunk_items: int = CHUNK_ITEMS) -> SnapshotWriter:
+    def writer(self, chunk_items: int = CHUNK_ITEMS, map_min_bytes: int = MAP_MIN_BYTES) -> SnapshotWriter:
         """Cuts one branch's states into the pieces ``put_snapshot`` stores."""
-        return SnapshotWriter([d.name for d in self.domains], self.shared_lists, chunk_items)
+        return SnapshotWriter([d.name for d in self.domains], self.shared_fields, chunk_items, map_min_bytes)
 
 
 @contextmanager

@@ -1,10 +1,15 @@
 """Snapshots stored in shared pieces, so a long branch's snapshots do not each hold its whole past.
 
 A state's canonical encoding is cut into *pieces*, each stored once under its sha256: the
-encoding of each domain's part without its shared lists, the few bytes between parts, and
-the items of every shared list in fixed chunks of ``CHUNK_ITEMS``. A shared list is a list
-field of a part whose items are frozen Structs (sent mail, bookings): reducers only append to
-such a list, so its full chunks are the same bytes in every later snapshot and are stored once.
+encoding of each domain's part without its shared fields, the few bytes between parts, and
+the chunks of every shared field. A shared list is a list field of a part whose items are
+frozen Structs (sent mail, bookings): reducers only append to such a list, so cut in fixed
+chunks of ``CHUNK_ITEMS`` its full chunks are the same bytes in every later snapshot and are
+stored once. A shared map is a ``dict[str, V]`` field whose values never change in place
+(outcomes, trigger versions, seat features, clues...): cut in key order where a key's crc32
+says (``MAP_CHUNK`` entries on average), a change to a few entries makes new bytes of the
+chunks they fall in only. A map of such maps (calendars: calendar -> event -> entry) is cut one
+outer entry per chunk, and each inner map is copied when a state is put together.
 A snapshot row holds a *manifest*: ``PACKED`` and the digests of its pieces in order, whose
 bytes joined are exactly the state's canonical encoding (so its ``state_hash`` is unchanged,
 and ``verify`` checks it as before). Each piece is stored compressed with zstd (a state's JSON
@@ -12,25 +17,30 @@ shrinks about ninefold and inflates in a quarter of a millisecond) under the sha
 stored bytes; a manifest that starts with ``MAGIC`` (files before compression) names pieces
 stored as they are.
 
-A seek decodes the pieces without the shared chunks (the state with those lists empty) and
-puts each list together from decoded chunks, which a ``PieceCache`` keeps between seeks:
-their items are immutable, so every state may hold the same item objects. Every piece read
-from the store is checked against its digest before it is used.
+A seek decodes the pieces without the shared chunks (the state with those fields empty) and
+puts each field together anew from decoded chunks, which a ``PieceCache`` keeps between seeks:
+their items and values are immutable, so every state may hold the same objects, and most of a
+late state's bytes are never decoded twice. Every piece read from the store is checked against
+its digest before it is used.
 
 Snapshots written before pieces (the whole encoding in the row) are read as before.
 """
 
 from __future__ import annotations
 
+import bisect
+import enum
 import hashlib
+import itertools
 import operator
 import os
 import threading
+import types
 import typing
+import zlib
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
-from itertools import chain
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple, Union
 
 import msgspec
 import zstandard
@@ -45,6 +55,11 @@ LEVEL = 1
 """The zstd level of stored pieces (level 3 saved under 1 % more on the bench branch's states)."""
 CHUNK_ITEMS = 128
 """Items of a shared list per stored chunk."""
+MAP_CHUNK = 64
+"""Entries of a shared map per stored chunk, on average (``_ends_chunk``)."""
+MAP_MIN_BYTES = 32_768
+"""A shared map whose encoding would be shorter (``_cut``) stays whole in its part's piece: cutting it costs its writer
+more than it saves a seek."""
 CACHED_ITEMS = 250_000
 """Decoded list items a ``PieceCache`` keeps (least recently used chunks go first)."""
 SKELETON = -1
@@ -55,15 +70,21 @@ class Manifest(msgspec.Struct, frozen=True, array_like=True):
     pieces: list[str]
     """The digests of the pieces as stored, in the order their bytes make the state's encoding."""
     lists: list[int]
-    """Per piece: the index of the shared list it holds items of (``SharedList``), or ``SKELETON``."""
+    """Per piece: the index of the shared field it holds a chunk of (``shared_fields``), or ``SKELETON``."""
     packed: bool = False
     """Whether each piece is stored zstd-compressed (set from how the manifest starts)."""
 
 
-class SharedList(NamedTuple):
+Kind = Literal["list", "map", "maps"]
+"""A list of frozen Structs; a map of immutable values; a map of such maps (cut one outer entry per chunk)."""
+
+
+class SharedField(NamedTuple):
     part: str
     field: str
+    kind: Kind
     items: msgspec.json.Decoder[Any]
+    """Decodes one chunk: a JSON array of items, or a JSON object of entries."""
 
 
 class Piece(NamedTuple):
@@ -116,30 +137,72 @@ def unpack(manifest: Manifest, stored: bytes) -> bytes:
     return inflater.decompress(stored)
 
 
-def shared_lists(parts: Iterable[tuple[str, type]]) -> tuple[SharedList, ...]:
-    """The list fields of ``(part name, state type)`` whose items are frozen Structs, in encoding order."""
-    found = []
+def shared_fields(parts: Iterable[tuple[str, type]]) -> tuple[SharedField, ...]:
+    """The fields of ``(part name, state type)`` whose chunks snapshots share: first the lists of frozen Structs,
+    then the maps (``dict[str, V]``) whose values are immutable or maps of immutable values, each in encoding order.
+
+    A manifest names a field by its index here, so the lists keep the indices they had before maps were shared."""
+    lists, maps = [], []
     for part, state_type in parts:
         for field, hint in typing.get_type_hints(state_type).items():
-            item = typing.get_args(hint)[0] if typing.get_origin(hint) is list else None
+            origin, args = typing.get_origin(hint), typing.get_args(hint)
+            item = args[0] if origin is list else None
             if isinstance(item, type) and issubclass(item, msgspec.Struct) and item.__struct_config__.frozen:
-                found.append(SharedList(part, field, msgspec.json.Decoder(list[item])))  # type: ignore[valid-type]
-    return tuple(sorted(found, key=lambda s: (s.part, s.field)))
+                lists.append(SharedField(part, field, "list", msgspec.json.Decoder(list[item])))  # type: ignore[valid-type]
+            elif origin is dict and args[0] is str and _immutable(args[1]):
+                maps.append(SharedField(part, field, "map", msgspec.json.Decoder(hint)))
+            elif origin is dict and args[0] is str and typing.get_origin(args[1]) is dict and _immutable_map(args[1]):
+                maps.append(SharedField(part, field, "maps", msgspec.json.Decoder(hint)))
+    return (*sorted(lists, key=_place), *sorted(maps, key=_place))
+
+
+def _place(shared: SharedField) -> tuple[str, str]:
+    return shared.part, shared.field
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _immutable(hint: Any) -> bool:
+    """Whether a decoded value of this type can never change in place, so every state may hold the same object."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if hint in _SCALARS or origin is Literal or (isinstance(hint, type) and issubclass(hint, enum.Enum)):
+        return True
+    if origin is tuple or origin is Union or origin is types.UnionType:
+        return all(arg is Ellipsis or _immutable(arg) for arg in args)
+    if isinstance(hint, type) and issubclass(hint, msgspec.Struct):
+        return hint.__struct_config__.frozen and all(_immutable(h) for h in typing.get_type_hints(hint).values())
+    return False
+
+
+def _immutable_map(hint: Any) -> bool:
+    key, value = typing.get_args(hint)
+    return key is str and _immutable(value)
+
+
+def _ends_chunk(key: str) -> bool:
+    """Whether a map's chunk ends after ``key`` (keys in order): set by the key alone, so adding or changing an
+    entry changes only the chunk it falls in and every other chunk keeps its bytes."""
+    return zlib.crc32(key.encode()) % MAP_CHUNK == 0
 
 
 class SnapshotWriter:
-    """Cuts states of one branch into pieces; remembers the full chunks it encoded, so a chunk
-    whose items are the same objects as last time is not encoded again."""
+    """Cuts states of one branch into pieces; remembers the chunks it encoded, so a chunk whose items
+    (or entries) are the same objects as last time is not encoded again."""
 
-    def __init__(self, part_names: Sequence[str], lists: Sequence[SharedList], chunk_items: int = CHUNK_ITEMS) -> None:
+    def __init__(self, part_names: Sequence[str], shared: Sequence[SharedField], chunk_items: int = CHUNK_ITEMS,
+                 map_min_bytes: int = MAP_MIN_BYTES) -> None:
         self.part_names = tuple(part_names)
-        self.lists = tuple(lists)
+        self.shared = tuple(shared)
         self.chunk_items = chunk_items
+        self.map_min_bytes = map_min_bytes
         token = os.urandom(8).hex()  # marks where pieces go in an encoding; never part of one
         self._part_marks = {name: f"\x00part-{token}-{name}" for name in self.part_names}
         self._part_of = {mark: name for name, mark in self._part_marks.items()}
-        self._list_marks = [f"\x00list-{token}-{i}" for i in range(len(self.lists))]
+        self._field_marks = [f"\x00field-{token}-{i}" for i in range(len(self.shared))]
         self._chunks: dict[tuple[int, int], tuple[list[Any], Piece]] = {}
+        self._maps: dict[int, _MapMemo] = {}
+        self._nested: dict[int, dict[tuple[bool, str], tuple[tuple[str, ...], tuple[Any, ...], Piece]]] = {}
         self._packer = zstandard.ZstdCompressor(level=LEVEL)
 
     def pieces(self, state: Any) -> Pieces:
@@ -164,22 +227,31 @@ class SnapshotWriter:
 
     def _part_pieces(self, state: Any, name: str, order: list[Piece], lists: list[int]) -> None:
         part = getattr(state, name)
-        mine = {i: shared for i, shared in enumerate(self.lists) if shared.part == name}
+        mine = {i: shared for i, shared in enumerate(self.shared)
+                if shared.part == name and (shared.kind == "list" or _cut(getattr(part, shared.field), shared.kind, self.map_min_bytes))}
         if not mine:
             order.append(self._piece(canonical(part)))
             lists.append(SKELETON)
             return
-        marks = {self._list_marks[i]: i for i in mine}
-        hollow = msgspec.structs.replace(part, **{mine[i].field: [mark] for mark, i in marks.items()})
-        for piece in _split(canonical(hollow), marks):
+        marks = {self._field_marks[i]: i for i in mine}
+        hollow = msgspec.structs.replace(part, **{mine[i].field: [mark] if mine[i].kind == "list" else mark
+                                                  for mark, i in marks.items()})
+        split = _split(canonical(hollow), marks)
+        for n, piece in enumerate(split):
+            if isinstance(piece, str) and mine[marks[piece]].kind != "list":  # its braces stay around it, as a list's brackets do
+                split[n - 1] = split[n - 1] + b"{"  # type: ignore[operator]
+                split[n + 1] = b"}" + split[n + 1]  # type: ignore[operator]
+        for piece in split:
             if isinstance(piece, bytes):
                 order.append(self._piece(piece))
                 lists.append(SKELETON)
-            else:
-                index = marks[piece]
-                for chunk in self._chunk_pieces(index, getattr(part, mine[index].field)):
-                    order.append(chunk)
-                    lists.append(index)
+                continue
+            index = marks[piece]
+            value, kind = getattr(part, mine[index].field), mine[index].kind
+            cut = self._chunk_pieces if kind == "list" else self._map_pieces if kind == "map" else self._maps_pieces
+            for chunk in cut(index, value):
+                order.append(chunk)
+                lists.append(index)
 
     def _chunk_pieces(self, index: int, items: list[Any]) -> Iterable[Piece]:
         """Each chunk as a piece; a full chunk of the same item objects as last time is not encoded again."""
@@ -195,6 +267,108 @@ class SnapshotWriter:
             if len(chunk) == size:
                 self._chunks[(index, number)] = (chunk, piece)
             yield piece
+
+    def _map_pieces(self, index: int, entries: dict[str, Any]) -> list[Piece]:
+        """The entries in key order, cut where ``_ends_chunk`` says; each chunk after the first starts with a comma.
+        A chunk of the same keys and the same value objects as last time is not encoded again."""
+        memo, values = _MapMemo.of(entries, self._maps.get(index))
+        self._maps[index] = memo
+        made: dict[tuple[bool, tuple[str, ...]], tuple[tuple[Any, ...], Piece]] = {}
+        pieces = []
+        for number, ((keys, _), now) in enumerate(zip(memo.chunks, values)):
+            place = (number == 0, keys)  # the first chunk has no comma before it
+            cached = memo.made.get(place)
+            if cached is not None and all(map(operator.is_, cached[0], now)):
+                piece = cached[1]
+            else:
+                data = canonical(dict(zip(keys, now)))[1:-1]
+                piece = self._piece(b"," + data if number else data)
+            made[place] = (now, piece)
+            pieces.append(piece)
+        memo.made = made
+        return pieces
+
+    def _maps_pieces(self, index: int, outer: dict[str, dict[str, Any]]) -> list[Piece]:
+        """One chunk per outer entry, in key order; one whose inner map holds the same keys and value objects as last
+        time is not encoded again (an inner map changes in place, so its own identity says nothing)."""
+        before = self._nested.get(index, {})
+        made: dict[tuple[bool, str], tuple[tuple[str, ...], tuple[Any, ...], Piece]] = {}
+        pieces = []
+        for number, key in enumerate(sorted(outer)):
+            inner = outer[key]
+            keys, values = tuple(inner), tuple(inner.values())
+            cached = before.get(place := (number == 0, key))  # the first chunk has no comma before it
+            if cached is not None and cached[0] == keys and all(map(operator.is_, cached[1], values)):
+                piece = cached[2]
+            else:
+                data = canonical({key: inner})[1:-1]
+                piece = self._piece(b"," + data if number else data)
+            made[place] = (keys, values, piece)
+            pieces.append(piece)
+        self._nested[index] = made
+        return pieces
+
+
+class _MapMemo:
+    """A shared map's keys as a writer last saw them, in order and cut into chunks, with each chunk's piece and the
+    value objects it was made of."""
+
+    def __init__(self, ordered: list[str], ends: set[str], made: dict[tuple[bool, tuple[str, ...]], tuple[tuple[Any, ...], Piece]]) -> None:
+        self.ordered = ordered
+        self.ends = ends
+        """The keys that end a chunk."""
+        cuts = [bisect.bisect_left(ordered, key) + 1 for key in sorted(ends)]
+        if ordered and (not cuts or cuts[-1] != len(ordered)):
+            cuts.append(len(ordered))
+        self.chunks = [(chunk, _values_of(chunk)) for chunk in (tuple(ordered[a:b]) for a, b in zip([0, *cuts], cuts))]
+        self.made = made
+
+    @classmethod
+    def of(cls, entries: dict[str, Any], memo: _MapMemo | None) -> tuple[_MapMemo, list[tuple[Any, ...]]]:
+        """A memo of exactly ``entries``' keys and the values of each chunk: ``memo`` itself while the map holds the
+        same number of entries, ``memo`` with the new keys (those a dict holds last) when it holds more, anew from
+        every key when a key is gone (some chunk then misses one)."""
+        if memo is not None and len(entries) != len(memo.ordered):
+            memo = memo._grown(entries)
+        if memo is not None:
+            try:
+                return memo, [values_of(entries) for _, values_of in memo.chunks]
+            except KeyError:
+                pass
+        ordered = sorted(entries)
+        memo = cls(ordered, {key for key in ordered if _ends_chunk(key)}, memo.made if memo is not None else {})
+        return memo, [values_of(entries) for _, values_of in memo.chunks]
+
+    def _grown(self, entries: dict[str, Any]) -> _MapMemo | None:
+        if len(entries) < len(self.ordered):
+            return None
+        ordered, fresh = self.ordered.copy(), list(itertools.islice(entries, len(self.ordered), None))
+        for key in fresh:
+            at = bisect.bisect_left(ordered, key)
+            if at == len(ordered) or ordered[at] != key:
+                ordered.insert(at, key)
+        if len(ordered) != len(entries):
+            return None
+        return _MapMemo(ordered, self.ends | {key for key in fresh if _ends_chunk(key)}, self.made)
+
+
+def _cut(entries: dict[str, Any], kind: Kind, least: int) -> bool:
+    """Whether a map's encoding is likely ``least`` bytes or more, judged from its first entry (of its first inner map
+    that has one): a guess, but one made from the state alone, so two plays of a run cut the same maps."""
+    sample = next((inner for inner in entries.values() if inner), None) if kind == "maps" else entries
+    if not sample:
+        return False
+    key = next(iter(sample))
+    count = sum(map(len, entries.values())) if kind == "maps" else len(entries)
+    return count * (len(key) + len(canonical(sample[key])) + 4) >= least
+
+
+def _values_of(keys: tuple[str, ...]) -> Any:
+    """``entries -> tuple of the values at keys``, in C."""
+    if len(keys) == 1:
+        key = keys[0]
+        return lambda entries: (entries[key],)
+    return operator.itemgetter(*keys)
 
 
 def _split(encoded: bytes, marks: Iterable[str]) -> list[bytes | str]:
@@ -219,27 +393,30 @@ def _split(encoded: bytes, marks: Iterable[str]) -> list[bytes | str]:
 
 
 class PieceCache:
-    """Decoded chunks of shared lists by (list, digest), least recently used first out, up to ``CACHED_ITEMS`` items."""
+    """Decoded chunks of shared fields by (field, digest), least recently used first out, up to ``CACHED_ITEMS`` list
+    items and map entries."""
 
     def __init__(self, limit: int = CACHED_ITEMS) -> None:
         self.limit = limit
-        self._chunks: OrderedDict[tuple[int, str], list[Any]] = OrderedDict()
+        self._chunks: OrderedDict[tuple[int, str], tuple[Any, int]] = OrderedDict()
         self._items = 0
 
-    def get(self, key: tuple[int, str]) -> list[Any] | None:
-        chunk = self._chunks.get(key)
-        if chunk is not None:
-            self._chunks.move_to_end(key)
-        return chunk
+    def get(self, key: tuple[int, str]) -> Any:
+        kept = self._chunks.get(key)
+        if kept is None:
+            return None
+        self._chunks.move_to_end(key)
+        return kept[0]
 
-    def put(self, key: tuple[int, str], chunk: list[Any]) -> None:
-        if key in self._chunks or len(chunk) > self.limit:
+    def put(self, key: tuple[int, str], chunk: Any, items: int) -> None:
+        """Keep ``chunk``, which holds ``items`` items or entries, dropping the least recently used beyond the limit."""
+        if key in self._chunks or items > self.limit:
             return
-        self._chunks[key] = chunk
-        self._items += len(chunk)
+        self._chunks[key] = (chunk, items)
+        self._items += items
         while self._items > self.limit:
-            _, dropped = self._chunks.popitem(last=False)
-            self._items -= len(dropped)
+            _, (_, dropped) = self._chunks.popitem(last=False)
+            self._items -= dropped
 
 
 def assemble(manifest: Manifest, pieces: dict[str, bytes]) -> bytes | None:
@@ -252,13 +429,15 @@ def assemble(manifest: Manifest, pieces: dict[str, bytes]) -> bytes | None:
         return None
 
 
-def load(manifest: Manifest, fetch: Any, decode: Any, lists: Sequence[SharedList], cache: PieceCache) -> Any:
+def load(manifest: Manifest, fetch: Any, decode: Any, shared: Sequence[SharedField], cache: PieceCache) -> Any:
     """The state a manifest describes, or None if a piece is missing, altered or does not decode.
 
-    ``fetch(digests) -> {digest: bytes}`` reads pieces; ``decode(bytes)`` decodes a whole state."""
-    if len(manifest.lists) != len(manifest.pieces) or any(not SKELETON <= i < len(lists) for i in manifest.lists):
+    ``fetch(digests) -> {digest: bytes}`` reads pieces; ``decode(bytes)`` decodes a whole state. A shared field the
+    manifest has chunks of is put together from them (a map in a snapshot written before maps were shared is whole in
+    the skeleton)."""
+    if len(manifest.lists) != len(manifest.pieces) or any(not SKELETON <= i < len(shared) for i in manifest.lists):
         return None
-    chunks: dict[str, list[Any]] = {}
+    chunks: dict[str, Any] = {}
     wanted = []
     for key, index in zip(manifest.pieces, manifest.lists):
         if index != SKELETON:
@@ -271,18 +450,36 @@ def load(manifest: Manifest, fetch: Any, decode: Any, lists: Sequence[SharedList
     if any(key not in read or digest(read[key]) != key for key in wanted):
         return None
     skeleton = []
+    fields: dict[int, list[Any]] = {}
     try:
         for key, index in zip(manifest.pieces, manifest.lists):
             if index == SKELETON:
                 skeleton.append(unpack(manifest, read[key]))
-            elif key not in chunks:
+                continue
+            if key not in chunks:
                 data = unpack(manifest, read[key])
-                chunks[key] = lists[index].items.decode(b"[" + (data[1:] if data[:1] == b"," else data) + b"]")
-                cache.put((index, key), chunks[key])
+                body = data[1:] if data[:1] == b"," else data
+                kind = shared[index].kind
+                chunks[key] = shared[index].items.decode(b"[" + body + b"]" if kind == "list" else b"{" + body + b"}")
+                cache.put((index, key), chunks[key], sum(map(len, chunks[key].values())) if kind == "maps" else len(chunks[key]))
+            fields.setdefault(index, []).append(chunks[key])
         state = decode(b"".join(skeleton))
     except (msgspec.DecodeError, msgspec.ValidationError, zstandard.ZstdError):
         return None
-    for index, shared in enumerate(lists):
-        mine = [chunks[key] for key, i in zip(manifest.pieces, manifest.lists) if i == index]
-        setattr(getattr(state, shared.part), shared.field, list(chain.from_iterable(mine)))
+    for index, parts in fields.items():
+        setattr(getattr(state, shared[index].part), shared[index].field, _joined(shared[index].kind, parts))
     return state
+
+
+def _joined(kind: Kind, chunks: list[Any]) -> Any:
+    """A shared field's value made anew from its decoded chunks, which stay as they are for later seeks."""
+    if kind == "list":
+        return list(itertools.chain.from_iterable(chunks))
+    entries: dict[str, Any] = {}
+    if kind == "maps":
+        for chunk in chunks:
+            entries.update((key, inner.copy()) for key, inner in chunk.items())
+        return entries
+    for chunk in chunks:
+        entries.update(chunk)
+    return entries

@@ -102,9 +102,10 @@ _EVENT_ID = re.compile(r"evt_(\d{1,9})", re.IGNORECASE | re.ASCII)
 # ------------------------------------------------------------------ state
 
 
-class Entry(msgspec.Struct, kw_only=True, gc=False):
+class Entry(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """One calendar event (never tracked by the cyclic GC: it holds only text, numbers and a frozen time, so it
-    can be in no reference cycle, and a decoded state holds hundreds)."""
+    can be in no reference cycle, and a decoded state holds hundreds). Frozen: an update replaces it, so states
+    restored from snapshots may share it (``kernel/snapshots.py``)."""
 
     event_id: str
     title: str

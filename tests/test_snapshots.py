@@ -6,13 +6,21 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 from pathlib import Path
+from typing import Literal
 
+import msgspec
 import pytest
 import zstandard
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from campus.agents import make_agent
+from campus.events import canonical
 from campus.kernel.history import full_fold, restore, state_at
-from campus.kernel.snapshots import SKELETON, Manifest, PieceCache, assemble, decode_manifest, encode_manifest, load, unpack
+from campus.kernel.snapshots import (
+    MAP_CHUNK, MAP_MIN_BYTES, SKELETON, Manifest, PieceCache, SnapshotWriter, _ends_chunk, _immutable, assemble, decode_manifest, encode_manifest, load, shared_fields,
+    unpack,
+)
 from campus.kernel.store import MemoryStore, SQLiteStore
 from campus.replays.verify import verify
 from campus.scenarios.play import Run, new_run, open_run
@@ -20,9 +28,34 @@ from campus.scenarios.task import Term
 from campus.world.index import WorldIndex
 
 
-def test_the_shared_lists_are_the_append_only_ones(oracle_full: Run) -> None:
-    shared = {(s.part, s.field) for s in oracle_full.kernel.projection.shared_lists}
-    assert shared == {("email", "sent"), ("reservation", "bookings")}
+def test_the_shared_fields_are_the_append_only_lists_then_the_maps_of_immutable_values(oracle_full: Run) -> None:
+    shared = [(s.part, s.field, s.kind) for s in oracle_full.kernel.projection.shared_fields]
+    assert shared[:2] == [("email", "sent", "list"), ("reservation", "bookings", "list")], \
+        "the lists keep the indices that manifests written before shared maps name them by"
+    maps = {(part, field): kind for part, field, kind in shared[2:]}
+    assert len(maps) == len(shared) - 2 and set(maps.values()) == {"map", "maps"}
+    assert {("session", "outcomes"), ("rules", "versions"), ("reservation", "features"), ("people", "clues")} <= \
+        {field for field, kind in maps.items() if kind == "map"}
+    assert maps[("calendar", "calendars")] == "maps", "a map of maps of frozen entries is shared, each inner map copied"
+    assert not maps.keys() & {("calendar", "availability"), ("reservation", "shaped"), ("people", "errands")}, \
+        "a map whose values are lists or mutable Structs is never shared: a reducer may change a value in place"
+
+
+def test_an_immutable_type_is_one_no_reducer_can_change_in_place() -> None:
+    class Frozen(msgspec.Struct, frozen=True):
+        name: str
+        tags: tuple[str, ...]
+
+    class FrozenWithList(msgspec.Struct, frozen=True):
+        items: list[str]
+
+    class Loose(msgspec.Struct):
+        name: str
+
+    for hint in (str, int, tuple[str, ...], tuple[int, str], Literal["a", "b"], Frozen, str | None):
+        assert _immutable(hint), hint
+    for hint in (list[str], dict[str, int], Loose, FrozenWithList, tuple[str, list[int]]):
+        assert not _immutable(hint), hint
 
 
 def test_pieces_join_to_the_encoding_and_load_to_the_state(oracle_full: Run) -> None:
@@ -39,7 +72,7 @@ def test_pieces_join_to_the_encoding_and_load_to_the_state(oracle_full: Run) -> 
         assert state_hash == projection.state_hash(state)
         chunked += sum(i != SKELETON for i in manifest.lists)
         for _ in range(2):  # cold, then from the cache
-            loaded = load(manifest, lambda keys: {k: pieces[k] for k in keys}, projection.decode, projection.shared_lists, cache)
+            loaded = load(manifest, lambda keys: {k: pieces[k] for k in keys}, projection.decode, projection.shared_fields, cache)
             assert projection.encode(loaded) == projection.encode(state)
     assert chunked > 20, "the run must send enough mail and make enough bookings to fill chunks"
 
@@ -65,7 +98,7 @@ def _snapshotted(store, world: WorldIndex, small_term: Term) -> tuple[Run, list[
     run = new_run(store, world, small_term, agent_name="oracle", seed=0)
     run.session(make_agent("oracle", small_term, world), snapshot_every=97).run()
     head = store.head(run.branch.id)[0]
-    writer = run.kernel.projection.writer(chunk_items=2)
+    writer = run.kernel.projection.writer(chunk_items=2, map_min_bytes=1)
     for seq in range(50, head, 131):
         store.put_snapshot(run.branch.id, seq, *writer.pieces(full_fold(run.kernel, store, run.branch.id, seq)))
     old = 40  # a snapshot as files before pieces stored it: the whole encoding in the row
@@ -95,7 +128,8 @@ def _tampered_copy(world: WorldIndex, small_term: Term, tmp_path: Path, edit) ->
     run = new_run(store, world, small_term, agent_name="oracle", seed=0)
     run.session(make_agent("oracle", small_term, world), snapshot_every=10**9).run()
     at = store.head(run.branch.id)[0] // 2
-    store.put_snapshot(run.branch.id, at, *run.kernel.projection.writer(chunk_items=2).pieces(full_fold(run.kernel, store, run.branch.id, at)))
+    writer = run.kernel.projection.writer(chunk_items=2, map_min_bytes=1)
+    store.put_snapshot(run.branch.id, at, *writer.pieces(full_fold(run.kernel, store, run.branch.id, at)))
     store.close()
     conn = sqlite3.connect(path, isolation_level=None)
     edit(conn, at)
@@ -193,3 +227,144 @@ def test_two_plays_of_a_run_store_the_same_snapshots_however_commits_are_timed(
     rows = _snapshot_rows(tmp_path / "every.db")
     assert len(rows) >= 3 and all(b - a >= 97 for (a, _), (b, _) in zip(rows, rows[1:]))
     assert _snapshot_rows(tmp_path / "never.db") == rows
+
+
+def _map_chunks(manifest: Manifest, index: int) -> list[str]:
+    return [key for key, i in zip(manifest.pieces, manifest.lists) if i == index]
+
+
+def test_a_change_to_one_map_entry_renews_only_the_chunk_it_falls_in(oracle_full: Run) -> None:
+    projection = oracle_full.kernel.projection
+    index = next(i for i, s in enumerate(projection.shared_fields) if (s.part, s.field) == ("session", "outcomes"))
+    state = full_fold(oracle_full.kernel, oracle_full.store, oracle_full.branch.id)
+    writer = projection.writer(map_min_bytes=1)
+    before = decode_manifest(writer.pieces(state).manifest)
+    outcomes = state.session.outcomes
+    assert before is not None and len(outcomes) > 300 and len(_map_chunks(before, index)) > 3
+    changed = sorted(outcomes)[len(outcomes) // 2]
+    outcomes[changed] = "changed"
+    after = decode_manifest(writer.pieces(state).manifest)
+    assert after is not None
+    old, new = _map_chunks(before, index), _map_chunks(after, index)
+    assert len(old) == len(new) and sum(a != b for a, b in zip(old, new)) == 1
+
+
+def test_a_short_map_stays_whole_in_its_part(oracle_full: Run) -> None:
+    projection = oracle_full.kernel.projection
+    state = full_fold(oracle_full.kernel, oracle_full.store, oracle_full.branch.id)
+    index = next(i for i, s in enumerate(projection.shared_fields) if (s.part, s.field) == ("session", "outcomes"))
+    state.session.outcomes = dict(list(state.session.outcomes.items())[:100])
+    assert len(canonical(state.session.outcomes)) < MAP_MIN_BYTES
+    packed = projection.writer().pieces(state)
+    manifest = decode_manifest(packed.manifest)
+    assert manifest is not None and not _map_chunks(manifest, index)
+    assert assemble(manifest, packed.pieces) == projection.encode(state)
+    loaded = load(manifest, lambda keys: {k: packed.pieces[k] for k in keys}, projection.decode, projection.shared_fields, PieceCache())
+    assert loaded.session.outcomes == state.session.outcomes
+
+
+def test_states_loaded_from_cached_chunks_share_no_map_or_list(oracle_full: Run) -> None:
+    projection = oracle_full.kernel.projection
+    state = full_fold(oracle_full.kernel, oracle_full.store, oracle_full.branch.id)
+    encoded = projection.encode(state)
+    packed = projection.writer(chunk_items=3, map_min_bytes=1).pieces(state)
+    manifest = decode_manifest(packed.manifest)
+    assert manifest is not None
+    cache = PieceCache()
+    first = load(manifest, lambda keys: {k: packed.pieces[k] for k in keys}, projection.decode, projection.shared_fields, cache)
+    assert sum(i != SKELETON for i in manifest.lists) > 30
+    first.session.outcomes["a task never played"] = "success"
+    first.rules.versions.clear()
+    first.email.sent.clear()
+    first.calendar.calendars["self"].clear()
+    read: list[str] = []
+
+    def fetch(keys: list[str]) -> dict[str, bytes]:
+        read.extend(keys)
+        return {k: packed.pieces[k] for k in keys}
+
+    second = load(manifest, fetch, projection.decode, projection.shared_fields, cache)
+    assert projection.encode(second) == encoded
+    assert not set(read) & {k for k, i in zip(manifest.pieces, manifest.lists) if i != SKELETON}, "every chunk came from the cache"
+
+
+class _Toy(msgspec.Struct, kw_only=True):
+    entries: dict[str, int] = {}
+    labels: dict[str, str] = {}
+    groups: dict[str, dict[str, int]] = {}
+
+
+class _ToyState(msgspec.Struct, kw_only=True):
+    seq: int = 0
+    now: int = 0
+    toy: _Toy = msgspec.field(default_factory=_Toy)
+
+
+_KEYS = st.text(alphabet="abcdeé-_0123", min_size=1, max_size=6)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["set", "drop", "bump"]), st.lists(_KEYS, min_size=1, max_size=80)), min_size=1, max_size=12))
+def test_map_pieces_follow_every_way_a_map_changes(steps: list[tuple[str, list[str]]]) -> None:
+    """Keys added (many at once or few), dropped, dropped and added back, values changed: after each step the
+    pieces join to the state's encoding and load to it, however the writer's memo of the keys was last left."""
+    shared = shared_fields([("toy", _Toy)])
+    assert [(s.field, s.kind) for s in shared] == [("entries", "map"), ("groups", "maps"), ("labels", "map")]
+    writer, cache, decode = SnapshotWriter(["toy"], shared, map_min_bytes=1), PieceCache(), msgspec.json.Decoder(_ToyState).decode
+    state = _ToyState()
+    for number, (how, keys) in enumerate(steps):
+        entries = state.toy.entries
+        for key in keys:
+            if how == "set":
+                entries[key] = number
+            elif how == "drop":
+                entries.pop(key, None)
+            else:
+                entries[key] = entries.pop(key, 0) + 1000  # moved to the end of the dict's order
+        state.toy.labels = {key: str(value) for key, value in entries.items()}
+        for key in keys[:3]:  # inner maps changed in place, as a calendar's entries are
+            group = state.toy.groups.setdefault(key[:1], {})
+            if how == "drop":
+                group.pop(key, None)
+            else:
+                group[key] = number
+        packed = writer.pieces(state)
+        manifest = decode_manifest(packed.manifest)
+        assert manifest is not None and assemble(manifest, packed.pieces) == canonical(state)
+        loaded = load(manifest, lambda wanted: {k: packed.pieces[k] for k in wanted}, decode, shared, cache)
+        assert loaded == state
+        groups = len(state.toy.groups) if any(state.toy.groups.values()) else 0
+        assert sum(i != SKELETON for i in manifest.lists) >= bool(entries) * 2 + groups
+
+
+def test_a_large_map_is_cut_into_chunks_of_about_map_chunk_entries() -> None:
+    shared = shared_fields([("toy", _Toy)])
+    state = _ToyState(toy=_Toy(entries={f"seat-{n}": n for n in range(MAP_CHUNK * 80)}))
+    assert len(canonical(state.toy.entries)) > MAP_MIN_BYTES
+    manifest = decode_manifest(SnapshotWriter(["toy"], shared).pieces(state).manifest)
+    assert manifest is not None and 40 <= manifest.lists.count(0) <= 160
+
+
+def test_a_chunk_that_stops_being_the_first_gets_its_comma() -> None:
+    """A key that sorts before every other and ends a chunk by itself puts a new chunk first: the chunk that was
+    first (written without a comma) must be written anew, not taken from the writer's memo."""
+    first = next(f"a{n}" for n in range(10_000) if _ends_chunk(f"a{n}"))
+    shared = shared_fields([("toy", _Toy)])
+    writer = SnapshotWriter(["toy"], shared, map_min_bytes=1)
+    state = _ToyState(toy=_Toy(entries={f"b{n}": n for n in range(5)}, groups={"b": {"b1": 1}}))
+    writer.pieces(state)
+    state.toy.entries[first] = 0
+    state.toy.groups["a"] = {"a1": 1}
+    packed = writer.pieces(state)
+    manifest = decode_manifest(packed.manifest)
+    assert manifest is not None and assemble(manifest, packed.pieces) == canonical(state)
+
+
+def test_the_piece_cache_counts_the_entries_of_every_inner_map() -> None:
+    cache = PieceCache(limit=10)
+    cache.put((2, "small"), {"self": {"evt_1": 1}, "club": {"evt_2": 2}}, 2)
+    cache.put((2, "large"), {"self": {f"evt_{n}": n for n in range(20)}}, 20)
+    assert cache.get((2, "small")) is not None and cache.get((2, "large")) is None
+    for n in range(5):
+        cache.put((3, f"chunk-{n}"), {f"k{n}": n, f"j{n}": n}, 2)
+    assert cache.get((2, "small")) is None, "the least recently used chunk goes once the entries pass the limit"
