@@ -368,3 +368,24 @@ def test_the_piece_cache_counts_the_entries_of_every_inner_map() -> None:
     for n in range(5):
         cache.put((3, f"chunk-{n}"), {f"k{n}": n, f"j{n}": n}, 2)
     assert cache.get((2, "small")) is None, "the least recently used chunk goes once the entries pass the limit"
+
+
+def test_snapshots_written_before_maps_were_shared_still_seek_and_verify(world: WorldIndex, small_term: Term, tmp_path: Path) -> None:
+    """A manifest with chunks of the lists only (every map whole in its part's piece) is what files held before maps
+    were shared: a seek reads the maps from the part, and sharing them later mixes with it in one file."""
+    store = SQLiteStore(tmp_path / "runs.db")
+    run = new_run(store, world, small_term, agent_name="oracle", seed=0)
+    run.session(make_agent("oracle", small_term, world), snapshot_every=10**9).run()
+    head = store.head(run.branch.id)[0]
+    old, new = run.kernel.projection.writer(map_min_bytes=10**12), run.kernel.projection.writer(map_min_bytes=1)
+    for number, at in enumerate(range(100, head, 200)):
+        packed = (old if number % 2 else new).pieces(full_fold(run.kernel, store, run.branch.id, at))
+        manifest = decode_manifest(packed.manifest)
+        assert manifest is not None and any(i >= 2 for i in manifest.lists) != bool(number % 2)
+        store.put_snapshot(run.branch.id, at, *packed)
+    encode = run.kernel.projection.encode
+    probes = range(0, head + 1, max(1, head // 40))
+    assert [encode(state_at(run.kernel, store, run.branch.id, s)) for s in probes] == \
+        [encode(full_fold(run.kernel, store, run.branch.id, s)) for s in probes]
+    assert verify(run).ok
+    store.close()
