@@ -60,8 +60,9 @@ MAP_CHUNK = 64
 MAP_MIN_BYTES = 32_768
 """A shared map whose encoding would be shorter (``_cut``) stays whole in its part's piece: cutting it costs its writer
 more than it saves a seek."""
-CACHED_ITEMS = 250_000
-"""Decoded list items a ``PieceCache`` keeps (least recently used chunks go first)."""
+CACHED_ITEMS = 1_000_000
+"""Decoded list items and map entries a ``PieceCache`` keeps (least recently used chunks go first): every chunk of a
+1M-event branch's snapshots fits (random seeks into it: 66 MB more than with 250,000, and a quarter less CPU)."""
 SKELETON = -1
 """A piece's ``lists`` entry when it is not a chunk of a shared list."""
 
