@@ -73,11 +73,13 @@ SNAPSHOT_EVERY = 1_000
 """Take a snapshot at the first commit after every this many events. Was 2,000: compressed pieces made a
 snapshot of the 1M bench branch ~65 kB, and half the tail halves a seek's fold (~0.6 ms)."""
 
-COMMIT_DELAY = 0.005
+COMMIT_DELAY = 0.02
 """Group commit: with a fast agent, steps are committed together at most this many (wall-clock)
 seconds apart. Each step is still atomic (a commit always falls between steps), and the log's
 content does not depend on where the commits fall; a crash loses at most this much work, which
-a resume plays again. An agent slower than this (any model) gets a commit before every reply."""
+a resume plays again. An agent slower than this (any model) gets a commit before every reply.
+Every commit rewrites the pages it touched into the WAL: at 5 ms the oracle's default term made
+281 commits writing 50 MB, at 20 ms 74 writing 42 MB (one commit at the end: 80 MB)."""
 
 
 Paraphrase = Callable[[str, str], str | None]
