@@ -87,6 +87,24 @@ class SharedField(NamedTuple):
     items: msgspec.json.Decoder[Any]
     """Decodes one chunk: a JSON array of items, or a JSON object of entries."""
 
+    def decode(self, data: bytes) -> Any:
+        """A chunk's items or entries from its bytes (a chunk after the first starts with a comma)."""
+        body = data[1:] if data[:1] == b"," else data
+        return self.items.decode(b"[" + body + b"]" if self.kind == "list" else b"{" + body + b"}")
+
+    def size(self, chunk: Any) -> int:
+        """How many items or entries a decoded chunk holds (a map of maps: its inner maps' entries)."""
+        return sum(map(len, chunk.values())) if self.kind == "maps" else len(chunk)
+
+    def joined(self, chunks: list[Any]) -> Any:
+        """The field's value made anew from its decoded chunks, which stay as they are for later seeks."""
+        if self.kind == "list":
+            return list(itertools.chain.from_iterable(chunks))
+        entries: dict[str, Any] = {}
+        for chunk in chunks:
+            entries.update(((key, inner.copy()) for key, inner in chunk.items()) if self.kind == "maps" else chunk)
+        return entries
+
 
 class Piece(NamedTuple):
     data: bytes
@@ -458,29 +476,13 @@ def load(manifest: Manifest, fetch: Any, decode: Any, shared: Sequence[SharedFie
                 skeleton.append(unpack(manifest, read[key]))
                 continue
             if key not in chunks:
-                data = unpack(manifest, read[key])
-                body = data[1:] if data[:1] == b"," else data
-                kind = shared[index].kind
-                chunks[key] = shared[index].items.decode(b"[" + body + b"]" if kind == "list" else b"{" + body + b"}")
-                cache.put((index, key), chunks[key], sum(map(len, chunks[key].values())) if kind == "maps" else len(chunks[key]))
+                chunks[key] = shared[index].decode(unpack(manifest, read[key]))
+                cache.put((index, key), chunks[key], shared[index].size(chunks[key]))
             fields.setdefault(index, []).append(chunks[key])
         state = decode(b"".join(skeleton))
     except (msgspec.DecodeError, msgspec.ValidationError, zstandard.ZstdError):
         return None
     for index, parts in fields.items():
-        setattr(getattr(state, shared[index].part), shared[index].field, _joined(shared[index].kind, parts))
+        setattr(getattr(state, shared[index].part), shared[index].field, shared[index].joined(parts))
     return state
 
-
-def _joined(kind: Kind, chunks: list[Any]) -> Any:
-    """A shared field's value made anew from its decoded chunks, which stay as they are for later seeks."""
-    if kind == "list":
-        return list(itertools.chain.from_iterable(chunks))
-    entries: dict[str, Any] = {}
-    if kind == "maps":
-        for chunk in chunks:
-            entries.update((key, inner.copy()) for key, inner in chunk.items())
-        return entries
-    for chunk in chunks:
-        entries.update(chunk)
-    return entries
