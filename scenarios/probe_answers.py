@@ -11,7 +11,8 @@ scored:
 - an ordered list (event ordering): Kendall's tau-b between the true order and the agent's,
   over the union of both lists with items the agent left out tied last (BEAM's convention),
   normalised to [0, 1] as (tau + 1) / 2; coverage (the F1 of the items named) is reported apart;
-- an unordered list (summarization): the F1 of precision and recall over the key facts;
+- an unordered list (summarization): the F1 of precision and recall over the key facts (items a version-5
+  summary leaves out, those of other weeks too, count neither way);
 - "no record": 1 when the agent said so;
 - ends-with (instruction following): 1 when the answer ends with the word a standing
   instruction asked for, whatever else it says.
@@ -150,8 +151,9 @@ def read_yes_no(text: str) -> bool | None:
     return True if first in _YES else False if first in _NO else None
 
 
-def score(expected: Answer, text: str, stale: tuple[str, ...] = ()) -> Score:
-    """How well ``text`` answers a probe whose answer is ``expected`` (``stale``: superseded values)."""
+def score(expected: Answer, text: str, distractors: tuple[str, ...] = ()) -> Score:
+    """How well ``text`` answers a probe whose answer is ``expected``. ``distractors``: for an id, superseded values
+    (an answer equal to one is *stale*); for an unordered list, items that count neither way, named or not."""
     if isinstance(expected, NoRecord):
         return Score(value=float(says_no_record(text)))
     if says_no_record(text):
@@ -168,9 +170,12 @@ def score(expected: Answer, text: str, stale: tuple[str, ...] = ()) -> Score:
     if isinstance(expected, Id):
         said = norm(text)
         right = said == norm(expected.value)
-        return Score(value=float(right), stale=not right and said in {norm(value) for value in stale})
+        return Score(value=float(right), stale=not right and said in {norm(value) for value in distractors})
     truth = [norm(value) for value in expected.values]
     said_items = list(dict.fromkeys(split_items(text)))
+    if distractors and not expected.ordered:
+        aside = {norm(value) for value in distractors}
+        said_items = [item for item in said_items if item not in aside]
     precision, recall = _overlap(truth, said_items)
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     if not expected.ordered:

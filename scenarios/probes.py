@@ -21,7 +21,7 @@ What the log holds directly gives seven abilities:
 - ``abstention``: the room booked at a library on a day it was not booked ("no record"), each
   with its answerable twin on the same library;
 - ``summarization``: every title added to the student's calendar in a week, or every address
-  emailed in a week (scored by precision and recall).
+  emailed in a week (scored by precision and recall); from version 5 only those no other week holds.
 
 A term made with check-ins (``scenarios.check_ins``) plants its own early on: a standing
 instruction and a preference in week 1, and two notes weeks apart that contradict each other
@@ -46,8 +46,13 @@ so no number answers many days-between questions (``temporal``). Version 4 (``GE
 of the temporal probes (sent before, sent on, days between) every email whose subject names a date or a time
 (``names_a_time``): most of the term's emails announce an event "on Week 15, Friday" and are sent 1-7 days before it,
 so reading those dates answered 84 % of the sent-before questions, with no memory at all; and it asks which of two
-emails was sent first only of two of one form (``subject_form``), since each kind of email has its weeks. The older
-versions still draw the check-ins of terms made under them (``VERSIONS``), so their runs verify.
+emails was sent first only of two of one form (``subject_form``), since each kind of email has its weeks. Version 5
+counts in a week's summary only the titles (or addresses) no other week holds, says so in the question, and asks
+about no summary of Week 0: a student who answered each week with everything another term's student added or
+emailed that week, remembering nothing of its own, scored a mean F1 of 0.26-0.28 on version 4's summaries of the
+default term (a library seat booked most weeks, the study group emailed most weeks, Week 0's timetable and handbook
+sessions are the same for every student of a world) and 0.005 on version 5's. The older versions still draw the
+check-ins of terms made under them (``VERSIONS``), so their runs verify.
 """
 
 from __future__ import annotations
@@ -55,6 +60,7 @@ from __future__ import annotations
 import hashlib
 import random
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Union
@@ -72,9 +78,12 @@ from campus.scenarios.task import Flags, Task, Verdict, evaluator
 
 PLANTED: tuple[Ability, ...] = ("contradiction_resolution", "instruction_following", "preference_following")
 """The abilities whose evidence is a note: given by the term when it plants them, else in the probe fork."""
-GENERATOR_VERSION = 4
-VERSIONS = (1, 2, 3, 4)
+GENERATOR_VERSION = 5
+VERSIONS = (1, 2, 3, 4, 5)
 """The probe generators this campus draws with (the module's docstring says how they differ)."""
+FIRST_SUMMARY_WEEK = 1
+"""From version 5, the first week a summary asks about: what a student adds in Week 0 is the world's timetable and
+its handbook sessions, the same titles for every student of a world (a list learned on other seeds named them)."""
 FACT_KINDS = ("walked", "booked", "email_sent", "calendar_event_added", "task_released")
 """The events probes are about (a release only for a planted note)."""
 PLANT_TASK = "plant-"
@@ -129,9 +138,12 @@ class MinutesWalked(msgspec.Struct, frozen=True, tag="minutes_walked"):
     day: int
 
 
-class WeekSummary(msgspec.Struct, frozen=True, tag="week_summary"):
+class WeekSummary(msgspec.Struct, frozen=True, tag="week_summary", omit_defaults=True):
     week: int
     what: Literal["calendar", "emails"]
+    own_only: bool = False
+    """Version 5: only the items of this week that no other week holds count (the others are neither right nor
+    wrong), and the question says so. Left out of the encoding when false, so older probe sets hash as before."""
 
 
 class Plant(msgspec.Struct, frozen=True):
@@ -183,7 +195,8 @@ class Probe(msgspec.Struct, frozen=True, kw_only=True):
     evidence_t: int | None
     """The simulated minute of the earliest evidence."""
     distractors: list[str] = []
-    """Wrong answers on the same entity; for an update, the superseded values (a *stale* answer)."""
+    """Wrong answers on the same entity; for an update, the superseded values (a *stale* answer); for a version-5
+    summary, the items of other weeks too, which an answer may name or not (``WeekSummary.own_only``)."""
     twin: str = ""
     """For abstention: the id of the probe's partner (the answerable twin of a "no record" probe, and back)."""
 
@@ -275,13 +288,21 @@ def answer_of(query: Query, past: Past) -> Found:
         if not walks:
             return NoRecord(), [], []
         return Number(float(sum(w.arrive - w.depart for _, _, w in walks))), [r[0] for r in walks], []
-    if query.what == "calendar":
-        titles = [(seq, e.title) for seq, t, e in past.added if e.calendar_id == "self" and day_of(t) // 7 == query.week]
-    else:
-        titles = [(seq, e.to) for seq, t, e in past.emails if day_of(t) // 7 == query.week]
+    weeks = _weeks_of(past, query.what)
+    here = [(seq, item) for seq, week, item in weeks if week == query.week]
+    aside = {item for _, week, item in weeks if week != query.week} if query.own_only else set()
+    titles = [(seq, item) for seq, item in here if item not in aside]
     if not titles:
         return NoRecord(), [], []
-    return Items(list(dict.fromkeys(title for _, title in titles)), ordered=False), [seq for seq, _ in titles], []
+    return (Items(list(dict.fromkeys(item for _, item in titles)), ordered=False), [seq for seq, _ in titles],
+            sorted({item for _, item in here} & aside))
+
+
+def _weeks_of(past: Past, what: Literal["calendar", "emails"]) -> list[tuple[int, int, str]]:
+    """``(seq, week, item)`` of every title added to the student's own calendar, or every address emailed."""
+    if what == "calendar":
+        return [(seq, day_of(t) // 7, e.title) for seq, t, e in past.added if e.calendar_id == "self"]
+    return [(seq, day_of(t) // 7, e.to) for seq, t, e in past.emails]
 
 
 def _planted_answer(query: ToldPlaces | Instructed | Preferred, past: Past) -> Found:
@@ -349,8 +370,12 @@ def question_of(query: Query, describe: Callable[[str], str]) -> str:
         words, kind = f"These library seats are free right now: {listed}. Which one do you take?", "id"
     elif query.what == "calendar":
         words, kind = f"List the titles of every event you added to your own calendar during Week {query.week}.", "list"
+        if query.own_only:
+            words += " A title you also added in another week does not count, named or not."
     else:
         words, kind = f"List every address you sent an email to during Week {query.week}.", "list"
+        if query.own_only:
+            words += " An address you also emailed in another week does not count, named or not."
     return f"{words} {FORMATS[kind]}"
 
 
@@ -502,13 +527,22 @@ def abstention(past: Past, rng: random.Random, version: int) -> list[Draft]:
 
 
 def summarization(past: Past, rng: random.Random, version: int) -> list[Query]:
-    weeks: dict[tuple[int, str], int] = {}
-    for _, t, e in past.added:
-        if e.calendar_id == "self":
-            weeks[(day_of(t) // 7, "calendar")] = weeks.get((day_of(t) // 7, "calendar"), 0) + 1
-    for _, t, _ in past.emails:
-        weeks[(day_of(t) // 7, "emails")] = weeks.get((day_of(t) // 7, "emails"), 0) + 1
-    return [WeekSummary(week, what) for (week, what), n in weeks.items() if n > 1]  # type: ignore[arg-type]
+    """A week with more than one item; from version 5 one from Week 1 on with at least two items of its own
+    (``WeekSummary.own_only``)."""
+    out: list[Query] = []
+    for what in ("calendar", "emails"):
+        weeks = _weeks_of(past, what)
+        if version < 5:
+            counts = Counter(week for _, week, _ in weeks)
+            out += [WeekSummary(week, what) for week, n in counts.items() if n > 1]
+            continue
+        held: dict[str, set[int]] = {}
+        for _, week, item in weeks:
+            held.setdefault(item, set()).add(week)
+        own = Counter(next(iter(where)) for where in held.values() if len(where) == 1)
+        out += [WeekSummary(week, what, own_only=True)
+                for week in sorted(own) if week >= FIRST_SUMMARY_WEEK and own[week] > 1]
+    return out
 
 
 def _plant(rng: random.Random, text: str) -> Plant:

@@ -27,15 +27,16 @@ from campus.scenarios.probe_answers import (
 )
 from campus.agents.readers import Reader, guess, questions_shown, written_day
 from campus.scenarios.probes import (
-    ABILITIES, GENERATOR_VERSION, IN_FORK, PAIRS_PER_GAP, PLANTED, SEAT_FEATURES, VERSIONS, BookedRoom, DaysBetween,
-    EmailRecipient, Instructed, Past, Preferred, Probe, SentBefore, SentOn, VisitOrder, answer_of, distance_bins,
-    generate, names_a_time, plants_of, subject_form, probe_set_hash, question_of, reveals, score_probe, standing_of, temporal,
-    without_word,
+    ABILITIES, FIRST_SUMMARY_WEEK, GENERATOR_VERSION, IN_FORK, PAIRS_PER_GAP, PLANTED, SEAT_FEATURES, VERSIONS,
+    BookedRoom, DaysBetween, EmailRecipient, Instructed, Past, Preferred, Probe, SentBefore, SentOn, VisitOrder,
+    WeekSummary, answer_of, distance_bins, generate, names_a_time, plants_of, subject_form, probe_set_hash, question_of,
+    reveals, score_probe, standing_of, temporal, without_word,
 )
 from campus.scenarios.scorecard import scorecard
 from campus.scenarios.task import Term
 from campus.world.index import WorldIndex
 from campus.agents import make_agent
+from tests.conftest import play
 from tests.test_cli import as_json, campus
 
 
@@ -88,13 +89,13 @@ def many(played: Run) -> dict[int, list[Probe]]:
 
 @pytest.fixture(scope="module")
 def temporal_full(oracle_full: Run) -> dict[int, list[Probe]]:
-    """Versions 3 and 4's temporal probes, every week of the default term (the small term sends too few emails of one
-    form for version 4 to ask their order), up to 30 a week."""
+    """Versions 3, 4 and the current one's temporal probes, every week of the default term (the small term sends too
+    few emails of one form for version 4 to ask their order), up to 30 a week."""
     return {version: [probe for seq, now, _ in probe_points(oracle_full, every_week=True)
                       for probe in generate(log_prefix(oracle_full, seq), seed=0, describe=oracle_full.world.describe,
                                             abilities=("temporal_reasoning",), per_ability=30, at=(seq, now),
                                             version=version)]
-            for version in (3, 4)}
+            for version in (3, 4, GENERATOR_VERSION)}
 
 
 def _guessed(probes: list[Probe], kind: type) -> list[float]:
@@ -361,6 +362,67 @@ def test_summaries_score_precision_and_recall() -> None:
     assert summary.value == pytest.approx(2 * (2 / 3) * 0.5 / (2 / 3 + 0.5))
 
 
+def _week_items(past: Past, what: str) -> dict[int, list[str]]:
+    """Each week's titles added to the student's own calendar (or addresses emailed), in log order."""
+    rows = ([(t, e.title) for _, t, e in past.added if e.calendar_id == "self"] if what == "calendar"
+            else [(t, e.to) for _, t, e in past.emails])
+    weeks: dict[int, list[str]] = {}
+    for t, item in rows:
+        weeks.setdefault(day_of(t) // 7, []).append(item)
+    return weeks
+
+
+@pytest.fixture(scope="module")
+def summaries(oracle_full: Run) -> dict[int, list[Probe]]:
+    """Versions 4 and 5's summaries of the oracle's default-term run at its end, every week they can ask about."""
+    rows = log_prefix(oracle_full, oracle_full.store.head(oracle_full.branch.id)[0])
+    return {version: generate(rows, seed=0, describe=oracle_full.world.describe, abilities=("summarization",),
+                              per_ability=200, version=version) for version in (4, 5)}
+
+
+def test_version_5_summaries_count_only_what_the_week_alone_holds(oracle_full: Run,
+                                                                  summaries: dict[int, list[Probe]]) -> None:
+    past = Past.of(log_prefix(oracle_full, oracle_full.store.head(oracle_full.branch.id)[0]))
+    probes = summaries[5]
+    assert {p.query.what for p in probes if isinstance(p.query, WeekSummary)} == {"calendar", "emails"}
+    for probe in probes:
+        query = probe.query
+        assert isinstance(query, WeekSummary) and query.own_only and query.week >= FIRST_SUMMARY_WEEK
+        weeks = _week_items(past, query.what)
+        elsewhere = {item for week, items in weeks.items() if week != query.week for item in items}
+        here = set(weeks[query.week])
+        assert isinstance(probe.answer, Items) and len(probe.answer.values) >= 2
+        assert set(probe.answer.values) == here - elsewhere
+        assert set(probe.distractors) == here & elsewhere
+        assert "does not count, named or not" in probe.question
+        right = "; ".join(probe.answer.values)
+        assert score_probe(probe, right).value == 1.0
+        assert score_probe(probe, "; ".join([*probe.answer.values, *probe.distractors])).value == 1.0
+        assert score_probe(probe, "; ".join(probe.distractors) or "nothing").value == 0.0
+    assert any(p.distractors for p in probes)  # the week's repeated items are there to leave out
+
+
+def test_a_list_learned_from_another_term_names_little_of_a_summary(
+        world: WorldIndex, terms: Callable[..., Term], summaries: dict[int, list[Probe]]) -> None:
+    """A student with no memory of its own term who answers each week's summary with everything another term's student
+    added or emailed that week (the oracle's run of seed 1's term on the same world): version 4 asked what every
+    student of the world adds (the handbook sessions and timetable of Week 0, the library seats booked most weeks),
+    version 5 leaves those out."""
+    other = play(MemoryStore(), world, terms(1), "oracle")
+    learned = Past.of(log_prefix(other, other.store.head(other.branch.id)[0]))
+    lists = {what: _week_items(learned, what) for what in ("calendar", "emails")}
+
+    def f1s(probes: list[Probe]) -> list[float]:
+        weeks = [(p.query.what, p.query.week) for p in probes if isinstance(p.query, WeekSummary)]
+        said = ["; ".join(dict.fromkeys(lists[what].get(week, []))) or "nothing" for what, week in weeks]
+        return [score_probe(p, s).value for p, s in zip(probes, said, strict=True)]
+
+    old, new = f1s(summaries[4]), f1s(summaries[5])
+    assert len(old) >= 20 and len(new) >= 20
+    assert sum(old) / len(old) > 0.2 and max(old) == 1.0
+    assert sum(new) / len(new) < 0.05 and max(new) < 0.25  # Week 0's calendar alone would score 1
+
+
 def test_a_probe_task_reads_answers_in_words() -> None:
     assert parse_reply("<action>Answer: Week 3, Tuesday</action>", free_answer=True) == Answer(value="Week 3, Tuesday")
     assert parse_reply("Answer: B003; B011\nB020", free_answer=True) == Answer(value="B003; B011\nB020")
@@ -429,8 +491,8 @@ def test_campus_probe_on_a_stored_run(tmp_path: Path) -> None:
 
 def test_a_narrower_window_forgets_sooner(played: Run) -> None:
     """The same probes, asked of ``recent-only`` seeing its last 100 steps and its last 5."""
-    wide = probe_run(played, reader("recent-only"), "recent-only", per_ability=4)
-    narrow = probe_run(played, reader("recent-only:5"), "recent-only:5", per_ability=4)
+    wide = probe_run(played, reader("recent-only"), "recent-only", per_ability=10)
+    narrow = probe_run(played, reader("recent-only:5"), "recent-only:5", per_ability=10)
     assert [p.probe_set for p in narrow.points] == [p.probe_set for p in wide.points]
     assert narrow.overall is not None and wide.overall is not None and narrow.overall < wide.overall
 
