@@ -92,7 +92,7 @@ def _pct(value: float) -> str:
 
 def _print(summary: dict[str, Any], world: str) -> None:
     from campus.agents.adversarial import OPTION_GUESSES, POOLED_GUESSES
-    from campus.lab.audit import AGENTS, GUESSERS, PROBE_GUESSES
+    from campus.lab.audit import AGENTS, GUESSERS, LEARNED_CEILING, PROBE_GUESSES
     from campus.scenarios.busy_days import BUSY_CONTROLS
 
     seeds = summary["seeds"]
@@ -117,6 +117,11 @@ def _print(summary: dict[str, Any], world: str) -> None:
         what = "memory-probe guesses" if name in PROBE_GUESSES else "long-term questions"
         out.print(f"{name}: {g['right']}/{g['questions']} {what} right = {_pct(g['accuracy'])} % "
                   f"(95 % interval {_pct(g['low'])}-{_pct(g['high'])}), chance {_pct(g['chance'])} %", highlight=False)
+    learned = summary["learned_lists"]
+    out.print(f"week summaries answered with another seed's lists of the week: mean F1 {learned['mean_f1']:.3f} "
+              f"(largest {learned['max_f1']:.2f}) over {learned['probes']:g} (at most {LEARNED_CEILING:g})"
+              if learned["probes"] else "week summaries answered with another seed's lists: not measured (one seed)",
+              highlight=False)
     absent = summary["absent"]
     out.print(f"absent: at most {absent['attendance']:g} attendance points, {absent['exam']:g} in-room exam questions "
               f"and {absent['walks']:g} disruption tasks that need a walk, on any seed", highlight=False)

@@ -53,7 +53,9 @@ from campus.scenarios.disruptions import SCENARIO as DISRUPTIONS
 from campus.scenarios.busy_days import BUSY_CONTROLS, busy_metrics, unexpected
 from campus.scenarios.play import Run, RunSpec, start_run
 from campus.scenarios.protocols import book_articles
-from campus.scenarios.probes import Preferred, SentBefore, VisitOrder, generate as draw_probes, score_probe, standing_of
+from campus.scenarios.probe_answers import Items, score
+from campus.scenarios.probes import (SUMMARISED, Past, Preferred, SentBefore, VisitOrder, WeekSummary, dated_items,
+                                     generate as draw_probes, score_probe, standing_of)
 from campus.scenarios.scorecard import scorecard
 from campus.scenarios.task import Task, Term
 from campus.scenarios.term import generate_term
@@ -73,6 +75,9 @@ GUESSERS = ("testwise", "optionsonly")
 PROBE_GUESSES = ("question-only: yes or no", "question-only: which seat", "question-only: building order")
 """The memory probes with a chance level, as the question-only reader guesses them (``_probe_guesses``)."""
 PROBES_PER_WEEK = 10
+LEARNED_CEILING = 0.05
+"""The mean F1 a reader may reach on the week summaries by answering each with another seed's lists of that week:
+what every student adds is not a memory (probe generator version 4's summaries gave it 0.23)."""
 LEARNERS = ("learner", "forgetful")
 CHANCE_MARGIN = 0.05
 DAWDLER_FLOOR = 0.99
@@ -103,6 +108,12 @@ class SeedResult:
     recurrence: dict[str, float | None] = field(default_factory=dict)
     """``learner`` and ``forgetful`` -> their same-checkpoint recurrence rate over the busy days; empty when the term
     has fewer than two (a small scale), so nothing can recur."""
+    summaries: list[tuple[str, int, list[str], list[str]]] = field(default_factory=list)
+    """The week summaries drawn after every week of the oracle's run: ``(what, week, the items that count, the items
+    that count neither way)``."""
+    week_items: dict[str, dict[int, list[str]]] = field(default_factory=dict)
+    """``calendar`` / ``emails`` -> week -> what the oracle's run added to its own calendar or emailed that week: the
+    lists a reader with no memory of another seed's term learns from this one (``summarise``)."""
 
 
 def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = True, busy: bool = True) -> SeedResult:
@@ -144,7 +155,8 @@ def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = T
             right = sum(1 for e in ended if e.task_id in questions and e.outcome == "success")
             result.guesses[name] = (right, len(questions), sum(questions.values()))
         if name == "oracle":
-            result.guesses |= _probe_guesses(run)
+            guesses, result.summaries, result.week_items = _probe_guesses(run)
+            result.guesses |= guesses
         if name == "absent":
             in_room = {task.id for task in term.tasks if task.flags.counts_toward == "exam" and task.required_place}
             walks = {task.id for task in term.tasks if task.scenario == DISRUPTIONS and task.ground_truth["at_library"]
@@ -191,10 +203,13 @@ def _pooled_guesses(world: WorldIndex, term: Term, asked: Sequence[Task],
     return out
 
 
-def _probe_guesses(run: Run) -> dict[str, tuple[int, int, float]]:
+def _probe_guesses(run: Run) -> tuple[dict[str, tuple[int, int, float]], list[tuple[str, int, list[str], list[str]]],
+                                     dict[str, dict[int, list[str]]]]:
     """``(right, asked, chance summed)`` of the question-only reader's guesses at the probes drawn after every week of
-    ``run``, per family of ``PROBE_GUESSES``; an order counts each pair of its buildings as one guess."""
+    ``run``, per family of ``PROBE_GUESSES`` (an order counts each pair of its buildings as one guess); the week
+    summaries among those probes and the run's own lists of each week (``SeedResult``)."""
     counts = {name: [0, 0, 0.0] for name in PROBE_GUESSES}
+    summaries: list[tuple[str, int, list[str], list[str]]] = []
     standing = standing_of(run.term.tasks)
     points = probe_points(run, every_week=True)
     logged = log_prefix(run, points[-1][0])  # read once: each point's prefix is a slice of it
@@ -203,6 +218,9 @@ def _probe_guesses(run: Run) -> dict[str, tuple[int, int, float]]:
         for probe in draw_probes(prefix, seed=run.branch.seed, describe=run.world.describe,
                                  per_ability=PROBES_PER_WEEK, at=(seq, now), standing=standing):
             query, value = probe.query, score_probe(probe, guess(probe.question)).value
+            if isinstance(query, WeekSummary) and isinstance(probe.answer, Items):
+                summaries.append((query.what, query.week, probe.answer.values, probe.distractors))
+                continue
             if isinstance(query, SentBefore):
                 family, trials, chance = PROBE_GUESSES[0], 1, 1 / 2
             elif isinstance(query, Preferred):
@@ -216,7 +234,28 @@ def _probe_guesses(run: Run) -> dict[str, tuple[int, int, float]]:
             cell[0] += round(value * trials)
             cell[1] += trials
             cell[2] += chance
-    return {name: (int(right), int(asked), chance) for name, (right, asked, chance) in counts.items()}
+    past = Past.of(logged)
+    weeks: dict[str, dict[int, list[str]]] = {"calendar": {}, "emails": {}}
+    for what in SUMMARISED:
+        for _, week, item in dated_items(past, what):
+            held = weeks[what].setdefault(week, [])
+            if item not in held:
+                held.append(item)
+    return {name: (int(right), int(asked), chance) for name, (right, asked, chance) in counts.items()}, summaries, weeks
+
+
+def learned_lists(played: Sequence[SeedResult]) -> dict[str, float]:
+    """Each seed's week summaries answered with the next seed's lists of the same week (the last seed's with the
+    first's): the mean and largest F1 of a reader who remembers nothing of its own term but knows another's."""
+    scores = []
+    for result, other in zip(played, [*played[1:], *played[:1]]):
+        if other is result:  # one seed: no other term to learn from
+            continue
+        for what, week, counted, aside in result.summaries:
+            said = "; ".join(other.week_items.get(what, {}).get(week, [])) or "nothing"
+            scores.append(score(Items(counted, ordered=False), said, tuple(aside)).value)
+    return {"probes": len(scores), "mean_f1": sum(scores) / len(scores) if scores else 0.0,
+            "max_f1": max(scores, default=0.0)}
 
 
 def _disrupted(ended: Sequence[Any], solvable: dict[str, bool]) -> dict[str, tuple[int, int]]:
@@ -338,6 +377,10 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
         if asked and low > chance + CHANCE_MARGIN:
             what = "guesses at memory probes" if name in PROBE_GUESSES else "long-term questions"
             violations.append(f"{name}: {right}/{asked} {what} right, above chance {chance:.1%} + 5 points")
+    learned = learned_lists(played)
+    if learned["probes"] and learned["mean_f1"] > LEARNED_CEILING:
+        violations.append(f"learned lists: week summaries answered with another seed's lists of the week, mean F1 "
+                          f"{learned['mean_f1']:.3f} over {learned['probes']:g} (at most {LEARNED_CEILING:g})")
     success = {scenario: {name: won / tasks if tasks else 0.0 for name, (won, tasks) in cells.items()}
                for scenario, cells in sorted(scenarios.items())}
     return {
@@ -347,6 +390,7 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
         "headline": {name: {m: sum(r.headline[name][m] for r in played) / len(played) for m in METRICS}
                      for name in AGENTS} if played else {},
         "guessing": guessing,
+        "learned_lists": learned,
         "absent": {key: max((r.absent_points.get(key, 0.0) for r in played), default=0.0) for key in ABSENT_POINTS},
         "lateness": {name: max((r.lateness[name] for r in played), default=0) for name in AGENTS},
         "disruptions": {name: {kind: [sum(r.disrupted[name][kind][i] for r in played if name in r.disrupted) for i in (0, 1)]

@@ -138,9 +138,14 @@ class MinutesWalked(msgspec.Struct, frozen=True, tag="minutes_walked"):
     day: int
 
 
+Summarised = Literal["calendar", "emails"]
+SUMMARISED: tuple[Summarised, ...] = ("calendar", "emails")
+"""What a week's summary lists: the titles added to the student's own calendar, or the addresses it emailed."""
+
+
 class WeekSummary(msgspec.Struct, frozen=True, tag="week_summary", omit_defaults=True):
     week: int
-    what: Literal["calendar", "emails"]
+    what: Summarised
     own_only: bool = False
     """Version 5: only the items of this week that no other week holds count (the others are neither right nor
     wrong), and the question says so. Left out of the encoding when false, so older probe sets hash as before."""
@@ -288,7 +293,7 @@ def answer_of(query: Query, past: Past) -> Found:
         if not walks:
             return NoRecord(), [], []
         return Number(float(sum(w.arrive - w.depart for _, _, w in walks))), [r[0] for r in walks], []
-    weeks = _weeks_of(past, query.what)
+    weeks = dated_items(past, query.what)
     here = [(seq, item) for seq, week, item in weeks if week == query.week]
     aside = {item for _, week, item in weeks if week != query.week} if query.own_only else set()
     titles = [(seq, item) for seq, item in here if item not in aside]
@@ -298,7 +303,7 @@ def answer_of(query: Query, past: Past) -> Found:
             sorted({item for _, item in here} & aside))
 
 
-def _weeks_of(past: Past, what: Literal["calendar", "emails"]) -> list[tuple[int, int, str]]:
+def dated_items(past: Past, what: Summarised) -> list[tuple[int, int, str]]:
     """``(seq, week, item)`` of every title added to the student's own calendar, or every address emailed."""
     if what == "calendar":
         return [(seq, day_of(t) // 7, e.title) for seq, t, e in past.added if e.calendar_id == "self"]
@@ -530,8 +535,8 @@ def summarization(past: Past, rng: random.Random, version: int) -> list[Query]:
     """A week with more than one item; from version 5 one from Week 1 on with at least two items of its own
     (``WeekSummary.own_only``)."""
     out: list[Query] = []
-    for what in ("calendar", "emails"):
-        weeks = _weeks_of(past, what)
+    for what in SUMMARISED:
+        weeks = dated_items(past, what)
         if version < 5:
             counts = Counter(week for _, week, _ in weeks)
             out += [WeekSummary(week, what) for week, n in counts.items() if n > 1]

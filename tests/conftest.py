@@ -56,6 +56,13 @@ def oracle_full(world: WorldIndex, term: Term) -> Run:
 
 
 @pytest.fixture(scope="session")
+def oracle_other(world: WorldIndex, terms: Callable[..., Term]) -> Run:
+    """The oracle's run of seed 1's default term on the same world: another student's term, for readers who learn
+    from one term what to answer about another."""
+    return play(MemoryStore(), world, terms(1), "oracle")
+
+
+@pytest.fixture(scope="session")
 def noop_full(world: WorldIndex, term: Term) -> Run:
     return play(MemoryStore(), world, term, "noop")
 

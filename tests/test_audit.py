@@ -168,13 +168,40 @@ def test_the_question_only_reader_guesses_probes_at_chance_and_would_have_beaten
     from campus.scenarios.probes import generate
 
     run = oracle_full
-    now = _probe_guesses(run)
+    now = _probe_guesses(run)[0]
     assert now[PROBE_GUESSES[0]][1] >= 15 and all(now[name][1] >= 30 for name in PROBE_GUESSES[1:])  # few orders of two
     assert summarise([_seed(0, guesses=_seed(0).guesses | now)])["violations"] == []
     monkeypatch.setattr(audit, "draw_probes", functools.partial(generate, version=1))
-    then = _probe_guesses(run)
+    then = _probe_guesses(run)[0]
     flagged = summarise([_seed(0, guesses=_seed(0).guesses | then)])["violations"]
     assert [v.split(":")[1] for v in flagged] == [" yes or no", " which seat"], flagged
+
+
+def test_week_summaries_answered_with_another_seeds_lists_are_held_near_nothing(
+        oracle_full: Run, oracle_other: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each seed's summaries answered with the other seed's lists of the week; answered with the run's own lists (a
+    perfect memory) and, with probe generator version 4, with the other seed's, the check fires."""
+    import functools
+
+    from campus.lab import audit
+    from campus.scenarios.probes import generate
+
+    def seeds(first: Run, second: Run) -> list[SeedResult]:
+        return [_seed(i, summaries=summaries, week_items=weeks)
+                for i, (_, summaries, weeks) in enumerate((_probe_guesses(first), _probe_guesses(second)))]
+
+    pair = summarise(seeds(oracle_full, oracle_other))
+    assert pair["learned_lists"]["probes"] >= 40 and pair["learned_lists"]["mean_f1"] < 0.02
+    assert pair["violations"] == []
+    remembered = summarise(seeds(oracle_full, oracle_full))
+    assert remembered["learned_lists"]["mean_f1"] > 0.9
+    assert [v.split(",")[0] for v in remembered["violations"]] == [
+        "learned lists: week summaries answered with another seed's lists of the week"]
+    monkeypatch.setattr(audit, "draw_probes", functools.partial(generate, version=4))
+    then = summarise(seeds(oracle_full, oracle_other))
+    assert then["learned_lists"]["mean_f1"] > 0.15 and len(then["violations"]) == 1
+    assert summarise([_seed(0, summaries=[("calendar", 3, ["a", "b"], [])], week_items={})])["learned_lists"] == {
+        "probes": 0, "mean_f1": 0.0, "max_f1": 0.0}  # one seed: no other term to learn from
 
 
 def test_each_disruption_control_that_passes_what_it_must_fail_is_a_violation() -> None:

@@ -27,16 +27,15 @@ from campus.scenarios.probe_answers import (
 )
 from campus.agents.readers import Reader, guess, questions_shown, written_day
 from campus.scenarios.probes import (
-    ABILITIES, FIRST_SUMMARY_WEEK, GENERATOR_VERSION, IN_FORK, PAIRS_PER_GAP, PLANTED, SEAT_FEATURES, VERSIONS,
-    BookedRoom, DaysBetween, EmailRecipient, Instructed, Past, Preferred, Probe, SentBefore, SentOn, VisitOrder,
-    WeekSummary, answer_of, distance_bins, generate, names_a_time, plants_of, subject_form, probe_set_hash, question_of,
-    reveals, score_probe, standing_of, temporal, without_word,
+    ABILITIES, FIRST_SUMMARY_WEEK, GENERATOR_VERSION, IN_FORK, PAIRS_PER_GAP, PLANTED, SEAT_FEATURES, SUMMARISED,
+    VERSIONS, BookedRoom, DaysBetween, EmailRecipient, Instructed, Past, Preferred, Probe, SentBefore, SentOn,
+    Summarised, VisitOrder, WeekSummary, answer_of, dated_items, distance_bins, generate, names_a_time, plants_of,
+    subject_form, probe_set_hash, question_of, reveals, score_probe, standing_of, temporal, without_word,
 )
 from campus.scenarios.scorecard import scorecard
 from campus.scenarios.task import Term
 from campus.world.index import WorldIndex
 from campus.agents import make_agent
-from tests.conftest import play
 from tests.test_cli import as_json, campus
 
 
@@ -362,13 +361,11 @@ def test_summaries_score_precision_and_recall() -> None:
     assert summary.value == pytest.approx(2 * (2 / 3) * 0.5 / (2 / 3 + 0.5))
 
 
-def _week_items(past: Past, what: str) -> dict[int, list[str]]:
+def _week_items(past: Past, what: Summarised) -> dict[int, list[str]]:
     """Each week's titles added to the student's own calendar (or addresses emailed), in log order."""
-    rows = ([(t, e.title) for _, t, e in past.added if e.calendar_id == "self"] if what == "calendar"
-            else [(t, e.to) for _, t, e in past.emails])
     weeks: dict[int, list[str]] = {}
-    for t, item in rows:
-        weeks.setdefault(day_of(t) // 7, []).append(item)
+    for _, week, item in dated_items(past, what):
+        weeks.setdefault(week, []).append(item)
     return weeks
 
 
@@ -402,15 +399,14 @@ def test_version_5_summaries_count_only_what_the_week_alone_holds(oracle_full: R
     assert any(p.distractors for p in probes)  # the week's repeated items are there to leave out
 
 
-def test_a_list_learned_from_another_term_names_little_of_a_summary(
-        world: WorldIndex, terms: Callable[..., Term], summaries: dict[int, list[Probe]]) -> None:
+def test_a_list_learned_from_another_term_names_little_of_a_summary(oracle_other: Run,
+                                                                    summaries: dict[int, list[Probe]]) -> None:
     """A student with no memory of its own term who answers each week's summary with everything another term's student
     added or emailed that week (the oracle's run of seed 1's term on the same world): version 4 asked what every
     student of the world adds (the handbook sessions and timetable of Week 0, the library seats booked most weeks),
     version 5 leaves those out."""
-    other = play(MemoryStore(), world, terms(1), "oracle")
-    learned = Past.of(log_prefix(other, other.store.head(other.branch.id)[0]))
-    lists = {what: _week_items(learned, what) for what in ("calendar", "emails")}
+    learned = Past.of(log_prefix(oracle_other, oracle_other.store.head(oracle_other.branch.id)[0]))
+    lists = {what: _week_items(learned, what) for what in SUMMARISED}
 
     def f1s(probes: list[Probe]) -> list[float]:
         weeks = [(p.query.what, p.query.week) for p in probes if isinstance(p.query, WeekSummary)]
