@@ -54,8 +54,8 @@ from campus.scenarios.busy_days import BUSY_CONTROLS, busy_metrics, unexpected
 from campus.scenarios.play import Run, RunSpec, start_run
 from campus.scenarios.protocols import book_articles
 from campus.scenarios.probe_answers import Items, score
-from campus.scenarios.probes import (SUMMARISED, Past, Preferred, SentBefore, VisitOrder, WeekSummary, dated_items,
-                                     generate as draw_probes, score_probe, standing_of)
+from campus.scenarios.probes import (SUMMARISED, Past, Preferred, SentBefore, Summarised, VisitOrder, WeekSummary,
+                                     dated_items, generate as draw_probes, score_probe, standing_of)
 from campus.scenarios.scorecard import scorecard
 from campus.scenarios.task import Task, Term
 from campus.scenarios.term import generate_term
@@ -84,6 +84,10 @@ DAWDLER_FLOOR = 0.99
 _OPTION = re.compile(r"^[A-Z]\) ", re.MULTILINE)
 
 
+Summary = tuple[Summarised, int, list[str], list[str]]
+"""A week summary the audit drew: what it lists, its week, the items that count, the items that count neither way."""
+
+
 @dataclass
 class SeedResult:
     """One seed: what each agent did, or why the seed did not generate."""
@@ -108,10 +112,9 @@ class SeedResult:
     recurrence: dict[str, float | None] = field(default_factory=dict)
     """``learner`` and ``forgetful`` -> their same-checkpoint recurrence rate over the busy days; empty when the term
     has fewer than two (a small scale), so nothing can recur."""
-    summaries: list[tuple[str, int, list[str], list[str]]] = field(default_factory=list)
-    """The week summaries drawn after every week of the oracle's run: ``(what, week, the items that count, the items
-    that count neither way)``."""
-    week_items: dict[str, dict[int, list[str]]] = field(default_factory=dict)
+    summaries: list[Summary] = field(default_factory=list)
+    """The week summaries drawn after every week of the oracle's run."""
+    week_items: dict[Summarised, dict[int, list[str]]] = field(default_factory=dict)
     """``calendar`` / ``emails`` -> week -> what the oracle's run added to its own calendar or emailed that week: the
     lists a reader with no memory of another seed's term learns from this one (``summarise``)."""
 
@@ -203,13 +206,13 @@ def _pooled_guesses(world: WorldIndex, term: Term, asked: Sequence[Task],
     return out
 
 
-def _probe_guesses(run: Run) -> tuple[dict[str, tuple[int, int, float]], list[tuple[str, int, list[str], list[str]]],
-                                     dict[str, dict[int, list[str]]]]:
+def _probe_guesses(run: Run) -> tuple[dict[str, tuple[int, int, float]], list[Summary],
+                                     dict[Summarised, dict[int, list[str]]]]:
     """``(right, asked, chance summed)`` of the question-only reader's guesses at the probes drawn after every week of
     ``run``, per family of ``PROBE_GUESSES`` (an order counts each pair of its buildings as one guess); the week
     summaries among those probes and the run's own lists of each week (``SeedResult``)."""
     counts = {name: [0, 0, 0.0] for name in PROBE_GUESSES}
-    summaries: list[tuple[str, int, list[str], list[str]]] = []
+    summaries: list[Summary] = []
     standing = standing_of(run.term.tasks)
     points = probe_points(run, every_week=True)
     logged = log_prefix(run, points[-1][0])  # read once: each point's prefix is a slice of it
@@ -235,7 +238,7 @@ def _probe_guesses(run: Run) -> tuple[dict[str, tuple[int, int, float]], list[tu
             cell[1] += trials
             cell[2] += chance
     past = Past.of(logged)
-    weeks: dict[str, dict[int, list[str]]] = {"calendar": {}, "emails": {}}
+    weeks: dict[Summarised, dict[int, list[str]]] = {what: {} for what in SUMMARISED}
     for what in SUMMARISED:
         for _, week, item in dated_items(past, what):
             held = weeks[what].setdefault(week, [])

@@ -11,8 +11,8 @@ scored:
 - an ordered list (event ordering): Kendall's tau-b between the true order and the agent's,
   over the union of both lists with items the agent left out tied last (BEAM's convention),
   normalised to [0, 1] as (tau + 1) / 2; coverage (the F1 of the items named) is reported apart;
-- an unordered list (summarization): the F1 of precision and recall over the key facts (items a version-5
-  summary leaves out, those of other weeks too, count neither way);
+- an unordered list (summarization): the F1 of precision and recall over the key facts (a version-5 summary's
+  items that another week holds too count neither way);
 - "no record": 1 when the agent said so;
 - ends-with (instruction following): 1 when the answer ends with the word a standing
   instruction asked for, whatever else it says.

@@ -201,7 +201,7 @@ class Probe(msgspec.Struct, frozen=True, kw_only=True):
     """The simulated minute of the earliest evidence."""
     distractors: list[str] = []
     """Wrong answers on the same entity; for an update, the superseded values (a *stale* answer); for a version-5
-    summary, the items of other weeks too, which an answer may name or not (``WeekSummary.own_only``)."""
+    summary, the week's items that another week holds too, which count neither way (``WeekSummary.own_only``)."""
     twin: str = ""
     """For abstention: the id of the probe's partner (the answerable twin of a "no record" probe, and back)."""
 
