@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
 from pathlib import Path
 
 import msgspec
@@ -24,6 +26,7 @@ from campus.world.stulife import (
     DEFAULT_POPULARITY,
     DEFAULT_SEATS,
     ImportReport,
+    _ASCII_TABLE,
     StuLifeDataError,
     load_stulife,
     to_ascii,
@@ -248,6 +251,23 @@ def test_to_ascii_is_total_and_ascii(text: str) -> None:
     assert result.isascii() and all(not c.isascii() for c in lost)
     if text.isascii():
         assert result == text and lost == ""
+
+
+def _ascii_by_characters(text: str) -> tuple[str, str]:
+    """``to_ascii`` as it read every character: the table through ``str.translate``, then NFKD for what is left."""
+    kept, lost = [], []
+    for char in text.translate(str.maketrans(_ASCII_TABLE)):
+        folded = char if char.isascii() else "".join(c for c in unicodedata.normalize("NFKD", char) if c.isascii())
+        (kept if folded else lost).append(folded or char)
+    result = "".join(kept)
+    return (re.sub(r" ?\( *\)", "", result) if lost else result), "".join(lost)
+
+
+@given(st.text(alphabet=st.sampled_from([*_ASCII_TABLE, "a", " ", "(", ")", "\u00e9", "\u0301", "\ufb01", "\u52e2",
+                                         "\U0001f44d", "\u00c5"])) | st.text())
+def test_to_ascii_reads_only_the_characters_outside_ascii_and_agrees_with_reading_them_all(text: str) -> None:
+    assert all(value.isascii() for value in _ASCII_TABLE.values())
+    assert to_ascii(text) == _ascii_by_characters(text)
 
 
 # ---------------------------------------------------------------- determinism and the command line

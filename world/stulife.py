@@ -705,7 +705,7 @@ def _scalar(value: Any) -> str:
 
 # ---------------------------------------------------------------- ASCII
 
-_ASCII_TABLE = str.maketrans({
+_ASCII_TABLE: dict[str, str] = {
     "\u2014": "--", "\u2013": "-", "\u2012": "-", "\u2010": "-", "\u2011": "-", "\u2212": "-",
     "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
     "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u2033": '"', "\u00ab": '"', "\u00bb": '"',
@@ -720,20 +720,29 @@ _ASCII_TABLE = str.maketrans({
     "\u03bb": "lambda", "\u03bc": "mu", "\u03c0": "pi", "\u03c3": "sigma", "\u03c9": "omega", "\u0394": "Delta",
     "\u0398": "Theta", "\u03a3": "Sigma", "\u03a9": "Omega",
     **{chr(0x2460 + i): f"({i + 1})" for i in range(20)},
-})
+}
+"""Punctuation and symbols in ASCII; ``to_ascii`` folds any other non-ASCII character by NFKD."""
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
 def to_ascii(text: str) -> tuple[str, str]:
-    """``text`` in ASCII (a table for punctuation and symbols, then NFKD), and the characters that had no ASCII form."""
-    kept: list[str] = []
+    """``text`` in ASCII (a table for punctuation and symbols, then NFKD), and the characters that had no ASCII form.
+
+    Only the non-ASCII characters are looked at (``str.translate`` with a table looked every character up, and a
+    miss raises inside it: the published texts' millions of characters made that most of their import)."""
     lost: list[str] = []
-    for char in text.translate(_ASCII_TABLE):
-        if char.isascii():
-            kept.append(char)
-            continue
+
+    def one(match: re.Match[str]) -> str:
+        char = match.group()
+        mapped = _ASCII_TABLE.get(char)
+        if mapped is not None:
+            return mapped
         folded = "".join(c for c in unicodedata.normalize("NFKD", char) if c.isascii())
-        (kept if folded else lost).append(folded or char)
-    result = "".join(kept)
+        if not folded:
+            lost.append(char)
+        return folded
+
+    result = _NON_ASCII.sub(one, text)
     if lost:
         result = re.sub(r" ?\( *\)", "", result)  # e.g. "shi (<ideograph>)" -> "shi"
     return result, "".join(lost)
