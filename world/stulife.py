@@ -761,9 +761,9 @@ def _ascii_world(world: World, notes: list[str]) -> World:
             result, dropped = to_ascii(value)
             changed += 1
             lost.update(dropped)
-            first = next(c for c in value if not c.isascii())
-            if len(examples) < 4 and first not in examples:
-                examples[first] = _example(value)
+            first = _NON_ASCII.search(value) if len(examples) < 4 else None
+            if first is not None and first[0] not in examples:
+                examples[first[0]] = _example(value)
             return result
         if isinstance(value, list):
             return [fix(v) for v in value]
