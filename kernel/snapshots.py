@@ -168,9 +168,9 @@ def shared_fields(parts: Iterable[tuple[str, type]]) -> tuple[SharedField, ...]:
             item = args[0] if origin is list else None
             if isinstance(item, type) and issubclass(item, msgspec.Struct) and item.__struct_config__.frozen:
                 lists.append(SharedField(part, field, "list", msgspec.json.Decoder(list[item])))  # type: ignore[valid-type]
-            elif origin is dict and args[0] is str and _immutable(args[1]):
+            elif _immutable_map(hint):
                 maps.append(SharedField(part, field, "map", msgspec.json.Decoder(hint)))
-            elif origin is dict and args[0] is str and typing.get_origin(args[1]) is dict and _immutable_map(args[1]):
+            elif origin is dict and args[0] is str and _immutable_map(args[1]):
                 maps.append(SharedField(part, field, "maps", msgspec.json.Decoder(hint)))
     return (*sorted(lists, key=_place), *sorted(maps, key=_place))
 
@@ -195,6 +195,9 @@ def _immutable(hint: Any) -> bool:
 
 
 def _immutable_map(hint: Any) -> bool:
+    """Whether the type is ``dict[str, V]`` with ``V`` immutable."""
+    if typing.get_origin(hint) is not dict:
+        return False
     key, value = typing.get_args(hint)
     return key is str and _immutable(value)
 

@@ -55,7 +55,7 @@ from campus.scenarios.play import Run, RunSpec, start_run
 from campus.scenarios.protocols import book_articles
 from campus.scenarios.probe_answers import Items, score
 from campus.scenarios.probes import (SUMMARISED, Past, Preferred, SentBefore, Summarised, VisitOrder, WeekSummary,
-                                     dated_items, generate as draw_probes, score_probe, standing_of)
+                                     generate as draw_probes, score_probe, standing_of, week_lists)
 from campus.scenarios.scorecard import scorecard
 from campus.scenarios.task import Task, Term
 from campus.scenarios.term import generate_term
@@ -238,12 +238,7 @@ def _probe_guesses(run: Run) -> tuple[dict[str, tuple[int, int, float]], list[Su
             cell[1] += trials
             cell[2] += chance
     past = Past.of(logged)
-    weeks: dict[Summarised, dict[int, list[str]]] = {what: {} for what in SUMMARISED}
-    for what in SUMMARISED:
-        for _, week, item in dated_items(past, what):
-            held = weeks[what].setdefault(week, [])
-            if item not in held:
-                held.append(item)
+    weeks = {what: week_lists(past, what) for what in SUMMARISED}
     return {name: (int(right), int(asked), chance) for name, (right, asked, chance) in counts.items()}, summaries, weeks
 
 

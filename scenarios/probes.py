@@ -310,6 +310,14 @@ def dated_items(past: Past, what: Summarised) -> list[tuple[int, int, str]]:
     return [(seq, day_of(t) // 7, e.to) for seq, t, e in past.emails]
 
 
+def week_lists(past: Past, what: Summarised) -> dict[int, list[str]]:
+    """Each week's distinct items (``dated_items``), in log order."""
+    weeks: dict[int, dict[str, None]] = {}
+    for _, week, item in dated_items(past, what):
+        weeks.setdefault(week, {})[item] = None
+    return {week: list(items) for week, items in weeks.items()}
+
+
 def _planted_answer(query: ToldPlaces | Instructed | Preferred, past: Past) -> Found:
     if isinstance(query, ToldPlaces):
         told = [(past.planted[p.task_id], place) for p, place in zip(query.plants, query.places) if p.task_id in past.planted]

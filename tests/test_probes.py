@@ -29,8 +29,8 @@ from campus.agents.readers import Reader, guess, questions_shown, written_day
 from campus.scenarios.probes import (
     ABILITIES, FIRST_SUMMARY_WEEK, GENERATOR_VERSION, IN_FORK, PAIRS_PER_GAP, PLANTED, SEAT_FEATURES, SUMMARISED,
     VERSIONS, BookedRoom, DaysBetween, EmailRecipient, Instructed, Past, Preferred, Probe, SentBefore, SentOn,
-    Summarised, VisitOrder, WeekSummary, answer_of, dated_items, distance_bins, generate, names_a_time, plants_of,
-    subject_form, probe_set_hash, question_of, reveals, score_probe, standing_of, temporal, without_word,
+    VisitOrder, WeekSummary, answer_of, distance_bins, generate, names_a_time, plants_of,
+    subject_form, probe_set_hash, question_of, reveals, score_probe, standing_of, temporal, week_lists, without_word,
 )
 from campus.scenarios.scorecard import scorecard
 from campus.scenarios.task import Term
@@ -361,14 +361,6 @@ def test_summaries_score_precision_and_recall() -> None:
     assert summary.value == pytest.approx(2 * (2 / 3) * 0.5 / (2 / 3 + 0.5))
 
 
-def _week_items(past: Past, what: Summarised) -> dict[int, list[str]]:
-    """Each week's titles added to the student's own calendar (or addresses emailed), in log order."""
-    weeks: dict[int, list[str]] = {}
-    for _, week, item in dated_items(past, what):
-        weeks.setdefault(week, []).append(item)
-    return weeks
-
-
 @pytest.fixture(scope="module")
 def summaries(oracle_full: Run) -> dict[int, list[Probe]]:
     """Versions 4 and 5's summaries of the oracle's default-term run at its end, every week they can ask about."""
@@ -385,7 +377,7 @@ def test_version_5_summaries_count_only_what_the_week_alone_holds(oracle_full: R
     for probe in probes:
         query = probe.query
         assert isinstance(query, WeekSummary) and query.own_only and query.week >= FIRST_SUMMARY_WEEK
-        weeks = _week_items(past, query.what)
+        weeks = week_lists(past, query.what)
         elsewhere = {item for week, items in weeks.items() if week != query.week for item in items}
         here = set(weeks[query.week])
         assert isinstance(probe.answer, Items) and len(probe.answer.values) >= 2
@@ -406,11 +398,11 @@ def test_a_list_learned_from_another_term_names_little_of_a_summary(oracle_other
     student of the world adds (the handbook sessions and timetable of Week 0, the library seats booked most weeks),
     version 5 leaves those out."""
     learned = Past.of(log_prefix(oracle_other, oracle_other.store.head(oracle_other.branch.id)[0]))
-    lists = {what: _week_items(learned, what) for what in SUMMARISED}
+    lists = {what: week_lists(learned, what) for what in SUMMARISED}
 
     def f1s(probes: list[Probe]) -> list[float]:
         weeks = [(p.query.what, p.query.week) for p in probes if isinstance(p.query, WeekSummary)]
-        said = ["; ".join(dict.fromkeys(lists[what].get(week, []))) or "nothing" for what, week in weeks]
+        said = ["; ".join(lists[what].get(week, [])) or "nothing" for what, week in weeks]
         return [score_probe(p, s).value for p, s in zip(probes, said, strict=True)]
 
     old, new = f1s(summaries[4]), f1s(summaries[5])
