@@ -23,6 +23,7 @@ import operator
 import os
 import socket
 import sqlite3
+import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from itertools import chain, compress, count, cycle
@@ -34,6 +35,7 @@ import msgspec
 
 from campus.events import AGENT_BOUND, KINDS, SCHEMA_VERSION, Event, agent_link, canonical, chain_hash
 from campus.events.codec import MalformedEvent, canonical_many, decode_events
+from campus.kernel.checkpointer import BACKSTOP_PAGES, Checkpointer
 from campus.kernel.snapshots import assemble, decode_manifest
 from campus.kernel.sql_views import VIEWS
 
@@ -536,6 +538,7 @@ class SQLiteStore(_Lineage):
         self._leases: set[str] = set()
         self._marks_tables: dict[tuple[tuple[str, ...], tuple[str, ...]], str] = {}
         self._table_numbers = count()
+        self._checkpointer: Checkpointer | None = None
 
     def _open_for_writing(self) -> None:
         try:
@@ -545,6 +548,7 @@ class SQLiteStore(_Lineage):
         try:
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=NORMAL")
+            self.conn.execute(f"PRAGMA wal_autocheckpoint={BACKSTOP_PAGES}")
             self.conn.execute("PRAGMA foreign_keys=ON")
             self.conn.executescript(_SCHEMA)
             self.conn.executescript(VIEWS)
@@ -569,7 +573,8 @@ class SQLiteStore(_Lineage):
             raise StoreError(f"a branch named {info.id!r} already exists") from None
 
     @contextmanager
-    def _transaction(self) -> Iterator[None]:
+    def _transaction(self, written: int = 0) -> Iterator[None]:
+        """``written``: about how many bytes the transaction stores, for the checkpointer."""
         self.conn.execute("BEGIN IMMEDIATE")
         try:
             yield
@@ -577,13 +582,21 @@ class SQLiteStore(_Lineage):
             self.conn.execute("ROLLBACK")
             raise
         self.conn.execute("COMMIT")
+        (self._checkpointer or self._start_checkpointer()).nudge(written)
+
+    def _start_checkpointer(self) -> Checkpointer:
+        """The thread that copies this store's commits into the file (``kernel/checkpointer.py``), started at the
+        first commit; a store collected unclosed stops it."""
+        self._checkpointer = Checkpointer(self.path)
+        weakref.finalize(self, self._checkpointer.stop)
+        return self._checkpointer
 
     def create_branch(self, info: BranchInfo, records: Sequence[Record] = ()) -> BranchInfo:
         """A root branch and its first ``records``, in one transaction: all of it or nothing."""
         if info.parent is not None:
             raise StoreError("create_branch makes root branches; use fork() for a child")
         rows = encode_records(records, info.id, 0, info.genesis)
-        with self._transaction():
+        with self._transaction(_size(rows)):
             self._insert_branch(info)
             _insert_rows(self.conn, rows)
         self._branch_cache[info.id] = info
@@ -671,7 +684,7 @@ class SQLiteStore(_Lineage):
         rows = encode_records(records, branch_id, seq, self._prev(branch_id, seq, prev))
         if not rows:
             return seq, prev
-        with self._transaction():
+        with self._transaction(_size(rows)):
             holder = self.conn.execute("SELECT pid, host, token FROM leases WHERE branch = ?", (branch_id,)).fetchone()
             if holder is not None and holder[2] != self._token:
                 raise StoreError(_held(branch_id, holder[0], holder[1]))
@@ -814,7 +827,7 @@ class SQLiteStore(_Lineage):
     def put_snapshot(self, branch_id: str, seq: int, state: bytes, state_hash: str, pieces: Mapping[str, bytes] = {}) -> None:
         """One transaction: the pieces a manifest names are there whenever the manifest is."""
         owner = self.owner_of(branch_id, seq)
-        with self._transaction():
+        with self._transaction(len(state) + sum(map(len, pieces.values()))):
             known = self._known_pieces(list(pieces))
             self.conn.executemany("INSERT OR IGNORE INTO snapshot_pieces (hash, data) VALUES (?, ?)",
                                   [(key, data) for key, data in pieces.items() if key not in known])
@@ -860,7 +873,8 @@ class SQLiteStore(_Lineage):
             self.conn.execute("DELETE FROM snapshot_pieces")
 
     def put_blob(self, kind: str, digest: str, data: bytes) -> None:
-        self.conn.execute("INSERT OR IGNORE INTO blobs (hash, kind, data) VALUES (?, ?, ?)", (digest, kind, data))
+        with self._transaction(len(data)):
+            self.conn.execute("INSERT OR IGNORE INTO blobs (hash, kind, data) VALUES (?, ?, ?)", (digest, kind, data))
 
     def get_blob(self, digest: str) -> bytes:
         row = self.conn.execute("SELECT data FROM blobs WHERE hash = ?", (digest,)).fetchone()
@@ -877,6 +891,8 @@ class SQLiteStore(_Lineage):
             for branch_id in list(self._leases):
                 self.release(branch_id)
         finally:
+            if self._checkpointer is not None:
+                self._checkpointer.stop()  # first, so the writer's close is the last and removes the WAL
             self.conn.close()
 
 
@@ -1034,6 +1050,11 @@ sqlite3.register_adapter(type(None), _bind_null)
 looks for ``__adapt__`` and ``__conform__`` (an AttributeError raised and cleared) for every None it binds."""
 
 
+def _size(rows: list[tuple]) -> int:
+    """About the bytes ``rows`` take in the file: their payloads (the rest of a row is ~100 bytes)."""
+    return sum(map(len, map(_PAYLOAD, rows))) + 100 * len(rows)
+
+
 def _insert_rows(conn: sqlite3.Connection, rows: list[tuple]) -> None:
     plain = list(map(_META, rows)).count(None) == len(rows)
     one, many = (_INSERT_PLAIN, _INSERT_PLAIN_MANY) if plain else (_INSERT, _INSERT_MANY)
@@ -1050,6 +1071,7 @@ def _parameters(group: list[tuple], plain: bool) -> tuple:
     return tuple(compress(flat, cycle(_BUT_META)) if plain else flat)
 
 
+_PAYLOAD = operator.itemgetter(4)
 _META = operator.itemgetter(6)
 _BUT_META = (True,) * 6 + (False,)
 
