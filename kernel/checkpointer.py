@@ -10,8 +10,8 @@ bench calls``' durable mix, 0.34-0.36 s of ~1.7 s.
 A ``Checkpointer`` runs a passive checkpoint on its own connection once about ``EVERY_BYTES`` have
 been committed (``nudge``; a nudge that comes while one runs makes one more). A passive checkpoint
 never blocks the writer or a reader, and SQLite's C code lets go of the GIL while it copies and
-syncs. The same play then spent 0.03-0.045 s in ``COMMIT`` and the mix 0.155-0.17 s (11.8k ->
-13.8-14.1k calls/s); the process's CPU is about the same, the copying has moved to the other core.
+syncs. The same play then spent 0.04-0.06 s in ``COMMIT`` and its wall time fell 6-9 %, the mix 0.20-0.22 s
+(6-9 % more calls/s); the process's CPU rose 3-5 %, the copying on the other core.
 What a commit guarantees is unchanged: it is durable in the WAL once ``COMMIT`` returns, whoever copies
 it later. Should the thread fail (the file gone, no thread to be had), the writer's own checkpoints
 go on as before.
@@ -29,8 +29,10 @@ fsyncs, mostly does not: the WAL grows until the writer's own checkpoint, with l
 At 1,000 pages that came every few megabytes and still cost the play ~0.03 s; at 4,000 the WAL reaches ~16 MB."""
 
 EVERY_BYTES = 1 << 20
-"""About how much a writer commits between two checkpoints: the default term's play commits ~20 MB in ~75 commits, so
-~14 checkpoints; one after every commit made 75 (150 fsyncs) for the same ~0.035-0.045 s in ``COMMIT``."""
+"""About how much a writer commits between two checkpoints. At ~1 MB the default term's play ran 14 checkpoints and
+spent 0.03-0.07 s in ``COMMIT``; at ~4 MB (SQLite's own interval) 4 and 0.08 s, one of them a backstop checkpoint with
+its fsyncs; the thread's CPU was 0.05 s against 0.035 s (hot pages copied more often, and the fsyncs' writeback of the
+writer's pages charged to the process rather than to the kernel's flusher)."""
 
 
 class Checkpointer:

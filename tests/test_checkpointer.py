@@ -16,8 +16,8 @@ from campus.kernel.store import SQLiteStore
 from tests.test_store_conformance import root, walks
 
 ROWS = 1_000
-"""Rows per append: each counts ~200 bytes, so eight appends pass ``EVERY_BYTES`` once and stay far below the
-writer's own checkpoint (``BACKSTOP_PAGES``)."""
+"""Rows per append: each counts ~200 bytes, so eight appends (~1.6 MB) stay far below the writer's own checkpoint
+(``BACKSTOP_PAGES``)."""
 
 
 def _filled(path: Path, appends: int = 8) -> SQLiteStore:
@@ -41,7 +41,9 @@ def _events_in_the_file_alone(path: Path, copy: Path) -> int:
         conn.close()
 
 
-def test_commits_reach_the_database_file_without_the_writers_own_checkpoint(tmp_path: Path) -> None:
+def test_commits_reach_the_database_file_without_the_writers_own_checkpoint(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(checkpointer, "EVERY_BYTES", 256 << 10)
     path = tmp_path / "log.db"
     store = _filled(path)
     pages = store.conn.execute("PRAGMA page_count").fetchone()[0]
@@ -54,7 +56,7 @@ def test_commits_reach_the_database_file_without_the_writers_own_checkpoint(tmp_
     copier.stop()
     assert copier.checkpoints >= 1
     copied = _events_in_the_file_alone(path, tmp_path / "alone.db")
-    assert copied >= ROWS * 5, f"the file alone holds {copied} events"
+    assert copied >= ROWS, f"the file alone holds {copied} events"  # at least the append that woke the thread
     assert store.head("main")[0] == 8 * ROWS
     store.close()
 
