@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from urllib.parse import quote
 
 BACKSTOP_PAGES = 4_000
 """The writer's own automatic checkpoint, in WAL pages (SQLite's default is 1,000). A checkpoint lets the writer start
@@ -39,6 +40,7 @@ class Checkpointer:
     """Passive checkpoints of one database file after its commits, on a daemon thread."""
 
     def __init__(self, path: str) -> None:
+        """``path``: the database file's absolute path; the thread opens it only if it is still there."""
         self.path = path
         self.checkpoints = 0
         """Checkpoints run so far (those another connection's checkpoint made busy included)."""
@@ -69,7 +71,8 @@ class Checkpointer:
 
     def _run(self) -> None:
         try:
-            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            conn = sqlite3.connect(f"file:{quote(self.path)}?mode=rw", uri=True, isolation_level=None,
+                                   check_same_thread=False)
         except sqlite3.Error:
             return
         try:

@@ -541,6 +541,8 @@ class SQLiteStore(_Lineage):
         self._checkpointer: Checkpointer | None = None
 
     def _open_for_writing(self) -> None:
+        self._absolute = os.path.abspath(self.path)
+        """Where the file is, for the checkpointer's connection (opened later, perhaps from another directory)."""
         try:
             self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT)
         except sqlite3.Error as error:
@@ -587,7 +589,7 @@ class SQLiteStore(_Lineage):
     def _start_checkpointer(self) -> Checkpointer:
         """The thread that copies this store's commits into the file (``kernel/checkpointer.py``), started at the
         first commit; a store collected unclosed stops it."""
-        self._checkpointer = Checkpointer(self.path)
+        self._checkpointer = Checkpointer(self._absolute)
         weakref.finalize(self, self._checkpointer.stop)
         return self._checkpointer
 

@@ -117,3 +117,28 @@ def test_with_no_thread_to_be_had_the_writer_checkpoints_itself(tmp_path: Path, 
     again = SQLiteStore(path, read_only=True)
     assert again.head("main")[0] == 3 * ROWS
     again.close()
+
+
+def test_the_thread_opens_the_file_the_store_opened_wherever_the_process_has_moved(tmp_path: Path,
+                                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A store opened by a relative path, then the working directory changed: the thread still copies into that file
+    and makes no database where the process now is."""
+    home, elsewhere = tmp_path / "home", tmp_path / "elsewhere"
+    home.mkdir()
+    elsewhere.mkdir()
+    monkeypatch.chdir(home)
+    store = SQLiteStore("log.db")
+    monkeypatch.chdir(elsewhere)
+    root(store)
+    monkeypatch.setattr(checkpointer, "EVERY_BYTES", 1)  # one checkpoint, after the append
+    store.append("main", walks(ROWS))
+    copier = store._checkpointer
+    assert copier is not None and copier.path == str(home / "log.db")
+    deadline = time.monotonic() + 60
+    while copier.checkpoints == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    copier.stop()
+    assert copier.checkpoints >= 1
+    assert list(elsewhere.iterdir()) == []
+    assert _events_in_the_file_alone(home / "log.db", tmp_path / "alone.db") == ROWS
+    store.close()
