@@ -14,11 +14,14 @@ syncs. The same play then spent 0.04-0.06 s in ``COMMIT`` and its wall time fell
 (6-9 % more calls/s); the process's CPU rose 3-5 %, the copying on the other core.
 What a commit guarantees is unchanged: it is durable in the WAL once ``COMMIT`` returns, whoever copies
 it later. Should the thread fail (the file gone, no thread to be had), the writer's own checkpoints
-go on as before.
+go on as before. The thread opens the file the writer opened, by its absolute path, only if that path
+still names the same file (device and inode): another program's database put in its place is left
+unread, so its WAL is never checkpointed into it.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from urllib.parse import quote
@@ -39,9 +42,11 @@ writer's pages charged to the process rather than to the kernel's flusher)."""
 class Checkpointer:
     """Passive checkpoints of one database file after its commits, on a daemon thread."""
 
-    def __init__(self, path: str) -> None:
-        """``path``: the database file's absolute path; the thread opens it only if it is still there."""
+    def __init__(self, path: str, identity: tuple[int, int] | None) -> None:
+        """``path``: the database file's absolute path; ``identity``: the file's ``file_identity`` when the writer
+        opened it. The thread checkpoints only that file: not one made or put there since (whose WAL is not ours)."""
         self.path = path
+        self.identity = identity
         self.checkpoints = 0
         """Checkpoints run so far (those another connection's checkpoint made busy included)."""
         self._unsaved = 0
@@ -70,12 +75,16 @@ class Checkpointer:
             self._thread.join()
 
     def _run(self) -> None:
+        if not self._ours():
+            return
         try:
             conn = sqlite3.connect(f"file:{quote(self.path)}?mode=rw", uri=True, isolation_level=None,
                                    check_same_thread=False)
         except sqlite3.Error:
             return
         try:
+            if not self._ours():  # put there while connecting: closed unread, so its WAL is not checkpointed
+                return
             while True:
                 self._wake.wait()
                 self._wake.clear()
@@ -87,3 +96,15 @@ class Checkpointer:
             return
         finally:
             conn.close()
+
+    def _ours(self) -> bool:
+        return self.identity is not None and file_identity(self.path) == self.identity
+
+
+def file_identity(path: str) -> tuple[int, int] | None:
+    """The file at ``path`` as the file system knows it (device and inode), ``None`` if there is none."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return status.st_dev, status.st_ino

@@ -35,7 +35,7 @@ import msgspec
 
 from campus.events import AGENT_BOUND, KINDS, SCHEMA_VERSION, Event, agent_link, canonical, chain_hash
 from campus.events.codec import MalformedEvent, canonical_many, decode_events
-from campus.kernel.checkpointer import BACKSTOP_PAGES, Checkpointer
+from campus.kernel.checkpointer import BACKSTOP_PAGES, Checkpointer, file_identity
 from campus.kernel.snapshots import assemble, decode_manifest
 from campus.kernel.sql_views import VIEWS
 
@@ -559,6 +559,8 @@ class SQLiteStore(_Lineage):
         except sqlite3.DatabaseError as error:
             self.conn.close()
             raise _refusal(self.path, error, "write") from None
+        self._identity = file_identity(self._absolute)
+        """The file this connection holds, so the checkpointer touches no other put in its place."""
 
     def _exists(self, branch_id: str) -> bool:
         return branch_id in self._pending or self._stored(branch_id)
@@ -589,7 +591,7 @@ class SQLiteStore(_Lineage):
     def _start_checkpointer(self) -> Checkpointer:
         """The thread that copies this store's commits into the file (``kernel/checkpointer.py``), started at the
         first commit; a store collected unclosed stops it."""
-        self._checkpointer = Checkpointer(self._absolute)
+        self._checkpointer = Checkpointer(self._absolute, self._identity)
         weakref.finalize(self, self._checkpointer.stop)
         return self._checkpointer
 

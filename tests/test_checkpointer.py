@@ -142,3 +142,30 @@ def test_the_thread_opens_the_file_the_store_opened_wherever_the_process_has_mov
     assert list(elsewhere.iterdir()) == []
     assert _events_in_the_file_alone(home / "log.db", tmp_path / "alone.db") == ROWS
     store.close()
+
+
+def test_a_database_put_where_the_store_s_file_was_is_left_alone(tmp_path: Path) -> None:
+    """The store's file moved away and another program's database, its WAL holding a commit, put in its place before
+    the store's first commit: the thread does not checkpoint that database (its WAL keeps the commit, its file stays
+    as it was), and the store goes on writing to its own file."""
+    path, moved = tmp_path / "log.db", tmp_path / "moved.db"
+    store = SQLiteStore(path)
+    for suffix in ("", "-wal", "-shm"):
+        if Path(f"{path}{suffix}").exists():
+            Path(f"{path}{suffix}").rename(f"{moved}{suffix}")
+    other = sqlite3.connect(path)
+    other.execute("PRAGMA journal_mode=WAL")
+    other.execute("PRAGMA wal_autocheckpoint=0")
+    other.execute("CREATE TABLE notes (text TEXT)")
+    other.execute("INSERT INTO notes VALUES ('theirs')")
+    other.commit()
+    before = path.read_bytes(), Path(f"{path}-wal").read_bytes()
+    root(store)
+    store.append("main", walks(ROWS))
+    copier = store._checkpointer
+    assert copier is not None and copier._thread is not None
+    copier._thread.join(timeout=60)
+    assert not copier._thread.is_alive(), "the thread ends at once on a file that is not the store's"
+    assert (path.read_bytes(), Path(f"{path}-wal").read_bytes()) == before
+    other.close()
+    store.close()
