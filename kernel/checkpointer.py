@@ -11,7 +11,7 @@ A ``Checkpointer`` runs a passive checkpoint on its own connection once about ``
 been committed (``nudge``; a nudge that comes while one runs makes one more). A passive checkpoint
 never blocks the writer or a reader, and SQLite's C code lets go of the GIL while it copies and
 syncs. The same play then spent 0.04-0.06 s in ``COMMIT`` and its wall time fell 6-9 %, the mix 0.20-0.22 s
-(6-9 % more calls/s); the process's CPU rose 3-5 %, the copying on the other core.
+(6-10 % more calls/s); the process's CPU rose 3-5 %, the copying on the other core.
 What a commit guarantees is unchanged: it is durable in the WAL once ``COMMIT`` returns, whoever copies
 it later. Should the thread fail (the file gone, no thread to be had), the writer's own checkpoints
 go on as before. The thread opens the file the writer opened, by its absolute path, only if that path
