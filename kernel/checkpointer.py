@@ -35,8 +35,8 @@ At 1,000 pages that came every few megabytes and still cost the play ~0.03 s; at
 EVERY_BYTES = 1 << 20
 """About how much a writer commits between two checkpoints. At ~1 MB the default term's play ran 14 checkpoints and
 spent 0.03-0.07 s in ``COMMIT``; at ~4 MB (SQLite's own interval) 4 and 0.08 s, one of them a backstop checkpoint with
-its fsyncs; the thread's CPU was 0.05 s against 0.035 s (likely hot pages copied more often, and the fsyncs' writeback
-of the writer's pages charged to the process rather than to the kernel's flusher)."""
+its fsyncs; the thread's CPU was 0.05-0.065 s against 0.04 s, nearly all of it system time (the kernel writing hot
+pages copied more often, and the fsyncs' writeback)."""
 
 
 class Checkpointer:
