@@ -5,7 +5,7 @@ database and fsyncs both files (``synchronous=NORMAL`` syncs only there). SQLite
 on the committing connection once the WAL holds 1,000 pages, so every few megabytes one commit of a
 session waited for it: measured on the default term's oracle play, the session spent 0.15-0.17 s of
 its ~1 s (at 1.8x the quiet pace) in ``COMMIT``, 0.035 s of it the commits themselves; on ``campus
-bench calls``' durable mix, 0.34-0.36 s of ~1.7 s.
+bench calls``' durable mix, 0.36-0.38 s of ~1.7 s.
 
 A ``Checkpointer`` runs a passive checkpoint on its own connection once about ``EVERY_BYTES`` have
 been committed (``nudge``; a nudge that comes while one runs makes one more). A passive checkpoint
