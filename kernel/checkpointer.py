@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from urllib.parse import quote
+from collections.abc import Callable
 
 BACKSTOP_PAGES = 4_000
 """The writer's own automatic checkpoint, in WAL pages (SQLite's default is 1,000). A checkpoint lets the writer start
@@ -35,18 +35,20 @@ At 1,000 pages that came every few megabytes and still cost the play ~0.03 s; at
 EVERY_BYTES = 1 << 20
 """About how much a writer commits between two checkpoints. At ~1 MB the default term's play ran 14 checkpoints and
 spent 0.03-0.07 s in ``COMMIT``; at ~4 MB (SQLite's own interval) 4 and 0.08 s, one of them a backstop checkpoint with
-its fsyncs; the thread's CPU was 0.05-0.065 s against 0.04 s, nearly all of it system time (the kernel writing hot
+its fsyncs; the thread's CPU was 0.05-0.065 s against 0.035-0.04 s, nearly all of it system time (the kernel writing hot
 pages copied more often, and the fsyncs' writeback)."""
 
 
 class Checkpointer:
     """Passive checkpoints of one database file after its commits, on a daemon thread."""
 
-    def __init__(self, path: str, identity: tuple[int, int] | None) -> None:
+    def __init__(self, path: str, identity: tuple[int, int] | None, connect: Callable[[], sqlite3.Connection]) -> None:
         """``path``: the database file's absolute path; ``identity``: the file's ``file_identity`` when the writer
-        opened it. The thread checkpoints only that file: not one made or put there since (whose WAL is not ours)."""
+        opened it; ``connect``: a read-write connection to that path that makes no file. The thread checkpoints only
+        that file: not one made or put there since (whose WAL is not ours)."""
         self.path = path
         self.identity = identity
+        self._connect = connect
         self.checkpoints = 0
         """Checkpoints run so far (those another connection's checkpoint made busy included)."""
         self._unsaved = 0
@@ -78,8 +80,7 @@ class Checkpointer:
         if not self._ours():
             return
         try:
-            conn = sqlite3.connect(f"file:{quote(self.path)}?mode=rw", uri=True, isolation_level=None,
-                                   check_same_thread=False)
+            conn = self._connect()
         except sqlite3.Error:
             return
         try:

@@ -591,7 +591,8 @@ class SQLiteStore(_Lineage):
     def _start_checkpointer(self) -> Checkpointer:
         """The thread that copies this store's commits into the file (``kernel/checkpointer.py``), started at the
         first commit; a store collected unclosed stops it."""
-        self._checkpointer = Checkpointer(self._absolute, self._identity)
+        writer = functools.partial(_connect, self._absolute, "mode=rw")
+        self._checkpointer = Checkpointer(self._absolute, self._identity, writer)
         weakref.finalize(self, self._checkpointer.stop)
         return self._checkpointer
 
