@@ -170,6 +170,16 @@ def encode_records(records: Sequence[Record], branch_id: str, seq: int, prev: st
     return rows
 
 
+def _branch_of(fields: dict[str, Any]) -> BranchInfo:
+    """A branch row as ``BranchInfo``, every field of its declared type (an edited file may hold any), or
+    ``StoreError`` naming what is wrong."""
+    try:
+        config = msgspec.json.decode(fields["config"]) if isinstance(fields["config"], (str, bytes)) else fields["config"]
+        return msgspec.convert(fields | {"config": config}, BranchInfo)
+    except (msgspec.DecodeError, msgspec.ValidationError) as error:
+        raise StoreError(f"run {fields['id']!r} is damaged: its branch row does not read ({error})") from None
+
+
 def _upper_bound(*bounds: int | None) -> int | None:
     present = [b for b in bounds if b is not None]
     return min(present) if present else None
@@ -483,6 +493,12 @@ MIN_ROW_BYTES = 8
 """Fewer bytes than any stored event takes in the file (its record's header alone, seven columns, is 8 bytes)."""
 _HOST = socket.gethostname()
 _BRANCH_FIELDS = ("id", "parent", "fork_seq", "genesis", "agent", "label", "world_hash", "term_hash", "seed", "config", "schema")
+_ROW = ("CAST(seq AS INTEGER), CAST(t AS INTEGER), CAST(kind AS TEXT), CAST(payload AS TEXT), CAST(hash AS TEXT), "
+        "CAST(meta AS TEXT)")
+"""A row's six columns as ``Row`` types them. SQLite keeps whatever type a value was written with, and an edited file
+may hold a blob where text belongs or text where a number does: read as declared, such a value is one ``verify``
+finds (a changed hash, a sequence mismatch) and no reader trips over; a blob that is not UTF-8 is a
+``sqlite3.DatabaseError`` (the commands report the file damaged). Casting a value of the declared type costs nothing."""
 
 
 class SQLiteStore(_Lineage):
@@ -633,9 +649,7 @@ class SQLiteStore(_Lineage):
         row = self.conn.execute(f"SELECT {', '.join(_BRANCH_FIELDS)} FROM branches WHERE id = ?", (branch_id,)).fetchone()
         if row is None:
             raise StoreError(f"no branch named {branch_id!r}")
-        fields = dict(zip(_BRANCH_FIELDS, row))
-        fields["config"] = msgspec.json.decode(fields["config"])
-        info = BranchInfo(**fields)
+        info = _branch_of(dict(zip(_BRANCH_FIELDS, row)))
         self._branch_cache[branch_id] = info
         return info
 
@@ -655,7 +669,7 @@ class SQLiteStore(_Lineage):
         the one ``head`` gave, which was checked."""
         info = self.branch(branch_id)
         row = self.conn.execute(
-            "SELECT seq, hash FROM events WHERE branch = ? ORDER BY seq DESC LIMIT 1", (branch_id,)
+            "SELECT seq, CAST(hash AS TEXT) FROM events WHERE branch = ? ORDER BY seq DESC LIMIT 1", (branch_id,)
         ).fetchone()
         if row is not None:
             return (self._reachable(info, row[0], "its last event is at") if checked else row[0]), row[1]
@@ -673,6 +687,8 @@ class SQLiteStore(_Lineage):
         (verify names it as a sequence mismatch)."""
         pages, page_size = (self.conn.execute(f"PRAGMA {name}").fetchone()[0] for name in ("page_count", "page_size"))
         most = pages * page_size // MIN_ROW_BYTES
+        if type(seq) is not int:
+            raise StoreError(f"run {info.id!r} is damaged: {what} seq {seq!r}, which is not a number")
         if not max(1, info.fork_seq) <= seq <= most:
             raise StoreError(f"run {info.id!r} is damaged: {what} seq {seq}, which a run in {self.path} "
                              f"({pages * page_size:,} bytes, room for at most {most:,} events) cannot reach")
@@ -737,13 +753,11 @@ class SQLiteStore(_Lineage):
                 continue
             if hi is None:
                 cur = self.conn.execute(
-                    "SELECT seq, t, kind, payload, hash, meta FROM events WHERE branch = ? AND seq >= ? ORDER BY seq",
-                    (owner, lo),
+                    f"SELECT {_ROW} FROM events WHERE branch = ? AND seq >= ? ORDER BY seq", (owner, lo),
                 )
             else:
                 cur = self.conn.execute(
-                    "SELECT seq, t, kind, payload, hash, meta FROM events WHERE branch = ? AND seq BETWEEN ? AND ? ORDER BY seq",
-                    (owner, lo, hi),
+                    f"SELECT {_ROW} FROM events WHERE branch = ? AND seq BETWEEN ? AND ? ORDER BY seq", (owner, lo, hi),
                 )
             out.extend(map(_row_of, cur))
         return out
@@ -763,7 +777,8 @@ class SQLiteStore(_Lineage):
         """``(kind, payload)`` of the events ``start..stop`` whose kind is in ``kinds``, in seq order, in batches:
         no hash, meta, seq or time per row, and no row of a kind not asked for."""
         marks = ", ".join("?" * len(kinds))
-        sql = f"SELECT kind, payload FROM events WHERE branch = ? AND seq BETWEEN ? AND ? AND kind IN ({marks}) ORDER BY seq"
+        sql = (f"SELECT CAST(kind AS TEXT), CAST(payload AS TEXT) FROM events "
+               f"WHERE branch = ? AND seq BETWEEN ? AND ? AND kind IN ({marks}) ORDER BY seq")
         for owner, lo, hi in self._ranges(branch_id, start, stop, batch):
             yield self.conn.execute(sql, (owner, lo, hi, *kinds)).fetchall()
 
@@ -812,7 +827,7 @@ class SQLiteStore(_Lineage):
         if seq == 0:
             return self.branch(branch_id).genesis
         owner = self.owner_of(branch_id, seq)
-        row = self.conn.execute("SELECT hash FROM events WHERE branch = ? AND seq = ?", (owner, seq)).fetchone()
+        row = self.conn.execute("SELECT CAST(hash AS TEXT) FROM events WHERE branch = ? AND seq = ?", (owner, seq)).fetchone()
         if row is None:
             raise StoreError(f"seq {seq} is not in branch {branch_id!r}")
         return row[0]
@@ -865,7 +880,8 @@ class SQLiteStore(_Lineage):
         for owner, lower, upper in self.segments(branch_id):
             hi = min(seq, upper) if upper is not None else seq
             row = self.conn.execute(
-                "SELECT seq, state, state_hash FROM snapshots WHERE branch = ? AND seq BETWEEN ? AND ? ORDER BY seq DESC LIMIT 1",
+                "SELECT seq, CAST(state AS BLOB), CAST(state_hash AS TEXT) FROM snapshots "
+                "WHERE branch = ? AND seq BETWEEN ? AND ? ORDER BY seq DESC LIMIT 1",
                 (owner, lower, hi),
             ).fetchone()
             if row is not None and (best is None or row[0] > best.seq):
@@ -882,14 +898,15 @@ class SQLiteStore(_Lineage):
             self.conn.execute("INSERT OR IGNORE INTO blobs (hash, kind, data) VALUES (?, ?, ?)", (digest, kind, data))
 
     def get_blob(self, digest: str) -> bytes:
-        row = self.conn.execute("SELECT data FROM blobs WHERE hash = ?", (digest,)).fetchone()
+        row = self.conn.execute("SELECT CAST(data AS BLOB) FROM blobs WHERE hash = ?", (digest,)).fetchone()
         if row is None:
             raise StoreError(f"no stored world or term with hash {digest[:12]}")
         return bytes(row[0])
 
     def blobs(self, kind: str) -> list[bytes]:
         """Every stored blob of ``kind``, in the order stored."""
-        return [bytes(row[0]) for row in self.conn.execute("SELECT data FROM blobs WHERE kind = ? ORDER BY rowid", (kind,))]
+        return [bytes(row[0]) for row in self.conn.execute("SELECT CAST(data AS BLOB) FROM blobs WHERE kind = ? ORDER BY rowid",
+                                                           (kind,))]
 
     def close(self) -> None:
         try:
@@ -1036,7 +1053,7 @@ def _last_at_or_before(conn: sqlite3.Connection, branch: str, t: int, lo: int, h
     found = 0
     while lo <= hi:
         mid = (lo + hi) // 2
-        row = conn.execute("SELECT t FROM events WHERE branch = ? AND seq = ?", (branch, mid)).fetchone()
+        row = conn.execute("SELECT CAST(t AS INTEGER) FROM events WHERE branch = ? AND seq = ?", (branch, mid)).fetchone()
         if row is None:
             raise StoreError(f"run {branch!r} has no event at seq {mid} below its head; 'campus verify' tells what is wrong")
         if row[0] <= t:

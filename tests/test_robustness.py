@@ -174,6 +174,47 @@ def test_a_gap_the_file_could_hold_is_a_sequence_mismatch(runs_db: Path, tmp_pat
     assert checked.returncode == 1 and f"at seq {head} (sequence)" in checked.stderr, checked.stderr
 
 
+# ---------------------------------------------------------------- 4b. values of another type than the column's
+
+# SQLite keeps the type a value was written with, whatever the column declares: an edited file can hold a blob where
+# text belongs, or text where a number does. Each used to end in a traceback (AttributeError, TypeError) somewhere.
+
+
+@pytest.mark.parametrize("sql, same", [
+    ("UPDATE events SET payload = CAST(payload AS BLOB) WHERE branch = 'oracle-s0' AND seq = 5", True),
+    ("UPDATE events SET hash = CAST(hash AS BLOB) WHERE branch = 'oracle-s0'", True),
+    ("DROP TRIGGER blobs_append_only_update; UPDATE blobs SET data = CAST(data AS TEXT)", True),
+    ("UPDATE events SET t = 'noon' WHERE branch = 'oracle-s0' AND seq = 5", False),
+    ("UPDATE snapshots SET state = 'a snapshot'", False),
+], ids=["payload-blob", "hash-blob", "world-text", "time-text", "snapshot-text"])
+def test_a_value_stored_as_another_type_is_read_as_its_column_s(runs_db: Path, tmp_path: Path, sql: str, same: bool) -> None:
+    """The same bytes stored as a blob (or a blob as text) read as before and verify; a time or a snapshot edited
+    into text is a change verify names."""
+    db = tampered(runs_db, tmp_path, sql + ";")
+    store = SQLiteStore(db)
+    try:
+        report = verify(open_run(store, "oracle-s0"))
+    finally:
+        store.close()
+    assert report.ok is same, report.mismatch
+    if not same:
+        assert report.mismatch is not None and report.mismatch.check in ("hash chain", "snapshot"), report.mismatch
+
+
+@pytest.mark.parametrize("sql, why", [
+    ("UPDATE events SET payload = x'00ff' WHERE branch = 'oracle-s0' AND seq = 5", "Could not decode to UTF-8"),
+    ("UPDATE events SET seq = 'last' WHERE branch = 'oracle-s0' AND seq = (SELECT max(seq) FROM events)",
+     "its last event is at seq 'last', which is not a number"),
+    ("UPDATE branches SET config = '[]'", "its branch row does not read (Expected `object`, got `array` - at `$.config`)"),
+    ("UPDATE branches SET schema = 'two'", "its branch row does not read (Expected `int`, got `str` - at `$.schema`)"),
+], ids=["payload-not-utf8", "seq-text", "config-array", "schema-text"])
+def test_a_value_no_column_of_its_kind_holds_is_one_error_line(runs_db: Path, tmp_path: Path, sql: str, why: str) -> None:
+    db = tampered(runs_db, tmp_path, sql + ";")
+    for args in (("verify", "oracle-s0"), ("score", "oracle-s0")):
+        line = one_error_line(campus(*args, "--db", str(db), cwd=tmp_path))
+        assert "is damaged" in line and why in line, (args, line)
+
+
 # ---------------------------------------------------------------- 5. commands that read never write
 
 
