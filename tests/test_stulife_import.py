@@ -226,6 +226,25 @@ def test_missing_and_broken_files_are_one_error(tmp_path: Path) -> None:
         load_stulife(_copy_layout(tmp_path / "shape", **{"courses.json": {"courses": [{"course_code": "X"}]}}))
     with pytest.raises(StuLifeDataError, match="campus_data.json is not valid JSON"):
         load_stulife(_copy_layout(tmp_path / "json", **{"campus_data.json": "{not json"}))
+    aliased = json.loads((STULIFE / "map_v1.5.json").read_text(encoding="utf-8"))
+    aliased["nodes"][2]["aliases"] = [{"a": 1}]  # read as a name before the world's types are checked
+    with pytest.raises(StuLifeDataError, match="map_v1.5.json does not have the published shape"):
+        load_stulife(_copy_layout(tmp_path / "alias", **{"map_v1.5.json": aliased}))
+    catalogue = json.loads((STULIFE / "courses.json").read_text(encoding="utf-8"))
+    catalogue["courses"][0]["course_code"] = 1.5  # read by the import's notes before the world's types are checked
+    with pytest.raises(StuLifeDataError, match="courses.json does not have the published shape"):
+        load_stulife(_copy_layout(tmp_path / "code", **{"courses.json": catalogue}))
+    book = json.loads((STULIFE / "books" / "mental.json").read_text(encoding="utf-8"))
+    (book[0] if isinstance(book, list) else book)["content"][0]["content"][0]["content"][0]["title"] = ["a", "list"]
+    books = _copy_layout(tmp_path / "title")
+    (books / "books").unlink()
+    (books / "books").mkdir()
+    for source in (STULIFE / "books").glob("*.json"):
+        if source.name != "mental.json":
+            (books / "books" / source.name).symlink_to(source)
+    (books / "books" / "mental.json").write_text(json.dumps(book), encoding="utf-8")
+    with pytest.raises(StuLifeDataError, match="books/.* does not have the published shape"):
+        load_stulife(books)
     partial = _copy_layout(tmp_path / "partial")
     (partial / "books").unlink()
     (partial / "books").mkdir()

@@ -126,7 +126,8 @@ def load_stulife(directory: str | Path) -> tuple[World, ImportReport]:
         raise StuLifeDataError(f"{root} is not a directory; point at the StuLife background data directory")
     notes: list[str] = []
     buildings, paths, complexes = _map(root, notes)
-    names = _building_names(buildings)
+    with _shape("map_v1.5.json"):  # a name or alias of another type than text
+        names = _building_names(buildings)
     raw = _read(root, "campus_data.json")
     with _shape("campus_data.json"):
         libraries = _libraries(raw["library_seats"]["libraries"], {b.id: b for b in buildings}, notes)
@@ -347,15 +348,19 @@ _TIME = re.compile(r"^\d{2}:\d{2}-\d{2}:\d{2}$")
 def _courses(root: Path, buildings: set[str], notes: list[str]) -> list[CourseSection]:
     raw = _read(root, "courses.json")
     legacy = {1: _combined(root, "combined_courses_s1.json", notes), 2: _combined(root, "combined_courses_s2.json", notes)}
-    sections: list[CourseSection] = []
-    with _shape("courses.json"):
+    with _shape("courses.json"):  # the notes read the sections' values too, of whatever type the file gave them
         entries = raw["courses"]
         if all(entry.get("popularity") is None for entry in entries):
             notes.append(f"course popularity: 'popularity' is null for all {len(entries)} sections of courses.json; "
                          "popularity_index is taken from combined_courses_s1.json / combined_courses_s2.json, matched "
                          "by course code within the section's semester")
-        for entry in entries:
-            sections.append(_section(entry, legacy, buildings, notes))
+        sections = [_section(entry, legacy, buildings, notes) for entry in entries]
+        _course_notes(sections, entries, legacy, notes)
+    return sections
+
+
+def _course_notes(sections: list[CourseSection], entries: list[dict[str, Any]], legacy: dict[int, dict[str, dict[str, Any]]],
+                  notes: list[str]) -> None:
     defaulted = [s.code for s, e in zip(sections, entries) if _legacy_of(e, legacy) is None]
     if defaulted:
         notes.append(f"course popularity: {len(defaulted)} sections have no combined-file entry ({', '.join(defaulted[:10])}); "
@@ -378,7 +383,6 @@ def _courses(root: Path, buildings: set[str], notes: list[str]) -> list[CourseSe
     for section in sections:
         for missing in [p for p in section.prerequisites if p not in names]:
             notes.append(f"course {section.code}: prerequisite '{missing}' is not a course name; kept")
-    return sections
 
 
 def _combined(root: Path, name: str, notes: list[str]) -> dict[str, dict[str, Any]]:
@@ -470,7 +474,8 @@ def _texts(root: Path, course_names: set[str], notes: list[str]) -> list[Text]:
     if renamed:
         notes.append(f"books: {len(renamed)} files carry another title than the one the tools know; the tool title is used: "
                      + "; ".join(renamed))
-    _report_article_ids(texts, notes)
+    with _shape("books/*.json"):  # an article's id or title of another type than text
+        _report_article_ids(texts, notes)
     return texts
 
 
