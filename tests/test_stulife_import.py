@@ -234,25 +234,25 @@ def test_missing_and_broken_files_are_one_error(tmp_path: Path) -> None:
     catalogue["courses"][0]["course_code"] = 1.5  # read by the import's notes before the world's types are checked
     with pytest.raises(StuLifeDataError, match="courses.json does not have the published shape"):
         load_stulife(_copy_layout(tmp_path / "code", **{"courses.json": catalogue}))
-    book = json.loads((STULIFE / "books" / "mental.json").read_text(encoding="utf-8"))
-    (book[0] if isinstance(book, list) else book)["content"][0]["content"][0]["content"][0]["title"] = ["a", "list"]
-    books = _copy_layout(tmp_path / "title")
-    (books / "books").unlink()
-    (books / "books").mkdir()
-    for source in (STULIFE / "books").glob("*.json"):
-        if source.name != "mental.json":
-            (books / "books" / source.name).symlink_to(source)
-    (books / "books" / "mental.json").write_text(json.dumps(book), encoding="utf-8")
+    mental = json.loads((STULIFE / "books" / "mental.json").read_text(encoding="utf-8"))
+    (mental[0] if isinstance(mental, list) else mental)["content"][0]["content"][0]["content"][0]["title"] = ["a", "list"]
+    titled = _without_mental(tmp_path / "title")
+    (titled / "books" / "mental.json").write_text(json.dumps(mental), encoding="utf-8")
     with pytest.raises(StuLifeDataError, match="books/.* does not have the published shape"):
-        load_stulife(books)
-    partial = _copy_layout(tmp_path / "partial")
-    (partial / "books").unlink()
-    (partial / "books").mkdir()
+        load_stulife(titled)
+    with pytest.raises(StuLifeDataError, match="mental.json does not exist"):
+        load_stulife(_without_mental(tmp_path / "partial"))
+
+
+def _without_mental(directory: Path) -> Path:
+    """A data directory whose books/ links to every published book but mental.json."""
+    layout = _copy_layout(directory)
+    (layout / "books").unlink()
+    (layout / "books").mkdir()
     for book in (STULIFE / "books").glob("*.json"):
         if book.name != "mental.json":
-            (partial / "books" / book.name).symlink_to(book)
-    with pytest.raises(StuLifeDataError, match="mental.json does not exist"):
-        load_stulife(partial)
+            (layout / "books" / book.name).symlink_to(book)
+    return layout
 
 
 # ---------------------------------------------------------------- ASCII
