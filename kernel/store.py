@@ -18,6 +18,7 @@ chaining stale events onto it.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import operator
 import os
@@ -492,6 +493,8 @@ APPLICATION_ID = 0x43414D50
 MIN_ROW_BYTES = 8
 """Fewer bytes than any stored event takes in the file (its record's header alone, seven columns, is 8 bytes)."""
 _HOST = socket.gethostname()
+_OPEN_TOKENS: set[str] = set()
+"""The lease tokens of this process's stores that are open."""
 _BRANCH_FIELDS = ("id", "parent", "fork_seq", "genesis", "agent", "label", "world_hash", "term_hash", "seed", "config", "schema")
 _ROW = ("CAST(seq AS INTEGER), CAST(t AS INTEGER), CAST(kind AS TEXT), CAST(payload AS TEXT), CAST(hash AS TEXT), "
         "CAST(meta AS TEXT)")
@@ -551,6 +554,7 @@ class SQLiteStore(_Lineage):
         self._heads: dict[str, tuple[int, str]] = {}
         self._pending: dict[str, BranchInfo] = {}
         self._token = os.urandom(8).hex()
+        _OPEN_TOKENS.add(self._token)
         self._leases: set[str] = set()
         self._marks_tables: dict[tuple[tuple[str, ...], tuple[str, ...]], str] = {}
         self._table_numbers = count()
@@ -598,10 +602,12 @@ class SQLiteStore(_Lineage):
         self.conn.execute("BEGIN IMMEDIATE")
         try:
             yield
+            self.conn.execute("COMMIT")
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            if self.conn.in_transaction:  # SQLite rolls back by itself on some errors (a full disk); a ROLLBACK then fails
+                with contextlib.suppress(sqlite3.Error):  # over the error that says what happened
+                    self.conn.execute("ROLLBACK")
             raise
-        self.conn.execute("COMMIT")
         (self._checkpointer or self._start_checkpointer()).nudge(written)
 
     def _start_checkpointer(self) -> Checkpointer:
@@ -732,7 +738,7 @@ class SQLiteStore(_Lineage):
             return
         with self._transaction():
             holder = self.conn.execute("SELECT pid, host, token FROM leases WHERE branch = ?", (branch_id,)).fetchone()
-            if holder is not None and holder[2] != self._token and (holder[1] != _HOST or _alive(holder[0])):
+            if holder is not None and holder[2] != self._token and not _abandoned(*holder):
                 raise StoreError(_held(branch_id, holder[0], holder[1]))
             self.conn.execute("INSERT OR REPLACE INTO leases (branch, pid, host, token) VALUES (?, ?, ?, ?)",
                               (branch_id, os.getpid(), _HOST, self._token))
@@ -911,8 +917,12 @@ class SQLiteStore(_Lineage):
     def close(self) -> None:
         try:
             for branch_id in list(self._leases):
-                self.release(branch_id)
+                try:
+                    self.release(branch_id)
+                except sqlite3.Error:  # a full disk, say: the row stays, a lease no open store holds (``_abandoned``)
+                    self._leases.discard(branch_id)
         finally:
+            _OPEN_TOKENS.discard(self._token)
             if self._checkpointer is not None:
                 self._checkpointer.stop()  # first, so the writer's close is the last and removes the WAL
             self.conn.close()
@@ -925,6 +935,14 @@ def _check_expected(branch_id: str, expect: int | None, seq: int) -> None:
 
 def _held(branch_id: str, pid: int, host: str) -> str:
     return f"run {branch_id} is being written by pid {pid} on {host}"
+
+
+def _abandoned(pid: int, host: str, token: str) -> bool:
+    """Whether a lease's holder can no longer write: its process is gone from this host, or it is this process and
+    the store that took the lease is closed (its release failed, say on a full disk: this process may resume)."""
+    if host != _HOST or type(pid) is not int:
+        return False
+    return token not in _OPEN_TOKENS if pid == os.getpid() else not _alive(pid)
 
 
 def _alive(pid: int) -> bool:

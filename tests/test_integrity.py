@@ -203,6 +203,48 @@ def test_an_error_inside_the_session_is_raised_after_the_whole_steps_are_committ
     again.close()
 
 
+def test_a_full_disk_stops_the_run_at_a_commit_and_this_process_resumes_it(
+    tmp_path: Path, world: WorldIndex, small_term: Term
+) -> None:
+    """SQLite's page limit fails a write as a full disk does (SQLITE_FULL). The store then could not release its
+    lease (the release is a write too) and its close raised over the session's own error; now it closes, and the
+    lease it leaves, which no open store of this process holds, is taken over by the next one."""
+    from campus.agents import make_agent
+
+    path = tmp_path / "log.db"
+    store = SQLiteStore(path)
+    run = new_run(store, world, small_term, agent_name="oracle", seed=0, branch_id="r")
+    pages = store.conn.execute("PRAGMA page_count").fetchone()[0]
+    store.conn.execute(f"PRAGMA max_page_count = {pages + 8}")
+    with pytest.raises(SessionError, match="database or disk is full"):
+        run.session(make_agent("oracle", small_term, world)).run()
+    store.conn.execute("PRAGMA query_only = 1")  # the disk still full: no write gets through, the release neither
+    store.close()
+    assert store_leases(path) == [("r", os.getpid())]
+    again = SQLiteStore(path)
+    open_run(again, "r").session(make_agent("oracle", small_term, world)).run()
+    alone = play(MemoryStore(), world, small_term, "oracle")
+    assert again.head("r") == alone.store.head(alone.branch.id)
+    assert verify(open_run(again, "r")).ok
+    again.close()
+    assert store_leases(path) == []
+
+
+def test_a_full_disk_under_a_command_is_one_line_saying_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import typer
+
+    from campus.cli.common import open_db
+
+    path = tmp_path / "full.db"
+    SQLiteStore(path).close()
+    with pytest.raises(typer.Exit), open_db(str(path)) as store:
+        assert isinstance(store, SQLiteStore)
+        store.conn.execute("PRAGMA max_page_count = 1")
+        store.put_blob("world", "0" * 64, b"x" * 100_000)
+    error = capsys.readouterr().err
+    assert f"no room left to write {path}" in error and "damaged" not in error, error
+
+
 def test_a_failing_evaluator_ends_the_command_with_exit_2_naming_run_and_seq(tmp_path: Path) -> None:
     script = textwrap.dedent("""
         import sys
