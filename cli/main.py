@@ -79,12 +79,15 @@ def _play(run: Run, agent: Any, db: str, *, show_progress: bool, max_steps: int 
         with task_progress(err, remaining, "playing", show_progress) as tick:
             hook = None if tick is None else (lambda state, ended: tick(state.now))
             run.session(agent, on_task_end=hook, paraphrase=paraphrase).run(max_steps=max_steps)
-    except expected_errors() as error:
+    except (KeyboardInterrupt, *expected_errors()) as error:
+        stopped = "interrupted" if isinstance(error, KeyboardInterrupt) else str(error)
+        code = 130 if isinstance(error, KeyboardInterrupt) else 2  # the shell's code for a run stopped by Ctrl-C
         status = run_status(run.store, run.branch.id)
         if status.state == "abandoned" and run.branch.parent is None:
-            fail(f"{error} (run {run.branch.id} has no reply yet and is hidden from 'campus runs'; "
-                 f"the same command plays into it again)")
-        fail(f"{error} (run {run.branch.id} {status}; continue it with: campus run --db {db} --resume {run.branch.id})")
+            fail(f"{stopped} (run {run.branch.id} has no reply yet and is hidden from 'campus runs'; "
+                 f"the same command plays into it again)", code)
+        fail(f"{stopped} (run {run.branch.id} {status}; continue it with: campus run --db {db} --resume {run.branch.id})",
+             code)
 
 
 def _start(store: Any, spec: RunSpec, inputs: tuple[WorldIndex, Term]) -> Run:

@@ -6,6 +6,8 @@ import hashlib
 import io
 import json
 import os
+import re
+import signal
 import socket
 import sqlite3
 import subprocess
@@ -243,6 +245,35 @@ def test_a_full_disk_under_a_command_is_one_line_saying_so(tmp_path: Path, capsy
         store.put_blob("world", "0" * 64, b"x" * 100_000)
     error = capsys.readouterr().err
     assert f"no room left to write {path}" in error and "damaged" not in error, error
+
+
+def test_ctrl_c_stops_a_run_with_one_line_naming_how_to_go_on_and_the_resume_ends_where_a_whole_run_does(
+    tmp_path: Path,
+) -> None:
+    """Interrupted, the command said nothing (exit 130 alone)."""
+    db = tmp_path / "runs.db"
+    restore = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)\n"  # a background job ignores it
+    player = subprocess.Popen([sys.executable, "-c", restore + SLOW_AGENT, "run", "--db", str(db), "--scale", "0.3"],
+                              cwd=tmp_path, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    while player.poll() is None and not _playing(db):
+        time.sleep(0.02)
+    time.sleep(0.3)
+    player.send_signal(signal.SIGINT)
+    _, errors = player.communicate(timeout=300)
+    assert player.returncode == 130, errors
+    assert re.fullmatch(r"error: interrupted \(run oracle-s0 stopped at step \d+; continue it with: campus run --db \S+ "
+                        r"--resume oracle-s0\)", errors.strip()), errors
+    resumed = campus("run", "--db", str(db), "--resume", "oracle-s0", "--json", cwd=tmp_path)
+    alone = campus("run", "--db", str(tmp_path / "alone.db"), "--scale", "0.3", "--json", cwd=tmp_path)
+    assert json.loads(resumed.stdout)["final_hash"] == json.loads(alone.stdout)["final_hash"]
+
+
+def _playing(db: Path) -> bool:
+    """Whether a run in ``db`` has a writer (the file and its tables may not be there yet)."""
+    try:
+        return bool(store_leases(db))
+    except sqlite3.Error:
+        return False
 
 
 def test_a_failing_evaluator_ends_the_command_with_exit_2_naming_run_and_seq(tmp_path: Path) -> None:
