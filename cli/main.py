@@ -75,11 +75,12 @@ def _play(run: Run, agent: Any, db: str, *, show_progress: bool, max_steps: int 
     from campus.replays.status import run_status
 
     remaining = len(run.term.tasks) - len(run.ended_tasks())
+    stops: tuple[type[BaseException], ...] = (KeyboardInterrupt, *expected_errors())
     try:
         with task_progress(err, remaining, "playing", show_progress) as tick:
             hook = None if tick is None else (lambda state, ended: tick(state.now))
             run.session(agent, on_task_end=hook, paraphrase=paraphrase).run(max_steps=max_steps)
-    except (KeyboardInterrupt, *expected_errors()) as error:
+    except stops as error:
         stopped = "interrupted" if isinstance(error, KeyboardInterrupt) else str(error)
         code = 130 if isinstance(error, KeyboardInterrupt) else 2  # the shell's code for a run stopped by Ctrl-C
         status = run_status(run.store, run.branch.id)
