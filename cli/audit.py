@@ -60,6 +60,8 @@ def audit(
         results = _audit(chosen, world_source, scale, count, disruptions, busy_days)
     except StuLifeDataError as error:  # the directory exists but does not hold the data (its workers load it)
         fail(str(error))
+    except KeyboardInterrupt:
+        fail("interrupted; an audit keeps nothing, so the same command starts it again", code=130)
     summary = summarise(results)
     if as_json:
         out.print_json(json.dumps(summary))

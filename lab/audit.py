@@ -39,6 +39,7 @@ import json
 import math
 import multiprocessing
 import re
+import signal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -294,12 +295,17 @@ def run_audit(seeds: Sequence[int], world_source: str = "generated", scale: floa
             if on_seed:
                 on_seed(results[-1])
     else:
-        with multiprocessing.get_context("spawn").Pool(min(workers, len(jobs))) as pool:
+        with multiprocessing.get_context("spawn").Pool(min(workers, len(jobs)), initializer=_ignore_interrupts) as pool:
             for done in pool.imap_unordered(_audit_job, jobs):
                 results.append(done)
                 if on_seed:
                     on_seed(done)
     return sorted(results, key=lambda r: r.seed)
+
+
+def _ignore_interrupts() -> None:
+    """A worker leaves Ctrl-C to the audit's own process, which stops the pool (each worker printed its traceback)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:

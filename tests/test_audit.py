@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -17,6 +23,7 @@ from campus.lab.audit import (
 )
 from campus.scenarios.protocols import Cited
 from campus.scenarios.play import Run
+from tests.test_sweep import ROOT, _interruptible, alive, needs_proc, workers_of
 
 
 def test_the_exact_interval_matches_known_values() -> None:
@@ -241,3 +248,24 @@ def test_the_command_audits_two_small_seeds_in_process() -> None:
 def test_bad_seeds_are_refused_with_exit_2() -> None:
     done = CliRunner().invoke(app, ["term", "audit", "--seeds", "x-"])
     assert done.exit_code == 2
+
+
+@pytest.mark.slow
+@needs_proc
+def test_ctrl_c_stops_an_audit_and_its_workers_with_one_line(tmp_path: Path) -> None:
+    """A terminal's Ctrl-C reaches the whole process group: each pool worker printed its own traceback header
+    ("Process SpawnPoolWorker-1:") beside the exit; the workers now leave the interrupt to the audit."""
+    process = subprocess.Popen([sys.executable, "-m", "campus.cli.main", "term", "audit", "--seeds", "0-3", "--workers", "2",
+                                "--scale", "0.2"], cwd=tmp_path, env=os.environ | {"PYTHONPATH": str(ROOT)},
+                               start_new_session=True, preexec_fn=_interruptible, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    workers: list[int] = []
+    while process.poll() is None and len(workers) < 2:
+        workers = workers_of(process.pid)
+        time.sleep(0.01)
+    time.sleep(1.0)  # into their first seeds
+    os.killpg(process.pid, signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert stderr.strip() == "error: interrupted; an audit keeps nothing, so the same command starts it again", stderr
+    assert len(workers) == 2 and not any(alive(worker) for worker in workers)
