@@ -106,6 +106,9 @@ def _print(report: ProbeReport) -> None:
     out.print(f"stale answers {_pct(report.stale_rate)}, over-abstention {_pct(report.over_abstention)}, "
               f"ordering coverage {_pct(report.ordering_coverage)}, summary precision {_pct(report.summary_precision)} "
               f"recall {_pct(report.summary_recall)}", highlight=False, markup=False)
+    if report.skipped:
+        out.print(f"skipped {len(report.skipped)} weekly point(s) whose log held nothing to ask about yet (after steps "
+                  f"{', '.join(map(str, report.skipped))})", highlight=False, markup=False)
 
 
 def _mean(vector: dict[str, float | None]) -> float | None:

@@ -70,6 +70,8 @@ class ProbeReport(msgspec.Struct, frozen=True, kw_only=True):
     summary_precision: float | None
     summary_recall: float | None
     points: list[Point]
+    skipped: list[int] = []
+    """The steps (weekly points) where the log held nothing to ask about yet, so no fork was made."""
 
 
 def probe_points(run: Run, *, at_step: int | None = None, every_week: bool = False) -> list[tuple[int, int, int]]:
@@ -99,20 +101,30 @@ def log_prefix(run: Run, upto: int) -> list[Logged]:
 
 def probe_run(run: Run, make_agent: AgentFactory, agent_name: str, *, at_step: int | None = None,
               every_week: bool = False, abilities: Sequence[Ability] = ABILITIES, per_ability: int = 2) -> ProbeReport:
-    """Fork ``run`` at each point, ask the probes there with the agent ``make_agent`` builds, and score them."""
-    points = [_point(run, make_agent, agent_name, point, abilities, per_ability)
-              for point in probe_points(run, at_step=at_step, every_week=every_week)]
-    return report(run.branch.id, agent_name, points)
+    """Fork ``run`` at each point, ask the probes there with the agent ``make_agent`` builds, and score them; a point
+    whose log holds nothing to ask about yet (an early week of a small term) is skipped, unless no point holds any."""
+    chosen = probe_points(run, at_step=at_step, every_week=every_week)
+    points, skipped = [], []
+    for point in chosen:
+        asked = _point(run, make_agent, agent_name, point, abilities, per_ability)
+        if asked is None:
+            skipped.append(point[0])
+        else:
+            points.append(asked)
+    if not points:
+        raise ValueError(f"the log of {run.branch.id} up to step {chosen[-1][0]} holds nothing to ask about")
+    return report(run.branch.id, agent_name, points, skipped)
 
 
 def _point(run: Run, make_agent: AgentFactory, agent_name: str, point: tuple[int, int, int],
-           abilities: Sequence[Ability], per_ability: int) -> Point:
+           abilities: Sequence[Ability], per_ability: int) -> Point | None:
+    """The probes asked at ``point`` on a fork of their own, or None when its log holds nothing to ask about."""
     seq, now, done = point
     prefix, standing = log_prefix(run, seq), standing_of(run.term.tasks)
     probes = generate(prefix, seed=run.branch.seed, describe=run.world.describe,
                       abilities=abilities, per_ability=per_ability, at=(seq, now), standing=standing)
     if not probes:
-        raise ValueError(f"the log of {run.branch.id} up to step {seq} holds nothing to ask about")
+        return None
     branch = unique_branch_id(run.store, f"{run.branch.id}~probe-{seq}")
     plants = list({plant.task_id: plant for probe in probes for plant in in_fork(probe.query)}.values())
     word = instructed_word(probes, standing, Past.of(prefix))
@@ -143,7 +155,7 @@ def _asked(probe: Probe, said: str | None, instructed: str | None) -> Asked:
     return Asked(probe=probe, said=said, score=result, events_bin=events_bin, days_bin=days_bin)
 
 
-def report(run_id: str, agent: str, points: list[Point]) -> ProbeReport:
+def report(run_id: str, agent: str, points: list[Point], skipped: Sequence[int] = ()) -> ProbeReport:
     asked = [a for point in points for a in point.asked]
     vector = _vector(asked)
     present = [value for value in vector.values() if value is not None]
@@ -160,7 +172,7 @@ def report(run_id: str, agent: str, points: list[Point]) -> ProbeReport:
         ordering_coverage=_mean(ordering),
         summary_precision=_mean([s.precision for s in summaries if s.precision is not None]),
         summary_recall=_mean([s.recall for s in summaries if s.recall is not None]),
-        points=points,
+        points=points, skipped=list(skipped),
     )
 
 

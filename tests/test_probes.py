@@ -543,3 +543,25 @@ def _tau_b_by_pairs(truth: list[str], said: list[str]) -> float:
 def test_kendall_tau_b_agrees_with_the_pairwise_count(said: list[str]) -> None:
     truth = ["a", "b", "c", "d"]
     assert kendall_tau_b(truth, said) == pytest.approx(_tau_b_by_pairs(truth, said))
+
+
+def test_every_week_skips_a_week_that_holds_nothing_to_ask_and_asks_the_rest(played: Run) -> None:
+    """An early week of a small term may hold nothing a probe of the abilities asked can be about: `--every-week`
+    stopped the whole command there ("holds nothing to ask about"). Now the week is skipped and named; one point asked
+    for alone (`--at-step`) still says so."""
+    weeks = probe_points(played, every_week=True)
+    standing = standing_of(played.term.tasks)
+
+    def nothing_at(ability: str, seq: int, now: int) -> bool:
+        return not generate(log_prefix(played, seq), seed=0, describe=played.world.describe, abilities=[ability],
+                            per_ability=1, at=(seq, now), standing=standing)
+
+    ability = next(a for a in ABILITIES if len({nothing_at(a, seq, now) for seq, now, _ in weeks}) == 2)
+    empty = [seq for seq, now, _ in weeks if nothing_at(ability, seq, now)]
+    report = probe_run(played, reader("oracle-reader"), "oracle-reader", every_week=True, abilities=[ability], per_ability=1)
+    assert report.skipped == empty and len(report.points) == len(weeks) - len(empty)
+    assert not {p.asked_at_seq for p in report.points} & set(empty) and report.overall == 1.0
+    forks = {b.id for b in played.store.branches()}
+    assert not any(f"{played.branch.id}~probe-{seq}" in forks for seq in empty)
+    with pytest.raises(ValueError, match=f"up to step {empty[0]} holds nothing to ask about"):
+        probe_run(played, reader("oracle-reader"), "oracle-reader", at_step=empty[0], abilities=[ability], per_ability=1)
