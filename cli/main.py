@@ -81,8 +81,8 @@ def _play(run: Run, agent: Any, db: str, *, show_progress: bool, max_steps: int 
             hook = None if tick is None else (lambda state, ended: tick(state.now))
             run.session(agent, on_task_end=hook, paraphrase=paraphrase).run(max_steps=max_steps)
     except stops as error:
-        stopped = "interrupted" if isinstance(error, KeyboardInterrupt) else str(error)
-        code = 130 if isinstance(error, KeyboardInterrupt) else 2  # the shell's code for a run stopped by Ctrl-C
+        interrupted = isinstance(error, KeyboardInterrupt)
+        stopped, code = ("interrupted", 130) if interrupted else (str(error), 2)  # 130: the shell's code for Ctrl-C
         status = run_status(run.store, run.branch.id)
         if status.state == "abandoned" and run.branch.parent is None:
             fail(f"{stopped} (run {run.branch.id} has no reply yet and is hidden from 'campus runs'; "

@@ -18,7 +18,6 @@ chaining stale events onto it.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import operator
 import os
@@ -26,7 +25,7 @@ import socket
 import sqlite3
 import weakref
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from itertools import chain, compress, count, cycle
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
@@ -605,7 +604,7 @@ class SQLiteStore(_Lineage):
             self.conn.execute("COMMIT")
         except BaseException:
             if self.conn.in_transaction:  # SQLite rolls back by itself on some errors (a full disk); a ROLLBACK then fails
-                with contextlib.suppress(sqlite3.Error):  # over the error that says what happened
+                with suppress(sqlite3.Error):  # over the error that says what happened
                     self.conn.execute("ROLLBACK")
             raise
         (self._checkpointer or self._start_checkpointer()).nudge(written)

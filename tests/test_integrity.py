@@ -29,6 +29,7 @@ from campus.scenarios.task import Term
 from campus.world.index import WorldIndex
 from tests.conftest import play
 from tests.test_store_conformance import root, walks
+from tests.test_sweep import _interruptible
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = os.environ | {"PYTHONPATH": str(ROOT)}
@@ -252,9 +253,8 @@ def test_ctrl_c_stops_a_run_with_one_line_naming_how_to_go_on_and_the_resume_end
 ) -> None:
     """Interrupted, the command said nothing (exit 130 alone)."""
     db = tmp_path / "runs.db"
-    restore = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)\n"  # a background job ignores it
-    player = subprocess.Popen([sys.executable, "-c", restore + SLOW_AGENT, "run", "--db", str(db), "--scale", "0.3"],
-                              cwd=tmp_path, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    player = subprocess.Popen([sys.executable, "-c", SLOW_AGENT, "run", "--db", str(db), "--scale", "0.3"], cwd=tmp_path,
+                              env=ENV, preexec_fn=_interruptible, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     while player.poll() is None and not _playing(db):
         time.sleep(0.02)
     time.sleep(0.3)
