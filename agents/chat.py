@@ -137,8 +137,9 @@ def _retryable_status(status: int) -> bool:
 
 
 def _usage(usage: Any) -> dict[str, int]:
+    """The counts a server reported that can be counts (a server may send anything: true, -5, 10**30)."""
     names = ("prompt_tokens", "completion_tokens", "total_tokens")
-    return {name: value for name in names if isinstance(value := getattr(usage, name, None), int)}
+    return {name: value for name in names if type(value := getattr(usage, name, None)) is int and 0 <= value < 2**63}
 
 
 def _one_line(text: str, limit: int = 200) -> str:

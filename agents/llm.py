@@ -32,6 +32,7 @@ from campus.agents.memory import DEFAULT_BUDGET, Memory, make_memory
 from campus.agents.providers import PROVIDERS, TokenLimit, provider_of
 from campus.agents.variants import DEFAULT_VARIANT, load_variant
 from campus.events import StructuredCall
+from campus.kernel.admit import safe_text
 from campus.kernel.agent import AgentView, Reply, TaskMemory, Turn
 from campus.kernel.tools import from_wire_name, openai_tools, wire_name
 
@@ -234,8 +235,8 @@ def _json_object(text: str) -> dict[str, Any] | None:
     if not text.strip():
         return {}
     try:
-        value = msgspec.json.decode(text)
-    except msgspec.DecodeError:
+        value = msgspec.json.decode(safe_text(text))  # a lone surrogate (sent as an escape) is data, as in a reply
+    except (msgspec.DecodeError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
 

@@ -11,7 +11,9 @@ exactly what a resume, a fork or ``verify`` reads back from the log:
   sorted, ``25.0`` as ``25``, ``-0.0`` as ``0``, tuples as lists, text made safe as above.
   Arguments given as JSON text are decoded, ``None`` means none. NaN, infinities, values
   JSON has no word for, objects nested deeper than ``MAX_DEPTH`` and arguments longer than
-  ``REPLY_LIMIT`` are refused: such a call is not admitted at all.
+  ``REPLY_LIMIT`` are refused: such a call is not admitted at all;
+- what an agent says about its reply (``last_meta``: usage, latency) goes into the row's ``meta``
+  as JSON whatever it holds (``admit_meta``): an agent's odd metadata never stops a session.
 
 Admitting an admitted reply changes nothing, so replaying the log admits the same replies.
 """
@@ -100,6 +102,39 @@ def _admit_call(call: StructuredCall) -> Admitted:
         return Admitted(reply=None, problem=f"the arguments are longer than {REPLY_LIMIT} characters as JSON")
     return Admitted(reply=StructuredCall(name=safe_text(call.name), arguments=args[0],
                                          id=None if call.id is None else safe_text(call.id)))
+
+
+def admit_meta(meta: Any) -> str | None:
+    """An agent's metadata about its last reply as the row's ``meta`` (JSON), or None when it gave none: text made
+    safe as in a reply, values JSON has no word for written as their ``repr``, nesting past ``MAX_DEPTH`` cut."""
+    if meta is None or (isinstance(meta, (dict, list, tuple, str)) and not meta):
+        return None
+    try:
+        return msgspec.json.encode(meta).decode()
+    except (TypeError, ValueError, OverflowError, RecursionError):  # a lone surrogate's UnicodeEncodeError is a ValueError
+        return msgspec.json.encode(_described(meta, 0)).decode()
+
+
+def _described(value: Any, level: int) -> Any:
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, str):
+        return safe_text(value)
+    if level >= MAX_DEPTH:
+        return "..."
+    if isinstance(value, dict):
+        return {safe_text(name if isinstance(name, str) else _repr(name)): _described(child, level + 1)
+                for name, child in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_described(child, level + 1) for child in value]
+    return safe_text(_repr(value))
+
+
+def _repr(value: Any) -> str:
+    try:
+        return repr(value)[:200]
+    except Exception:
+        return f"<{type(value).__name__}>"
 
 
 def canonical_arguments(args: dict[str, Any], positional: list[Any] | tuple[Any, ...] = ()) -> tuple[dict[str, Any], list[Any]] | str:

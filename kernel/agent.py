@@ -119,8 +119,3 @@ class AgentUnavailable(Exception):
 def is_persistent(agent: Any) -> bool:
     return callable(getattr(agent, "remember", None))
 
-
-def reply_meta(agent: Any) -> str | None:
-    """Metadata an agent reports about its last reply (usage, latency), kept outside the hash."""
-    meta = getattr(agent, "last_meta", None)
-    return msgspec.json.encode(meta).decode() if meta else None

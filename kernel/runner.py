@@ -49,9 +49,8 @@ from campus.events import (
     WorldChanged,
     rules_of,
 )
-from campus.kernel.admit import admit
-from campus.kernel.agent import (Agent, AgentUnavailable, AgentView, Reply, TaskMemory, is_persistent, lazy_view,
-                                 reply_meta)
+from campus.kernel.admit import admit, admit_meta
+from campus.kernel.agent import Agent, AgentUnavailable, AgentView, Reply, TaskMemory, is_persistent, lazy_view
 from campus.kernel.clock import DAY_START, Clock, UrgentTimeout, date_label, day_of, day_start, label
 from campus.kernel.engine import Kernel
 from campus.kernel.history import state_at
@@ -269,6 +268,7 @@ class Session:
         try:
             reply = self.agent.act(view)
             self._agent_slow = time.perf_counter() - begun >= self.commit_delay
+            meta = getattr(self.agent, "last_meta", None)
         except AgentUnavailable:
             raise
         except Exception as error:  # an agent is untrusted: its failure is recorded, not fatal
@@ -276,7 +276,7 @@ class Session:
             return None, msgspec.json.encode({"error": type(error).__name__}).decode()
         if not isinstance(reply, (str, StructuredCall)):
             return None, msgspec.json.encode({"error": f"reply was a {type(reply).__name__}, not text"}).decode()
-        return reply, reply_meta(self.agent)
+        return reply, admit_meta(meta)
 
     def view(self) -> AgentView:
         card = self.cards[self.state.session.next_task]

@@ -19,8 +19,14 @@ from hypothesis import strategies as st
 from campus.env import Env
 from campus.env.mcp_server import malformed
 from campus.events import AgentReplied, StructuredCall, ToolCalled, ToolResult, decode_event
+from campus.agents import make_agent
 from campus.kernel.admit import REPLY_LIMIT, admit
+from campus.kernel.recorded import replies_of
+from campus.kernel.store import MemoryStore, SQLiteStore
 from campus.replays.verify import verify
+from campus.scenarios.play import new_run, open_run
+from campus.scenarios.task import Term
+from campus.scenarios.term import generate_term
 from campus.world.index import WorldIndex
 
 @pytest.fixture
@@ -163,3 +169,52 @@ def test_the_mcp_server_answers_a_malformed_line_and_serves_on(tmp_path: Path) -
     finally:
         process.kill()
         process.wait()
+
+
+class _Odd:
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+
+def _looping() -> dict[str, Any]:
+    meta: dict[str, Any] = {"tokens": 3}
+    meta["self"] = meta
+    return meta
+
+
+class _MetaAgent:
+    """The oracle's replies, each with metadata an agent may well hold: what JSON cannot say, text UTF-8 cannot carry."""
+
+    name = "meta-agent"
+
+    def __init__(self, replies: list[str], meta: Any) -> None:
+        self.replies, self.meta, self.last_meta = iter(replies), meta, None
+
+    def act(self, view: Any) -> str:
+        self.last_meta = self.meta
+        return next(self.replies)
+
+
+@pytest.fixture(scope="module")
+def oracle_script(world: WorldIndex) -> tuple[Term, list[str]]:
+    term = generate_term(world, 3, scale=0.05)
+    oracle = new_run(MemoryStore(), world, term, agent_name="oracle", seed=3)
+    oracle.session(make_agent("oracle", term, world)).run()
+    return term, [r.text or "" for r in replies_of(oracle.store, oracle.branch.id)]
+
+
+@pytest.mark.parametrize("meta", [{"model": "\ud800"}, {"tags": {1, 2}, "at": object()}, {"x": _Odd()}, {b"k": b"v"},
+                                  _looping(), ["a", "\udfff"], "\ud800", 7])
+def test_an_agents_odd_metadata_is_kept_as_json_and_the_run_goes_on(world: WorldIndex, oracle_script: tuple[Term, list[str]],
+                                                                    meta: Any, tmp_path: Path) -> None:
+    term, replies = oracle_script
+    plain = new_run(MemoryStore(), world, term, agent_name="meta-agent", seed=3)
+    plain.session(_MetaAgent(replies, None)).run()  # type: ignore[arg-type]
+    store = SQLiteStore(tmp_path / "meta.db")
+    run = new_run(store, world, term, agent_name="meta-agent", seed=3)
+    run.session(_MetaAgent(replies, meta)).run()  # type: ignore[arg-type]
+    assert store.head(run.branch.id) == plain.store.head(plain.branch.id)  # every reply played; the metadata is outside the chain
+    metas = [row.meta for row in store.rows(run.branch.id) if row.kind == "agent_replied"]
+    assert len(metas) == len(replies) and all(isinstance(msgspec.json.decode(m), (dict, list, str, int)) for m in metas)
+    assert verify(open_run(store, run.branch.id)).ok
+    store.close()

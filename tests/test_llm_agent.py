@@ -19,6 +19,7 @@ from campus.kernel.parse import parse_reply, parse_structured
 from campus.kernel.store import MemoryStore, SQLiteStore
 from campus.kernel.tools import from_wire_name
 from campus.scenarios.play import new_run, open_run
+from campus.replays.verify import verify
 from campus.scenarios.scorecard import scorecard
 from campus.scenarios.task import Term
 from tests.chat_server import Answer, ChatServer, completion, error, text, tool_call
@@ -211,6 +212,27 @@ def test_an_endpoint_failure_stops_the_run_at_a_step_boundary_and_resume_goes_on
     oracle_events = [(r.seq, r.t, r.payload) for r in oracle_run.store.rows(oracle_run.branch.id)]
     assert [(r.seq, r.t, r.payload) for r in store.rows("interrupted")] == oracle_events  # the oracle's replies, its events
     assert [r.text for r in replies_of(store, "interrupted")] == oracle_replies
+    store.close()
+
+
+def test_a_completion_holding_what_utf8_cannot_carry_or_counts_that_are_no_counts_plays_on(
+        world: WorldIndex, short_term: Term, tmp_path) -> None:
+    """A lone surrogate sent as a JSON escape (in the model's name, the finish reason, a call's arguments text) is data,
+    as in a reply's text; usage that cannot be a count ("many", -5, 10**30) is not counted. The run goes on and verifies."""
+    arguments = '{"calendar_id": "self", "event_title": "\ud800 Study", "location": "B076", "time": "Week 0, Monday, 10:00-10:50"}'
+    odd = json.loads(tool_call("calendar__add_event", arguments).body)
+    odd["model"], odd["choices"][0]["finish_reason"] = "m\ud800", "\udfff"
+    odd["usage"] = {"prompt_tokens": "many", "completion_tokens": -5, "total_tokens": 10**30}
+    store = SQLiteStore(tmp_path / "odd.db")
+    run = new_run(store, world, short_term, agent_name=LLMConfig(model="script-model", mode="tools").spec(), seed=0)
+    with ChatServer([Answer(200, json.dumps(odd).encode())] * 2) as server:
+        run.session(llm_agent(server, mode="tools")).run(max_steps=2)
+    calls = [r.call for r in replies_of(store, run.branch.id)]
+    assert [c.arguments["event_title"] if c else None for c in calls] == ["\ufffd Study"] * 2
+    metas = [msgspec.json.decode(r.meta) for r in store.rows(run.branch.id) if r.kind == "agent_replied"]
+    assert [(m["model"], m["finish_reason"]) for m in metas] == [("m\ufffd", "\ufffd")] * 2
+    assert not {"prompt_tokens", "completion_tokens", "total_tokens"} & {key for m in metas for key in m}
+    assert verify(open_run(store, run.branch.id)).ok
     store.close()
 
 
