@@ -160,6 +160,8 @@ def open_db(path: str, *, must_exist: bool = True, read_only: bool = False) -> I
         yield store
     except expected_errors() as error:
         fail(str(error))
+    except RecursionError:  # msgspec's, on a value edited to nest past ~1,000 levels where a reader decodes it directly
+        fail(f"{path} is damaged: it holds JSON nested too deeply to read")
     except sqlite3.DatabaseError as error:  # a file damaged after it was opened, or a disk that filled up
         if getattr(error, "sqlite_errorname", "") == "SQLITE_FULL":
             fail(f"no room left to write {path} ({error}): nothing past its last commit was written")

@@ -69,6 +69,16 @@ def decode_event(payload: bytes | str) -> Event:
         return _EVENT.decode(payload)
     except msgspec.ValidationError:
         return decode_older(payload, AnyEvent)
+    except RecursionError:
+        raise TooDeep() from None
+
+
+class TooDeep(msgspec.DecodeError):
+    """JSON nested past what the decoder can follow (~1,000 levels; nothing campus writes comes near it): a value
+    edited into a file, read as any other value that does not decode (msgspec itself raises ``RecursionError``)."""
+
+    def __init__(self, what: str = "an event") -> None:
+        super().__init__(f"JSON nested too deeply to be {what}")
 
 
 class MalformedEvent(ValueError):
@@ -99,7 +109,7 @@ def decode_events(payloads: Sequence[bytes] | Sequence[str]) -> list[Event]:
             return cast(list[Event], _EVENTS.decode(joined))
         except msgspec.ValidationError:
             return [decode_event(payload) for payload in payloads]
-    except msgspec.DecodeError:  # a ValidationError too
+    except (msgspec.DecodeError, RecursionError):  # a ValidationError too
         raise _malformed(payloads) from None
 
 
@@ -121,6 +131,8 @@ def event_decoder(event_type: type[Event]) -> Callable[[bytes | str], Event]:
             return fast(payload)
         except msgspec.ValidationError:
             return decode_older(payload, event_type)
+        except RecursionError:
+            raise TooDeep() from None
 
     return decode
 
@@ -130,7 +142,10 @@ def decode_older(payload: bytes | str, target: Any) -> Any:
 
     Raises the current schema's error when no older schema reads it either.
     """
-    raw = msgspec.json.decode(payload)
+    try:
+        raw = msgspec.json.decode(payload)
+    except RecursionError:
+        raise TooDeep() from None
     try:
         return msgspec.convert(raw, target)
     except msgspec.ValidationError as current:

@@ -25,7 +25,7 @@ from typing import Any, Union
 import msgspec
 
 from campus.events import KINDS, Event, WorldChange, WorldChanged, canonical, digest
-from campus.events.codec import decode_event, event_decoder
+from campus.events.codec import TooDeep, decode_event, event_decoder
 from campus.kernel.snapshots import CHUNK_ITEMS, MAP_MIN_BYTES, PieceCache, SnapshotWriter, shared_fields
 from campus.kernel.store import DECODED, counted_mark
 
@@ -238,6 +238,8 @@ class Projection:
             return self._joined.decode(payloads)
         except msgspec.ValidationError:
             return [decode_event(bytes(raw)) for raw in msgspec.json.decode(payloads, type=list[msgspec.Raw])]
+        except RecursionError:
+            raise TooDeep() from None
 
     def _fold_pairs(self, state: Any, pairs: Iterable[tuple[str, Any]]) -> None:
         """Only kinds some reducer needs are decoded, each with its own typed decoder (no union

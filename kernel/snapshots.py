@@ -136,7 +136,7 @@ def decode_manifest(data: bytes) -> Manifest | None:
         return None
     try:
         manifest = _MANIFEST.decode(data[len(MAGIC):])
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None
     return msgspec.structs.replace(manifest, packed=packed)
 
@@ -483,7 +483,7 @@ def load(manifest: Manifest, fetch: Any, decode: Any, shared: Sequence[SharedFie
                 cache.put((index, key), chunks[key], shared[index].size(chunks[key]))
             fields.setdefault(index, []).append(chunks[key])
         state = decode(b"".join(skeleton))
-    except (msgspec.DecodeError, msgspec.ValidationError, zstandard.ZstdError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, zstandard.ZstdError):
         return None
     for index, parts in fields.items():
         setattr(getattr(state, shared[index].part), shared[index].field, shared[index].joined(parts))

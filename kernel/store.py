@@ -176,7 +176,7 @@ def _branch_of(fields: dict[str, Any]) -> BranchInfo:
     try:
         config = msgspec.json.decode(fields["config"]) if isinstance(fields["config"], (str, bytes)) else fields["config"]
         return msgspec.convert(fields | {"config": config}, BranchInfo)
-    except (msgspec.DecodeError, msgspec.ValidationError) as error:
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as error:
         raise StoreError(f"run {fields['id']!r} is damaged: its branch row does not read ({error})") from None
 
 

@@ -138,5 +138,5 @@ def _hash_of(meta: str | None) -> str | None:
         return None
     try:
         return msgspec.json.decode(meta, type=_Meta).request_sha256
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None

@@ -51,7 +51,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from campus.events import MAX_SEED, TaskEnded
+from campus.events import MAX_SEED, TaskEnded, TooDeep
 from campus.kernel.agent import Agent
 from campus.kernel.logs import configure as configure_logs
 from campus.kernel.runner import run_config
@@ -211,7 +211,10 @@ class _TermHeader(msgspec.Struct):
 
 def _check_stored(store: EventStore, name: str, agent: AgentSpec, seed: int, settings: SweepSettings, world: str) -> None:
     info = store.branch(name)
-    header = msgspec.json.decode(store.get_blob(info.term_hash), type=_TermHeader)
+    try:
+        header = msgspec.json.decode(store.get_blob(info.term_hash), type=_TermHeader)
+    except RecursionError:
+        raise TooDeep("a term") from None
     wanted = {"agent": agent.name, "seed": seed, "rules": run_config(settings.rounds), "parent": None,
               "world": world, "term": term_name(seed, settings.scale), "disruptions": settings.disruptions,
               "busy_days": settings.busy_days}

@@ -142,7 +142,7 @@ def import_lines(store: EventStore, lines: Iterable[str], *, branch_id: str | No
     try:
         stored_term = canonical(header.term)
         world, term = decode_world(msgspec.json.encode(header.world)), decode_term(stored_term, meta.schema)
-    except (msgspec.DecodeError, msgspec.ValidationError) as error:
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as error:
         raise ExportFormatError(f"line 1: the world or term is not valid ({error})") from None
     if world.hash != meta.world_hash or term.hash != meta.term_hash:
         raise ExportFormatError("line 1: the world or term in the header does not match its recorded hash")
@@ -238,7 +238,7 @@ def _numbered(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
 def _header(raw: str) -> _Header:
     try:
         loose = msgspec.json.decode(raw)
-    except msgspec.DecodeError as error:
+    except (msgspec.DecodeError, RecursionError) as error:
         raise ExportFormatError(f"line 1 is not a campus export header ({error})") from None
     if not isinstance(loose, dict) or loose.get("format") not in (FORMAT, UNTRAILED):
         raise ExportFormatError(f"line 1 is not a {FORMAT} header")
@@ -266,7 +266,7 @@ def _checked_records(lines: Iterator[tuple[int, str]], genesis: str, links: dict
                 continue
             line = msgspec.convert(loose, _Line)
             event = decode_event(msgspec.json.encode(line.event))
-        except (msgspec.DecodeError, msgspec.ValidationError) as error:
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as error:
             raise ExportFormatError(f"line {number} is not a valid event ({error})") from None
         if line.kind != line.event.get("kind"):
             raise ExportFormatError(f"line {number} (seq {line.seq}) says kind {line.kind!r} of an event of kind "

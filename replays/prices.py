@@ -13,6 +13,7 @@ give your own with a file (TOML or JSON)::
 from __future__ import annotations
 
 import json
+import math
 import tomllib
 from pathlib import Path
 from typing import Annotated, Any
@@ -65,11 +66,16 @@ def load_prices(path: str | Path | None) -> dict[str, Price]:
     except (tomllib.TOMLDecodeError, json.JSONDecodeError) as error:
         kind = "TOML" if path.suffix.lower() == ".toml" else "JSON (name a TOML file *.toml)"
         raise ValueError(f"the price file {path} is not valid {kind}: {error}") from None
+    except RecursionError:
+        raise ValueError(f"the price file {path} nests tables or lists too deeply to be a table of prices") from None
     try:
         extra = msgspec.convert(raw, dict[str, Price])
     except msgspec.ValidationError as error:
         raise ValueError(f"the price file {path} should map 'provider/model' to {{input = USD, output = USD}} "
                          f"per million tokens: {error}") from None
+    endless = sorted(key for key, price in extra.items() if not (math.isfinite(price.input) and math.isfinite(price.output)))
+    if endless:
+        raise ValueError(f"the price file {path} gives {endless[0]} a price that is not a number of dollars (Infinity or NaN)")
     return PRICES | extra
 
 

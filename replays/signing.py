@@ -206,5 +206,5 @@ def _covers(signed: dict[str, Any], said: dict[str, Any]) -> bool:
 def _decoded(data: bytes) -> Signature | None:
     try:
         return msgspec.json.decode(data, type=Signature)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None

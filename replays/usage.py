@@ -22,7 +22,7 @@ class UsageMeta(msgspec.Struct):
     def read(cls, meta: str | None) -> UsageMeta:
         try:
             return msgspec.json.decode(meta, type=cls) if meta else cls()
-        except (msgspec.DecodeError, msgspec.ValidationError):
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
             return cls()  # metadata an agent wrote in another shape: the reply still counts
 
 

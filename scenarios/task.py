@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from campus.events import SCHEMA_VERSION, Event, TaskReleased, Walked, canonical, content_hash, digest
+from campus.events import SCHEMA_VERSION, Event, TaskReleased, TooDeep, Walked, canonical, content_hash, digest
 from campus.events.upcast import upcast_change, v1_day, v1_slot, v1_time
 from campus.kernel.schedule import Prefix, TaskCard, Trigger
 from campus.kernel.triggers import Rule
@@ -222,6 +222,13 @@ def decode_term(data: bytes | str, schema: int = SCHEMA_VERSION) -> Term:
     changes only what has the old shape), so a fork recorded as current still reads the
     term of the run it was forked from.
     """
+    try:
+        return _decoded_term(data, schema)
+    except RecursionError:
+        raise TooDeep("a term") from None
+
+
+def _decoded_term(data: bytes | str, schema: int) -> Term:
     if schema >= SCHEMA_VERSION:
         try:
             return _TERM.decode(data)

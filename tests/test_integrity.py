@@ -460,6 +460,8 @@ def edited(lines: list[str], index: int, edit: Callable[[dict], object]) -> list
     (lambda lines: edited(lines, 4, lambda line: line.update(event=[1, 2])), "line 5 is not a valid event"),
     (lambda lines: edited(lines, 0, lambda line: line["term"].update(world_changes=[True])), "line 1: the world or term is not valid"),
     (lambda lines: edited(lines, 0, lambda line: line["term"].update(tasks=7)), "line 1: the world or term is not valid"),
+    (lambda lines: lines[:4] + ['{"event": ' + "[" * 5000 + "]" * 5000 + "}"] + lines[5:], "line 5 is not a valid event"),
+    (lambda lines: ["[" * 5000 + "]" * 5000] + lines[1:], "line 1 is not a campus export header"),
 ])
 def test_damaged_exports_are_refused_with_the_line(exported: list[str], damage, message: str) -> None:
     cut = damage(exported[:52] + ['{"end": ' + json.dumps({"events": 51, "head": json.loads(exported[51])["hash"]}) + "}"])

@@ -101,7 +101,9 @@ def test_the_price_table_reads_toml_or_json_and_refuses_a_bad_file_in_one_line(t
     assert price_for(table, LLMConfig(model="x", provider="ollama").price_key()) is None
     assert cost_usd(Usage(1, 1_000_000, 500_000), Price(3.0, 9.0)) == 7.5 and cost_usd(Usage(1, 10, 10), None) is None
     bad = {"broken.toml": "[m\ninput = 1", "broken.json": "{", "negative.json": '{"m": {"input": -1, "output": 1}}',
-           "extra.json": '{"m": {"input": 1, "output": 1, "currency": "EUR"}}', "flat.json": '{"m": 2.0}'}
+           "extra.json": '{"m": {"input": 1, "output": 1, "currency": "EUR"}}', "flat.json": '{"m": 2.0}',
+           "endless.json": '{"m": {"input": Infinity, "output": 1}}', "deep.json": "[" * 5000 + "]" * 5000,
+           "deep.toml": "a = " + "[" * 5000 + "]" * 5000}
     runner = CliRunner()
     for name, text in bad.items():
         (tmp_path / name).write_text(text)

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -213,6 +214,42 @@ def test_a_value_no_column_of_its_kind_holds_is_one_error_line(runs_db: Path, tm
     for args in (("verify", "oracle-s0"), ("score", "oracle-s0")):
         line = one_error_line(campus(*args, "--db", str(db), cwd=tmp_path))
         assert "is damaged" in line and why in line, (args, line)
+
+
+# ---------------------------------------------------------------- 4c. JSON nested past what a decoder follows
+
+# msgspec raises RecursionError (not a DecodeError) past ~1,000 levels; every reader of stored JSON used to let it
+# through as a traceback. Nothing campus writes nests that deeply, so such a value is damage.
+
+DEEP = "[" * 5000 + "]" * 5000
+DEEP_OBJECT = '{"a":' * 5000 + "1" + "}" * 5000
+
+
+@pytest.mark.parametrize("sql, why", [
+    (f"UPDATE events SET payload = '{DEEP_OBJECT}' WHERE branch = 'oracle-s0' AND seq = 5",
+     "the event at seq 5 is not a valid event (JSON nested too deeply to be an event)"),
+    (f"UPDATE branches SET config = '{{\"x\": {DEEP}}}'", "its branch row does not read"),
+    (f"DROP TRIGGER blobs_append_only_update; UPDATE blobs SET data = CAST('{{\"name\": {DEEP}}}' AS BLOB) "
+     "WHERE kind = 'term'", "JSON nested too deeply to be a term"),
+], ids=["payload", "config", "term"])
+def test_json_nested_too_deeply_to_read_is_one_error_line(runs_db: Path, tmp_path: Path, sql: str, why: str) -> None:
+    db = tampered(runs_db, tmp_path, sql + ";")
+    listing = () if "payload" in sql else (("runs",),)  # runs decodes task ends only, and seq 5 is none
+    for args in (*listing, ("score", "oracle-s0"), ("report", "oracle-s0", "--html", "r.html"), ("diff", "oracle-s0", "oracle-s0")):
+        line = one_error_line(campus(*args, "--db", str(db), cwd=tmp_path))
+        assert why in line or "is damaged: it holds JSON nested too deeply to read" in line, (args, line)
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_verify_names_a_payload_nested_too_deeply_as_a_mismatch_at_its_seq(runs_db: Path, tmp_path: Path) -> None:
+    """Before verify ran, its progress bar decoded every task end to count them, and stopped the command on the payload
+    with exit 2; verify itself names the row (exit 1)."""
+    with closing(sqlite3.connect(runs_db)) as conn:
+        [(seq,)] = conn.execute("SELECT min(seq) FROM events WHERE branch = 'oracle-s0' AND kind = 'task_ended'").fetchall()
+    db = tampered(runs_db, tmp_path, f"UPDATE events SET payload = '{DEEP_OBJECT}' WHERE branch = 'oracle-s0' AND seq = {seq};")
+    checked = campus("verify", "oracle-s0", "--db", str(db), cwd=tmp_path)
+    assert checked.returncode == 1 and f"at seq {seq} (hash chain)" in checked.stdout + checked.stderr, checked.stderr
+    assert "Traceback" not in checked.stderr
 
 
 # ---------------------------------------------------------------- 5. commands that read never write

@@ -226,6 +226,8 @@ def test_missing_and_broken_files_are_one_error(tmp_path: Path) -> None:
         load_stulife(_copy_layout(tmp_path / "shape", **{"courses.json": {"courses": [{"course_code": "X"}]}}))
     with pytest.raises(StuLifeDataError, match="campus_data.json is not valid JSON"):
         load_stulife(_copy_layout(tmp_path / "json", **{"campus_data.json": "{not json"}))
+    with pytest.raises(StuLifeDataError, match="campus_data.json nests lists or objects too deeply"):
+        load_stulife(_copy_layout(tmp_path / "deep", **{"campus_data.json": "[" * 5000 + "]" * 5000}))
     aliased = json.loads((STULIFE / "map_v1.5.json").read_text(encoding="utf-8"))
     aliased["nodes"][2]["aliases"] = [{"a": 1}]  # read as a name before the world's types are checked
     with pytest.raises(StuLifeDataError, match="map_v1.5.json does not have the published shape"):

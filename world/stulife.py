@@ -161,6 +161,8 @@ def _read(root: Path, name: str) -> Any:
         raise StuLifeDataError(f"cannot read {source}: {error.strerror or error}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise StuLifeDataError(f"{source} is not valid JSON: {error}") from None
+    except RecursionError:
+        raise StuLifeDataError(f"{source} nests lists or objects too deeply to be StuLife data") from None
 
 
 @contextmanager
