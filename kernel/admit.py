@@ -9,9 +9,9 @@ exactly what a resume, a fork or ``verify`` reads back from the log:
   conversation; the full length goes into the row's ``meta``;
 - a structured call's arguments are a JSON object of JSON values, written canonically: keys
   sorted, ``25.0`` as ``25``, ``-0.0`` as ``0``, tuples as lists, text made safe as above.
-  Arguments given as JSON text are decoded, ``None`` means none. NaN, infinities, values
-  JSON has no word for, objects nested deeper than ``MAX_DEPTH`` and arguments longer than
-  ``REPLY_LIMIT`` are refused: such a call is not admitted at all;
+  Arguments given as JSON text are decoded, ``None`` means none. NaN, infinities, whole numbers
+  past ``MAX_INT_BITS``, values JSON has no word for, objects nested deeper than ``MAX_DEPTH`` and
+  arguments longer than ``REPLY_LIMIT`` are refused: such a call is not admitted at all;
 - what an agent says about its reply (``last_meta``: usage, latency) goes into the row's ``meta``
   as JSON whatever it holds (``admit_meta``): an agent's odd metadata never stops a session.
 
@@ -35,6 +35,11 @@ MAX_DEPTH = 32
 """How deeply lists and objects may nest inside one argument."""
 
 MAX_NAME = 200
+
+MAX_INT_BITS = 13_287
+"""The longest whole number an argument may be (every number of 4,000 digits fits): Python writes no integer of more
+than 4,300 digits as text by default, and a bound of our own keeps what is admitted the same in a process that
+raises that limit."""
 
 _MARK = "\n[... reply cut at {kept} of {total} characters]"
 
@@ -155,7 +160,11 @@ def _unstorable(value: Any) -> str | None:
     stack: list[tuple[Any, int]] = [(value, -1)]
     while stack:
         value, level = stack.pop()
-        if value is None or isinstance(value, (str, bool, int)):
+        if value is None or isinstance(value, (str, bool)):
+            continue
+        if isinstance(value, int):
+            if value.bit_length() > MAX_INT_BITS:
+                return "an argument is a whole number too long to store (at most about 4,000 digits); write it as text"
             continue
         if isinstance(value, float):
             if not math.isfinite(value):

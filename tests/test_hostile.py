@@ -20,7 +20,7 @@ from campus.env import Env
 from campus.env.mcp_server import malformed
 from campus.events import AgentReplied, StructuredCall, ToolCalled, ToolResult, decode_event
 from campus.agents import make_agent
-from campus.kernel.admit import REPLY_LIMIT, admit
+from campus.kernel.admit import MAX_INT_BITS, REPLY_LIMIT, admit
 from campus.kernel.recorded import replies_of
 from campus.kernel.store import MemoryStore, SQLiteStore
 from campus.replays.verify import verify
@@ -59,13 +59,24 @@ def test_a_lone_surrogate_is_data_and_the_env_goes_on(env: Env) -> None:
 
 
 @pytest.mark.parametrize("arguments", [[1, 2], 3, "[1]", "{not json", {"a": float("nan")}, {"a": [float("inf")]},
-                                       {1: "a"}, {"a": object()}, {"a": "x" * (REPLY_LIMIT + 1)}])
+                                       {1: "a"}, {"a": object()}, {"a": "x" * (REPLY_LIMIT + 1)}, {"a": [10**5000]},
+                                       {"a": 2**(MAX_INT_BITS + 1)}])
 def test_malformed_structured_arguments_are_refused_before_anything_is_committed(env: Env, arguments: Any) -> None:
     head = env.final_hash()
     observation, reward, terminated, truncated, info = env.step(StructuredCall(name="calendar.add_event", arguments=arguments))
     assert observation.startswith("Invalid action:") and "Nothing was done" in observation
     assert env.final_hash() == head
     assert verify(env.run).ok
+
+
+def test_the_longest_whole_number_admitted_is_stored_and_verifies(env: Env) -> None:
+    largest = 2**MAX_INT_BITS - 1
+    assert len(str(largest)) <= 4_000 < len(str(2**(MAX_INT_BITS + 1)))
+    observation, *_ = env.step(StructuredCall(name="calendar.add_event", arguments={"calendar_id": -largest}))
+    assert "must be a string, not an integer" in observation
+    stored = [e for e in map(decode_event, (r.payload for r in rows_of(env))) if isinstance(e, ToolCalled)]
+    assert stored[-1].args == {"calendar_id": -largest}
+    assert verify(env.run, deep=True).ok
 
 
 @pytest.mark.parametrize("arguments", ['{"calendar_id": "self"}', None, "  "])
