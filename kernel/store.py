@@ -554,6 +554,7 @@ class SQLiteStore(_Lineage):
         self._pending: dict[str, BranchInfo] = {}
         self._token = os.urandom(8).hex()
         _OPEN_TOKENS.add(self._token)
+        weakref.finalize(self, _OPEN_TOKENS.discard, self._token)  # a store collected unclosed holds its leases no more
         self._leases: set[str] = set()
         self._marks_tables: dict[tuple[tuple[str, ...], tuple[str, ...]], str] = {}
         self._table_numbers = count()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import io
 import json
@@ -229,6 +230,32 @@ def test_a_full_disk_stops_the_run_at_a_commit_and_this_process_resumes_it(
     alone = play(MemoryStore(), world, small_term, "oracle")
     assert again.head("r") == alone.store.head(alone.branch.id)
     assert verify(open_run(again, "r")).ok
+    again.close()
+    assert store_leases(path) == []
+
+
+def test_a_store_collected_unclosed_leaves_its_run_to_the_next_store_of_the_process(
+    tmp_path: Path, world: WorldIndex, small_term: Term
+) -> None:
+    """A notebook cell that fails drops its store without closing it: the lease row stays, but no open store of the
+    process holds it, so the same process resumes the run (before, only a new process could). Not for the stores
+    alive when the process's first session starts: ``runner._settle_heap`` hides them from the cyclic collector, and a
+    session left mid-run is a cycle, so such a store lives (and holds its lease) until the process ends."""
+    from campus.agents import make_agent
+
+    settle = new_run(MemoryStore(), world, small_term, agent_name="noop", seed=0)
+    settle.session(make_agent("noop", small_term, world)).run(max_steps=1)  # the process's first session, if it is
+    path = tmp_path / "log.db"
+    store = SQLiteStore(path)
+    run = new_run(store, world, small_term, agent_name="oracle", seed=0, branch_id="r")
+    run.session(make_agent("oracle", small_term, world)).run(max_steps=5)
+    del run, store
+    gc.collect()
+    assert store_leases(path) == [("r", os.getpid())]
+    again = SQLiteStore(path)
+    open_run(again, "r").session(make_agent("oracle", small_term, world)).run()
+    alone = play(MemoryStore(), world, small_term, "oracle")
+    assert again.head("r") == alone.store.head(alone.branch.id)
     again.close()
     assert store_leases(path) == []
 
