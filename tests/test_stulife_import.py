@@ -228,6 +228,13 @@ def test_missing_and_broken_files_are_one_error(tmp_path: Path) -> None:
         load_stulife(_copy_layout(tmp_path / "json", **{"campus_data.json": "{not json"}))
     with pytest.raises(StuLifeDataError, match="campus_data.json nests lists or objects too deeply"):
         load_stulife(_copy_layout(tmp_path / "deep", **{"campus_data.json": "[" * 5000 + "]" * 5000}))
+    courses = (STULIFE / "courses.json").read_text(encoding="utf-8")
+    assert '"credits": 3' in courses
+    for number, why in (("NaN", "NaN is not a JSON number"), ("1e400", "1e400 is too large for a float"),
+                        ("9" * 5000, "Exceeds the limit")):  # each crashed the import (OverflowError, ValueError)
+        edited = courses.replace('"credits": 3', f'"credits": {number}', 1)
+        with pytest.raises(StuLifeDataError, match=f"courses.json is not valid JSON: .*{why}"):
+            load_stulife(_copy_layout(tmp_path / f"number-{len(number)}", **{"courses.json": edited}))
     aliased = json.loads((STULIFE / "map_v1.5.json").read_text(encoding="utf-8"))
     aliased["nodes"][2]["aliases"] = [{"a": 1}]  # read as a name before the world's types are checked
     with pytest.raises(StuLifeDataError, match="map_v1.5.json does not have the published shape"):

@@ -40,6 +40,7 @@ Rules:
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import unicodedata
@@ -151,15 +152,26 @@ def load_stulife(directory: str | Path) -> tuple[World, ImportReport]:
 # ---------------------------------------------------------------- files
 
 
+def _finite(literal: str) -> float:
+    value = float(literal)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {literal[:40]} is too large for a float")
+    return value
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def _read(root: Path, name: str) -> Any:
     source = root / name
     if not os.path.isfile(source):
         raise StuLifeDataError(f"{source} does not exist; point at the StuLife background data directory")
     try:
-        return json.loads(source.read_text(encoding="utf-8"))
+        return json.loads(source.read_text(encoding="utf-8"), parse_float=_finite, parse_constant=_no_constant)
     except OSError as error:
         raise StuLifeDataError(f"cannot read {source}: {error.strerror or error}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+    except ValueError as error:  # not UTF-8, not JSON, or a number no JSON reader agrees on (NaN, 1e400, 5,000 digits)
         raise StuLifeDataError(f"{source} is not valid JSON: {error}") from None
     except RecursionError:
         raise StuLifeDataError(f"{source} nests lists or objects too deeply to be StuLife data") from None
