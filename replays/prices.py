@@ -63,7 +63,7 @@ def load_prices(path: str | Path | None) -> dict[str, Price]:
         raise ValueError(f"cannot read the price file {path}: {error}") from None
     try:
         raw = tomllib.loads(text) if path.suffix.lower() == ".toml" else json.loads(text)
-    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as error:
+    except ValueError as error:  # TOMLDecodeError and JSONDecodeError are ValueErrors, as a 5,000-digit number is
         kind = "TOML" if path.suffix.lower() == ".toml" else "JSON (name a TOML file *.toml)"
         raise ValueError(f"the price file {path} is not valid {kind}: {error}") from None
     except RecursionError:

@@ -103,7 +103,7 @@ def test_the_price_table_reads_toml_or_json_and_refuses_a_bad_file_in_one_line(t
     bad = {"broken.toml": "[m\ninput = 1", "broken.json": "{", "negative.json": '{"m": {"input": -1, "output": 1}}',
            "extra.json": '{"m": {"input": 1, "output": 1, "currency": "EUR"}}', "flat.json": '{"m": 2.0}',
            "endless.json": '{"m": {"input": Infinity, "output": 1}}', "deep.json": "[" * 5000 + "]" * 5000,
-           "deep.toml": "a = " + "[" * 5000 + "]" * 5000}
+           "deep.toml": "a = " + "[" * 5000 + "]" * 5000, "long.json": '{"m": {"input": ' + "9" * 5000 + ', "output": 1}}'}
     runner = CliRunner()
     for name, text in bad.items():
         (tmp_path / name).write_text(text)
