@@ -76,7 +76,8 @@ def admit(reply: Reply | None) -> Admitted:
     if reply is None:
         return Admitted(reply=None)
     if isinstance(reply, str):
-        text, length = capped(safe_text(reply))
+        plain = reply if type(reply) is str else str.__str__(reply)  # a subclass's own methods are the agent's code
+        text, length = capped(safe_text(plain))
         return Admitted(reply=text, length=length)
     if isinstance(reply, StructuredCall):
         return _admit_call(reply)

@@ -98,6 +98,24 @@ def test_a_long_reply_is_cut_with_a_marker_and_its_length_in_meta(env: Env) -> N
     assert verify(env.run, deep=True).ok
 
 
+class _Sly(str):
+    """Text whose methods are an agent's own code."""
+
+    def isascii(self) -> bool:
+        raise RuntimeError("not telling")
+
+    def __str__(self) -> str:
+        raise RuntimeError("not telling")
+
+
+def test_a_reply_of_a_str_subclass_is_read_as_the_plain_text_it_holds(env: Env) -> None:
+    observation, *_ = env.step(_Sly("<action>Action: calendar.view_schedule(calendar_id=\"self\")</action>"))
+    assert not observation.startswith("Invalid action")
+    replies = [e for e in map(decode_event, (r.payload for r in rows_of(env))) if isinstance(e, AgentReplied)]
+    assert replies[-1].text == '<action>Action: calendar.view_schedule(calendar_id="self")</action>'
+    assert verify(env.run, deep=True).ok
+
+
 def test_admitting_is_idempotent() -> None:
     for reply in ["\ud800x", "y" * (REPLY_LIMIT + 5), StructuredCall(name="a.b", arguments={"z": 1.0, "a": [-0.0]})]:
         once = admit(reply).reply
