@@ -85,11 +85,11 @@ def admit(reply: Reply | None) -> Admitted:
 
 
 def _admit_call(call: StructuredCall) -> Admitted:
-    if not isinstance(call.name, str) or not call.name or len(call.name) > MAX_NAME:
+    name, call_id, arguments = _builtin(call.name, 0), _builtin(call.id, 0), _builtin(call.arguments, 0)
+    if not isinstance(name, str) or not name or len(name) > MAX_NAME:
         return Admitted(reply=None, problem=f"a tool name is text of 1 to {MAX_NAME} characters")
-    if call.id is not None and not isinstance(call.id, str):
+    if call_id is not None and not isinstance(call_id, str):
         return Admitted(reply=None, problem="a call id is text")
-    arguments = call.arguments
     if arguments is None or (isinstance(arguments, str) and not arguments.strip()):
         arguments = {}
     elif isinstance(arguments, str):
@@ -106,8 +106,33 @@ def _admit_call(call: StructuredCall) -> Admitted:
         return Admitted(reply=None, problem=args)
     if len(canonical(args[0])) > REPLY_LIMIT:
         return Admitted(reply=None, problem=f"the arguments are longer than {REPLY_LIMIT} characters as JSON")
-    return Admitted(reply=StructuredCall(name=safe_text(call.name), arguments=args[0],
-                                         id=None if call.id is None else safe_text(call.id)))
+    return Admitted(reply=StructuredCall(name=safe_text(name), arguments=args[0],
+                                         id=None if call_id is None else safe_text(call_id)))
+
+
+def _builtin(value: Any, level: int) -> Any:
+    """``value`` with every instance of a subclass of a JSON type (text, numbers, lists, objects) copied into the type
+    itself through the type's own methods, so none of an agent's methods runs after this; what lies deeper than
+    ``MAX_DEPTH`` is left for ``_unstorable`` to refuse, and anything else is left for it to name."""
+    kind = type(value)
+    if value is None or kind is str or kind is bool or kind is int or kind is float:
+        return value
+    if level > MAX_DEPTH + 1:
+        return value
+    if isinstance(value, dict):
+        return {str.__str__(name) if isinstance(name, str) else name: _builtin(child, level + 1)
+                for name, child in dict.items(value)}
+    if isinstance(value, list):
+        return [_builtin(child, level + 1) for child in list.copy(value)]
+    if isinstance(value, tuple):
+        return [_builtin(child, level + 1) for child in tuple.__getitem__(value, slice(None))]
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, int):
+        return int.__int__(value)
+    if isinstance(value, float):
+        return float.__float__(value)
+    return value
 
 
 def admit_meta(meta: Any) -> str | None:

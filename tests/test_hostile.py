@@ -116,6 +116,43 @@ def test_a_reply_of_a_str_subclass_is_read_as_the_plain_text_it_holds(env: Env) 
     assert verify(env.run, deep=True).ok
 
 
+class _SlyDict(dict):
+    def items(self) -> Any:
+        raise RuntimeError("not telling")
+
+    def __iter__(self) -> Any:
+        raise RuntimeError("not telling")
+
+
+class _SlyList(list):
+    def __iter__(self) -> Any:
+        raise RuntimeError("not telling")
+
+
+class _SlyInt(int):
+    def bit_length(self) -> int:
+        raise RuntimeError("not telling")
+
+
+class _SlyFloat(float):
+    def __repr__(self) -> str:
+        raise RuntimeError("not telling")
+
+
+def test_a_structured_call_built_of_subclasses_is_read_as_the_plain_values_they_hold(env: Env) -> None:
+    """Each of these raised out of ``Env.step`` (or stopped an agent object's session): admission ran their methods."""
+    plain = {"calendar_id": "self", "event_title": "Study", "location": "B076", "time": "Week 0, Monday, 10:00-10:50"}
+    sly = _SlyDict({_Sly("calendar_id"): _Sly("self"), "event_title": "Study", "location": "B076",
+                    "time": "Week 0, Monday, 10:00-10:50", "tags": _SlyList([_SlyInt(3), _SlyFloat(2.5), (1, _Sly("x"))])})
+    observation, *_ = env.step(StructuredCall(name=_Sly("calendar.add_event"), arguments=sly, id=_Sly("c1")))
+    assert "has no parameter 'tags'" in observation  # read, then refused by the tool's own check
+    calls = [e for e in map(decode_event, (r.payload for r in rows_of(env))) if isinstance(e, AgentReplied) and e.call]
+    assert calls[-1].call == StructuredCall(name="calendar.add_event", arguments=plain | {"tags": [3, 2.5, [1, "x"]]}, id="c1")
+    observation, *_ = env.step(StructuredCall(name="calendar.add_event", arguments=_SlyDict(plain)))
+    assert not observation.startswith("Invalid action") and "has no parameter" not in observation
+    assert verify(env.run, deep=True).ok
+
+
 def test_admitting_is_idempotent() -> None:
     for reply in ["\ud800x", "y" * (REPLY_LIMIT + 5), StructuredCall(name="a.b", arguments={"z": 1.0, "a": [-0.0]})]:
         once = admit(reply).reply
