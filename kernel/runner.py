@@ -436,20 +436,11 @@ class Session:
                 yield self.env.timeout(card.release - int(self.env.now))
             self._release(card)
             yield from self._play(card)
-        self._emit(RunEnded(reason="term complete"))
+        self._emit(RunEnded(reason=RUN_ENDED))
         log.info("term complete", seq=self.state.seq, time=label(self.state.now), tasks=len(self.cards))
 
     def _release(self, card: TaskCard) -> None:
-        state = self.state
-        here = self.kernel.locate(state)
-        withheld = card.required_place is not None and here != card.required_place and bool(card.instruction)
-        lines = []
-        if state.clock.day != state.clock.announced_day:
-            lines.append(f"Current date: {date_label(state.clock.day)}. You are at {self.kernel.describe(here)}.")
-        time_line = f"Current time: {label(int(self.env.now))}"
-        lines.append(time_line)
-        if card.instruction and not withheld:
-            lines.append(card.instruction)
+        lines, time_line, withheld = release_lines(self.kernel, self.state, card, int(self.env.now))
         if card.composed:
             self._commit()  # the log so far is in the store, where composing (and any reader) reads it
         self._emit(TimeAnnounced(label=time_line))
@@ -595,6 +586,26 @@ def action_of(replied: AgentReplied, *, free_answer: bool = False) -> Call | Ans
     if replied.text is None:
         return UNREADABLE
     return parse_reply(replied.text, free_answer=free_answer)
+
+
+def release_lines(kernel: Kernel, state: Any, card: TaskCard, now: int) -> tuple[list[str], str, bool]:
+    """What a task's release says before a composed part (the date and where the student is on a new day, the time,
+    the instruction unless it is withheld), the time line alone (``time_announced``) and whether it is withheld: a
+    function of the state before the release, which ``verify`` calls too."""
+    here = kernel.locate(state)
+    withheld = card.required_place is not None and here != card.required_place and bool(card.instruction)
+    lines = []
+    if state.clock.day != state.clock.announced_day:
+        lines.append(f"Current date: {date_label(state.clock.day)}. You are at {kernel.describe(here)}.")
+    time_line = f"Current time: {label(now)}"
+    lines.append(time_line)
+    if card.instruction and not withheld:
+        lines.append(card.instruction)
+    return lines, time_line, withheld
+
+
+RUN_ENDED = "term complete"
+"""The reason of the one ``run_ended`` a session writes, after the term's last task."""
 
 
 def _with_meta(meta: str | None, **fields: Any) -> str:

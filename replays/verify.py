@@ -72,7 +72,7 @@ from campus.kernel.history import state_at
 from campus.kernel.recorded import RecordedAgent, replies_of
 from campus.kernel.schedule import Composing
 from campus.kernel.tools import result_event
-from campus.kernel.runner import Paraphrase, Session, action_of
+from campus.kernel.runner import RUN_ENDED, Paraphrase, Session, action_of, release_lines
 from campus.kernel.store import BranchInfo, MemoryStore, Row, Snapshot, StoreError
 from campus.kernel.triggers import (Due, Rule, RuleIndex, activated, after_open_index, armed, due_after_open, due_at_times,
                                     fire)
@@ -430,7 +430,7 @@ class _ReExecution:
         prefix = self.composing.open
         if isinstance(event, TaskReleased) and prefix is not None:
             text, self.digest = self.run.term.compose(event.task_id, prefix)
-            if not event.observation.endswith(text):
+            if event.observation != self.release[0] + "\n" + text:
                 return Mismatch(seq=row.seq, check="composition", expected=text, actual=event.observation)
         elif isinstance(event, TaskComposed):
             expected, self.digest = self.digest, None
@@ -464,9 +464,9 @@ class _ReExecution:
 
     def _run_started(self, event: RunStarted) -> str | None:
         branch = lineage_root(self.run, upto=1)
-        if (event.world_hash, event.term_hash, event.seed, event.config) != (
-                branch.world_hash, branch.term_hash, branch.seed, branch.config):
-            return "run_started with the branch's world, term, seed and rules"
+        if (event.world_hash, event.term_hash, event.seed, event.config, event.schema) != (
+                branch.world_hash, branch.term_hash, branch.seed, branch.config, branch.schema):
+            return "run_started with the branch's world, term, seed, rules and schema"
         return None
 
     def _firing_place(self, row: Row, by_clock: bool) -> str | None:
@@ -496,8 +496,8 @@ class _ReExecution:
     def _clock(self, row: Row, event: DayStarted | WorldChanged) -> str | None:
         if isinstance(event, DayStarted):
             day = self.state.clock.day + 1
-            if event.day != day or row.t != day_start(day) or day > self.last_day:
-                return f"day {day} starting at {day_start(day)}"
+            if event.day != day or row.t != day_start(day) or day > self.last_day or event.home != self.run.kernel.world.home:
+                return f"day {day} starting at {day_start(day)}, the student at home"
             return None
         done = self.state.session.triggers_done
         if done >= len(self.triggers):
@@ -525,21 +525,34 @@ class _ReExecution:
     def _announced(self, row: Row, event: TimeAnnounced, session: Any, task: str) -> str | None:
         if task or self.announced is not None or session.next_task >= len(self.cards):
             return "no task release here"
-        release = max(self.cards[session.next_task].release, self._student_t)
+        card = self.cards[session.next_task]
+        release = max(card.release, self._student_t)
         if row.t != release:
             return f"the next task released at {release}"
-        self.announced = row.t
+        lines, time_line, withheld = release_lines(self.run.kernel, self.state, card, row.t)
+        if event.label != time_line:
+            return f"the time line {time_line!r}"
+        self.announced, self.release = row.t, ("\n".join(lines), withheld)
         return None
 
     def _released(self, row: Row, event: TaskReleased, session: Any, task: str) -> str | None:
-        if self.announced != row.t or event.task_id != self.cards[session.next_task].id:
-            return f"task {self.cards[session.next_task].id} released right after its time line"
+        """The release the session writes, word for word: a composed task's observation goes on with its questions
+        (``_composition`` checks them and that nothing else follows)."""
+        card = self.cards[session.next_task]
+        if self.announced != row.t or event.task_id != card.id:
+            return f"task {card.id} released right after its time line"
+        said, withheld = self.release
+        if (event.scenario, event.systems, event.withheld) != (card.scenario, list(card.systems), withheld) or not (
+                event.observation.startswith(said + "\n") if card.composed else event.observation == said):
+            return f"the release of {card.id} as the session writes it (its text, scenario, systems and whether withheld)"
         self.announced = None
         return None
 
     def _replied(self, row: Row, event: AgentReplied, session: Any, task: str) -> str | None:
         if not task or self.action is not None or self.answered or event.task_id != task:
             return "no reply here"
+        if (unrevealed := self._unrevealed(session, task)) is not None:
+            return unrevealed
         if session.turns >= self._limit():
             return "the end of the task at its round limit"
         self.action = self._read(event, free_answer=self.cards[session.next_task].answers == "text")
@@ -557,12 +570,26 @@ class _ReExecution:
         return None
 
     def _revealed(self, row: Row, event: InstructionRevealed, session: Any, task: str) -> str | None:
-        return "no instruction revealed here" if not session.withheld or event.task_id != task else None
+        """Right after the result (or its paraphrase) of the call that brought the student to the task's place."""
+        card = self.cards[session.next_task] if task else None
+        last = self.task_events[-1] if self.task_events else None
+        if card is None or not session.withheld or event.task_id != task or type(last) not in (ToolResult, ReplyParaphrased) \
+                or self.run.kernel.locate(self.state) != card.required_place:
+            return "no instruction revealed here"
+        return None if event.text == card.instruction else f"the instruction of {task}"
+
+    def _unrevealed(self, session: Any, task: str) -> str | None:
+        """The instruction still withheld though the student is at its place: the session reveals it at once."""
+        if task and session.withheld:
+            place = self.cards[session.next_task].required_place
+            if self.run.kernel.locate(self.state) == place:
+                return f"the instruction of {task} revealed at {place} first"
+        return None
 
     def _hinted(self, row: Row, event: HintGiven, session: Any, task: str) -> str | None:
         if not task or event.task_id != task or self.action is not None or self.answered:
             return "no hint here (a hint is told inside an open task, between two steps)"
-        return None
+        return self._unrevealed(session, task)
 
     def _paraphrased(self, row: Row, event: ReplyParaphrased, session: Any, task: str) -> str | None:
         if not task or event.task_id != task or not self._paraphrasable(event.call_id):
@@ -572,6 +599,8 @@ class _ReExecution:
     def _fed_back(self, row: Row, event: MentorFeedback, session: Any, task: str) -> str | None:
         if not task or event.task_id != task or self._ending() is None or self.told:
             return "no mentor feedback here"
+        if (unrevealed := self._unrevealed(session, task)) is not None:
+            return unrevealed
         _, _, marks = self.run.term.evaluate(task, self.state, self.task_events, self.composing.open)
         if event.text != self.run.term.feedback(task, marks):
             return f"the mentor feedback the term gives on {task}"
@@ -582,6 +611,8 @@ class _ReExecution:
         reason = self._ending()
         if not task or event.task_id != task or event.reason != reason or event.turns != session.turns:
             return "no task end here" if reason is None else f"the end of {task} by {reason} after {session.turns} turns"
+        if (unrevealed := self._unrevealed(session, task)) is not None:
+            return unrevealed
         if not self.told and event.outcome != "unscored" and self.run.term.feedback(task, event.marks) is not None:
             return f"the mentor feedback on {task} before its end"
         self.action, self.answered, self.told = None, False, False
@@ -590,6 +621,8 @@ class _ReExecution:
     def _run_ended(self, row: Row, event: RunEnded, session: Any, task: str) -> str | None:
         if task or session.next_task != len(self.cards):
             return "no run_ended before the last task has ended"
+        if event.reason != RUN_ENDED:
+            return f"run_ended for the reason {RUN_ENDED!r}"
         self.over = True
         return None
 
@@ -605,6 +638,9 @@ class _ReExecution:
                 and self.run.kernel.spoken(called.tool))
 
     _student_t = 0
+    release: tuple[str, bool] = ("", False)
+    """The text the next task's release opens with and whether it withholds the instruction, worked out at its
+    time line (from the state before it, as the session does)."""
     told = False
     """Whether the open task's mentor feedback has been given."""
 

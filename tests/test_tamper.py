@@ -180,6 +180,51 @@ def test_a_deleted_row_is_caught_where_the_gap_is(original: tuple[Path, str], tm
     assert report.mismatch is not None and report.mismatch.seq == where[0]
 
 
+@pytest.mark.parametrize(("kind", "field", "edited"), [
+    ("time_announced", "label", lambda value: value + " sharp"),
+    ("task_released", "observation", lambda value: value.replace("Current time", "Time")),
+    ("task_released", "scenario", lambda value: value + "x"),
+    ("task_released", "systems", lambda value: value[:-1]),
+    ("task_released", "withheld", lambda value: not value),
+    ("instruction_revealed", "text", lambda value: value + " Take your time."),
+    ("day_started", "home", lambda value: value + "x"),
+    ("run_started", "schema", lambda value: value - 1),
+    ("run_ended", "reason", lambda value: "stopped early"),
+], ids=lambda value: value if isinstance(value, str) else "")
+def test_what_the_session_writes_of_its_own_is_held_to_it_word_for_word(original: tuple[Path, str], tmp_path: Path,
+                                                                       kind: str, field: str, edited: Callable) -> None:
+    """Each of these edits, the chain recomputed, verified before: the session's own events were checked for their
+    place, not their words (what a task's release told the student, the time line, a revealed instruction, ...)."""
+    where: list[int] = []
+
+    def edit(conn: sqlite3.Connection, branch: str) -> None:
+        seq = first_of(conn, branch, kind)
+        _, _, payload = payload_of(conn, branch, seq)
+        value = msgspec.json.decode(payload)
+        value[field] = edited(value[field])
+        conn.execute("UPDATE events SET payload = ? WHERE branch = ? AND seq = ?",
+                     (msgspec.json.encode(dict(sorted(value.items()))).decode(), branch, seq))
+        where.append(seq)
+
+    report = tampered(original, tmp_path, edit)
+    assert report.mismatch is not None and (report.mismatch.seq, report.mismatch.check) == (where[0], "sequence"), report
+
+
+def test_a_deleted_reveal_is_caught_at_the_step_after_the_call_that_reached_the_place(original: tuple[Path, str],
+                                                                                       tmp_path: Path) -> None:
+    where: list[int] = []
+
+    def edit(conn: sqlite3.Connection, branch: str) -> None:
+        seq = first_of(conn, branch, "instruction_revealed")
+        conn.execute("DELETE FROM events WHERE branch = ? AND seq = ?", (branch, seq))
+        shift_up(conn, branch, seq + 1, -1)
+        where.append(seq)
+
+    report = tampered(original, tmp_path, edit)
+    assert report.mismatch is not None and (report.mismatch.seq, report.mismatch.check) == (where[0], "sequence"), report
+    assert "revealed" in str(report.mismatch.expected)
+
+
 def test_swapped_rows_are_caught_at_the_first(original: tuple[Path, str], tmp_path: Path) -> None:
     where: list[int] = []
 
