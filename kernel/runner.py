@@ -535,7 +535,7 @@ class Session:
             prefix = self._prefix(self.state.seq - len(self.task_events) + 1, self._released_at) if card.composed else None
             outcome, detail, marks = self.schedule.evaluate(card.id, self.state, self.task_events, prefix)
         else:
-            outcome, detail, marks = "unscored", "delivery task: run, not scored", {}
+            outcome, detail, marks = UNSCORED
         told = self.schedule.feedback(card.id, marks) if card.scored else None
         if told is not None:
             self._emit(MentorFeedback(task_id=card.id, text=told))
@@ -603,6 +603,9 @@ def release_lines(kernel: Kernel, state: Any, card: TaskCard, now: int) -> tuple
         lines.append(card.instruction)
     return lines, time_line, withheld
 
+
+UNSCORED: tuple[str, str, dict[str, Any]] = ("unscored", "delivery task: run, not scored", {})
+"""The judgement of every task that is not scored (``TaskCard.scored``): ``(outcome, detail, marks)``."""
 
 RUN_ENDED = "term complete"
 """The reason of the one ``run_ended`` a session writes, after the term's last task."""

@@ -72,7 +72,7 @@ from campus.kernel.history import state_at
 from campus.kernel.recorded import RecordedAgent, replies_of
 from campus.kernel.schedule import Composing
 from campus.kernel.tools import result_event
-from campus.kernel.runner import RUN_ENDED, Paraphrase, Session, action_of, release_lines
+from campus.kernel.runner import RUN_ENDED, UNSCORED, Paraphrase, Session, action_of, release_lines
 from campus.kernel.store import BranchInfo, MemoryStore, Row, Snapshot, StoreError
 from campus.kernel.triggers import (Due, Rule, RuleIndex, activated, after_open_index, armed, due_after_open, due_at_times,
                                     fire)
@@ -389,10 +389,13 @@ class _ReExecution:
             mismatch = self._composition(row, event)
             if mismatch is not None:
                 return mismatch
-        if cls is TaskEnded and event.outcome != "unscored":  # type: ignore[attr-defined]
+        if cls is TaskEnded:  # judged again if the task is scored, whatever the event says of itself
             assert isinstance(event, TaskEnded)
-            judged = run.term.evaluate(event.task_id, state, self.task_events, self.composing.open)
-            self.report.tasks_judged += 1
+            if self.cards[state.session.next_task].scored:
+                judged = run.term.evaluate(event.task_id, state, self.task_events, self.composing.open)
+                self.report.tasks_judged += 1
+            else:
+                judged = UNSCORED
             if judged != (event.outcome, event.detail, event.marks):
                 return Mismatch(seq=row.seq, check="evaluation", expected=list(judged),
                                 actual=[event.outcome, event.detail, event.marks])
@@ -597,7 +600,7 @@ class _ReExecution:
         return None
 
     def _fed_back(self, row: Row, event: MentorFeedback, session: Any, task: str) -> str | None:
-        if not task or event.task_id != task or self._ending() is None or self.told:
+        if not task or event.task_id != task or self._ending() is None or self.told or not self.cards[session.next_task].scored:
             return "no mentor feedback here"
         if (unrevealed := self._unrevealed(session, task)) is not None:
             return unrevealed
@@ -613,7 +616,7 @@ class _ReExecution:
             return "no task end here" if reason is None else f"the end of {task} by {reason} after {session.turns} turns"
         if (unrevealed := self._unrevealed(session, task)) is not None:
             return unrevealed
-        if not self.told and event.outcome != "unscored" and self.run.term.feedback(task, event.marks) is not None:
+        if not self.told and self.cards[session.next_task].scored and self.run.term.feedback(task, event.marks) is not None:
             return f"the mentor feedback on {task} before its end"
         self.action, self.answered, self.told = None, False, False
         return None

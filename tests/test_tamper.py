@@ -210,6 +210,29 @@ def test_what_the_session_writes_of_its_own_is_held_to_it_word_for_word(original
     assert report.mismatch is not None and (report.mismatch.seq, report.mismatch.check) == (where[0], "sequence"), report
 
 
+@pytest.mark.parametrize(("before", "after"), [
+    ("success", {"outcome": "unscored", "detail": "delivery task: run, not scored", "marks": {}}),
+    ("unscored", {"outcome": "success", "detail": "", "marks": {}}),
+])
+def test_whether_a_task_is_scored_is_the_terms_not_the_task_ends(original: tuple[Path, str], tmp_path: Path, before: str,
+                                                                  after: dict) -> None:
+    """A scored task's end edited into an unscored one (so a failure would count for nothing) was never judged again."""
+    where: list[int] = []
+
+    def edit(conn: sqlite3.Connection, branch: str) -> None:
+        for seq, payload in conn.execute("SELECT seq, payload FROM events WHERE branch = ? AND kind = 'task_ended' ORDER BY seq",
+                                         (branch,)).fetchall():
+            value = msgspec.json.decode(payload)
+            if value["outcome"] == before:
+                conn.execute("UPDATE events SET payload = ? WHERE branch = ? AND seq = ?",
+                             (msgspec.json.encode(dict(sorted((value | after).items()))).decode(), branch, seq))
+                where.append(seq)
+                return
+
+    report = tampered(original, tmp_path, edit)
+    assert where and report.mismatch is not None and (report.mismatch.seq, report.mismatch.check) == (where[0], "evaluation")
+
+
 def test_a_deleted_reveal_is_caught_at_the_step_after_the_call_that_reached_the_place(original: tuple[Path, str],
                                                                                        tmp_path: Path) -> None:
     where: list[int] = []
