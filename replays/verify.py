@@ -101,6 +101,10 @@ BATCH = 2_000
 """Rows read at a time: a reply is at most 64k characters, so a batch stays within ~150 MB even when all are."""
 READINGS = 4_096
 """Distinct reply texts whose reading verify keeps; past it the memo starts afresh, so memory does not grow with the log."""
+_WAITED_FOR = frozenset((RunStarted, TimeAnnounced, ToolResult))
+"""The kinds (besides the clocks') a session writes after time has passed: the run's start, a task's time line (at its
+release) and a call's result (at the call's time plus its minutes), each time checked where its place is. Every other
+event is written at the time of the event before it."""
 _CLOCK_TYPES = frozenset((DayStarted, WorldChanged))
 """The world clock may fire while a call is under way (a day starting during a long walk)."""
 _APPLIED = frozenset(KINDS.values()) - _CLOCK_TYPES - {TaskReleased, TaskComposed, TaskEnded}
@@ -354,6 +358,7 @@ class _ReExecution:
             fired, by_clock = True, event.cause == 0  # type: ignore[attr-defined]
         else:
             fired, by_clock = False, cls is DayStarted
+        before = self.last_t
         problem = self._misplaced(row, event, tag, student, fired, by_clock)
         if problem is not None:
             return Mismatch(seq=seq, check="sequence", expected=problem, actual=kind)
@@ -361,6 +366,8 @@ class _ReExecution:
             mismatch = self._check_expected(row, event, fired, by_clock)
             if mismatch is not None:
                 return mismatch
+        if t != before and not by_clock and cls not in _WAITED_FOR:  # written at once after the event before it
+            return Mismatch(seq=seq, check="time", expected=before, actual=t)
         if self.composing.kinds:
             self.composing.see(seq, t, event)
         if applied:  # no composition, no judgement, no clock

@@ -207,6 +207,20 @@ def test_an_error_inside_the_session_is_raised_after_the_whole_steps_are_committ
     again.close()
 
 
+def _resumed_in_this_process(path: Path, world: WorldIndex, term: Term) -> None:
+    """Run "r" of ``path``, its lease left by a store of this process, resumed here by a new store: it ends at the
+    hash of an uninterrupted run, verifies, and leaves no lease."""
+    from campus.agents import make_agent
+
+    again = SQLiteStore(path)
+    open_run(again, "r").session(make_agent("oracle", term, world)).run()
+    alone = play(MemoryStore(), world, term, "oracle")
+    assert again.head("r") == alone.store.head(alone.branch.id)
+    assert verify(open_run(again, "r")).ok
+    again.close()
+    assert store_leases(path) == []
+
+
 def test_a_full_disk_stops_the_run_at_a_commit_and_this_process_resumes_it(
     tmp_path: Path, world: WorldIndex, small_term: Term
 ) -> None:
@@ -225,13 +239,7 @@ def test_a_full_disk_stops_the_run_at_a_commit_and_this_process_resumes_it(
     store.conn.execute("PRAGMA query_only = 1")  # the disk still full: no write gets through, the release neither
     store.close()
     assert store_leases(path) == [("r", os.getpid())]
-    again = SQLiteStore(path)
-    open_run(again, "r").session(make_agent("oracle", small_term, world)).run()
-    alone = play(MemoryStore(), world, small_term, "oracle")
-    assert again.head("r") == alone.store.head(alone.branch.id)
-    assert verify(open_run(again, "r")).ok
-    again.close()
-    assert store_leases(path) == []
+    _resumed_in_this_process(path, world, small_term)
 
 
 def test_a_store_collected_unclosed_leaves_its_run_to_the_next_store_of_the_process(
@@ -252,12 +260,7 @@ def test_a_store_collected_unclosed_leaves_its_run_to_the_next_store_of_the_proc
     del run, store
     gc.collect()
     assert store_leases(path) == [("r", os.getpid())]
-    again = SQLiteStore(path)
-    open_run(again, "r").session(make_agent("oracle", small_term, world)).run()
-    alone = play(MemoryStore(), world, small_term, "oracle")
-    assert again.head("r") == alone.store.head(alone.branch.id)
-    again.close()
-    assert store_leases(path) == []
+    _resumed_in_this_process(path, world, small_term)
 
 
 def test_a_full_disk_under_a_command_is_one_line_saying_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

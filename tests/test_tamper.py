@@ -233,6 +233,22 @@ def test_whether_a_task_is_scored_is_the_terms_not_the_task_ends(original: tuple
     assert where and report.mismatch is not None and (report.mismatch.seq, report.mismatch.check) == (where[0], "evaluation")
 
 
+@pytest.mark.parametrize("kind", ["walked", "calendar_event_added", "answered", "task_ended", "run_ended"])
+def test_an_event_written_at_once_after_another_keeps_its_time(original: tuple[Path, str], tmp_path: Path,
+                                                               kind: str) -> None:
+    """A fact, an answer, a task's end or the run's end moved a minute later, the chain recomputed, verified before
+    (only a time going back was caught)."""
+    where: list[int] = []
+
+    def edit(conn: sqlite3.Connection, branch: str) -> None:
+        seq = first_of(conn, branch, kind)
+        conn.execute("UPDATE events SET t = t + 1 WHERE branch = ? AND seq = ?", (branch, seq))
+        where.append(seq)
+
+    report = tampered(original, tmp_path, edit)
+    assert report.mismatch is not None and (report.mismatch.seq, report.mismatch.check) == (where[0], "time"), report
+
+
 def test_a_deleted_reveal_is_caught_at_the_step_after_the_call_that_reached_the_place(original: tuple[Path, str],
                                                                                        tmp_path: Path) -> None:
     where: list[int] = []
