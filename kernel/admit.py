@@ -110,6 +110,10 @@ def _admit_call(call: StructuredCall) -> Admitted:
                                          id=None if call_id is None else safe_text(call_id)))
 
 
+_NAMELESS: dict[Any, Any] = {0: None}
+"""What ``_builtin`` puts in place of an object with a name that is not text, for ``_unstorable`` to refuse as such."""
+
+
 def _builtin(value: Any, level: int) -> Any:
     """``value`` with every instance of a subclass of a JSON type (text, numbers, lists, objects) copied into the type
     itself through the type's own methods, so none of an agent's methods runs after this; what lies deeper than
@@ -120,8 +124,9 @@ def _builtin(value: Any, level: int) -> Any:
     if level > MAX_DEPTH + 1:
         return value
     if isinstance(value, dict):
-        return {str.__str__(name) if isinstance(name, str) else name: _builtin(child, level + 1)
-                for name, child in dict.items(value)}
+        if not all(isinstance(name, str) for name in dict.keys(value)):
+            return _NAMELESS  # hashing its own keys again would run their code
+        return {str.__str__(name): _builtin(child, level + 1) for name, child in dict.items(value)}
     if isinstance(value, list):
         return [_builtin(child, level + 1) for child in list.copy(value)]
     if isinstance(value, tuple):

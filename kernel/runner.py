@@ -535,7 +535,7 @@ class Session:
             prefix = self._prefix(self.state.seq - len(self.task_events) + 1, self._released_at) if card.composed else None
             outcome, detail, marks = self.schedule.evaluate(card.id, self.state, self.task_events, prefix)
         else:
-            outcome, detail, marks = UNSCORED
+            outcome, detail, marks = UNSCORED[0], UNSCORED[1], {}
         told = self.schedule.feedback(card.id, marks) if card.scored else None
         if told is not None:
             self._emit(MentorFeedback(task_id=card.id, text=told))

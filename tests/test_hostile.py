@@ -124,6 +124,18 @@ class _SlyDict(dict):
         raise RuntimeError("not telling")
 
 
+class _Rehashed:
+    """A key whose hash works once (when it went into its object) and never again."""
+
+    hashed = False
+
+    def __hash__(self) -> int:
+        if self.hashed:
+            raise RuntimeError("not telling")
+        self.hashed = True
+        return 1
+
+
 class _SlyList(list):
     def __iter__(self) -> Any:
         raise RuntimeError("not telling")
@@ -150,6 +162,10 @@ def test_a_structured_call_built_of_subclasses_is_read_as_the_plain_values_they_
     assert calls[-1].call == StructuredCall(name="calendar.add_event", arguments=plain | {"tags": [3, 2.5, [1, "x"]]}, id="c1")
     observation, *_ = env.step(StructuredCall(name="calendar.add_event", arguments=_SlyDict(plain)))
     assert not observation.startswith("Invalid action") and "has no parameter" not in observation
+    nameless = _SlyDict()
+    nameless[_Rehashed()] = 1
+    observation, *_ = env.step(StructuredCall(name="calendar.add_event", arguments={"calendar_id": nameless}))
+    assert observation.startswith("Invalid action: an argument name is not text")
     assert verify(env.run, deep=True).ok
 
 
