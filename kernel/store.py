@@ -554,7 +554,8 @@ class SQLiteStore(_Lineage):
         self._pending: dict[str, BranchInfo] = {}
         self._token = os.urandom(8).hex()
         _OPEN_TOKENS.add(self._token)
-        weakref.finalize(self, _OPEN_TOKENS.discard, self._token)  # a store collected unclosed holds its leases no more
+        self._forget_token = weakref.finalize(self, _OPEN_TOKENS.discard, self._token)
+        """Called by ``close``, or when the store is collected unclosed: either way it holds its leases no more."""
         self._leases: set[str] = set()
         self._marks_tables: dict[tuple[tuple[str, ...], tuple[str, ...]], str] = {}
         self._table_numbers = count()
@@ -922,7 +923,7 @@ class SQLiteStore(_Lineage):
                 except sqlite3.Error:  # a full disk, say: the row stays, a lease no open store holds (``_abandoned``)
                     self._leases.discard(branch_id)
         finally:
-            _OPEN_TOKENS.discard(self._token)
+            self._forget_token()
             if self._checkpointer is not None:
                 self._checkpointer.stop()  # first, so the writer's close is the last and removes the WAL
             self.conn.close()

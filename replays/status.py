@@ -14,7 +14,6 @@ from typing import Literal
 
 import msgspec
 
-from campus.events import TooDeep
 from campus.kernel.store import BranchInfo, EventStore
 
 RunState = Literal["finished", "stopped", "abandoned"]
@@ -70,10 +69,7 @@ class _TermName(msgspec.Struct):
 
 def term_scale(store: EventStore, term_hash: str) -> float | None:
     """The scale a generated term was made at (from its name, ``term-SEED-xSCALE``); ``None`` for other terms."""
-    try:
-        name = msgspec.json.decode(store.get_blob(term_hash), type=_TermName).name
-    except RecursionError:
-        raise TooDeep("a term") from None
+    name = msgspec.json.decode(store.get_blob(term_hash), type=_TermName).name
     found = re.fullmatch(r"term-\d+(?:-x(?P<scale>[0-9.e+-]+))?", name)
     if found is None:
         return None

@@ -48,7 +48,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import msgspec
 
@@ -159,7 +159,7 @@ def _finite(literal: str) -> float:
     return value
 
 
-def _no_constant(name: str) -> float:
+def _no_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not a JSON number")
 
 
