@@ -31,6 +31,8 @@ from campus.scenarios.play import Run, RunSpec, open_run, start_run
 from campus.scenarios.task import Term
 from campus.world.index import WorldIndex
 
+INSPECT = "inspect:"
+"""How the agent of a run an inspect_ai evaluation played is recorded: ``inspect:MODEL``."""
 KEY_PLACEHOLDER = "not-needed"
 """Sent as the key to a server other than OpenAI's when no key is given (vLLM and Ollama ignore it)."""
 
@@ -49,8 +51,9 @@ def check_name(name: str, options: AgentOptions = AgentOptions()) -> str:
     if is_llm(name):
         return llm_config(name, options).spec()
     if options.given():
-        flags = ", ".join("--" + option.replace("_", "-") for option in options.given())
-        raise ValueError(f"{flags} only apply to --agent llm, not to {name!r}")
+        given = options.given()
+        flags = ", ".join("--" + option.replace("_", "-") for option in given)
+        raise ValueError(f"{flags} {'is' if len(given) == 1 else 'are'} for --agent llm only, not for {name!r}")
     if recorded_source(name) or name in BUILTIN or reader_spec(name):
         return name
     raise ValueError(f"unknown agent {name!r}; use a built-in agent ({', '.join(BUILTIN)}), a probe reader "
@@ -87,6 +90,16 @@ def playing(agent: Agent, branch: str) -> Agent:
     return agent
 
 
+def plays_itself(name: str) -> bool:
+    """Whether campus runs the agent a run records as ``name`` (a built-in, a reader, a model, a recording), as
+    opposed to one that drove the run from outside (an MCP client, ``Env``, inspect_ai)."""
+    try:
+        check_name(name)
+    except ValueError:
+        return False
+    return True
+
+
 def llm_config(name: str, options: AgentOptions) -> LLMConfig:
     """The config from the options, over the stored spec (resume, fork), over the environment.
 
@@ -113,7 +126,8 @@ def llm_config(name: str, options: AgentOptions) -> LLMConfig:
         return (os.environ.get(environment) if environment else None) or default
 
     variant = pick("variant", default=DEFAULT_VARIANT)
-    named_now = provider is not None and stored is None or options.model is not None
+    renamed = stored is None or (provider_name, model) != (stored.provider, stored.model)
+    named_now = provider is not None and stored is None or options.model is not None and renamed
     base_url = options.base_url or (provider.base_url if named_now and provider else None)
     config = LLMConfig(
         model=model,
@@ -127,6 +141,20 @@ def llm_config(name: str, options: AgentOptions) -> LLMConfig:
         max_tokens=pick("max_tokens"),
     )
     return config.check()
+
+
+_SHAPING = {"model": "--model", "provider": "--model", "mode": "--mode", "variant": "--variant", "memory": "--memory",
+            "memory_tokens": "--memory-tokens", "temperature": "--temperature", "max_tokens": "--max-tokens"}
+"""The spec's fields that shape what a model is sent (its endpoint does not), with the option that sets each."""
+
+
+def changed_options(stored: str, now: str) -> list[str]:
+    """The options that make ``now`` another agent than the run's ``stored`` one: a run resumed under them would
+    record replies its spec cannot rebuild (``verify --deep``, ``campus prompt``) and price them as the old model's."""
+    if not is_llm(stored) or stored == now:
+        return []
+    before, after = LLMConfig.from_spec(stored), LLMConfig.from_spec(now)
+    return list(dict.fromkeys(flag for name, flag in _SHAPING.items() if getattr(before, name) != getattr(after, name)))
 
 
 def api_key(options: AgentOptions, config: LLMConfig) -> tuple[str, str]:

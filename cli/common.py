@@ -30,8 +30,22 @@ if TYPE_CHECKING:
     from campus.scenarios.task import Term
     from campus.world.index import WorldIndex
 
-out = Console(soft_wrap=True, markup=False, emoji=False)
-err = Console(stderr=True, soft_wrap=True, markup=False, emoji=False)
+PIPE_CLOSED = 141
+"""The exit code when whoever reads the output closes it early (``campus score RUN | head``): a process killed by
+SIGPIPE's, as a shell reports it, not 1, which ``score`` and ``verify`` use for "changed" and "mismatch"."""
+
+
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        """Rich stops writing and exits 1 when the reader has gone; the exit code is ``PIPE_CLOSED`` here."""
+        try:
+            super().on_broken_pipe()
+        except SystemExit:
+            raise SystemExit(PIPE_CLOSED) from None
+
+
+out = _Console(soft_wrap=True, markup=False, emoji=False)
+err = _Console(stderr=True, soft_wrap=True, markup=False, emoji=False)
 """Both print text as it is: run names, agent names, paths and messages come from users, files and agents, and a
 ``[/]`` or ``:smile:`` in them must show as typed (as Rich markup it raised ``MarkupError``). A line that is styled
 passes ``markup=True`` and ``escape``s what it puts in."""
@@ -152,6 +166,8 @@ def open_db(path: str, *, must_exist: bool = True, read_only: bool = False) -> I
 
     if (must_exist or read_only) and path != ":memory:" and not exists(path):
         fail(f"no database at {path}; create one with 'campus run --db {path}'")
+    if must_exist and not read_only and path != ":memory:" and _holds_nothing(path):
+        fail(f"{path} is empty, not a campus database; it was left untouched")
     try:
         store = open_store(path, read_only=read_only)
     except StoreError as error:
@@ -168,6 +184,21 @@ def open_db(path: str, *, must_exist: bool = True, read_only: bool = False) -> I
         fail(f"{path} is damaged: {error}")
     finally:
         store.close()
+
+
+def _holds_nothing(path: str) -> bool:
+    """Whether ``path`` is a file with no table at all (zero bytes, or a bare SQLite header): a command that needs a
+    stored run would otherwise make it a campus database before finding no run in it. Read without writing."""
+    file = Path(path)
+    if not file.is_file():
+        return False
+    if file.stat().st_size == 0:
+        return True
+    try:
+        with closing(sqlite3.connect(f"{file.resolve().as_uri()}?mode=ro", uri=True)) as conn:
+            return conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
+    except sqlite3.Error:
+        return False  # not SQLite, or unreadable: open_store says which
 
 
 @contextmanager
@@ -298,9 +329,13 @@ def price_lookup(path: Path | None) -> PriceOf:
 
 
 def model_key(agent: str) -> str | None:
-    """How the price table names a run's model (``provider/model``); ``None`` for an agent that is no model."""
+    """How the price table names a run's model (``provider/model``; inspect_ai names its models so too); ``None`` for
+    an agent that is no model."""
     from campus.agents.llm import LLMConfig
+    from campus.agents.registry import INSPECT
 
+    if agent.startswith(INSPECT):
+        return agent[len(INSPECT):]
     return LLMConfig.from_spec(agent).price_key() if agent.startswith("llm:") else None
 
 

@@ -23,7 +23,7 @@ from campus.agents.options import AgentOptions
 from campus.cli.agents import AGENT_HELP, with_agent_options
 from campus.cli.common import (BUSY_HELP, DB, DISRUPTIONS_HELP, JSON, NEW_DB, JsonErrorsGroup, PARAPHRASE_BASE_URL, PARAPHRASE_MODEL, PRICES,
                                ROUNDS_HELP, WORLD_HELP, emit_json, err, expected_errors, fail,
-                               inputs_of, model_key, no_empty_db_left, open_db, out, pairing_warning, paraphraser_of, price_lookup,
+                               PIPE_CLOSED, inputs_of, model_key, no_empty_db_left, open_db, out, pairing_warning, paraphraser_of, price_lookup,
                                reflow_help, scratch_option, seed_option, world_of)
 from campus.cli.progress import task_progress
 from campus.cli.prompt import prompt as prompt_command
@@ -200,7 +200,7 @@ def run(
     With no options: generate the default world and term (seed 0), let the built-in oracle
     play it into runs.db, and print the scorecard.
     """
-    from campus.agents.registry import playing, recorded_source, replay_run, resolve, run_label
+    from campus.agents.registry import changed_options, playing, recorded_source, replay_run, resolve, run_label
     from campus.scenarios.play import RunSpec, open_run
 
     given = [f"--{option}" for option in ("seed", "agent", "scale", "rounds")
@@ -215,8 +215,15 @@ def run(
     with no_empty_db_left(db), open_db(db, must_exist=resume is not None) as store:
         if resume is not None:
             current = open_run(store, resume)
-            player, _ = resolve(current.branch.agent, agent_options, store=store, term=current.term, world=current.world,
-                                branch=current.branch.id)
+            _refuse_outside_agent(current, f"continue it with: campus mcp --db {db} --resume {current.branch.id} (an MCP "
+                                           "client), or fork it with --agent to hand it to another agent")
+            player, now = resolve(current.branch.agent, agent_options, store=store, term=current.term, world=current.world,
+                                  branch=current.branch.id)
+            changed = changed_options(current.branch.agent, now)
+            if changed:
+                fail(f"{', '.join(changed)} would change the agent of run {current.branch.id}: a run continues with the "
+                     f"agent it records. To go on with another, fork it: campus fork {current.branch.id} --db {db} "
+                     f"--at-step N {' '.join(changed)} ...")
         elif inputs is None:
             current, player = replay_run(store, agent, agent_options)
         else:
@@ -238,6 +245,19 @@ def _import_stulife(directory: str) -> tuple[World, ImportReport]:
         return load_stulife(directory)
     except StuLifeDataError as error:
         fail(str(error))
+
+
+def _refuse_outside_agent(current: Run, advice: str) -> None:
+    """One clear error when ``current`` was played by an agent campus does not run itself (an MCP client, ``Env``,
+    inspect_ai): only its recorded name is stored, so nothing can rebuild it here."""
+    from campus.agents.registry import INSPECT, plays_itself
+
+    agent = current.branch.agent
+    if plays_itself(agent):
+        return
+    if agent.startswith(INSPECT):
+        advice = "an inspect_ai evaluation does not resume a run; fork it with --agent to hand it to another agent"
+    fail(f"run {current.branch.id} was played by {agent!r}, an agent campus does not run itself: {advice}")
 
 
 def _agent(name: str, current: Run) -> Any:
@@ -311,6 +331,8 @@ def fork(
     with open_db(db) as store:
         parent = open_run(store, run_id)
         seq = resolve_position(parent, step=at_step, at=at)
+        if agent is None:
+            _refuse_outside_agent(parent, "name the agent that continues the fork with --agent")
         player, agent_name = resolve(agent or parent.branch.agent, agent_options, store=store,
                                      term=parent.term, world=parent.world)
         if reply is not None and max_steps == 0:
@@ -379,6 +401,8 @@ def verify_command(
         if prompts is not None and prompts.mismatch is None and prompts.skipped is None:
             out.print(f"{prompts.checked} model requests rebuilt from the log and the agent spec match their recorded hashes",
                       highlight=False)
+        elif prompts is not None and prompts.skipped is not None and current.branch.agent.startswith("llm:"):
+            out.print(f"model requests not rebuilt: {prompts.skipped}", highlight=False)
         if unsigned:
             err.print(f"[bold red]not signed[/] by {escape(signed_by)}: {escape(unsigned)}", markup=True, highlight=False)
     else:
@@ -686,12 +710,12 @@ def lifelong(
     if branches > MANY_BRANCHES and not yes:
         fail(f"--blocks {blocks} makes {branches} probe branches in {db} (more than {MANY_BRANCHES}); "
              "pass --yes to make them, or fewer --blocks")
-    if not as_json:
-        err.print(f"making {branches} probe branches of {run_id}", highlight=False)
     with open_db(db) as store:
         current = open_run(store, run_id)
         name = agent or current.branch.agent
         _agent(name, current)
+        if not as_json:
+            err.print(f"making {branches} probe branches of {run_id}", highlight=False)
         report = measure(current, lambda probe: _agent(name, probe), blocks=blocks, per_block=per_block)
     if as_json:
         emit_json(as_dict(report))
@@ -1036,7 +1060,13 @@ reflow_help(app)
 
 
 def main() -> None:
-    app()
+    try:
+        app()
+    except SystemExit as done:
+        # typer answers a closed stdout met outside rich (a JSON line) by exit 1, once it has wrapped the streams
+        if done.code == 1 and "PacifyFlushWrapper" in type(sys.stdout).__name__:
+            raise SystemExit(PIPE_CLOSED) from None
+        raise
 
 
 if __name__ == "__main__":

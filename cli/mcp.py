@@ -16,6 +16,7 @@ from campus.scenarios.rounds import DEFAULT_ROUND_LIMIT
 
 
 def mcp(
+    ctx: typer.Context,
     db: str = NEW_DB,
     seed: int = seed_option("Seed for the world, the term and the run."),
     scale: float = typer.Option(1.0, "--scale", help="Term size relative to the paper's task counts."),
@@ -34,17 +35,31 @@ def mcp(
 
     Tools: the campus tools (calendar__add_event, ...), observe, answer and finish. Point an MCP client at 'campus mcp --db runs.db --seed 0'; afterwards verify, score or diff the run like any other (its id is printed on stderr).
     """
+    from campus.agents.registry import INSPECT, plays_itself
     from campus.env.driver import Driver
     from campus.env.mcp_server import serve
     from campus.scenarios.play import RunSpec, open_run, start_run
 
     if importlib.util.find_spec("mcp") is None:
         fail("campus mcp needs the MCP SDK: pip install 'campus[mcp]'")
+    given = [f"--{option.replace('_', '-')}" for option in ("seed", "scale", "rounds", "agent_name")
+             if getattr(ctx.get_parameter_source(option), "name", None) == "COMMANDLINE"]
+    if resume is not None and given:
+        fail(f"{', '.join(given)} cannot be used with --resume: a run continues with its own seed, scale, round limit "
+             "and agent name")
+    if plays_itself(agent_name) or agent_name.startswith(INSPECT):
+        fail(f"--agent-name {agent_name!r} is the name of an agent campus plays itself; name the MCP client otherwise")
     inputs = inputs_of(world_source, seed, scale, resume, disruptions, busy_days, check_ins=check_ins)
     paraphrase = paraphraser_of(paraphrase_model, paraphrase_base_url)
     with open_db(db, must_exist=resume is not None) as store:
         if inputs is None:
             current = open_run(store, resume)
+            recorded = current.branch.agent
+            if plays_itself(recorded) or recorded.startswith(INSPECT):
+                player = "inspect_ai" if recorded.startswith(INSPECT) else "campus"
+                fail(f"run {current.branch.id} is played by {recorded!r} ({player} runs it): an MCP client may continue "
+                     "only a run an MCP client or Env played; fork it to hand it over: "
+                     f"campus fork {current.branch.id} --db {db} --at-step N --agent ...")
         else:
             current = start_run(store, RunSpec(seed=seed, scale=scale, agent=agent_name, round_limit=rounds,
                                                      check_ins=check_ins, disruptions=disruptions is not False,

@@ -13,14 +13,17 @@ every epoch is a run of its own).
 
 from __future__ import annotations
 
+from typing import Any
+
 from inspect_ai import Task, task
 from inspect_ai._util.registry import registry_name
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, get_model
+from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, ModelOutput, get_model
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from campus.agents.llm import plain_messages, system_prompt
+from campus.agents.registry import INSPECT
 from campus.agents.variants import DEFAULT_VARIANT, load_variant
 from campus.kernel.agent import AgentView
 from campus.kernel.store import open_store
@@ -65,7 +68,7 @@ def play_term(db: str, rounds: int, variant: str) -> Solver:
         model = get_model()
         store = open_store(db)
         try:
-            spec = RunSpec(seed=state.metadata["seed"], scale=state.metadata["scale"], agent=f"inspect:{model}",
+            spec = RunSpec(seed=state.metadata["seed"], scale=state.metadata["scale"], agent=f"{INSPECT}{model}",
                            round_limit=rounds, label=f"inspect-{slug(str(model))}",
                            disruptions=state.metadata.get("disruptions", True), busy_days=state.metadata.get("busy_days", True))
             run = start_run(store, spec)
@@ -74,13 +77,27 @@ def play_term(db: str, rounds: int, variant: str) -> Solver:
             view = stepper.view()
             while view is not None:
                 output = await model.generate(chat(view, variant_text))
-                view = stepper.step(output.completion).view
+                view = stepper.step(output.completion, usage_meta(output)).view
         finally:
             store.close()
         state.completed = True
         return state
 
     return solve
+
+
+def usage_meta(output: ModelOutput) -> dict[str, Any] | None:
+    """What inspect says a reply cost, as a campus agent reports it (``replays.usage``): ``campus runs`` and
+    ``campus score`` then total an inspect run's tokens like any model run's."""
+    usage = output.usage
+    if usage is None and output.time is None:
+        return None
+    meta: dict[str, Any] = {"model": output.model}
+    if usage is not None:
+        meta |= {"prompt_tokens": usage.input_tokens, "completion_tokens": usage.output_tokens}
+    if output.time is not None:
+        meta["latency_s"] = round(output.time, 4)
+    return meta
 
 
 @scorer(metrics={"*": [mean()]})

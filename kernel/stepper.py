@@ -40,6 +40,8 @@ class _Slot:
     def __init__(self, name: str) -> None:
         self.name = name
         self.reply: Reply | None = None
+        self.last_meta: Any = None
+        """What the caller said about the reply it gave (usage, latency), kept beside it as an agent's is."""
 
     def act(self, view: AgentView) -> Reply:
         reply, self.reply = self.reply, None
@@ -66,8 +68,10 @@ class Stepper:
     def view(self) -> AgentView | None:
         return None if self.finished else self.session.view()
 
-    def step(self, reply: Reply) -> StepResult:
-        """Give the waiting task ``reply`` and play on to the next decision."""
+    def step(self, reply: Reply, meta: Any = None) -> StepResult:
+        """Give the waiting task ``reply`` and play on to the next decision. ``meta`` is what the caller says about
+        the reply (``{"prompt_tokens": ..., "completion_tokens": ..., "latency_s": ...}``), stored beside it outside
+        the hash chain as an agent's ``last_meta`` is (``campus score`` and ``campus runs`` total it)."""
         if self.finished:
             raise RuntimeError("the term is over; there is nothing to reply to")
         if not isinstance(reply, (str, StructuredCall)):
@@ -77,7 +81,10 @@ class Stepper:
             if problem is not None:
                 return StepResult(view=self.view(), ended=(),
                                   refused=f"Invalid action: {problem}. Nothing was done and no reply was used.")
-        self._slot.reply = reply
-        events = self.session.play(max_steps=1)
+        self._slot.reply, self._slot.last_meta = reply, meta
+        try:
+            events = self.session.play(max_steps=1)
+        finally:
+            self._slot.last_meta = None
         ended, self._ended = tuple(self._ended), []
         return StepResult(view=self.view(), ended=ended, events=tuple(events))

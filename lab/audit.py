@@ -39,7 +39,6 @@ import json
 import math
 import multiprocessing
 import re
-import signal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -50,6 +49,7 @@ from campus.agents.adversarial import (OPTION_GUESSES, POOLED_GUESSES, REMEMBERE
 from campus.agents.readers import guess
 from campus.kernel.store import open_store
 from campus.lab.probing import log_prefix, probe_points
+from campus.lab.workers import interrupts_ignored
 from campus.scenarios.disruptions import SCENARIO as DISRUPTIONS
 from campus.scenarios.busy_days import BUSY_CONTROLS, busy_metrics, unexpected
 from campus.scenarios.play import Run, RunSpec, start_run
@@ -295,17 +295,14 @@ def run_audit(seeds: Sequence[int], world_source: str = "generated", scale: floa
             if on_seed:
                 on_seed(results[-1])
     else:
-        with multiprocessing.get_context("spawn").Pool(min(workers, len(jobs)), initializer=_ignore_interrupts) as pool:
+        with interrupts_ignored():
+            pool = multiprocessing.get_context("spawn").Pool(min(workers, len(jobs)))
+        with pool:
             for done in pool.imap_unordered(_audit_job, jobs):
                 results.append(done)
                 if on_seed:
                     on_seed(done)
     return sorted(results, key=lambda r: r.seed)
-
-
-def _ignore_interrupts() -> None:
-    """A worker leaves Ctrl-C to the audit's own process, which stops the pool (each worker printed its traceback)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:

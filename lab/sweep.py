@@ -57,6 +57,7 @@ from campus.kernel.logs import configure as configure_logs
 from campus.kernel.runner import run_config
 from campus.kernel.store import EventStore, StoreError, open_store
 from campus.kernel.tasks import events_of
+from campus.lab.workers import interrupts_ignored
 from campus.scenarios.rounds import DEFAULT_ROUND_LIMIT
 from campus.scenarios.play import Run, RunSpec, load_inputs, load_world, open_run, slug, start_run
 from campus.scenarios.busy_days import SCENARIO as BUSY_DAYS
@@ -262,8 +263,9 @@ def play_sweep(settings: SweepSettings, planned: Sequence[PlannedRun], workers: 
     processes = [context.Process(target=_worker, name=f"campus-sweep-{n}", daemon=True,
                                  args=(settings, tasks, messages, factory, logs, os.getpid(), progress is not None))
                  for n in range(count)]
-    for process in processes:
-        process.start()
+    with interrupts_ignored():  # the sweep process decides when its workers stop
+        for process in processes:
+            process.start()
     try:
         _follow(processes, messages, {run.run_id for job in jobs for run in job}, progress)
     finally:
@@ -314,7 +316,6 @@ def _stopped_workers(processes: list[Any], pending: set[str]) -> str | None:
 
 def _worker(settings: SweepSettings, tasks: Any, messages: Any, factory: AgentFactory, logs: Callable[[], None],
             parent: int, with_progress: bool) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the sweep process decides when its workers stop
     _die_with_parent()
     logs()
 

@@ -24,6 +24,7 @@ from campus.kernel.agent import Agent, AgentUnavailable, AgentView, Reply, Turn,
 from campus.kernel.tasks import iter_tasks
 from campus.kernel.transcript import CONVERSATION_KINDS, add_turn
 from campus.kernel.triggers import AfterOpen, Rule, TaskIs
+from campus.replays.status import run_status
 from campus.scenarios.play import Run, new_run, unique_branch_id
 
 _KEY = msgspec.json.Encoder(order="sorted")
@@ -100,6 +101,10 @@ def dynamics(run: Run, agent: Agent | None, twin_id: str | None = None) -> Dynam
     if not tasks:
         raise ValueError(f"run {run.branch.id} has no trigger rules in its term (a term without disruptions); "
                          "there is no dynamics gap to measure")
+    status = run_status(run.store, run.branch.id)
+    if status.state != "finished":
+        raise ValueError(f"run {run.branch.id} is {status}: its disrupted tasks after that were never played, so "
+                         "the gap would count them as lost; finish it first (campus run --resume)")
     twin = new_run(run.store, run.world, run.term, agent_name=run.branch.agent, seed=run.branch.seed,
                    round_limit=run.branch.config["round_limit"], triggers=False,
                    branch_id=twin_id or unique_branch_id(run.store, f"{run.branch.id}~static"))

@@ -230,7 +230,8 @@ def memory_part(run: Run, ended: dict[str, TaskEnded]) -> dict[str, Any] | None:
     of the abilities asked), and per distance bin (events and simulated days from the earliest evidence to the
     question). ``None`` for a run that was asked nothing."""
     asked = [(probe, ended[task.id].marks.get("probe_permille", 0) / 1000) for task in run.term.tasks
-             if task.scenario == PROBE_SCENARIO and task.id in ended for probe in [probe_of(task)]]
+             if task.scenario == PROBE_SCENARIO and task.evaluator == "probe" and task.id in ended
+             for probe in [probe_of(task)]]
     asked += _check_ins_asked(run, ended)
     if not asked:
         return None

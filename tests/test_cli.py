@@ -198,6 +198,18 @@ def test_score_reproduces_the_runs_scorecard(workdir: Path) -> None:
     assert missing.returncode == 2 and "nope" in missing.stderr
 
 
+@pytest.mark.parametrize("args", [("score", "oracle-s0"), ("replay", "oracle-s0", "--step", "5", "--json"), ("runs",)])
+def test_a_reader_that_closes_the_output_early_gets_141_not_a_verdict(workdir: Path, args: tuple[str, ...]) -> None:
+    """``campus score RUN | head`` exited 1, what score says when a scorecard changed: rich's and typer's answer to a
+    closed pipe. Now 141, as a shell reports a process SIGPIPE ended, with nothing on stderr."""
+    process = subprocess.Popen([sys.executable, "-m", "campus.cli.main", *args], cwd=workdir, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=os.environ | {"PYTHONPATH": str(ROOT)})
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    complaint = process.stderr.read()
+    assert process.wait(timeout=300) == 141 and complaint == b""
+
+
 def test_term_generate_reports_every_scenario(tmp_path: Path) -> None:
     report = as_json(campus("term", "generate", "--scale", "0.1", "--json", "-o", str(tmp_path / "t.json"), cwd=tmp_path))
     assert len(report["by_scenario"]) == 12 and report["total"]["tasks"] > 100 and report["by_scenario"]["busy_days"]["tasks"] == 1

@@ -67,7 +67,7 @@ def test_an_unreachable_endpoint_exits_2(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (("--agent", "oracle", "--model", "m"), "--model only apply to --agent llm"),
+    (("--agent", "oracle", "--model", "m"), "--model is for --agent llm only"),
     (("--agent", "llm", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--variant", "fancy"),
      "unknown prompt variant 'fancy'; choose one of: all-in-one, proactive, skill, vanilla"),
     (("--agent", "llm", "--base-url", "http://127.0.0.1:9/v1"), "needs a model: pass --model or set CAMPUS_MODEL"),
@@ -81,6 +81,34 @@ def test_bad_agent_options_are_clear_errors_that_change_nothing(tmp_path: Path, 
     if db.exists():
         listed = campus("runs", "--db", str(db), "--json")
         assert json.loads(listed.stdout) == []
+
+
+def test_a_resume_that_would_change_the_agent_is_refused_and_one_that_names_it_again_keeps_its_endpoint(
+        tmp_path: Path, oracle_replies: list[str]) -> None:
+    """Options given again on a resume override the stored spec only where they leave the same agent: another
+    variant, model or sampling setting would record replies the run's spec cannot rebuild (verify --deep failed on
+    such an honest run), so it is refused; naming the same provider's model again keeps the run's own endpoint
+    (it used to fall back to the provider's URL)."""
+    db = tmp_path / "runs.db"
+    with ChatServer(as_text_answers(oracle_replies), api_key=KEY) as server:
+        started = campus("run", "--db", str(db), "--scale", str(SCALE), "--json", "--agent", "llm", "--model",
+                         "openai/script-model", "--base-url", server.url, "--api-key", KEY, "--max-steps", "3")
+        assert started.exit_code == 0, started.output
+        run_id, events = json.loads(started.stdout)["run"], json.loads(started.stdout)["events"]
+        for option, value in (("--variant", "proactive"), ("--model", "openai/other-model"), ("--temperature", "0.5")):
+            refused = campus("run", "--db", str(db), "--resume", run_id, "--json", option, value, "--api-key", KEY)
+            assert refused.exit_code == 2, refused.output
+            assert f"{option} would change the agent of run {run_id}" in refused.stderr
+            assert f"campus fork {run_id}" in refused.stderr
+        assert len(server.requests) == 3
+        again = campus("run", "--db", str(db), "--resume", run_id, "--json", "--model", "openai/script-model",
+                       "--api-key", KEY, "--max-steps", "2")
+        assert again.exit_code == 0, again.output
+        assert len(server.requests) == 5
+    resumed = json.loads(again.stdout)
+    assert resumed["agent"] == json.loads(started.stdout)["agent"] and resumed["events"] > events
+    verified = campus("verify", run_id, "--db", str(db), "--deep", "--json")
+    assert verified.exit_code == 0, verified.output
 
 
 @pytest.mark.slow

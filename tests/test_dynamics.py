@@ -76,6 +76,18 @@ def test_a_term_without_rules_or_a_static_run_is_refused(world: WorldIndex, disr
         dynamics(play(MemoryStore(), world, disrupted, "noop", triggers=False), None)
 
 
+def test_a_run_that_stopped_before_the_end_is_refused_and_no_twin_is_made(world: WorldIndex, disrupted: Term) -> None:
+    """Its disrupted tasks after the stop were counted as lost to the dynamics (29 of 36 at step 200)."""
+    from campus.scenarios.play import new_run
+
+    store = MemoryStore()
+    run = new_run(store, world, disrupted, agent_name="oracle", seed=0)
+    run.session(make_agent("oracle", disrupted, world)).run(max_steps=200)
+    with pytest.raises(ValueError, match="is stopped at step .*finish it first"):
+        dynamics(run, make_agent("oracle", disrupted, world))
+    assert [b.id for b in store.branches()] == [run.branch.id]
+
+
 def test_the_command_prints_the_gap_and_its_json(tmp_path: Path) -> None:
     db = str(tmp_path / "runs.db")
     cli = CliRunner()

@@ -57,6 +57,9 @@ def test_mockllm_plays_a_run_per_epoch_and_the_scores_are_campus_scores(tmp_path
         assert score.value["pis"] == card["scorecard"]["pis"]
     metrics = {score.name: score.metrics["mean"].value for score in log.results.scores}
     assert metrics["stugpa"] == 100.0 and "success" in metrics and any(name.startswith("success_") for name in metrics)
+    usage = campus_score(db, runs[0])["usage"]["total"]  # what inspect said each reply cost, kept beside it
+    assert usage["replies"] == len(oracle_replies)
+    assert (usage["prompt_tokens"], usage["completion_tokens"]) == (11 * len(oracle_replies), 7 * len(oracle_replies))
 
 
 def test_an_openai_compatible_model_through_inspect_gets_one_fresh_chat_per_task(tmp_path: Path, oracle_replies: list[str]) -> None:

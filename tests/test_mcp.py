@@ -276,6 +276,52 @@ def test_the_command_fails_clearly(tmp_path: Path) -> None:
     assert not (tmp_path / "runs.db").exists()
 
 
+def test_a_run_goes_on_only_with_the_kind_of_agent_that_played_it(tmp_path: Path, world: WorldIndex,
+                                                                   short_term: Term) -> None:
+    """An MCP client resuming a model's or the oracle's run wrote its calls under that agent's name (a run of mixed
+    agents that claimed to be one); ``campus run --resume`` and ``fork`` of a client's run said "unknown agent". Each
+    is refused now with what continues the run, and nothing is written."""
+    from typer.testing import CliRunner
+
+    from campus.cli.main import app
+
+    db = tmp_path / "runs.db"
+    store = SQLiteStore(db)
+    try:
+        for agent in ("oracle", "mcp", "inspect:openai/m"):
+            run = new_run(store, world, short_term, agent_name=agent, seed=0, branch_id=agent.replace(":", "-").replace("/", "-"))
+            if agent == "oracle":
+                run.session(OracleAgent(short_term, world)).run(max_steps=5)
+        heads = {branch.id: store.head(branch.id) for branch in store.branches()}
+    finally:
+        store.close()
+
+    def campus(*args: str) -> Any:
+        result = CliRunner().invoke(app, [*args, "--db", str(db)])
+        assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+        return result
+
+    cases = [
+        (("mcp", "--resume", "oracle"), "run oracle is played by 'oracle' (campus runs it)"),
+        (("mcp", "--resume", "inspect-openai-m"), "is played by 'inspect:openai/m' (inspect_ai runs it)"),
+        (("mcp", "--resume", "mcp", "--seed", "3", "--scale", "0.5"), "--seed, --scale cannot be used with --resume"),
+        (("mcp", "--agent-name", "oracle"), "--agent-name 'oracle' is the name of an agent campus plays itself"),
+        (("run", "--resume", "mcp"), "an agent campus does not run itself: continue it with: campus mcp --db"),
+        (("run", "--resume", "inspect-openai-m"), "an inspect_ai evaluation does not resume a run"),
+        (("fork", "mcp", "--at-step", "0"), "name the agent that continues the fork with --agent"),
+    ]
+    for args, message in cases:
+        result = campus(*args)
+        assert result.exit_code == 2 and message in result.stderr, (args, result.output)
+    store = SQLiteStore(db)
+    try:
+        assert {branch.id: store.head(branch.id) for branch in store.branches()} == heads
+    finally:
+        store.close()
+    handed = campus("fork", "mcp", "--at-step", "0", "--agent", "noop", "--json")
+    assert handed.exit_code == 0, handed.output
+
+
 # ---------------------------------------------------------------- typed answers to questions about the past
 
 

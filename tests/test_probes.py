@@ -497,6 +497,10 @@ def test_planted_notes_come_first_in_the_fork_and_are_not_scored(played: Run) ->
     assert all(ended[task.id] == "unscored" for task in plants)
     assert report.abilities["contradiction_resolution"] == 1.0 and report.abilities["preference_following"] == 1.0
     assert report.by_events == {"planted in the fork": {a: report.abilities[a] for a in ABILITIES}}
+    from campus.reports.report_data import report_data  # its ability panel skips the notes (it stopped on them)
+
+    memory = report_data(fork)["runs"][0]["memory"]
+    assert memory["probes"] == len(asked) - len(plants) and memory["abilities"] == report.abilities
 
 
 def test_score_and_diff_show_the_ability_vector(played: Run) -> None:

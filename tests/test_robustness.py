@@ -275,12 +275,16 @@ def test_another_programs_wal_database_is_refused_byte_for_byte(tmp_path: Path) 
     assert {name: after[name] for name in before} == before  # the file and its -wal; SQLite may add its -shm index
 
 
-def test_an_empty_file_is_not_made_a_database_by_a_command_that_reads(runs_db: Path, tmp_path: Path) -> None:
+def test_an_empty_file_is_not_made_a_database_by_a_command_that_needs_a_run(runs_db: Path, tmp_path: Path) -> None:
+    """Those that only read refused it from the first; those that write to a run (fork, probe, dynamics, lifelong, a
+    resume) made it a campus database before finding no run in it."""
     empty = tmp_path / "empty.db"
     empty.touch()
     for args in (("runs",), ("verify", "oracle-s0"), ("replay", "oracle-s0"), ("score", "oracle-s0"),
                  ("export", "oracle-s0"), ("diff", "oracle-s0", "oracle-s0"),
-                 ("report", "oracle-s0", "--html", str(tmp_path / "r.html"))):
+                 ("report", "oracle-s0", "--html", str(tmp_path / "r.html")), ("fork", "oracle-s0", "--at-step", "3"),
+                 ("probe", "oracle-s0"), ("dynamics", "oracle-s0"), ("lifelong", "oracle-s0"),
+                 ("run", "--resume", "oracle-s0"), ("mcp", "--resume", "oracle-s0")):
         assert "is empty, not a campus database" in one_error_line(campus(*args, "--db", str(empty), cwd=tmp_path))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.db"] and empty.stat().st_size == 0
 

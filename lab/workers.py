@@ -1,0 +1,27 @@
+"""Worker processes that leave Ctrl-C to the process that started them."""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+
+@contextmanager
+def interrupts_ignored() -> Iterator[None]:
+    """Start worker processes inside this block: they begin with SIGINT ignored, so a terminal's Ctrl-C, which reaches
+    the whole process group, stops only the parent, which then stops them.
+
+    An ignored signal stays ignored across ``exec`` and CPython keeps it so, so a spawned worker ignores it from its
+    first instruction. Setting that in the worker itself (a pool's initializer) came too late: a Ctrl-C while a
+    worker was still importing (seconds on a busy machine) printed its traceback beside the parent's one line.
+    From a thread other than the main one the parent's handler cannot change, and the block runs as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
