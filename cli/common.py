@@ -50,6 +50,13 @@ err = _Console(stderr=True, soft_wrap=True, markup=False, emoji=False)
 ``[/]`` or ``:smile:`` in them must show as typed (as Rich markup it raised ``MarkupError``). A line that is styled
 passes ``markup=True`` and ``escape``s what it puts in."""
 
+def run_name(value: str | None) -> str | None:
+    """``--name``'s check: a name given must say something (an empty one was taken for none, and a default made)."""
+    if value is not None and not value.strip():
+        raise typer.BadParameter("a run's name cannot be empty or blank")
+    return value
+
+
 def seed_option(help: str | None = None) -> Any:
     """``--seed``: from 0 to ``MAX_SEED`` (what a run's stored seed can hold)."""
     return typer.Option(0, "--seed", min=0, max=MAX_SEED, help=help)
@@ -162,7 +169,7 @@ def exists(path: str) -> bool:
 @contextmanager
 def open_db(path: str, *, must_exist: bool = True, read_only: bool = False) -> Iterator[EventStore]:
     """``read_only``: for a command that only reads; the file is never written (see ``SQLiteStore``)."""
-    from campus.kernel.store import StoreError, open_store
+    from campus.kernel.store import StoreError, disk_full, open_store, read_only_file
 
     if (must_exist or read_only) and path != ":memory:" and not exists(path):
         fail(f"no database at {path}; create one with 'campus run --db {path}'")
@@ -178,9 +185,14 @@ def open_db(path: str, *, must_exist: bool = True, read_only: bool = False) -> I
         fail(str(error))
     except RecursionError:  # msgspec's, on a value edited to nest past ~1,000 levels where a reader decodes it directly
         fail(f"{path} is damaged: it holds JSON nested too deeply to read")
-    except sqlite3.DatabaseError as error:  # a file damaged after it was opened, or a disk that filled up
-        if getattr(error, "sqlite_errorname", "") == "SQLITE_FULL":
+    except sqlite3.DatabaseError as error:  # a file damaged after it was opened, a disk that filled up, a read-only file
+        if disk_full(error):
             fail(f"no room left to write {path} ({error}): nothing past its last commit was written")
+        if read_only_file(error):
+            fail(f"cannot write {path}: {error} (a permissions problem, not a damaged file: this user may only read it "
+                 "or the -wal and -shm files SQLite keeps beside it)")
+        if "Could not decode to UTF-8" in str(error):  # Python's sqlite3 on a text column edited to other bytes
+            fail(f"{path} is damaged: it holds a text that is not valid UTF-8")
         fail(f"{path} is damaged: {error}")
     finally:
         store.close()

@@ -24,7 +24,7 @@ from campus.cli.agents import AGENT_HELP, with_agent_options
 from campus.cli.common import (BUSY_HELP, DB, DISRUPTIONS_HELP, JSON, NEW_DB, JsonErrorsGroup, PARAPHRASE_BASE_URL, PARAPHRASE_MODEL, PRICES,
                                ROUNDS_HELP, WORLD_HELP, emit_json, err, expected_errors, fail,
                                PIPE_CLOSED, inputs_of, model_key, no_empty_db_left, open_db, out, pairing_warning, paraphraser_of, price_lookup,
-                               reflow_help, scratch_option, seed_option, world_of)
+                               reflow_help, run_name, scratch_option, seed_option, world_of)
 from campus.cli.progress import task_progress
 from campus.cli.prompt import prompt as prompt_command
 from campus.cli.report import report as report_command
@@ -72,6 +72,8 @@ MANY_BRANCHES = 50
 
 def _play(run: Run, agent: Any, db: str, *, show_progress: bool, max_steps: int | None = None, paraphrase: Any = None) -> None:
     """Play ``run``; an error stops it with one line that names the run and how to go on."""
+    from campus.kernel.recorded import RecordingError
+    from campus.kernel.store import RunHeld, disk_full
     from campus.replays.status import run_status
 
     remaining = len(run.term.tasks) - len(run.ended_tasks())
@@ -81,12 +83,19 @@ def _play(run: Run, agent: Any, db: str, *, show_progress: bool, max_steps: int 
             hook = None if tick is None else (lambda state, ended: tick(state.now))
             run.session(agent, on_task_end=hook, paraphrase=paraphrase).run(max_steps=max_steps)
     except stops as error:
+        if isinstance(error, RunHeld):
+            fail(f"{error}: wait for it to stop, or stop that process, before continuing the run")
         interrupted = isinstance(error, KeyboardInterrupt)
         stopped, code = ("interrupted", 130) if interrupted else (str(error), 2)  # 130: the shell's code for Ctrl-C
+        if disk_full(error):
+            stopped = f"no room left to write {db}: nothing past the last commit was written; free some space first"
         status = run_status(run.store, run.branch.id)
         if status.state == "abandoned" and run.branch.parent is None:
             fail(f"{stopped} (run {run.branch.id} has no reply yet and is hidden from 'campus runs'; "
                  f"the same command plays into it again)", code)
+        if isinstance(error, RecordingError):  # a resume would ask the same recording again
+            fail(f"{stopped} (run {run.branch.id} {status}; a recording goes no further: to go on, fork it with "
+                 f"another agent: campus fork {run.branch.id} --db {db} --at-step {status.head} --agent AGENT)", code)
         fail(f"{stopped} (run {run.branch.id} {status}; continue it with: campus run --db {db} --resume {run.branch.id})",
              code)
 
@@ -133,7 +142,7 @@ def _metrics_line(card: dict[str, Any]) -> str:
     mps = "" if probes is None else "; MPS " + pct(probes["overall"]) + " (" + ", ".join(
         f"{name} {pct(value)}" for name, value in probes["abilities"].items() if value is not None) + ")"
     return (f"StuGPA {gpa['total']:.2f} ({points}); LTRR {pct(card['ltrr'])}; PIS {pct(card['pis'])}{drs}; "
-            f"by phase: {rates}; avg turns {card['avg_turns']}{mps}")
+            f"by phase: {rates}; avg turns {'n/a' if card['avg_turns'] is None else card['avg_turns']}{mps}")
 
 
 def _print_disruptions(card: dict[str, Any], errors: dict[str, Any]) -> None:
@@ -187,7 +196,7 @@ def run(
     max_steps: int = typer.Option(None, "--max-steps", min=0, help="Stop after this many agent replies (resume later)."),
     world_source: str = typer.Option(None, "--world", metavar="SOURCE", help=WORLD_HELP),
     disruptions: bool = typer.Option(None, "--disruptions/--no-disruptions", show_default=False, help=DISRUPTIONS_HELP),
-    name: str = typer.Option(None, "--name", help="Name of the new run (default: AGENT-sSEED, numbered if taken)."),
+    name: str = typer.Option(None, "--name", callback=run_name, help="Name of the new run (default: AGENT-sSEED, numbered if taken)."),
     busy_days: bool | None = typer.Option(None, "--busy-days/--no-busy-days", help=BUSY_HELP, show_default=False),
     check_ins: bool = typer.Option(False, "--check-ins", help=CHECK_INS_HELP),
     paraphrase_model: str = PARAPHRASE_MODEL,
@@ -201,6 +210,7 @@ def run(
     play it into runs.db, and print the scorecard.
     """
     from campus.agents.registry import changed_options, playing, recorded_source, replay_run, resolve, run_label
+    from campus.replays.status import run_status
     from campus.scenarios.play import RunSpec, open_run
 
     given = [f"--{option}" for option in ("seed", "agent", "scale", "rounds")
@@ -219,6 +229,9 @@ def run(
                                            "client), or fork it with --agent to hand it to another agent")
             player, now = resolve(current.branch.agent, agent_options, store=store, term=current.term, world=current.world,
                                   branch=current.branch.id)
+            if paraphrase is None and _reworded(current) and run_status(store, current.branch.id).state != "finished":
+                fail(f"run {current.branch.id} was played with people's replies reworded by a model: give "
+                     "--paraphrase-model (and --paraphrase-base-url) again to go on with them reworded")
             changed = changed_options(current.branch.agent, now)
             if changed:
                 fail(f"{', '.join(changed)} would change the agent of run {current.branch.id}: a run continues with the "
@@ -316,7 +329,7 @@ def fork(
     hint_level: int = typer.Option(None, "--hint-level", min=1, max=3, help="Give a busy day's hint ladder instead: "
                                    "for every errand posted and not yet reported at the fork, 1 a nudge, 2 whom to "
                                    "ask, 3 the answer."),
-    name: str = typer.Option(None, "--name", help="Name of the new run (default: RUN@SEQ)."),
+    name: str = typer.Option(None, "--name", callback=run_name, help="Name of the new run (default: RUN@SEQ)."),
     max_steps: int = typer.Option(None, "--max-steps", min=0, help="Stop the branch after this many agent replies."),
     as_json: bool = JSON,
     agent_options: AgentOptions = AgentOptions(),
@@ -415,6 +428,17 @@ def verify_command(
         err.print(f"[bold red]prompt mismatch[/] in {escape(run_id)}: {escape(prompts.mismatch)}", markup=True, highlight=False)
     if not report.ok or unsigned or (prompts is not None and prompts.mismatch is not None):
         raise typer.Exit(1)
+
+
+def _said(verdict: Any) -> str:
+    """A task's outcome as ``score`` lists it (an outcome and its reason, or a lone value), in words, not as a list."""
+    return " / ".join(map(str, verdict)) if isinstance(verdict, (list, tuple)) else str(verdict)
+
+
+def _reworded(run: Run) -> bool:
+    """Whether a paraphrase model reworded any reply of the run (resumed without one, the rest would not be)."""
+    head = run.store.head(run.branch.id)[0]
+    return any(batch for batch in run.store.scan(run.branch.id, 1, head, ("reply_paraphrased",)))
 
 
 def _ended_count(run: Run) -> int:
@@ -538,7 +562,7 @@ def dynamics_command(
     db: str = DB,
     agent: str = typer.Option(None, "--agent", help="Who answers where the twin's conversation leaves RUN's "
                                                      "(default: RUN's own agent)."),
-    name: str = typer.Option(None, "--name", help="Name of the static twin (default: RUN~static)."),
+    name: str = typer.Option(None, "--name", callback=run_name, help="Name of the static twin (default: RUN~static)."),
     as_json: bool = JSON,
 ) -> None:
     """The dynamics gap: play RUN's static twin (same world, term and seed, every trigger rule disabled) and show,
@@ -625,7 +649,7 @@ def export_command(
 def import_command(
     path: str = typer.Argument(..., metavar="FILE", help="A file written by 'campus export'."),
     db: str = NEW_DB,
-    name: str = typer.Option(None, "--name", help="Name of the imported run (default: its original name)."),
+    name: str = typer.Option(None, "--name", callback=run_name, help="Name of the imported run (default: its original name)."),
     as_json: bool = JSON,
 ) -> None:
     """Read a run from JSON Lines into the database, checking every hash first."""
@@ -681,7 +705,8 @@ def score(
         if key is not None:
             out.print(cost_line(usage.total, price, key), highlight=False, markup=False)
         for item in report.changed[:20]:
-            out.print(f"- {item['task_id']}: recorded {item['recorded']}, judged {item['judged']}", highlight=False, markup=False)
+            out.print(f"- {item['task_id']}: recorded {_said(item['recorded'])}, judged {_said(item['judged'])}",
+                      highlight=False, markup=False)
     if not report.matches:
         raise typer.Exit(1)
 

@@ -91,7 +91,9 @@ def sweep(
             specs = _specs(agents)
             settings = SweepSettings(db=db, scale=scale, rounds=rounds, prefix=prefix, trials=trials,
                                      disruptions=disruptions, busy_days=busy_days)
-            planned = _plan(settings, specs, parse_seeds(seeds))
+            chosen = parse_seeds(seeds)
+            _check_recordings(db, agents, chosen, scale)
+            planned = _plan(settings, specs, chosen)
             with _progress(planned, enabled=not as_json) as progress:
                 if ray is not None:
                     play_on_ray(settings, planned, ray, build_agent, progress)
@@ -131,6 +133,33 @@ def _specs(names: list[str]) -> list[AgentSpec]:
         raise ValueError(f"each agent may be named once: {', '.join(names)}")
     recorded = [check_name(name) for name in names]
     return [AgentSpec(name, run_label(name)) for name in recorded]
+
+
+def _check_recordings(db: str, names: list[str], seeds: list[int], scale: float) -> None:
+    """``recorded:RUN`` replays one run on that run's own seed and scale: a sweep asking for another, or a run the
+    database does not hold, is refused before anything is played (a worker failed on it mid-sweep, leaving a run
+    behind and saying that the same command would continue)."""
+    from pathlib import Path
+
+    from campus.agents.registry import recorded_source
+    from campus.kernel.store import open_store
+    from campus.replays.status import term_scale
+
+    sources = [(name, source) for name in names for source in [recorded_source(name)] if source is not None]
+    if not sources:
+        return
+    if not Path(db).is_file():
+        raise ValueError(f"{sources[0][0]} replays run {sources[0][1]}, and there is no database at {db} to hold it")
+    store = open_store(db, read_only=True)
+    try:
+        for name, source in sources:
+            info = store.branch(source)
+            own = term_scale(store, info.term_hash)
+            if seeds != [info.seed] or (own is not None and own != scale):
+                at = f"--seeds {info.seed}" + (f" --scale {own:g}" if own is not None else "")
+                raise ValueError(f"{name} replays run {source} on its own seed and scale: sweep it with {at}")
+    finally:
+        store.close()
 
 
 def _plan(settings: SweepSettings, specs: list[AgentSpec], seeds: list[int]) -> list[PlannedRun]:

@@ -478,7 +478,10 @@ class Session:
                     yield self.env.timeout(outcome.minutes)
                 self._emit(result_event(call_id, outcome))
                 if self.paraphrase is not None and outcome.result.ok and self.kernel.spoken(action.name):
-                    said = self.paraphrase(call_id, outcome.result.message)
+                    try:
+                        said = self.paraphrase(call_id, outcome.result.message)
+                    except AgentUnavailable as error:  # not the agent's: the step is not whole, and stays uncommitted
+                        raise SessionError(f"the paraphrase model could not reword a reply: {error}") from error
                     if said is not None:
                         self._emit(ReplyParaphrased(task_id=card.id, call_id=call_id, text=said))
                 if self.state.session.withheld:

@@ -49,6 +49,10 @@ class StoreError(Exception):
     """A request the log cannot honour; the log is unchanged."""
 
 
+class RunHeld(StoreError):
+    """Another live store holds the run's lease: it is being written right now."""
+
+
 class BranchInfo(msgspec.Struct, frozen=True, kw_only=True):
     id: str
     parent: str | None
@@ -305,7 +309,7 @@ class MemoryStore(_Lineage):
         try:
             return self._branches[branch_id]
         except KeyError:
-            raise StoreError(f"no branch named {branch_id!r}") from None
+            raise StoreError(f"no run named {branch_id!r}") from None
 
     def branches(self) -> list[BranchInfo]:
         return list(self._branches.values())
@@ -655,7 +659,7 @@ class SQLiteStore(_Lineage):
             return cached
         row = self.conn.execute(f"SELECT {', '.join(_BRANCH_FIELDS)} FROM branches WHERE id = ?", (branch_id,)).fetchone()
         if row is None:
-            raise StoreError(f"no branch named {branch_id!r}")
+            raise StoreError(f"no run named {branch_id!r}")
         info = _branch_of(dict(zip(_BRANCH_FIELDS, row)))
         self._branch_cache[branch_id] = info
         return info
@@ -715,7 +719,7 @@ class SQLiteStore(_Lineage):
         with self._transaction(_size(rows)):
             holder = self.conn.execute("SELECT pid, host, token FROM leases WHERE branch = ?", (branch_id,)).fetchone()
             if holder is not None and holder[2] != self._token:
-                raise StoreError(_held(branch_id, holder[0], holder[1]))
+                raise RunHeld(_held(branch_id, holder[0], holder[1]))
             stored = self._stored_head(branch_id)
             if stored != (seq, prev):
                 raise StoreError(f"run {branch_id!r} was written by another writer: its head is seq {stored[0]}, "
@@ -740,7 +744,7 @@ class SQLiteStore(_Lineage):
         with self._transaction():
             holder = self.conn.execute("SELECT pid, host, token FROM leases WHERE branch = ?", (branch_id,)).fetchone()
             if holder is not None and holder[2] != self._token and not _abandoned(*holder):
-                raise StoreError(_held(branch_id, holder[0], holder[1]))
+                raise RunHeld(_held(branch_id, holder[0], holder[1]))
             self.conn.execute("INSERT OR REPLACE INTO leases (branch, pid, host, token) VALUES (?, ?, ?, ?)",
                               (branch_id, os.getpid(), _HOST, self._token))
         self._leases.add(branch_id)
@@ -1052,6 +1056,21 @@ def _wal_bytes(path: str) -> int:
         return 0
 
 
+def disk_full(error: BaseException) -> bool:
+    """Whether ``error`` or what caused it is SQLite finding no room left on the disk."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if getattr(seen, "sqlite_errorname", "") == "SQLITE_FULL":
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def read_only_file(error: BaseException) -> bool:
+    """Whether SQLite refused to write a file this user may only read (opened, it reads; it fails at the first write)."""
+    return (getattr(error, "sqlite_errorcode", 0) & 0xFF) == sqlite3.SQLITE_READONLY
+
+
 def _permissions(error: sqlite3.Error) -> bool:
     """Whether SQLite failed for want of a file or folder it may write (or open), not for what is in the file."""
     return (getattr(error, "sqlite_errorcode", 0) & 0xFF) in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN)
@@ -1061,6 +1080,9 @@ def _refusal(path: str, error: Exception, doing: str = "read") -> StoreError:
     """The one-line ``StoreError`` for a file that could not be opened, read or written as a campus database."""
     if isinstance(error, StoreError):
         return error
+    folder = Path(path).absolute().parent
+    if not folder.is_dir():
+        return StoreError(f"cannot {doing} {path}: the folder {folder} does not exist")
     if isinstance(error, sqlite3.Error) and _permissions(error):
         return StoreError(f"cannot {doing} {path}: {error} (a permissions problem, not a damaged file: this user may "
                           "not write it, its folder or the -wal and -shm files SQLite keeps beside it)")

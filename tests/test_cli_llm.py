@@ -72,7 +72,7 @@ def test_an_unreachable_endpoint_exits_2(tmp_path: Path) -> None:
      "unknown prompt variant 'fancy'; choose one of: all-in-one, proactive, skill, vanilla"),
     (("--agent", "llm", "--base-url", "http://127.0.0.1:9/v1"), "needs a model: pass --model or set CAMPUS_MODEL"),
     (("--agent", "llm", "--model", "gpt-x"), "no API key for OpenAI: pass --api-key or set OPENAI_API_KEY"),
-    (("--agent", "recorded:nothing-here"), "no branch named 'nothing-here'"),
+    (("--agent", "recorded:nothing-here"), "no run named 'nothing-here'"),
 ])
 def test_bad_agent_options_are_clear_errors_that_change_nothing(tmp_path: Path, args: tuple[str, ...], message: str) -> None:
     db = tmp_path / "runs.db"

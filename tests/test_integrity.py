@@ -161,7 +161,9 @@ def test_two_resumes_of_one_run_one_plays_the_other_names_the_holder(tmp_path: P
     second = campus("run", "--db", str(db), "--resume", "oracle-s0", cwd=tmp_path)
     out, errors = first.communicate(timeout=300)
     assert first.returncode == 0, errors
-    assert f"run oracle-s0 is being written by pid {first.pid} on {socket.gethostname()}" in one_error_line(second)
+    held = one_error_line(second)
+    assert f"run oracle-s0 is being written by pid {first.pid} on {socket.gethostname()}" in held
+    assert "continue it with" not in held and "stopped at step" not in held  # it is not stopped: it is being played
     alone = campus("run", "--db", str(tmp_path / "alone.db"), "--scale", "0.3", "--json", cwd=tmp_path)
     assert json.loads(out)["final_hash"] == json.loads(alone.stdout)["final_hash"]
     assert campus("verify", "oracle-s0", "--db", str(db), cwd=tmp_path).returncode == 0
@@ -276,6 +278,42 @@ def test_a_full_disk_under_a_command_is_one_line_saying_so(tmp_path: Path, capsy
         store.put_blob("world", "0" * 64, b"x" * 100_000)
     error = capsys.readouterr().err
     assert f"no room left to write {path}" in error and "damaged" not in error, error
+
+
+def test_a_full_disk_under_a_run_and_a_read_only_file_are_said_so(tmp_path: Path, world: WorldIndex, small_term: Term,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """A run stopped by a full disk printed SQLite's OperationalError as its reason; a file this user may only read was
+    called damaged when the first write failed; a missing folder was called a permissions problem."""
+    import typer
+
+    from campus.agents import make_agent
+    from campus.cli.common import open_db
+    from campus.cli.main import _play
+
+    path = tmp_path / "log.db"
+    store = SQLiteStore(path)
+    run = new_run(store, world, small_term, agent_name="oracle", seed=0, branch_id="r")
+    pages = store.conn.execute("PRAGMA page_count").fetchone()[0]
+    store.conn.execute(f"PRAGMA max_page_count = {pages + 64}")  # room for a few steps first
+    with pytest.raises(typer.Exit):
+        _play(run, make_agent("oracle", small_term, world), str(path), show_progress=False)
+    store.conn.execute("PRAGMA max_page_count = 1000000")
+    store.close()
+    error = capsys.readouterr().err
+    assert f"no room left to write {path}: nothing past the last commit was written" in error, error
+    assert "OperationalError" not in error and f"--resume r" in error
+
+    with pytest.raises(typer.Exit), open_db(str(path)):
+        with sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True) as reader:  # what a file only readable gives
+            reader.execute("CREATE TABLE z (a)")
+    error = capsys.readouterr().err
+    assert f"cannot write {path}" in error and "permissions problem" in error and "is damaged" not in error, error
+
+    missing = tmp_path / "nowhere" / "x.db"
+    with pytest.raises(typer.Exit), open_db(str(missing), must_exist=False):
+        pass
+    error = capsys.readouterr().err
+    assert f"the folder {missing.parent} does not exist" in error and "permissions" not in error, error
 
 
 def test_ctrl_c_stops_a_run_with_one_line_naming_how_to_go_on_and_the_resume_ends_where_a_whole_run_does(

@@ -24,7 +24,7 @@ from campus.replays.verify import verify
 from campus.scenarios.play import new_run
 from campus.scenarios.term import generate_term
 from campus.world.index import WorldIndex
-from tests.chat_server import Answer, ChatServer, text
+from tests.chat_server import Answer, ChatServer, error, text
 
 
 def reword(request: dict[str, Any]) -> Answer:
@@ -81,6 +81,38 @@ def test_the_cli_records_the_paraphrase_and_verifies_without_the_server(tmp_path
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT count(*) FROM events WHERE kind = 'reply_paraphrased' AND branch = 'plain'").fetchone()[0] == 0
     assert plain.exit_code == 0
+
+
+def test_a_paraphrase_model_that_fails_mid_step_leaves_the_step_out_and_a_resume_must_name_it_again(tmp_path: Path) -> None:
+    """The paraphraser's failure was taken for the agent's (a decision not made), so the step was committed with the
+    person's reply and without its rewording; a resume without --paraphrase-model went on un-reworded. Now the step is
+    left out (the agent is asked again on resume) and such a resume is refused."""
+    db = str(tmp_path / "runs.db")
+    cli = CliRunner()
+    served = {"count": 0}
+
+    def reword_twice(request: dict[str, Any]) -> Answer:
+        served["count"] += 1
+        return reword(request) if served["count"] <= 2 else error(400)  # not retried
+
+    with ChatServer(respond=reword_twice) as server:
+        stopped = cli.invoke(app, ["run", "--db", db, "--seed", "0", "--scale", "0.05", "--paraphrase-model",
+                                   "script-model", "--paraphrase-base-url", server.url, "--json"])
+    assert stopped.exit_code == 2 and "the paraphrase model could not reword a reply" in stopped.stderr, stopped.output
+    with sqlite3.connect(db) as conn:
+        kinds = [kind for (kind,) in conn.execute("SELECT kind FROM events WHERE branch = 'oracle-s0' ORDER BY seq")]
+        said = conn.execute("SELECT count(*) FROM events WHERE kind = 'reply_paraphrased'").fetchone()[0]
+        asked = conn.execute("SELECT count(*) FROM events WHERE kind = 'tool_called' AND payload LIKE '%people.ask%'"
+                             ).fetchone()[0]
+    assert said == asked >= 1 and kinds[-1] != "tool_result"  # every person's reply kept is a reworded one
+    refused = cli.invoke(app, ["run", "--db", db, "--resume", "oracle-s0"])
+    assert refused.exit_code == 2 and "give --paraphrase-model" in refused.stderr
+    with ChatServer(respond=reword) as server:
+        resumed = cli.invoke(app, ["run", "--db", db, "--resume", "oracle-s0", "--paraphrase-model", "script-model",
+                                   "--paraphrase-base-url", server.url, "--json"])
+    assert resumed.exit_code == 0 and json.loads(resumed.stdout)["finished"], resumed.output
+    verified = cli.invoke(app, ["verify", "oracle-s0", "--db", db, "--json"])
+    assert verified.exit_code == 0, verified.output
 
 
 def test_an_env_episode_can_have_people_reworded(world: WorldIndex) -> None:

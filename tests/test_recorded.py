@@ -70,6 +70,24 @@ def test_a_recording_that_runs_out_stops_the_run_with_a_clear_error(llm_run: Run
     assert events(store, "short-again") == events(store, "short")  # every step before the error is kept
 
 
+def test_the_command_says_a_replay_that_ran_out_goes_on_only_in_a_fork(tmp_path: Path) -> None:
+    """It said "continue it with: campus run --resume", which asked the same recording again and failed the same way."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from campus.cli.main import app
+
+    db = str(tmp_path / "runs.db")
+    cli = CliRunner()
+    assert cli.invoke(app, ["run", "--db", db, "--scale", "0.05", "--max-steps", "30"]).exit_code == 0
+    replayed = cli.invoke(app, ["run", "--db", db, "--agent", "recorded:oracle-s0"])
+    assert replayed.exit_code == 2 and "ran out" in replayed.stderr and "--resume" not in replayed.stderr
+    advice = replayed.stderr[replayed.stderr.index("campus fork"):].split(")")[0].replace("AGENT", "oracle").split()
+    went_on = cli.invoke(app, [*advice[1:], "--json"])
+    assert went_on.exit_code == 0 and json.loads(went_on.stdout)["finished"], went_on.output
+
+
 def test_a_recording_of_another_run_is_refused_when_the_tasks_differ(world: WorldIndex, short_term: Term, oracle_run: Run) -> None:
     store = oracle_run.store
     noop = new_run(store, world, short_term, agent_name="noop", seed=0, branch_id="noop-rec")
@@ -113,5 +131,5 @@ def test_forking_with_the_recording_of_the_parent_replays_the_rest(llm_run: Run)
 def test_a_missing_recording_is_a_clear_error() -> None:
     from campus.kernel.store import StoreError
 
-    with pytest.raises(StoreError, match="no branch named 'ghost'"):
+    with pytest.raises(StoreError, match="no run named 'ghost'"):
         recorded_agent(MemoryStore(), "ghost")

@@ -274,6 +274,21 @@ def test_page_loads_with_no_console_error_and_no_network(browser: Any, pages: di
     shoot(browser, small["folder"], "report-single")
 
 
+def test_a_stopped_runs_days_without_events_show_nothing_stray(browser: Any, small: dict[str, Any], world: WorldIndex,
+                                                               tmp_path: Path) -> None:
+    """A day with walks but no event between tasks (or none at all, after the stop) printed "null" under it."""
+    store = SQLiteStore(tmp_path / "stopped.db")
+    run = new_run(store, world, small["term"], agent_name="oracle", seed=0)
+    run.session(make_agent("oracle", small["term"], world)).run(max_steps=7)
+    page = tmp_path / "stopped.html"
+    write_report(page, run)
+    store.close()
+    load(browser, page)
+    assert console_errors(browser) == []
+    days = browser.find_elements("css selector", "#week-body section.day")
+    assert days and not any("null" in day.text.split() for day in days)
+
+
 def test_timeline_lists_every_task_with_its_outcome(browser: Any, pages: dict[str, Path], opened: dict[str, Run]) -> None:
     run = opened["oracle-s0"]
     load(browser, pages["single"])

@@ -112,7 +112,7 @@ def test_a_run_named_like_markup_is_made_listed_verified_replayed_and_scored_as_
     listed = campus("runs", "--db", db, cwd=tmp_path)
     assert listed.returncode == 0 and "[/]oops" in listed.stdout and "[bold red]x" in listed.stdout, listed.stderr
     shown = {("verify", "[/]oops"): "verified [/]oops: ", ("replay", "[/]oops", "--step", "5"): "[/]oops at seq 5",
-             ("score", "[/]oops"): "[/]oops: scorecard reproduced", ("verify", ":smile:"): "no branch named ':smile:'"}
+             ("score", "[/]oops"): "[/]oops: scorecard reproduced", ("verify", ":smile:"): "no run named ':smile:'"}
     for args, text in shown.items():
         result = campus(*args, "--db", db, cwd=tmp_path)
         assert text in result.stdout + result.stderr and "Traceback" not in result.stderr, (args, result.stderr)
@@ -203,7 +203,7 @@ def test_a_value_stored_as_another_type_is_read_as_its_column_s(runs_db: Path, t
 
 
 @pytest.mark.parametrize("sql, why", [
-    ("UPDATE events SET payload = x'00ff' WHERE branch = 'oracle-s0' AND seq = 5", "Could not decode to UTF-8"),
+    ("UPDATE events SET payload = x'00ff' WHERE branch = 'oracle-s0' AND seq = 5", "it holds a text that is not valid UTF-8"),
     ("UPDATE events SET seq = 'last' WHERE branch = 'oracle-s0' AND seq = (SELECT max(seq) FROM events)",
      "its last event is at seq 'last', which is not a number"),
     ("UPDATE branches SET config = '[]'", "its branch row does not read (Expected `object`, got `array` - at `$.config`)"),
@@ -341,6 +341,9 @@ def test_bad_paths_and_names_are_one_error_line(runs_db: Path, tmp_path: Path) -
     }
     for args, reason in cases.items():
         assert reason in one_error_line(campus(*args, cwd=tmp_path)), args
+    for args in (("run", "--scale", "0.01", "--name", ""), ("fork", "oracle-s0", "--at-step", "5", "--name", " ", "--db", db)):
+        named = campus(*args, cwd=tmp_path)  # an empty name was taken for none and a default one made
+        assert named.returncode == 2 and "a run's name cannot be empty or blank" in named.stderr, args
     assert sorted(p.name for p in tmp_path.iterdir()) == ["junk", "notes.txt", "text.db"]
 
 

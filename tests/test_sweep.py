@@ -365,6 +365,27 @@ def test_a_sweep_plays_any_agent_the_registry_knows(tmp_path: Path) -> None:
         store.close()
 
 
+def test_a_recording_asked_to_play_another_seed_or_a_run_not_there_is_refused_before_playing(tmp_path: Path) -> None:
+    """Both failed in a worker mid-sweep, leaving a run behind and saying the same command would continue."""
+    db = tmp_path / "runs.db"
+    world, term = inputs(1, SCALE)
+    store = SQLiteStore(db)
+    new_run(store, world, term, agent_name="diligent", seed=1, branch_id="played").session(make_agent("diligent", term, world)).run()
+    store.close()
+    before = db.read_bytes()
+    for args, message in ((("--agent", "recorded:played", "--seeds", "1-2", "--scale", str(SCALE)),
+                           f"recorded:played replays run played on its own seed and scale: sweep it with --seeds 1 --scale {SCALE:g}"),
+                          (("--agent", "recorded:played", "--seeds", "1", "--scale", "0.3"), "--seeds 1 --scale"),
+                          (("--agent", "recorded:ghost", "--agent", "noop", "--seeds", "1", "--scale", str(SCALE)),
+                           "no run named 'ghost'")):
+        result = campus_sweep(*args, "--db", str(db), "--workers", "1", cwd=tmp_path, check=False)
+        assert result.returncode == 2 and message in result.stderr, result.stderr
+    assert db.read_bytes() == before
+    elsewhere = campus_sweep("--agent", "recorded:played", "--seeds", "1", "--db", str(tmp_path / "none.db"),
+                             cwd=tmp_path, check=False)
+    assert elsewhere.returncode == 2 and "no database at" in elsewhere.stderr and not (tmp_path / "none.db").exists()
+
+
 def test_no_busy_days_plays_the_term_without_them_and_a_stored_run_with_them_is_a_conflict(tmp_path: Path) -> None:
     db = tmp_path / "runs.db"
     campus_sweep("--agent", "noop", "--seeds", "1", "--scale", "0.02", "--no-busy-days", "--db", str(db), "--json", cwd=tmp_path)

@@ -486,7 +486,8 @@
         section.append(taskRow(task));
         if (state.open.has(task.id)) section.append(taskDetail(task));
       }
-      if (!all) section.append(betweenBlock(day));
+      const between = all ? null : betweenBlock(day);
+      if (between) section.append(between);
       body.append(section);
     }
     if (!shown.length) body.append(h("div", { class: "day-empty" }, "No task matches the filters."));
