@@ -35,7 +35,16 @@ PIPE_CLOSED = 141
 SIGPIPE's, as a shell reports it, not 1, which ``score`` and ``verify`` use for "changed" and "mismatch"."""
 
 
+PIPED_WIDTH = 160
+"""Columns a table gets when the output is no terminal and ``COLUMNS`` does not say (rich's 80 cut run names)."""
+
+
 class _Console(Console):
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        if not self.is_terminal and "COLUMNS" not in os.environ:
+            self.width = PIPED_WIDTH
+
     def on_broken_pipe(self) -> None:
         """Rich stops writing and exits 1 when the reader has gone; the exit code is ``PIPE_CLOSED`` here."""
         try:

@@ -550,6 +550,8 @@ def _print_diff(report: dict[str, Any]) -> None:
     out.print(f"outcome flips: {len(report['outcome_flips'])}")
     for flip in report["outcome_flips"][:20]:
         out.print(f"  {flip['task_id']}: {flip['a']} -> {flip['b']}")
+    if len(report["outcome_flips"]) > 20:
+        out.print(f"  ... and {len(report['outcome_flips']) - 20} more (--json lists every one)")
     for domain, changes in report["state_diff"].items():
         counts = {k: len(v) for k, v in changes.items()}
         if any(counts.values()):
@@ -777,7 +779,7 @@ def runs(
     abandoned: its agent never replied (an unreachable model, a bad key); those are hidden
     unless --all.
     """
-    from campus.agents.registry import is_llm, run_label
+    from campus.agents.registry import INSPECT, is_llm, run_label
     from campus.events import TaskEnded
     from campus.kernel.tasks import events_of
     from campus.replays.status import run_status, term_scale
@@ -791,15 +793,17 @@ def runs(
         terms: dict[str, Term] = {}
         scales: dict[str, float | None] = {}
         rows = []
+        hidden = 0
         for b in store.branches():
             status = run_status(store, b.id)
             if status.state == "abandoned" and not show_all:
+                hidden += 1
                 continue
             if b.term_hash not in terms:
                 terms[b.term_hash] = decode_term(store.get_blob(b.term_hash), b.schema)
                 scales[b.term_hash] = term_scale(store, b.term_hash)
             card = scorecard(terms[b.term_hash], events_of(store, b.id, TaskEnded))
-            usage = run_usage(store, b.id).total if is_llm(b.agent) else None
+            usage = run_usage(store, b.id).total if is_llm(b.agent) or b.agent.startswith(INSPECT) else None
             rows.append({"run": b.id, "status": status.state, "agent": b.agent, "label": run_label(b.agent),
                          "tokens": None if usage is None else usage.prompt_tokens + usage.completion_tokens,
                          "latency_s": None if usage is None else usage.latency_s,
@@ -822,6 +826,8 @@ def runs(
                       str(r["events"]), "" if r["tokens"] is None else f"{r['tokens']:,}",
                       "" if r["tokens"] is None else cost_text(r["cost_usd"]), r["final_hash"][:16])
     out.print(table)
+    if hidden:
+        out.print(f"{hidden} abandoned run(s) hidden (their agent never replied); --all lists them", highlight=False)
 
 
 # ---------------------------------------------------------------- world and bench
@@ -854,7 +860,7 @@ def world_generate(
 @term_app.command("generate")
 def term_generate(
     seed: int = seed_option("Seed for the world (if generated) and the term."),
-    scale: float = typer.Option(1.0, "--scale", help="Task counts relative to the paper's (1,284 tasks at 1.0)."),
+    scale: float = typer.Option(1.0, "--scale", help="Task counts relative to the paper's (at 1.0 the default term has 1,685 tasks; 1,313 without its disruptions and busy days)."),
     world_source: str = typer.Option(None, "--world", metavar="SOURCE", help="'generated' (default) or 'stulife:DIR'."),
     disruptions: bool = typer.Option(True, "--disruptions/--no-disruptions", help=DISRUPTIONS_HELP),
     busy_days: bool = typer.Option(True, "--busy-days/--no-busy-days", help=BUSY_HELP),

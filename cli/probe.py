@@ -92,14 +92,15 @@ def _print(report: ProbeReport) -> None:
     table = Table(title=f"Memory probes of {report.run} answered by {report.agent}")
     table.add_column("ability", no_wrap=True)
     table.add_column("score", justify="right")
-    for name in bins:
-        table.add_column(f"{name} ev", justify="right")
+    for name in bins:  # distance bins in events to the evidence ("100-1k"), or no such distance
+        table.add_column(f"{name} ev" if name[:1].isdigit() or name[:1] in "<>" else name, justify="right")
     for ability in ABILITIES:
         table.add_row(ability, _pct(report.abilities[ability]), *(_pct(report.by_events[b][ability]) for b in bins))
     out.print(table)
     days = ", ".join(f"{name}: {_pct(_mean(vector))}" for name, vector in report.by_days.items())
     asked = sum(len(point.asked) for point in report.points)
-    out.print(f"overall {_pct(report.overall)} over {asked} probes at {len(report.points)} points "
+    out.print(f"overall {_pct(report.overall)} over {asked} probes at {len(report.points)} "
+              f"point{'' if len(report.points) == 1 else 's'} "
               f"({', '.join(p.branch for p in report.points[:3])}{', ...' if len(report.points) > 3 else ''})",
               highlight=False, markup=False)
     out.print(f"by days since the evidence: {days}", highlight=False, markup=False)

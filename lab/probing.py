@@ -77,6 +77,9 @@ class ProbeReport(msgspec.Struct, frozen=True, kw_only=True):
 def probe_points(run: Run, *, at_step: int | None = None, every_week: bool = False) -> list[tuple[int, int, int]]:
     """``(seq, time, tasks done)`` of each point to probe: right after the last task that ended at or
     before ``at_step`` (default: the last one), or after the last task of every week."""
+    head = run.store.head(run.branch.id)[0]
+    if at_step is not None and at_step > head:
+        raise ValueError(f"{run.branch.id} ends at step {head}; --at-step {at_step} is past its end")
     tasks = iter_tasks(run.store, run.branch.id, kinds=("task_released", "task_ended"))
     ended = [task.events[-1] for task in tasks if task.ended is not None]
     ends = [(seq, t, done) for done, (seq, t, _) in enumerate(ended, start=1)]

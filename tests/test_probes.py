@@ -468,6 +468,8 @@ def test_campus_probe_on_a_stored_run(tmp_path: Path) -> None:
     assert as_json(campus("verify", point["branch"], "--json", cwd=tmp_path))["ok"]
     shown = campus("probe", "oracle-s0", "--agent", "oracle-reader", "--abilities", "event_ordering", cwd=tmp_path)
     assert "event_ordering" in shown.stdout and "overall 100%" in shown.stdout
+    past = campus("probe", "oracle-s0", "--at-step", "99999999", cwd=tmp_path, check=False)
+    assert past.returncode == 2 and "is past its end" in past.stderr  # it probed after the last task, saying nothing
     refused = campus("probe", "oracle-s0", "--abilities", "telepathy", cwd=tmp_path, check=False)
     assert refused.returncode == 2 and "unknown ability 'telepathy'" in refused.stderr and "Traceback" not in refused.stderr
     windowed = as_json(campus("probe", "oracle-s0", "--agent", "recent-only", "--window", "3", "--per-ability", "1",
