@@ -218,6 +218,13 @@ def run(
     if resume is not None and given:
         fail(f"{', '.join(given)} cannot be used with --resume: a run continues with its own seed, agent, scale and "
              "round limit")
+    settings = [option for option in given if option != "--agent"] + [
+        option for option, value in (("--world", world_source), ("--disruptions/--no-disruptions", disruptions),
+                                     ("--busy-days/--no-busy-days", busy_days), ("--check-ins", check_ins or None))
+        if value is not None]
+    if recorded_source(agent) and settings:
+        fail(f"{', '.join(settings)} cannot be used with --agent {agent}: a replay plays on its run's own world, term, "
+             "seed, scale and round limit")
     inputs = None if recorded_source(agent) else inputs_of(world_source, seed, scale, resume, disruptions, busy_days, check_ins)
     paraphrase = paraphraser_of(paraphrase_model, paraphrase_base_url)
     if name is not None and (resume is not None or inputs is None):
@@ -660,9 +667,13 @@ def import_command(
     if not os.path.isfile(path):
         fail(f"no file at {path}")
     with no_empty_db_left(db), open_db(db, must_exist=False) as store:
+        before = len(store.branches())
         with open(path, encoding="utf-8") as handle:
             current = import_lines(store, handle, branch_id=name)
-        summary = _summary(current)
+        summary = _summary(current) | {"imported": len(store.branches()) > before}
+    if not summary["imported"] and not as_json:
+        err.print(f"{db} holds this run already, event for event, as {current.branch.id}: nothing was imported",
+                  highlight=False)
     emit_json(summary) if as_json else _print_summary(summary)
 
 

@@ -141,6 +141,7 @@ class EventStore(Protocol):
     def hash_at(self, branch_id: str, seq: int) -> str: ...
     def segments(self, branch_id: str) -> list[tuple[str, int, int | None]]: ...
     def agent_links(self, branch_id: str) -> dict[int, str]: ...
+    def mistyped(self, branch_id: str) -> tuple[int, str] | None: ...
     def seq_at_time(self, branch_id: str, t: int) -> int: ...
     def put_snapshot(self, branch_id: str, seq: int, state: bytes, state_hash: str, pieces: Mapping[str, bytes] = {}) -> None: ...
     def snapshot_at_or_before(self, branch_id: str, seq: int, *, raw: bool = False) -> Snapshot | None: ...
@@ -314,6 +315,11 @@ class MemoryStore(_Lineage):
     def branches(self) -> list[BranchInfo]:
         return list(self._branches.values())
 
+    def mistyped(self, branch_id: str) -> tuple[int, str] | None:
+        """Rows in memory hold the types they were appended with."""
+        self.branch(branch_id)
+        return None
+
     def head(self, branch_id: str) -> tuple[int, str]:
         self.branch(branch_id)
         return self._heads[branch_id]
@@ -472,6 +478,8 @@ CREATE TRIGGER IF NOT EXISTS branches_append_only_delete BEFORE DELETE ON branch
 BEGIN SELECT RAISE(ABORT, 'branches cannot be deleted'); END;
 CREATE TRIGGER IF NOT EXISTS blobs_append_only_update BEFORE UPDATE ON blobs
 BEGIN SELECT RAISE(ABORT, 'stored worlds and terms cannot be changed'); END;
+CREATE TRIGGER IF NOT EXISTS blobs_append_only_delete BEFORE DELETE ON blobs
+BEGIN SELECT RAISE(ABORT, 'stored worlds, terms and signatures cannot be deleted'); END;
 """
 
 BUSY_TIMEOUT = 60.0
@@ -501,6 +509,9 @@ _OPEN_TOKENS: set[str] = set()
 _BRANCH_FIELDS = ("id", "parent", "fork_seq", "genesis", "agent", "label", "world_hash", "term_hash", "seed", "config", "schema")
 _ROW = ("CAST(seq AS INTEGER), CAST(t AS INTEGER), CAST(kind AS TEXT), CAST(payload AS TEXT), CAST(hash AS TEXT), "
         "CAST(meta AS TEXT)")
+_MISTYPED = ("SELECT CAST(seq AS INTEGER), typeof(t), typeof(kind), typeof(payload), typeof(hash) FROM events "
+             "WHERE branch = ? AND seq BETWEEN ? AND ? AND NOT (typeof(t) = 'integer' AND typeof(kind) = 'text' "
+             "AND typeof(payload) = 'text' AND typeof(hash) = 'text') ORDER BY seq LIMIT 1")
 """A row's six columns as ``Row`` types them. SQLite keeps whatever type a value was written with, and an edited file
 may hold a blob where text belongs or text where a number does: read as declared, such a value is one ``verify``
 finds (a changed hash, a sequence mismatch) and no reader trips over; a blob that is not UTF-8 is a
@@ -667,6 +678,18 @@ class SQLiteStore(_Lineage):
     def branches(self) -> list[BranchInfo]:
         ids = [r[0] for r in self.conn.execute("SELECT id FROM branches ORDER BY rowid")]
         return [self.branch(i) for i in ids]
+
+    def mistyped(self, branch_id: str) -> tuple[int, str] | None:
+        """The first row of the branch's history holding a value of another type than its column declares, with the
+        types it holds: a time edited to 444.5 or '444 ' reads as 444 (``_ROW`` casts), so the chain still checks, but
+        the SQL views show the edit. An integer column turns a whole number written as text into an integer itself."""
+        for owner, lower, upper in self.segments(branch_id):
+            if upper is not None and upper < lower:
+                continue
+            found = self.conn.execute(_MISTYPED, (owner, lower, 2**63 - 1 if upper is None else upper)).fetchone()
+            if found is not None:
+                return found[0], f"t {found[1]}, kind {found[2]}, payload {found[3]}, hash {found[4]}"
+        return None
 
     def head(self, branch_id: str) -> tuple[int, str]:
         cached = self._heads.get(branch_id)

@@ -24,7 +24,7 @@ from typing import IO, Any
 import msgspec
 
 from campus.events import agent_link, canonical, chain_hash, decode_event, genesis_hash
-from campus.kernel.store import BranchInfo, EventStore, Record, Verbatim
+from campus.kernel.store import BranchInfo, EventStore, Record, StoreError, Verbatim
 from campus.replays.signing import Signature, meta_digest, self_signed, store_signature
 from campus.replays.verify import lineage_root
 from campus.scenarios.play import Run, open_run, unique_branch_id
@@ -153,9 +153,13 @@ def import_lines(store: EventStore, lines: Iterable[str], *, branch_id: str | No
     if genesis != meta.genesis:
         raise ExportFormatError("line 1: the header's genesis hash does not match its world, term, seed, config and agent")
     links = {p.start: p.agent for p in played[1:]}
-    records, signature = _checked_records(numbered, genesis, links, trailed=header.format == FORMAT)
+    records, signature, head = _checked_records(numbered, genesis, links, trailed=header.format == FORMAT)
     if signature is not None:
         _check_signature(signature[1], signature[0], genesis, meta.agent, records)
+    if branch_id is None and _holds(store, meta.id, genesis, (len(records), head)):
+        if signature is not None:  # a signature the first import may not have had
+            store_signature(store, signature[1])
+        return open_run(store, meta.id)  # imported before: the same run again is no new run
     final = branch_id or unique_branch_id(store, meta.id)
     info = BranchInfo(
         id=final if not links else unique_branch_id(store, f"{final}~1"), parent=None, fork_seq=0, genesis=genesis,
@@ -173,6 +177,14 @@ def import_lines(store: EventStore, lines: Iterable[str], *, branch_id: str | No
     if signature is not None:
         store_signature(store, signature[1])
     return open_run(store, final)
+
+
+def _holds(store: EventStore, branch_id: str, genesis: str, head: tuple[int, str]) -> bool:
+    """Whether ``store`` has a run named ``branch_id`` with that genesis and head: every event the same."""
+    try:
+        return store.branch(branch_id).genesis == genesis and store.head(branch_id) == head
+    except StoreError:
+        return False
 
 
 def _check_signature(signature: Signature, line: int, genesis: str, agent: str, records: Sequence[Record]) -> None:
@@ -199,7 +211,7 @@ def append_lines(store: EventStore, lines: Iterable[str], branch_id: str) -> Run
         raise ExportFormatError(f"line 1: the export is not a continuation of {branch_id} (another genesis)")
     if meta.agents and len(meta.agents) > 1:
         raise ExportFormatError(f"line 1: the export changes agent part way; only a run of one agent can continue {branch_id}")
-    records, _ = _checked_records(numbered, stored.genesis, {}, trailed=True)
+    records, _, _ = _checked_records(numbered, stored.genesis, {}, trailed=True)
     store.lease(branch_id)
     try:
         head, head_hash = store.head(branch_id)
@@ -249,8 +261,8 @@ def _header(raw: str) -> _Header:
 
 
 def _checked_records(lines: Iterator[tuple[int, str]], genesis: str, links: dict[int, str], *,
-                     trailed: bool) -> tuple[list[Record], tuple[int, Signature] | None]:
-    """The file's events, checked, and the end line's signature with its line number (if it has one)."""
+                     trailed: bool) -> tuple[list[Record], tuple[int, Signature] | None, str]:
+    """The file's events, checked, the end line's signature with its line number (if it has one) and the head hash."""
     prev = genesis
     records: list[Record] = []
     trailer: tuple[int, _Trailer] | None = None
@@ -290,5 +302,5 @@ def _checked_records(lines: Iterator[tuple[int, str]], genesis: str, links: dict
         if end.signature is not None:
             if end.signature.statement.get("head") != prev:
                 raise ExportFormatError(f"line {number}: the signature is over another head than this file's")
-            return records, (number, end.signature)
-    return records, None
+            return records, (number, end.signature), prev
+    return records, None, prev

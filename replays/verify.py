@@ -186,6 +186,10 @@ def check_inputs(run: Run) -> Mismatch | None:
     for field in ("world_hash", "seed", "config"):
         if getattr(branch, field) != getattr(root, field):
             return Mismatch(seq=0, check=f"fork {field}", expected=str(getattr(root, field)), actual=str(getattr(branch, field)))
+    odd = run.store.mistyped(branch.id)
+    if odd is not None:
+        return Mismatch(seq=odd[0], check="column types", expected="t integer, kind text, payload text, hash text",
+                        actual=odd[1])
     for kind, named in dict.fromkeys((("world", branch.world_hash), ("term", root.term_hash), ("term", branch.term_hash))):
         try:
             actual = digest(run.store.get_blob(named))

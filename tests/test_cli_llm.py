@@ -142,7 +142,9 @@ def test_resume_rebuilds_the_same_agent_and_fork_asks_only_after_the_fork(tmp_pa
     child = json.loads(forked.stdout)
     assert child["fork_seq"] == at and len(third.requests) == len(oracle_replies) - 150
 
-    replayed = campus("run", "--db", str(db), "--agent", f"recorded:{run_id}", "--json", "--seed", "9")
+    ignored = campus("run", "--db", str(db), "--agent", f"recorded:{run_id}", "--json", "--seed", "9")
+    assert ignored.exit_code == 2 and "--seed cannot be used with --agent recorded:" in ignored.stderr  # it was ignored
+    replayed = campus("run", "--db", str(db), "--agent", f"recorded:{run_id}", "--json")
     assert replayed.exit_code == 0, replayed.output
     again = json.loads(replayed.stdout)
     assert again["seed"] == 0

@@ -504,6 +504,10 @@ def test_an_import_that_fails_while_writing_leaves_no_run(tmp_path: Path, export
     assert again.branches() == [] and again.conn.execute("SELECT count(*) FROM events").fetchone() == (0,)
     run = import_lines(again, exported)
     assert verify(run).ok
+    same = import_lines(again, exported)  # the same run again is no new run (it was stored as oracle-s0-2, -3, ...)
+    assert same.branch.id == run.branch.id and len(again.branches()) == 1
+    named = import_lines(again, exported, branch_id="kept-apart")
+    assert named.branch.id == "kept-apart" and len(again.branches()) == 2
     again.close()
 
 

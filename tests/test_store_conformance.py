@@ -170,7 +170,9 @@ def test_branches_are_listed_in_creation_order(store: EventStore) -> None:
 def test_sqlite_refuses_updates_and_deletes(sqlite_store: SQLiteStore) -> None:
     root(sqlite_store)
     sqlite_store.append("main", walks(2))
-    for statement in ("UPDATE events SET t = 5", "DELETE FROM events", "UPDATE branches SET agent = 'x'", "DELETE FROM branches"):
+    sqlite_store.put_blob("world", "w" * 64, b"{}")
+    for statement in ("UPDATE events SET t = 5", "DELETE FROM events", "UPDATE branches SET agent = 'x'", "DELETE FROM branches",
+                      "UPDATE blobs SET data = x'00'", "DELETE FROM blobs"):  # a stored world could be deleted
         with pytest.raises(sqlite3.IntegrityError, match="append-only|cannot"):
             sqlite_store.conn.execute(statement)
     assert [r.t for r in sqlite_store.rows("main")] == [0, 1]

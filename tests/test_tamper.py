@@ -287,6 +287,23 @@ def test_an_edited_kind_is_caught_though_it_is_outside_the_hash(original: tuple[
     assert report.mismatch is not None and (report.mismatch.seq, report.mismatch.check) == (40, "sequence")
 
 
+@pytest.mark.parametrize(("column", "value", "stored"), [
+    ("t", "t + 0.5", "t real"), ("t", "CAST(t AS TEXT) || 'x'", "t text"), ("t", "CAST(CAST(t AS TEXT) AS BLOB)", "t blob"),
+    ("kind", "CAST(kind AS BLOB)", "kind blob"), ("payload", "CAST(payload AS BLOB)", "payload blob"),
+    ("hash", "CAST(hash AS BLOB)", "hash blob"),
+])
+def test_a_value_that_reads_back_the_same_but_is_stored_as_another_type_is_caught(
+        original: tuple[Path, str], tmp_path: Path, column: str, value: str, stored: str) -> None:
+    """The readers cast each column to its declared type, so 444.5 read as 444 and the chain checked, while the SQL
+    views (``run_events``) showed the edit: a forgery that verified."""
+    def edit(conn: sqlite3.Connection, branch: str) -> None:
+        conn.execute(f"UPDATE events SET {column} = {value} WHERE branch = ? AND seq = 40", (branch,))
+
+    report = tampered(original, tmp_path, edit, rehash=False)
+    assert not report.ok and report.mismatch is not None
+    assert (report.mismatch.seq, report.mismatch.check) == (40, "column types") and stored in report.mismatch.actual
+
+
 def test_edited_meta_is_harmless(original: tuple[Path, str], tmp_path: Path) -> None:
     def edit(conn: sqlite3.Connection, branch: str) -> None:
         conn.execute("UPDATE events SET meta = '{\"tokens\": 1}' WHERE branch = ?", (branch,))
