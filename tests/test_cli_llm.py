@@ -76,7 +76,8 @@ def test_an_unreachable_endpoint_exits_2(tmp_path: Path) -> None:
 ])
 def test_bad_agent_options_are_clear_errors_that_change_nothing(tmp_path: Path, args: tuple[str, ...], message: str) -> None:
     db = tmp_path / "runs.db"
-    result = campus("run", "--db", str(db), "--scale", str(SCALE), *args)
+    scale = () if args[1].startswith("recorded:") else ("--scale", str(SCALE))  # a replay takes its run's scale
+    result = campus("run", "--db", str(db), *scale, *args)
     assert result.exit_code == 2 and message in result.stderr, result.output
     if db.exists():
         listed = campus("runs", "--db", str(db), "--json")

@@ -121,9 +121,9 @@ def test_duplicate_and_unknown_branches(store: EventStore) -> None:
     root(store)
     with pytest.raises(StoreError, match="already exists"):
         root(store)
-    with pytest.raises(StoreError, match="no branch"):
+    with pytest.raises(StoreError, match="no run"):
         store.append("ghost", walks(1))
-    with pytest.raises(StoreError, match="no branch"):
+    with pytest.raises(StoreError, match="no run"):
         store.rows("ghost")
     store.append("main", walks(1))
     with pytest.raises(StoreError, match="already exists"):
