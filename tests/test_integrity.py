@@ -294,14 +294,15 @@ def test_a_full_disk_under_a_run_and_a_read_only_file_are_said_so(tmp_path: Path
     store = SQLiteStore(path)
     run = new_run(store, world, small_term, agent_name="oracle", seed=0, branch_id="r")
     pages = store.conn.execute("PRAGMA page_count").fetchone()[0]
-    store.conn.execute(f"PRAGMA max_page_count = {pages + 64}")  # room for a few steps first
+    store.conn.execute(f"PRAGMA max_page_count = {pages + 64}")
     with pytest.raises(typer.Exit):
         _play(run, make_agent("oracle", small_term, world), str(path), show_progress=False)
     store.conn.execute("PRAGMA max_page_count = 1000000")
     store.close()
     error = capsys.readouterr().err
     assert f"no room left to write {path}: nothing past the last commit was written" in error, error
-    assert "OperationalError" not in error and f"--resume r" in error
+    # how far it got depends on how the wall clock grouped the commits: stopped at a step, or before the first reply
+    assert "OperationalError" not in error and ("--resume r" in error or "plays into it again" in error), error
 
     with pytest.raises(typer.Exit), open_db(str(path)):
         with sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True) as reader:  # what a file only readable gives
