@@ -130,10 +130,23 @@ def test_every_event_of_the_run_is_in_the_page_once(opened: dict[str, Run]) -> N
         assert entries[-1][2]["kind"] == "task_ended" and entries[-1][2]["task_id"] == task_id
 
 
-def test_a_run_stopped_mid_task_shows_that_task_unfinished(small: dict[str, Any], world: WorldIndex, tmp_path: Path) -> None:
-    store = SQLiteStore(tmp_path / "stopped.db")
+def stopped(small: dict[str, Any], world: WorldIndex, path: Path) -> tuple[SQLiteStore, Run]:
+    """The oracle's run of the small term stopped after seven replies, mid-task, in a file of its own."""
+    store = SQLiteStore(path)
     run = new_run(store, world, small["term"], agent_name="oracle", seed=0)
     run.session(make_agent("oracle", small["term"], world)).run(max_steps=7)
+    return store, run
+
+
+def shown(browser: Any, page: Path, run: Run) -> None:
+    """``run``'s report written to ``page`` and opened, with no console error."""
+    write_report(page, run)
+    load(browser, page)
+    assert console_errors(browser) == []
+
+
+def test_a_run_stopped_mid_task_shows_that_task_unfinished(small: dict[str, Any], world: WorldIndex, tmp_path: Path) -> None:
+    store, run = stopped(small, world, tmp_path / "stopped.db")
     part = msgspec.json.decode(msgspec.json.encode(report_data(run)))["runs"][0]
     unfinished = [task_id for task_id, span in part["spans"].items() if span[1] is None]
     assert len(unfinished) == 1 and part["finished"] is False
@@ -277,14 +290,9 @@ def test_page_loads_with_no_console_error_and_no_network(browser: Any, pages: di
 def test_a_stopped_runs_days_without_events_show_nothing_stray(browser: Any, small: dict[str, Any], world: WorldIndex,
                                                                tmp_path: Path) -> None:
     """A day with walks but no event between tasks (or none at all, after the stop) printed "null" under it."""
-    store = SQLiteStore(tmp_path / "stopped.db")
-    run = new_run(store, world, small["term"], agent_name="oracle", seed=0)
-    run.session(make_agent("oracle", small["term"], world)).run(max_steps=7)
-    page = tmp_path / "stopped.html"
-    write_report(page, run)
+    store, run = stopped(small, world, tmp_path / "stopped.db")
+    shown(browser, tmp_path / "stopped.html", run)
     store.close()
-    load(browser, page)
-    assert console_errors(browser) == []
     days = browser.find_elements("css selector", "#week-body section.day")
     assert days and not any("null" in day.text.split() for day in days)
 
@@ -461,11 +469,8 @@ def test_the_ability_vector_is_shown_per_ability_and_per_distance_bin(
     memory = report_data(run)["runs"][0]["memory"]
     assert memory["abilities"] == scorecard(term, run.ended_tasks())["mps"]["abilities"]
     assert memory["abilities"]["abstention"] == 0.5 and memory["by_events"] and memory["by_days"]
-    page = tmp_path / "memory.html"
-    write_report(page, run)
+    shown(browser, tmp_path / "memory.html", run)
     store.close()
-    load(browser, page)
-    assert console_errors(browser) == []
     table = browser.find_element("css selector", "#memory-panel table")
     heads = [th.text for th in table.find_elements("css selector", "thead th")]
     distance_bins = [b for b in memory["by_days"] if b[0] in "<>0123456789"]
