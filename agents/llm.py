@@ -30,7 +30,7 @@ import msgspec
 from campus.agents.chat import OPENAI_URL, ChatClient, Completion
 from campus.agents.memory import DEFAULT_BUDGET, Memory, make_memory
 from campus.agents.providers import PROVIDERS, TokenLimit, provider_of
-from campus.agents.variants import DEFAULT_VARIANT, load_variant
+from campus.agents.variants import DEFAULT_VARIANT, default_memory, load_variant
 from campus.events import StructuredCall
 from campus.kernel.admit import safe_text
 from campus.kernel.agent import AgentView, Reply, TaskMemory, Turn
@@ -117,7 +117,17 @@ class LLMConfig(msgspec.Struct, frozen=True, kw_only=True):
             raise ValueError(f"cannot read the agent spec {spec!r}: {error}") from None
 
     def short_name(self) -> str:
-        return f"llm-{self.provider}-{self.model}" if self.provider else f"llm-{self.model}"
+        """What runs of this agent are named after: the model, then each setting that is not its default (two prompt
+        variants of one model are two agents, not two trials of one; ``llm-noisy-proactive``, not ``llm-noisy-s0-2``).
+        The endpoint is left out: it says where the model is served, not what it is asked."""
+        named = [f"llm-{self.provider}-{self.model}" if self.provider else f"llm-{self.model}"]
+        named += [self.variant] if self.variant != DEFAULT_VARIANT else []
+        named += [self.mode] if self.mode != "text" else []
+        named += [f"mem-{self.memory}"] if self.memory != default_memory(self.variant) else []
+        named += [f"budget{self.memory_tokens}"] if self.memory_tokens != DEFAULT_BUDGET else []
+        named += [f"temp{self.temperature:g}"] if self.temperature is not None else []
+        named += [f"max{self.max_tokens}"] if self.max_tokens is not None else []
+        return "-".join(named)
 
     def price_key(self) -> str:
         """How a price table names this model: ``provider/model``, ``openai/...`` for OpenAI's own URL, else the bare name."""

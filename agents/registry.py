@@ -148,13 +148,24 @@ _SHAPING = {"model": "--model", "provider": "--model", "mode": "--mode", "varian
 """The spec's fields that shape what a model is sent (its endpoint does not), with the option that sets each."""
 
 
+def agent_differences(stored: str, now: str) -> dict[str, tuple[Any, Any]]:
+    """What makes agent ``now`` another than ``stored``, field by field (``{field: (stored's, now's)}``): for two model
+    specs, the settings that shape the requests, not the endpoint; for other agents, the names."""
+    if stored == now:
+        return {}
+    if not (stored.startswith("llm:") and now.startswith("llm:")):
+        return {"agent": (stored, now)}
+    before, after = LLMConfig.from_spec(stored), LLMConfig.from_spec(now)
+    return {name: (getattr(before, name), getattr(after, name)) for name in _SHAPING
+            if getattr(before, name) != getattr(after, name)}
+
+
 def changed_options(stored: str, now: str) -> list[str]:
     """The options that make ``now`` another agent than the run's ``stored`` one: a run resumed under them would
     record replies its spec cannot rebuild (``verify --deep``, ``campus prompt``) and price them as the old model's."""
-    if not is_llm(stored) or stored == now:
+    if not is_llm(stored):
         return []
-    before, after = LLMConfig.from_spec(stored), LLMConfig.from_spec(now)
-    return list(dict.fromkeys(flag for name, flag in _SHAPING.items() if getattr(before, name) != getattr(after, name)))
+    return list(dict.fromkeys(_SHAPING[name] for name in agent_differences(stored, now) if name in _SHAPING))
 
 
 def api_key(options: AgentOptions, config: LLMConfig) -> tuple[str, str]:

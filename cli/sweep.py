@@ -108,8 +108,9 @@ def sweep(
             fail("interrupted; finished runs are kept, and the same command continues the sweep", code=130)
     comparison = compare(results, [spec.label for spec in specs])
     runs = [{key: value for key, value in asdict(r).items() if key not in ("outcomes", "cells")} for r in results]
-    report = {"db": db, "scale": scale, "disruptions": disruptions, "rounds": rounds, "trials": trials,
-              "seeds": sorted({r.seed for r in planned}), "agents": [spec.label for spec in specs], "runs": runs} | comparison
+    report = {"db": db, "scale": scale, "disruptions": disruptions, "busy_days": busy_days, "rounds": rounds,
+              "trials": trials, "seeds": sorted({r.seed for r in planned}), "agents": [spec.label for spec in specs],
+              "agent_specs": {spec.label: spec.name for spec in specs}, "runs": runs} | comparison
     if as_json:
         sys.stdout.write(msgspec.json.encode(report).decode() + "\n")
     else:

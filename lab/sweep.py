@@ -51,6 +51,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from campus.agents.registry import agent_differences
 from campus.events import MAX_SEED, TaskEnded, TooDeep
 from campus.kernel.agent import Agent
 from campus.kernel.logs import configure as configure_logs
@@ -216,7 +217,8 @@ def _check_stored(store: EventStore, name: str, agent: AgentSpec, seed: int, set
         header = msgspec.json.decode(store.get_blob(info.term_hash), type=_TermHeader)
     except RecursionError:
         raise TooDeep("a term") from None
-    wanted = {"agent": agent.name, "seed": seed, "rules": run_config(settings.rounds), "parent": None,
+    agents = agent_differences(info.agent, agent.name)  # another endpoint is the same agent, as on a resume
+    wanted = {"agent": agent.name if agents else info.agent, "seed": seed, "rules": run_config(settings.rounds), "parent": None,
               "world": world, "term": term_name(seed, settings.scale), "disruptions": settings.disruptions,
               "busy_days": settings.busy_days}
     found = {"agent": info.agent, "seed": info.seed, "rules": info.config, "parent": info.parent,
@@ -225,8 +227,10 @@ def _check_stored(store: EventStore, name: str, agent: AgentSpec, seed: int, set
              "busy_days": any(task.scenario == BUSY_DAYS for task in header.tasks)}
     differ = [key for key in wanted if wanted[key] != found[key]]
     if differ:
-        shown = "; ".join(f"{key}: stored {_short(found[key])}, sweep {_short(wanted[key])}" for key in differ)
-        raise SweepConflict(f"run {name!r} in {settings.db} is not this sweep's run ({shown}); "
+        parts = [f"agent{'' if field == 'agent' else ' ' + field}: stored {_short(old)}, sweep {_short(new)}"
+                 for field, (old, new) in agents.items()]  # the settings that differ, not two specs cut short
+        parts += [f"{key}: stored {_short(found[key])}, sweep {_short(wanted[key])}" for key in differ if key != "agent"]
+        raise SweepConflict(f"run {name!r} in {settings.db} is not this sweep's run ({'; '.join(parts)}); "
                             "use another --db or a --prefix")
 
 

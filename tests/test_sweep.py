@@ -365,6 +365,32 @@ def test_a_sweep_plays_any_agent_the_registry_knows(tmp_path: Path) -> None:
         store.close()
 
 
+def test_two_settings_of_one_model_are_two_agents_and_another_endpoint_is_the_same_one() -> None:
+    """Two prompt variants of one model had one label ("agents must differ: llm-m, llm-m"), so a sweep could not
+    compare them; a run moved to another endpoint (a server restarted on another port) was "not this sweep's run",
+    where a resume may change the endpoint."""
+    from campus.agents.llm import LLMConfig
+    from campus.lab.sweep import AgentSpec, SweepConflict, SweepSettings, plan_sweep
+
+    def spec(**fields: object) -> AgentSpec:
+        config = LLMConfig(model="m", base_url="http://127.0.0.1:9000/v1").__replace__(**fields)  # type: ignore[attr-defined]
+        return AgentSpec(config.spec(), config.short_name())
+
+    vanilla, proactive = spec(), spec(variant="proactive")
+    assert (vanilla.label, proactive.label) == ("llm-m", "llm-m-proactive")
+    assert spec(mode="tools", temperature=0.2, variant="all-in-one", memory="scratchpad").label == "llm-m-all-in-one-tools-temp0-2"
+    assert spec(base_url="http://localhost:9001/v1").label == "llm-m"
+    world, term = inputs(1, SCALE)
+    store = MemoryStore()
+    settings = SweepSettings(db=":memory:", scale=SCALE)
+    new_run(store, world, term, agent_name=vanilla.name, seed=1, branch_id="llm-m-s1")
+    [planned] = plan_sweep(store, [spec(base_url="http://localhost:9001/v1")], [1], settings)
+    assert (planned.run_id, planned.action) == ("llm-m-s1", "resume")
+    assert [p.run_id for p in plan_sweep(store, [vanilla, proactive], [1], settings)] == ["llm-m-s1", "llm-m-proactive-s1"]
+    with pytest.raises(SweepConflict, match=r"agent temperature: stored None, sweep 0\.5\)"):
+        plan_sweep(store, [AgentSpec(spec(temperature=0.5).name, "llm-m")], [1], settings)
+
+
 def test_a_recording_asked_to_play_another_seed_or_a_run_not_there_is_refused_before_playing(tmp_path: Path) -> None:
     """Both failed in a worker mid-sweep, leaving a run behind and saying the same command would continue."""
     db = tmp_path / "runs.db"
