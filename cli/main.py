@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sqlite3
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -803,18 +804,24 @@ def runs(
     with open_db(db, read_only=True) as store:
         terms: dict[str, Term] = {}
         scales: dict[str, float | None] = {}
-        rows = []
+        rows: list[dict[str, Any]] = []
         hidden = 0
-        for b in store.branches():
-            status = run_status(store, b.id)
-            if status.state == "abandoned" and not show_all:
-                hidden += 1
+        damage: tuple[type[BaseException], ...] = (*expected_errors(), sqlite3.DatabaseError, RecursionError)
+        for branch_id in store.branch_ids():
+            try:
+                b = store.branch(branch_id)
+                status = run_status(store, b.id)
+                if status.state == "abandoned" and not show_all:
+                    hidden += 1
+                    continue
+                if b.term_hash not in terms:
+                    terms[b.term_hash] = decode_term(store.get_blob(b.term_hash), b.schema)
+                    scales[b.term_hash] = term_scale(store, b.term_hash)
+                card = scorecard(terms[b.term_hash], events_of(store, b.id, TaskEnded))
+                usage = run_usage(store, b.id).total if is_llm(b.agent) or b.agent.startswith(INSPECT) else None
+            except damage as error:  # one damaged run hid them all
+                rows.append({"run": branch_id, "status": "damaged", "error": str(error) or type(error).__name__})
                 continue
-            if b.term_hash not in terms:
-                terms[b.term_hash] = decode_term(store.get_blob(b.term_hash), b.schema)
-                scales[b.term_hash] = term_scale(store, b.term_hash)
-            card = scorecard(terms[b.term_hash], events_of(store, b.id, TaskEnded))
-            usage = run_usage(store, b.id).total if is_llm(b.agent) or b.agent.startswith(INSPECT) else None
             rows.append({"run": b.id, "status": status.state, "agent": b.agent, "label": run_label(b.agent),
                          "tokens": None if usage is None else usage.prompt_tokens + usage.completion_tokens,
                          "latency_s": None if usage is None else usage.latency_s,
@@ -823,9 +830,13 @@ def runs(
                          "tasks_ended": card["total"]["tasks"], "parent": b.parent,
                          "fork_seq": b.fork_seq if b.parent else None, "events": status.head,
                          "final_hash": store.head(b.id)[1], "status_text": str(status)})
+    damaged = [r for r in rows if r["status"] == "damaged"]
     if as_json:
         emit_json(rows)
+        if damaged:
+            raise typer.Exit(2)
         return
+    rows = [r for r in rows if r["status"] != "damaged"]
     table = Table()
     numbers = ("seed", "scale", "StuGPA", "fork at", "events", "tokens", "cost")
     for column in ("run", "status", "agent", "seed", "scale", "StuGPA", "parent", "fork at", "events", "tokens", "cost",
@@ -836,9 +847,15 @@ def runs(
                       f"{r['stugpa']:.2f}", r["parent"] or "", "" if r["fork_seq"] is None else str(r["fork_seq"]),
                       str(r["events"]), "" if r["tokens"] is None else f"{r['tokens']:,}",
                       "" if r["tokens"] is None else cost_text(r["cost_usd"]), r["final_hash"][:16])
-    out.print(table)
+    if rows or not damaged:
+        out.print(table)
     if hidden:
         out.print(f"{hidden} abandoned run(s) hidden (their agent never replied); --all lists them", highlight=False)
+    listed = " (the other runs are listed)" if rows else ""
+    for error in dict.fromkeys(r["error"] for r in damaged):  # a lineage's damage is every run's on it: said once
+        err.print(f"[bold red]error:[/] {escape(error)}{listed}", markup=True, highlight=False)
+    if damaged:
+        raise typer.Exit(2)
 
 
 # ---------------------------------------------------------------- world and bench

@@ -129,6 +129,7 @@ class EventStore(Protocol):
     ) -> BranchInfo: ...
     def branch(self, branch_id: str) -> BranchInfo: ...
     def branches(self) -> list[BranchInfo]: ...
+    def branch_ids(self) -> list[str]: ...
     def head(self, branch_id: str) -> tuple[int, str]: ...
     def append(self, branch_id: str, records: Sequence[Record], *, expect: int | None = None) -> tuple[int, str]: ...
     def lease(self, branch_id: str) -> None: ...
@@ -314,6 +315,9 @@ class MemoryStore(_Lineage):
 
     def branches(self) -> list[BranchInfo]:
         return list(self._branches.values())
+
+    def branch_ids(self) -> list[str]:
+        return list(self._branches)
 
     def mistyped(self, branch_id: str) -> tuple[int, str] | None:
         """Rows in memory hold the types they were appended with."""
@@ -676,8 +680,11 @@ class SQLiteStore(_Lineage):
         return info
 
     def branches(self) -> list[BranchInfo]:
-        ids = [r[0] for r in self.conn.execute("SELECT id FROM branches ORDER BY rowid")]
-        return [self.branch(i) for i in ids]
+        return [self.branch(i) for i in self.branch_ids()]
+
+    def branch_ids(self) -> list[str]:
+        """Every branch's id in creation order, without reading the rows (one of which may be damaged)."""
+        return [r[0] for r in self.conn.execute("SELECT CAST(id AS TEXT) FROM branches ORDER BY rowid")]
 
     def mistyped(self, branch_id: str) -> tuple[int, str] | None:
         """The first row of the branch's history holding a value of another type than its column declares, with the

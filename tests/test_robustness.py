@@ -205,6 +205,23 @@ def test_a_value_stored_as_another_type_is_read_as_its_column_s(runs_db: Path, t
         assert report.mismatch is not None and report.mismatch.check == check, report.mismatch
 
 
+def test_one_damaged_run_does_not_hide_the_others_from_runs(runs_db: Path, tmp_path: Path) -> None:
+    """`campus runs` stopped at the first run whose branch row did not read, listing nothing."""
+    db = tmp_path / "two.db"
+    shutil.copyfile(runs_db, db)
+    assert campus("run", "--agent", "noop", "--scale", "0.01", "--name", "kept", "--db", str(db),
+                  cwd=tmp_path).returncode == 0  # a run of its own (a fork of the damaged run is damaged with it)
+    with sqlite3.connect(db) as conn:
+        conn.executescript(UNGUARDED + "UPDATE branches SET seed = 'zero' WHERE id = 'oracle-s0';")
+    conn.close()
+    listed = campus("runs", "--db", str(db), cwd=tmp_path)
+    line = one_error_line(listed)
+    assert "run 'oracle-s0' is damaged" in line and "(the other runs are listed)" in line
+    assert "kept" in listed.stdout and "oracle-s0 " not in listed.stdout
+    rows = json.loads(campus("runs", "--db", str(db), "--json", cwd=tmp_path).stdout)
+    assert [(r["run"], r["status"]) for r in rows] == [("oracle-s0", "damaged"), ("kept", "finished")]
+
+
 @pytest.mark.parametrize("sql, why", [
     ("UPDATE events SET payload = x'00ff' WHERE branch = 'oracle-s0' AND seq = 5", "it holds a text that is not valid UTF-8"),
     ("UPDATE events SET seq = 'last' WHERE branch = 'oracle-s0' AND seq = (SELECT max(seq) FROM events)",
