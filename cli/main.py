@@ -852,8 +852,8 @@ def runs(
     if hidden:
         out.print(f"{hidden} abandoned run(s) hidden (their agent never replied); --all lists them", highlight=False)
     listed = " (the other runs are listed)" if rows else ""
-    for error in dict.fromkeys(r["error"] for r in damaged):  # a lineage's damage is every run's on it: said once
-        err.print(f"[bold red]error:[/] {escape(error)}{listed}", markup=True, highlight=False)
+    for said in dict.fromkeys(r["error"] for r in damaged):  # a lineage's damage is every run's on it: said once
+        err.print(f"[bold red]error:[/] {escape(said)}{listed}", markup=True, highlight=False)
     if damaged:
         raise typer.Exit(2)
 
