@@ -100,6 +100,12 @@ def plays_itself(name: str) -> bool:
     return True
 
 
+def steps_from_outside(name: str) -> bool:
+    """Whether ``name`` is an agent that pushes replies through the stepper from outside (an MCP client's or
+    ``Env``'s name): the runs an MCP client may continue or start under that name."""
+    return not plays_itself(name) and not name.startswith(INSPECT)
+
+
 def llm_config(name: str, options: AgentOptions) -> LLMConfig:
     """The config from the options, over the stored spec (resume, fork), over the environment.
 

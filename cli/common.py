@@ -178,14 +178,12 @@ def exists(path: str) -> bool:
 @contextmanager
 def open_db(path: str, *, must_exist: bool = True, read_only: bool = False) -> Iterator[EventStore]:
     """``read_only``: for a command that only reads; the file is never written (see ``SQLiteStore``)."""
-    from campus.kernel.store import StoreError, disk_full, open_store, read_only_file
+    from campus.kernel.store import StoreError, disk_full, open_store, permissions, refusal
 
     if (must_exist or read_only) and path != ":memory:" and not exists(path):
         fail(f"no database at {path}; create one with 'campus run --db {path}'")
-    if must_exist and not read_only and path != ":memory:" and _holds_nothing(path):
-        fail(f"{path} is empty, not a campus database; it was left untouched")
     try:
-        store = open_store(path, read_only=read_only)
+        store = open_store(path, read_only=read_only, holds_runs=must_exist)
     except StoreError as error:
         fail(str(error))
     try:
@@ -197,29 +195,13 @@ def open_db(path: str, *, must_exist: bool = True, read_only: bool = False) -> I
     except sqlite3.DatabaseError as error:  # a file damaged after it was opened, a disk that filled up, a read-only file
         if disk_full(error):
             fail(f"no room left to write {path} ({error}): nothing past its last commit was written")
-        if read_only_file(error):
-            fail(f"cannot write {path}: {error} (a permissions problem, not a damaged file: this user may only read it "
-                 "or the -wal and -shm files SQLite keeps beside it)")
+        if permissions(error):  # a file this user may only read opens; its first write fails
+            fail(str(refusal(path, error, "write")))
         if "Could not decode to UTF-8" in str(error):  # Python's sqlite3 on a text column edited to other bytes
             fail(f"{path} is damaged: it holds a text that is not valid UTF-8")
         fail(f"{path} is damaged: {error}")
     finally:
         store.close()
-
-
-def _holds_nothing(path: str) -> bool:
-    """Whether ``path`` is a file with no table at all (zero bytes, or a bare SQLite header): a command that needs a
-    stored run would otherwise make it a campus database before finding no run in it. Read without writing."""
-    file = Path(path)
-    if not file.is_file():
-        return False
-    if file.stat().st_size == 0:
-        return True
-    try:
-        with closing(sqlite3.connect(f"{file.resolve().as_uri()}?mode=ro", uri=True)) as conn:
-            return conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
-    except sqlite3.Error:
-        return False  # not SQLite, or unreadable: open_store says which
 
 
 @contextmanager

@@ -237,7 +237,8 @@ def run(
                                            "client), or fork it with --agent to hand it to another agent")
             player, now = resolve(current.branch.agent, agent_options, store=store, term=current.term, world=current.world,
                                   branch=current.branch.id)
-            if paraphrase is None and _reworded(current) and run_status(store, current.branch.id).state != "finished":
+            # a paraphrase model reworded its people's replies: resumed without one, the rest would not be
+            if paraphrase is None and _counted(current, "reply_paraphrased") and run_status(store, current.branch.id).state != "finished":
                 fail(f"run {current.branch.id} was played with people's replies reworded by a model: give "
                      "--paraphrase-model (and --paraphrase-base-url) again to go on with them reworded")
             changed = changed_options(current.branch.agent, now)
@@ -443,17 +444,16 @@ def _said(verdict: Any) -> str:
     return " / ".join(map(str, verdict)) if isinstance(verdict, (list, tuple)) else str(verdict)
 
 
-def _reworded(run: Run) -> bool:
-    """Whether a paraphrase model reworded any reply of the run (resumed without one, the rest would not be)."""
+def _counted(run: Run, kind: str) -> int:
+    """How many events of ``kind`` the run's log holds, counted without decoding them (a damaged payload is for
+    verify to name as a mismatch, or for score to refuse, not for a progress bar to stop the command on)."""
     head = run.store.head(run.branch.id)[0]
-    return any(batch for batch in run.store.scan(run.branch.id, 1, head, ("reply_paraphrased",)))
+    return sum(len(batch) for batch in run.store.scan(run.branch.id, 1, head, (kind,)))
 
 
 def _ended_count(run: Run) -> int:
-    """For a progress bar: the task ends in the log, counted without decoding them (a damaged payload is for verify to
-    name as a mismatch, or for score to refuse, not for the bar to stop the command on)."""
-    head = run.store.head(run.branch.id)[0]
-    return sum(len(batch) for batch in run.store.scan(run.branch.id, 1, head, ("task_ended",)))
+    """For a progress bar: the task ends in the log."""
+    return _counted(run, "task_ended")
 
 
 @app.command()

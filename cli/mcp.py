@@ -35,7 +35,7 @@ def mcp(
 
     Tools: the campus tools (calendar__add_event, ...), observe, answer and finish. Point an MCP client at 'campus mcp --db runs.db --seed 0'; afterwards verify, score or diff the run like any other (its id is printed on stderr).
     """
-    from campus.agents.registry import INSPECT, plays_itself
+    from campus.agents.registry import INSPECT, steps_from_outside
     from campus.env.driver import Driver
     from campus.env.mcp_server import serve
     from campus.scenarios.play import RunSpec, open_run, start_run
@@ -47,7 +47,7 @@ def mcp(
     if resume is not None and given:
         fail(f"{', '.join(given)} cannot be used with --resume: a run continues with its own seed, scale, round limit "
              "and agent name")
-    if plays_itself(agent_name) or agent_name.startswith(INSPECT):
+    if not steps_from_outside(agent_name):
         fail(f"--agent-name {agent_name!r} is the name of an agent campus plays itself; name the MCP client otherwise")
     inputs = inputs_of(world_source, seed, scale, resume, disruptions, busy_days, check_ins=check_ins)
     paraphrase = paraphraser_of(paraphrase_model, paraphrase_base_url)
@@ -55,7 +55,7 @@ def mcp(
         if inputs is None:
             current = open_run(store, resume)
             recorded = current.branch.agent
-            if plays_itself(recorded) or recorded.startswith(INSPECT):
+            if not steps_from_outside(recorded):
                 player = "inspect_ai" if recorded.startswith(INSPECT) else "campus"
                 fail(f"run {current.branch.id} is played by {recorded!r} ({player} runs it): an MCP client may continue "
                      "only a run an MCP client or Env played; fork it to hand it over: "

@@ -547,10 +547,12 @@ class SQLiteStore(_Lineage):
 
     ``read_only``: for commands that only read. The file must exist and be a campus database;
     nothing is written to it (no schema, no journal mode, no stamp, no checkpoint), so a damaged
-    file is reported as it is and a file this user may only read can be read.
+    file is reported as it is and a file this user may only read can be read. ``holds_runs``: for
+    commands that write to a stored run (a fork, a resume): an empty file is refused untouched too,
+    rather than made a campus database before no run is found in it.
     """
 
-    def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
+    def __init__(self, path: str | Path, *, read_only: bool = False, holds_runs: bool = False) -> None:
         self.path = str(path)
         present = path_exists(self.path)
         if present and Path(self.path).is_dir():
@@ -560,10 +562,10 @@ class SQLiteStore(_Lineage):
         if present:
             self.conn = _connect_read_only(self.path)
             try:
-                _recognise(self.conn, self.path, read_only=read_only)
+                _recognise(self.conn, self.path, read_only=read_only, empty=not (read_only or holds_runs))
             except (sqlite3.DatabaseError, StoreError) as error:
                 self.conn.close()
-                raise _refusal(self.path, error) from None
+                raise refusal(self.path, error) from None
             if not read_only:
                 self.conn.close()
         if not read_only:
@@ -586,7 +588,7 @@ class SQLiteStore(_Lineage):
         try:
             self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT)
         except sqlite3.Error as error:
-            raise _refusal(self.path, error, "write") from None
+            raise refusal(self.path, error, "write") from None
         try:
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=NORMAL")
@@ -598,7 +600,7 @@ class SQLiteStore(_Lineage):
                 self.conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
         except sqlite3.DatabaseError as error:
             self.conn.close()
-            raise _refusal(self.path, error, "write") from None
+            raise refusal(self.path, error, "write") from None
         self._identity = file_identity(self._absolute)
         """The file this connection holds, so the checkpointer touches no other put in its place."""
 
@@ -688,7 +690,7 @@ class SQLiteStore(_Lineage):
 
     def mistyped(self, branch_id: str) -> tuple[int, str] | None:
         """The first row of the branch's history holding a value of another type than its column declares, with the
-        types it holds: a time edited to 444.5 or '444 ' reads as 444 (``_ROW`` casts), so the chain still checks, but
+        types it holds: a time edited to 444.5 or '444x' reads as 444 (``_ROW`` casts), so the chain still checks, but
         the SQL views show the edit. An integer column turns a whole number written as text into an integer itself."""
         for owner, lower, upper in self.segments(branch_id):
             if upper is not None and upper < lower:
@@ -1009,12 +1011,12 @@ def _campus_tables() -> dict[str, list[str]]:
 _TABLES = _campus_tables()
 
 
-def _recognise(conn: sqlite3.Connection, path: str, *, read_only: bool) -> None:
+def _recognise(conn: sqlite3.Connection, path: str, *, read_only: bool, empty: bool) -> None:
     """``StoreError`` unless the file may be used (read without writing).
 
     A file made before ``APPLICATION_ID`` existed is recognised by its tables (a subset of
     campus's, with campus's columns); opening it to write adds the missing tables and the stamp,
-    which no other reader of the file notices. An empty file may be written, not read.
+    which no other reader of the file notices. An empty file is used only where ``empty`` says so.
     """
     application_id = conn.execute("PRAGMA application_id").fetchone()[0]
     if application_id == APPLICATION_ID:
@@ -1023,7 +1025,7 @@ def _recognise(conn: sqlite3.Connection, path: str, *, read_only: bool) -> None:
               for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")}
     if application_id == 0:
         if not tables and conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
-            if read_only:
+            if not empty:
                 raise StoreError(f"{path} is empty, not a campus database; it was left untouched")
             return
         if all(_TABLES.get(name) == columns for name, columns in tables.items()) and "events" in tables:
@@ -1061,19 +1063,19 @@ def _connect_read_only(path: str) -> sqlite3.Connection:
     try:
         conn = _connect(path, "mode=ro")
     except sqlite3.Error as error:
-        raise _refusal(path, error) from None
+        raise refusal(path, error) from None
     try:
         conn.execute("PRAGMA application_id").fetchone()  # SQLite reads the file (and its WAL) from here on
     except sqlite3.OperationalError as error:
         conn.close()
-        if not _permissions(error) or _wal_bytes(path):
-            raise _refusal(path, error) from None
+        if not permissions(error) or _wal_bytes(path):
+            raise refusal(path, error) from None
         try:
             conn = _connect(path, "immutable=1")
             conn.execute("PRAGMA application_id").fetchone()
         except sqlite3.Error:
             conn.close()
-            raise _refusal(path, error) from None
+            raise refusal(path, error) from None
     except sqlite3.DatabaseError:  # not a database at all: ``_recognise`` says so
         pass
     return conn
@@ -1096,24 +1098,19 @@ def disk_full(error: BaseException) -> bool:
     return False
 
 
-def read_only_file(error: BaseException) -> bool:
-    """Whether SQLite refused to write a file this user may only read (opened, it reads; it fails at the first write)."""
-    return (getattr(error, "sqlite_errorcode", 0) & 0xFF) == sqlite3.SQLITE_READONLY
-
-
-def _permissions(error: sqlite3.Error) -> bool:
+def permissions(error: BaseException) -> bool:
     """Whether SQLite failed for want of a file or folder it may write (or open), not for what is in the file."""
     return (getattr(error, "sqlite_errorcode", 0) & 0xFF) in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN)
 
 
-def _refusal(path: str, error: Exception, doing: str = "read") -> StoreError:
+def refusal(path: str, error: Exception, doing: str = "read") -> StoreError:
     """The one-line ``StoreError`` for a file that could not be opened, read or written as a campus database."""
     if isinstance(error, StoreError):
         return error
     folder = Path(path).absolute().parent
     if not folder.is_dir():
         return StoreError(f"cannot {doing} {path}: the folder {folder} does not exist")
-    if isinstance(error, sqlite3.Error) and _permissions(error):
+    if isinstance(error, sqlite3.Error) and permissions(error):
         return StoreError(f"cannot {doing} {path}: {error} (a permissions problem, not a damaged file: this user may "
                           "not write it, its folder or the -wal and -shm files SQLite keeps beside it)")
     return StoreError(f"{path} is not a usable campus database ({error})")
@@ -1169,12 +1166,12 @@ _META = operator.itemgetter(6)
 _BUT_META = (True,) * 6 + (False,)
 
 
-def open_store(path: str | Path | None, *, read_only: bool = False) -> EventStore:
-    """A SQLite store at ``path``, or an in-memory store for ``None`` or ``":memory:"``; ``read_only``: see
-    ``SQLiteStore``."""
+def open_store(path: str | Path | None, *, read_only: bool = False, holds_runs: bool = False) -> EventStore:
+    """A SQLite store at ``path``, or an in-memory store for ``None`` or ``":memory:"``; ``read_only`` and
+    ``holds_runs``: see ``SQLiteStore``."""
     if path is None or str(path) == ":memory:":
         return MemoryStore()
-    return SQLiteStore(path, read_only=read_only)
+    return SQLiteStore(path, read_only=read_only, holds_runs=holds_runs)
 
 
 def _utf8(payload: str | bytes) -> bytes:
