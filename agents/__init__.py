@@ -16,9 +16,9 @@ if TYPE_CHECKING:
 
 CONTROLS = ("noop", "stateless", "diligent")
 """Controls of the metrics: they see only what any agent sees (``agents/controls.py``)."""
-ADVERSARIAL = ("testwise", "optionsonly", "dawdler", "absent")
-DISRUPTION_CONTROLS = ("abstainer", "optimist")
-BUSY_CONTROLS = ("guesser", "sprayer", "fifo", "learner", "forgetful")
+ADVERSARIAL = ("testwise", "optionsonly", "dawdler", "absent", "canvasser")
+DISRUPTION_CONTROLS = ("abstainer", "optimist", "hedger")
+BUSY_CONTROLS = ("guesser", "sprayer", "fifo", "claimer", "learner", "forgetful")
 BUILTIN = ("oracle", *CONTROLS, "stale", *ADVERSARIAL, *DISRUPTION_CONTROLS, *BUSY_CONTROLS)
 READERS = ("oracle-reader", "recent-only", "no-memory", "question-only")
 """The memory-probe readers (``agents/readers.py``)."""
@@ -28,12 +28,12 @@ RECENT_STEPS = 100
 
 def make_agent(name: str, term: Term, world: WorldIndex) -> Agent:
     """A built-in agent by name; raises ``ValueError`` naming the choices for anything else."""
-    from campus.agents.adversarial import AbsentAgent, DawdlerAgent, OptionsOnlyAgent, TestwiseAgent
-    from campus.agents.busy import FifoAgent, ForgetfulAgent, GuesserAgent, LearnerAgent, SprayerAgent
+    from campus.agents.adversarial import AbsentAgent, CanvasserAgent, DawdlerAgent, OptionsOnlyAgent, TestwiseAgent
+    from campus.agents.busy import ClaimerAgent, FifoAgent, ForgetfulAgent, GuesserAgent, LearnerAgent, SprayerAgent
     from campus.agents.controls import DiligentAgent, StatelessAgent
     from campus.agents.noop import NoopAgent
     from campus.agents.oracle import OracleAgent
-    from campus.agents.scripted import AbstainerAgent, OptimistAgent, StaleAgent
+    from campus.agents.scripted import AbstainerAgent, HedgerAgent, OptimistAgent, StaleAgent
 
     controls: dict[str, Callable[[], Agent]] = {"noop": NoopAgent, "stateless": StatelessAgent, "diligent": DiligentAgent}
     if name in controls:
@@ -41,6 +41,7 @@ def make_agent(name: str, term: Term, world: WorldIndex) -> Agent:
     kinds: dict[str, Callable[[Term, WorldIndex], Agent]] = {
         "oracle": OracleAgent, "stale": StaleAgent, "testwise": TestwiseAgent, "optionsonly": OptionsOnlyAgent,
         "dawdler": DawdlerAgent, "absent": AbsentAgent, "abstainer": AbstainerAgent, "optimist": OptimistAgent,
+        "hedger": HedgerAgent, "claimer": ClaimerAgent, "canvasser": CanvasserAgent,
         "guesser": GuesserAgent, "sprayer": SprayerAgent, "fifo": FifoAgent, "learner": LearnerAgent, "forgetful": ForgetfulAgent,
     }
     if name in kinds:

@@ -28,6 +28,9 @@ Each is the oracle except in one way, so whatever it fails, it fails for that re
   by the question's text) or the one implying the smallest reading. While lectures offered options, this student answered 89-91 % of lecture
   questions and 90 % of reviews by the parameter's rank among the options, and 57 % of exam questions (96 % of the
   "two pairs" a revised protocol's questions were); held to chance + 5 points like the rest.
+- **canvasser** is the oracle, but every email it sends on a task judged by its parts goes first, word for word, to
+  the two addresses after the right one among every address the term's tasks write to: a student who writes to
+  everyone who might be meant. It must fail every task with an email to send (``sole``) and pass every other.
 - **dawdler** is the oracle plus ``IDLE`` simulated minutes per task (``calendar.wait``,
   before its answer or its ``finish``): the term has slack for it, so it must solve nearly all.
 - **absent** gives the oracle's answers and does its errands but never walks anywhere (no ``goto:``,
@@ -37,6 +40,7 @@ Each is the oracle except in one way, so whatever it fails, it fails for that re
 
 from __future__ import annotations
 
+import json
 import re
 import zlib
 from collections import Counter
@@ -97,6 +101,33 @@ class AbsentAgent(_OracleBased):
 
     def adapt(self, steps: tuple[str, ...], view: AgentView) -> Plan:
         return run_plan(tuple(step for step in steps if not step.startswith(("goto:", "walk:", "route:"))), self.world)
+
+
+class CanvasserAgent(_OracleBased):
+    name = "canvasser"
+
+    def __init__(self, term: Term, world: WorldIndex) -> None:
+        super().__init__(term, world)
+        self.addresses = sorted({part["to"] for task in term.tasks for part in task.ground_truth.get("parts", ())
+                                 if part["check"] == "email"})
+
+    def adapt(self, steps: tuple[str, ...], view: AgentView) -> Plan:
+        if "parts" not in self.term.by_id[view.task_id].ground_truth:
+            return run_plan(steps, self.world)
+        return run_plan(tuple(extra for step in steps for extra in self._canvassed(step)), self.world)
+
+    def _canvassed(self, step: str) -> list[str]:
+        """The step, after the same email to the next two addresses (none if it writes to no address of a task)."""
+        found = _TO.search(step) if step.startswith("call:email.send_email(") else None
+        to = json.loads(found[1]) if found else None
+        if to not in self.addresses:
+            return [step]
+        at = self.addresses.index(to)
+        others = {self.addresses[(at + k) % len(self.addresses)] for k in (1, 2)} - {to}
+        return [*(_TO.sub(lambda _: f"to={json.dumps(other)}", step, count=1) for other in sorted(others)), step]
+
+
+_TO = re.compile(r'to=("(?:[^"\\]|\\.)*")')
 
 
 class _Answering(_OracleBased):

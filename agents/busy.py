@@ -27,6 +27,8 @@ Every control takes hints (``campus fork --hint-level``, a ``Hint (level N):`` m
 ``[errand] Title: ...`` line per errand): told whom to ask (level 2), it asks about that errand;
 told the answer (level 3), it uses it without asking. A nudge (level 1) changes nothing. A hint about
 the errand in hand (told before its report) starts that errand again the hint's way at the next turn.
+- **claimer** reports every errand done the moment it reads it, does none of them and keeps no appointment. It must
+  pass no checkpoint: a report counts only for an errand done.
 - **fifo** does the errands in the order they arrived and never stops for an appointment. It must
   fail exactly the appointments.
 - **learner** guesses an errand of a kind (its title) no mentor has commented on, and asks about the
@@ -90,6 +92,8 @@ class Style:
     """Next errand by priority and deadline (else in the order they arrived)."""
     sprays: bool = False
     """Not asking and not told, it states every value the answer could be (``SPRAYS``) rather than one guess."""
+    claims: bool = False
+    """It reports each errand done as soon as it has read it, and does nothing else."""
 
 
 @dataclass(frozen=True)
@@ -165,7 +169,9 @@ def day(brief: str, style: Style) -> Steps:
         reader = READERS[errand["title"]]
         while True:
             advice = (style.asks(errand["title"]) or errand["id"] in whom, answers.get(errand["id"], ""))
-            if style.sprays and advice == (False, "") and errand["title"] in SPRAYS:
+            if style.claims:
+                steps = _report(errand["id"])
+            elif style.sprays and advice == (False, "") and errand["title"] in SPRAYS:
                 steps = _then(SPRAYS[errand["title"]](desk, errand["text"]), _report(errand["id"]))
             else:
                 steps = _then(reader(desk, errand["text"], *advice), _report(errand["id"]))
@@ -244,6 +250,13 @@ class SprayerAgent(BusyControl):
 
     def style(self) -> Style:
         return Style(asks=lambda title: False, keeps_appointments=True, by_priority=True, sprays=True)
+
+
+class ClaimerAgent(BusyControl):
+    name = "claimer"
+
+    def style(self) -> Style:
+        return Style(asks=lambda title: False, keeps_appointments=False, by_priority=True, claims=True)
 
 
 class FifoAgent(BusyControl):

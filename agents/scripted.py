@@ -7,6 +7,10 @@
 - **abstainer** reports every disruption task infeasible (naming the library when the goal
   could still be met) and is the oracle elsewhere: it must fail every solvable disruption task
   and pass every impossible one.
+- **hedger** never looks: on a disruption task it carries out the plan in the instruction with each booking moved to
+  the other end of the hour's window (a plan for the evening's first hour books its last, and the reverse), and is
+  the oracle elsewhere. It must fail every disruption task: a change that left one end of the evening open (a room
+  opening later, or closing early) would let a student who never looks pass it.
 - **optimist** never abstains: on an impossible disruption task it carries out the plan in the
   instruction as if the goal could be met, and is the oracle elsewhere: it must fail every
   impossible task and pass every solvable one.
@@ -16,7 +20,10 @@ The controls of the metrics, which see only what any agent sees, are in ``agents
 
 from __future__ import annotations
 
+import re
+
 from campus.kernel.agent import AgentView, Reply
+from campus.kernel.clock import clock_label
 from campus.scenarios.disruptions import SCENARIO as DISRUPTIONS
 from campus.scenarios.task import Task, Term
 from campus.world.index import WorldIndex
@@ -68,3 +75,34 @@ class OptimistAgent:
         task = self.term.by_id[view.task_id]
         plan = task.stale if _impossible(task) and task.stale is not None else task.solution
         return replay_plan(run_plan(plan, self.world), view)
+
+
+class HedgerAgent:
+    name = "hedger"
+
+    def __init__(self, term: Term, world: WorldIndex) -> None:
+        self.term = term
+        self.world = world
+
+    def act(self, view: AgentView) -> Reply:
+        task = self.term.by_id[view.task_id]
+        plan = hedged(task) if task.scenario == DISRUPTIONS and task.stale is not None else task.solution
+        return replay_plan(run_plan(plan, self.world), view)
+
+
+_SLOT = re.compile(r'time_slot="(\d\d):(\d\d)-(\d\d):(\d\d)"')
+
+
+def hedged(task: Task) -> tuple[str, ...]:
+    """The plan in a disruption task's instruction, each booking moved to the other end of the window it is in (the
+    windows the instruction states)."""
+    windows = task.ground_truth["windows"]
+
+    def moved(found: re.Match[str]) -> str:
+        start, end = int(found[1]) * 60 + int(found[2]), int(found[3]) * 60 + int(found[4])
+        low, high = next((lo, hi) for lo, hi in windows if lo <= start < hi)
+        length = end - start
+        new = high - length if start == low else low
+        return f'time_slot="{clock_label(new)}-{clock_label(new + length)}"'
+
+    return tuple(_SLOT.sub(moved, step) if "make_booking" in step else step for step in task.stale or ())

@@ -127,6 +127,8 @@ def _print(summary: dict[str, Any], world: str) -> None:
     absent = summary["absent"]
     out.print(f"absent: at most {absent['attendance']:g} attendance points, {absent['exam']:g} in-room exam questions "
               f"and {absent['walks']:g} disruption tasks that need a walk, on any seed", highlight=False)
+    out.print(f"canvasser (each email also to two others): {summary['canvasser']} scored tasks judged otherwise than "
+              "they must be (every task with an email to send failed, every other passed)", highlight=False)
     late = summary["lateness"]
     out.print(f"largest lateness of a released task: oracle {late['oracle']} min, dawdler {late['dawdler']} min",
               highlight=False)

@@ -20,12 +20,15 @@ success per scenario and the headline metrics. Over all seeds it checks:
 - **absent**: no attendance points, no exam question handed out in a room (finals are online) and no
   solvable disruption task that needs a walk to the library;
 - **dawdler**: solves at least ``DAWDLER_FLOOR`` of the scored tasks;
-- **disruption controls** (a term with disruption tasks): ``stale`` fails every disruption task,
+- **canvasser** (the oracle, writing each email to two others as well): fails every scored task with an email to
+  send and passes every other;
+- **disruption controls** (a term with disruption tasks): ``stale`` fails every disruption task, and so does
+  ``hedger`` (the plan in the instruction moved to the other end of the evening, never looking),
   ``abstainer`` fails every solvable one and passes every impossible one, ``optimist`` the
   reverse (the oracle's 100 % is the first check).
 - **busy days** (``busy``): the oracle passes every busy-day checkpoint, ``guesser`` fails exactly the
   clue-dependent ones and so does ``sprayer`` (stating every value an answer could be), ``fifo``
-  exactly the appointments (``scenarios/busy_days.should_pass``); the same-checkpoint recurrence is
+  exactly the appointments, ``claimer`` (reporting every errand done and doing none) every one (``scenarios/busy_days.should_pass``); the same-checkpoint recurrence is
   0 for ``learner`` (which uses the mentor's feedback) and above 0 for ``forgetful`` (which does not);
 - **generation**: every seed gives a term.
 
@@ -69,7 +72,8 @@ ADVERSARIES = ("testwise", "optionsonly", "dawdler", "absent")
 ABSENT_POINTS = ("attendance", "exam", "walks")
 """What ``absent`` must never earn: class attendance, in-room exam questions, disruption tasks that need a walk."""
 AGENTS = (*ORDER, *ADVERSARIES)
-DISRUPTION_CONTROLS = ("stale", "abstainer", "optimist")
+DISRUPTION_CONTROLS = ("stale", "abstainer", "optimist", "hedger")
+CANVASSER = "canvasser"
 Metric = Literal["stugpa", "ltrr", "pis", "success"]
 METRICS: tuple[Metric, ...] = ("stugpa", "ltrr", "pis", "success")
 GUESSERS = ("testwise", "optionsonly")
@@ -110,6 +114,8 @@ class SeedResult:
     """agent -> ``solvable`` / ``impossible`` -> (disruption tasks passed, disruption tasks); empty without them."""
     busy: dict[str, list[str]] = field(default_factory=dict)
     """oracle and busy-day controls -> the busy-day checkpoints judged otherwise than they must be."""
+    canvassed: list[str] = field(default_factory=list)
+    """The scored tasks ``canvasser`` passed with an email to send, or failed without one."""
     recurrence: dict[str, float | None] = field(default_factory=dict)
     """``learner`` and ``forgetful`` -> their same-checkpoint recurrence rate over the busy days; empty when the term
     has fewer than two (a small scale), so nothing can recur."""
@@ -134,7 +140,7 @@ def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = T
              and task.solution[-1].startswith("answer:") and _OPTION.search(task.instruction)]
     questions = {task.id: 1 / len(_OPTION.findall(task.instruction)) for task in asked}
     result.guesses |= _option_guesses(asked, questions) | _pooled_guesses(world, term, asked, questions)
-    for name in AGENTS + (DISRUPTION_CONTROLS if solvable else ()) + ((*BUSY_CONTROLS, *LEARNERS) if busy else ()):
+    for name in AGENTS + (CANVASSER,) + (DISRUPTION_CONTROLS if solvable else ()) + ((*BUSY_CONTROLS, *LEARNERS) if busy else ()):
         store = open_store(None)
         run = start_run(store, RunSpec(world=world_source, seed=seed, scale=scale, agent=name, disruptions=disruptions,
                                        busy_days=busy), (world, term))
@@ -148,7 +154,9 @@ def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = T
             metrics = busy_metrics(term, {e.task_id: e.marks for e in ended})
             if metrics is not None and metrics["days"] >= 2:  # recurrence is over pairs of busy days
                 result.recurrence[name] = metrics["recurrence"]
-        if name in (*DISRUPTION_CONTROLS, *BUSY_CONTROLS, *LEARNERS):
+        if name == CANVASSER:
+            result.canvassed = _canvassed(term, ended)
+        if name in (CANVASSER, *DISRUPTION_CONTROLS, *BUSY_CONTROLS, *LEARNERS):
             continue
         card = scorecard(term, ended)
         result.headline[name] = {"stugpa": card["stugpa"]["total"], "ltrr": card["ltrr"] or 0.0,
@@ -257,6 +265,21 @@ def learned_lists(played: Sequence[SeedResult]) -> dict[str, float]:
             "max_f1": max(scores, default=0.0)}
 
 
+def _canvassed(term: Term, ended: Sequence[Any]) -> list[str]:
+    """The scored tasks judged otherwise than they must be for ``canvasser``: failed with no email to send and no
+    prerequisite that had one (it is the oracle there), or passed with one (it also wrote to two others)."""
+    wrong = []
+    fails: set[str] = set()
+    for event in ended:
+        task = term.by_id[event.task_id]
+        emails = any(part["check"] == "email" and part.get("sole") for part in task.ground_truth.get("parts", ()))
+        if emails or fails.intersection(task.depends_on):
+            fails.add(task.id)
+        if event.outcome != "unscored" and (event.outcome == "success") == (task.id in fails):
+            wrong.append(f"{task.id} ({'passed' if task.id in fails else 'failed'})")
+    return wrong
+
+
 def _disrupted(ended: Sequence[Any], solvable: dict[str, bool]) -> dict[str, tuple[int, int]]:
     passed = {e.task_id for e in ended if e.task_id in solvable and e.outcome == "success"}
     return {kind: (sum(1 for t, s in solvable.items() if s == want and t in passed), sum(1 for s in solvable.values() if s == want))
@@ -267,6 +290,7 @@ DISRUPTION_PROMISES: dict[str, dict[str, Literal["none", "all"]]] = {
     "stale": {"solvable": "none", "impossible": "none"},
     "abstainer": {"solvable": "none", "impossible": "all"},
     "optimist": {"solvable": "all", "impossible": "none"},
+    "hedger": {"solvable": "none", "impossible": "none"},
 }
 """What each disruption control must pass, per kind of disruption task."""
 
@@ -363,6 +387,9 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
         if r.recurrence and not (r.recurrence["learner"] == 0 and (r.recurrence["forgetful"] or 0) > 0):
             violations.append(f"seed {r.seed}: recurrence learner {r.recurrence['learner']}, forgetful "
                               f"{r.recurrence['forgetful']} (must be 0 and above 0)")
+        if r.canvassed:
+            violations.append(f"seed {r.seed}: canvasser judged otherwise than it must on {len(r.canvassed)} task(s), "
+                              f"e.g. {r.canvassed[0]}")
         for name, wrong in r.busy.items():
             if wrong:
                 violations.append(f"seed {r.seed}: {name} judged otherwise than it must on {len(wrong)} busy-day "
@@ -397,6 +424,7 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
         "disruptions": {name: {kind: [sum(r.disrupted[name][kind][i] for r in played if name in r.disrupted) for i in (0, 1)]
                                for kind in ("solvable", "impossible")}
                         for name in ("oracle", *DISRUPTION_CONTROLS) if any(name in r.disrupted for r in played)},
+        "canvasser": sum(len(r.canvassed) for r in played),
         "busy_days": {name: sum(len(r.busy.get(name, ())) for r in played) for name in ("oracle", *BUSY_CONTROLS)}
         | {f"{name}_recurrence": (max if name == "learner" else min)(
                (r.recurrence[name] or 0.0 for r in played if r.recurrence), default=None) for name in LEARNERS}

@@ -25,7 +25,9 @@ first day, the share whose family missed the same checkpoint again on the second
 (``ClueHeld`` world changes), weighted checkpoints and the oracle's plan. Checkpoints are
 ``{name, weight, kind, check, feedback}``: ``kind`` is ``outcome`` (the right email or
 calendar entry), ``process`` (the right person was asked: a ``clue_revealed`` fact) or
-``time`` (reported done by the deadline). A checkpoint marked ``needs_clue`` can only pass
+``time`` (reported done by the deadline; a report whose check says ``done``, as every term's since a student who
+reported every errand and did none earned a sixth of the checkpoints, counts only when the errand's outcome
+checkpoints hold, and an errand so reported is late as if never reported). A checkpoint marked ``needs_clue`` can only pass
 with the clue's payload, which the text does not give and no option list narrows; nor can it pass
 by stating every value the payload could be: the emails with the errand's subject to its recipient
 must state no value of the answer's forms but the answer, and when the answer is whom to write to,
@@ -431,7 +433,7 @@ def _errand(ctx: TermContext, rng: random.Random, errand_id: str, family: str, d
     draw = Draw(rng=ctx.rng(f"busy errand {errand_id}"), ctx=ctx, errand_id=errand_id, day=day, drawn=drawn.setdefault(family, set()))
     title, text, clues, checks, plan = FAMILIES[family](draw)
     priority = rng.choice(("high", "normal", "low"))
-    checks.append({"name": "reported_on_time", "weight": 1, "kind": "time", "check": {"check": "reported"},
+    checks.append({"name": "reported_on_time", "weight": 1, "kind": "time", "check": {"check": "reported", "done": True},
                    "feedback": f"Report the errand done by {clock_label(deadline)}."})
     report = f'call:errands.report_done(errand_id="{errand_id}")'
     return Errand(errand_id, family, title, text, release, deadline, priority, checks, [*plan, report], clues,
@@ -512,7 +514,8 @@ def _holds(check: dict[str, Any], errand: dict[str, Any], events: Sequence[Event
         return _entered_as(check, [e for e in events if isinstance(e, CalendarEventAdded) and e.calendar_id == "self"
                                    and loose(e.title) == loose(check["title"])])
     if kind == "reported":
-        return any(isinstance(e, ErrandReported) and e.errand_id == errand["id"] and e.at <= errand["deadline"] for e in events)
+        at = _reported_at(errand, events)
+        return at is not None and at <= errand["deadline"] and (not check.get("done") or _done(errand, events, home))
     if kind == "present":
         return _present(events, home, check)
     raise ValueError(f"unknown busy-day check {kind!r}")
@@ -541,8 +544,24 @@ def _entered_as(check: dict[str, Any], added: Sequence[CalendarEventAdded]) -> b
     return any(right) and (not check.get("sole") or all(right))
 
 
-def _late(errand: dict[str, Any], events: Sequence[Event]) -> int:
-    at = next((e.at for e in events if isinstance(e, ErrandReported) and e.errand_id == errand["id"]), None)
+def _done(errand: dict[str, Any], events: Sequence[Event], home: str) -> bool:
+    """Every outcome checkpoint of the errand holds: what a report of it claims."""
+    return all(_holds(c["check"], errand, events, home) for c in errand["checkpoints"] if c["kind"] == "outcome")
+
+
+def _reported_at(errand: dict[str, Any], events: Sequence[Event]) -> int | None:
+    return next((e.at for e in events if isinstance(e, ErrandReported) and e.errand_id == errand["id"]), None)
+
+
+def _claims_done(errand: dict[str, Any]) -> bool:
+    """Whether a report of this errand counts only when the errand is done (its check says ``done``)."""
+    return any(c["check"].get("done") for c in errand["checkpoints"] if c["check"]["check"] == "reported")
+
+
+def _late(errand: dict[str, Any], events: Sequence[Event], home: str = "") -> int:
+    at = _reported_at(errand, events)
+    if at is not None and _claims_done(errand) and not _done(errand, events, home):
+        at = None
     end = errand["deadline"] - errand["deadline"] % MINUTES_PER_DAY + CLOSE
     return max(1, end - errand["deadline"]) if at is None else max(0, at - errand["deadline"])
 
@@ -571,7 +590,7 @@ def busy_day(task: Task, state: Any, events: Sequence[Event]) -> Verdict:
             if not passed:
                 missed.append(f"{errand['id']}/{checkpoint['name']}: {checkpoint['feedback']}")
         if errand["family"] != "appointment":
-            marks[f"{errand['id']}/late"] = _late(errand, events)
+            marks[f"{errand['id']}/late"] = _late(errand, events, home)
     detail = "every checkpoint passed" if not missed else f"{len(missed)} missed: " + "; ".join(missed[:6])
     return Verdict(not missed, detail, marks)
 
@@ -634,14 +653,24 @@ def _learning(days: list[Task], marks_of: dict[str, dict[str, int]]) -> dict[str
             "recurrence": round(again / before, 6) if before else None}
 
 
-BUSY_CONTROLS = ("guesser", "sprayer", "fifo")
+BUSY_CONTROLS = ("guesser", "sprayer", "fifo", "claimer")
 
 
 def should_pass(agent: str, errand: dict[str, Any], checkpoint: dict[str, Any]) -> bool:
     """Whether a checkpoint must pass for the oracle or a busy-day control: the guesser (and the sprayer, stating
     every value the answer could be) fails exactly the clue-dependent ones (asking, and what needs the answer) and every one of a follow-up (never asking, it is never
     handed one), fifo exactly the appointments and every checkpoint of the errand handed out at one (never there, it
-    never learns of it)."""
+    never learns of it), the claimer every one. A report that claims the errand done (``done``) passes only where
+    every outcome checkpoint of the errand does."""
+    if checkpoint["check"]["check"] == "reported" and checkpoint["check"].get("done"):
+        outcomes = [c for c in errand["checkpoints"] if c["kind"] == "outcome"]
+        return _should_pass(agent, errand, checkpoint) and all(_should_pass(agent, errand, c) for c in outcomes)
+    return _should_pass(agent, errand, checkpoint)
+
+
+def _should_pass(agent: str, errand: dict[str, Any], checkpoint: dict[str, Any]) -> bool:
+    if agent == "claimer":
+        return False
     if agent in ("guesser", "sprayer"):
         return not errand.get("announced_by") and not (checkpoint.get("needs_clue", False) or checkpoint["check"]["check"] == "revealed")
     if agent == "fifo":

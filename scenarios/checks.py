@@ -13,9 +13,12 @@ without its colon all match, while a changed word still does not):
 - ``answer`` ``{letter}``: the task ended with ``Answer: <letter>``; ``{value}`` (a task answered in words,
   evaluator ``parts_in_words``): its answer states exactly one number, ``value`` (``2,031`` reads as ``2031``).
 - ``attended``: the student reached the required place by release + ``ARRIVAL_GRACE``.
-- ``email`` ``{to, subject, body}``: an email sent in this task to ``to`` (case ignored)
+- ``email`` ``{to, subject, body, sole?}``: an email sent in this task to ``to`` (case ignored)
   whose ``loose(subject)`` equals and whose ``loose(body)`` contains ``loose(body)`` — so a
-  greeting around a prescribed text is fine, a changed word is not.
+  greeting around a prescribed text is fine, a changed word is not. Under ``sole`` (the terms made
+  since a student who wrote to every advisor of a field passed the application that asks for the one who fits)
+  every email of this task with that subject went to an address one of the task's email parts with that subject
+  names.
 - ``calendar`` ``{calendar_id, title, location, time}``: an event added or changed in this
   task and still in that calendar, with ``loose`` title and location equal and the same time
   (``time`` holds the fields of a ``CalendarTime``: weeks, weekday, start and end).
@@ -152,6 +155,12 @@ def _attended(task: Task, state: Any, events: Sequence[Event], part: dict[str, A
 def _email(task: Task, state: Any, events: Sequence[Event], part: dict[str, Any]) -> Found:
     to, subject, body = part["to"].strip().casefold(), loose(part["subject"]), loose(part["body"])
     sent = [(i, e) for i, e in enumerate(events) if isinstance(e, EmailSent)]
+    if part.get("sole"):
+        named = {p["to"].strip().casefold() for p in task.ground_truth["parts"]
+                 if p["check"] == "email" and loose(p["subject"]) == subject}
+        stray = sorted({e.to for _, e in sent if loose(e.subject) == subject and e.to.strip().casefold() not in named})
+        if stray:
+            return False, f"the email with this subject also went to {', '.join(stray[:3])}", len(events)
     for index, mail in sent:
         if mail.to.strip().casefold() == to and loose(mail.subject) == subject and body in loose(mail.body):
             return True, f"email to {part['to']}", index

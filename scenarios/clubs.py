@@ -125,7 +125,7 @@ class Mail:
     body: str
 
     def part(self) -> dict[str, Any]:
-        return {"check": "email", "to": self.to, "subject": self.subject, "body": self.body}
+        return {"check": "email", "to": self.to, "subject": self.subject, "body": self.body, "sole": True}
 
     def call(self) -> str:
         return (f"call:email.send_email(to={json.dumps(self.to)}, subject={json.dumps(self.subject)}, "

@@ -7,10 +7,14 @@ and, where nothing is left, say so with ``task.report_infeasible``.
 
 Sub-types (the change, and the campus recovery):
 
-- **T1** a time value moves: the planned room opens later that evening; book a later block.
+- **T1** a time value moves: the planned room opens later that evening, for one hour only (drawn on the quarter
+  hour, from 19:00 and ending before 22:00); book that hour, or another room.
 - **T2** the order flips: of two blocks, the planned room keeps only the late half of the
   evening and another room only the early half; book the first block elsewhere, the second in the planned room.
-- **T3** a window expires early: the planned room closes early; book an earlier block.
+- **T3** a window expires early: the planned room closes early, and opens that evening for one hour only (drawn on
+  the quarter hour, after 18:00 and ending by 21:00); book that hour, or another room. (In the terms made before
+  these one-hour bands, T1's room opened at 19:00 and T3's closed at 20:00, so booking the evening's other end
+  without looking passed every T1 and T3 task.)
 - **S1** a place closes: the planned room closes; book a seat in another study area.
 - **S2** a route closes: a walkway on the planned route (the first one with a way around it) closes; book,
   then walk another way.
@@ -259,8 +263,9 @@ def _build(ctx: TermContext, rng: random.Random, task_id: str, sub_type: str, le
         return RoomStatus(building_id=b, room_id=r, day=day, old="open", new="closed")
 
     if sub_type == "T1":
-        mut = [hours(r, "21:30-22:00") for r in rooms] if impossible else [hours(room.id, "19:00-22:00")]
-        alts = [(room, seat, 19 * 60)]
+        band = _band(ctx, task_id, 19 * 60, 20 * 60 + 45)
+        mut = [hours(r, "21:30-22:00") for r in rooms] if impossible else [hours(room.id, _slot(band, band + BLOCK))]
+        alts = [(room, seat, band)]
         blockers = rooms
     elif sub_type == "T2":
         windows = [(18 * 60, 20 * 60), (20 * 60, 22 * 60)]
@@ -274,8 +279,9 @@ def _build(ctx: TermContext, rng: random.Random, task_id: str, sub_type: str, le
         blockers = rooms
     elif sub_type == "T3":
         planned = [(room, seat, 21 * 60)]
-        mut = [hours(r, "08:00-18:30") for r in rooms] if impossible else [hours(room.id, "08:00-20:00")]
-        alts = [(room, seat, 18 * 60)]
+        band = _band(ctx, task_id, 18 * 60 + 15, 20 * 60)
+        mut = [hours(r, "08:00-18:30") for r in rooms] if impossible else [hours(room.id, _slot(band, band + BLOCK))]
+        alts = [(room, seat, band)]
         blockers = rooms
     elif sub_type in ("S1", "ST2"):
         mut = [close(r) for r in rooms] if impossible or sub_type == "ST2" else [close(room.id)]
@@ -388,6 +394,7 @@ def _build(ctx: TermContext, rng: random.Random, task_id: str, sub_type: str, le
                   for s in _unique(r.seats) if feature in s.features},
         "rooms": sorted({x for lib in libs_allowed for r in _place(ctx, lib).rooms for x in (r.id, r.name, f"{r.name} ({r.id})")}),
         "blockers": sorted(_spellings(ctx, mut, entity_class(sub_type))) if impossible else [],
+        "planned_seats": sorted({s.id for _, s, _ in planned}),
     }
     rule = Rule(id=f"rule-{task_id}", sub_type=cast(SubType, sub_type), activation=_activation(level, task_id),
                 mutations=tuple(mut))
@@ -395,7 +402,7 @@ def _build(ctx: TermContext, rng: random.Random, task_id: str, sub_type: str, le
                 mutations=tuple(msgspec.structs.replace(c, old=c.new, new=c.old) for c in mut))
     task = Task(
         id=task_id, scenario=SCENARIO, phase="daily", release=release, instruction="\n".join(lines), systems=SYSTEMS,
-        evaluator=DIAGNOSED, ground_truth=truth, solution=solution, stale=tuple(stale), flags=Flags(), round_limit=20,
+        evaluator=FINAL, ground_truth=truth, solution=solution, stale=tuple(stale), flags=Flags(), round_limit=20,
     )
     return task, rule, undo
 
@@ -469,6 +476,13 @@ def _spelled(name: str) -> str:
 _SEPARATOR = re.compile(r"\s*[-~>|]+\s*")
 
 
+def _band(ctx: TermContext, task_id: str, first: int, last: int) -> int:
+    """The start of the one hour a T1 or T3 disruption leaves the planned room, on the quarter hour from ``first`` to
+    ``last``: inside the evening, so neither end of it, where a student who never looks would book, is open, and
+    clear of the planned hour, which a student may hold while rebooking the same seat."""
+    return ctx.rng(f"disruption band {task_id}").choice(range(first, last + 1, 15))
+
+
 def _blocker_id(sub_type: str, blockers: list[str]) -> str:
     return blockers[0]
 
@@ -490,6 +504,12 @@ def _activation(level: str, task_id: str) -> Any:
 
 
 # ------------------------------------------------------------------ the judge
+
+
+def _seats_named(truth: dict[str, Any], sent: Sequence[EmailSent]) -> set[str]:
+    """The seats of the goal's libraries (casefolded ids) that these emails name, an id followed by no further digit."""
+    bodies = " ".join(e.body.casefold() for e in sent)
+    return {seat for seat in map(str.casefold, truth["seats"]) if re.search(re.escape(seat) + r"(?!\d)", bodies)}
 
 
 def _valid(booking: Booked, state: Any, truth: dict[str, Any], window: Sequence[int]) -> bool:
@@ -532,8 +552,20 @@ def classify(entity_id: str, rooms: Sequence[str] = ()) -> str:
     return "other"
 
 
+FINAL = "disruption_final"
+"""The evaluator of the terms made now (``judge_final``); ``disruption_diagnosed`` (``judge_diagnosed``) and
+``disruption`` (``judge``) stay for the terms in older logs."""
+
+
+@evaluator(FINAL)
+def judge_final(task: Task, state: Any, events: Sequence[Event]) -> Verdict:
+    """``judge_diagnosed`` with the student's last bookings as its answer: while any booking of the task that served
+    the goal passed, a student who booked the planned seat at every hour and a dozen listed seats besides, and wrote
+    every seat id to the group, passed half the solvable tasks without comparing anything with the plan."""
+    return _diagnosed(task, _judge(task, state, events, final=True), events)
+
+
 DIAGNOSED = "disruption_diagnosed"
-"""The evaluator of the terms made now (``judge_diagnosed``); ``disruption`` (``judge``) stays for the terms in older logs."""
 
 
 @evaluator(DIAGNOSED)
@@ -541,8 +573,11 @@ def judge_diagnosed(task: Task, state: Any, events: Sequence[Event]) -> Verdict:
     """``judge``, and an impossible task's report must name only entities that block it: while any id of the blocking
     class among the ones named passed, a report naming one room, one seat and one walkway passed every impossible
     task of seed 0 (36 of 36) without a diagnosis."""
+    return _diagnosed(task, judge(task, state, events), events)
+
+
+def _diagnosed(task: Task, verdict: Verdict, events: Sequence[Event]) -> Verdict:
     truth = task.ground_truth
-    verdict = judge(task, state, events)
     if truth["solvable"] or not verdict.success:
         return verdict
     named = [name for e in events if isinstance(e, InfeasibleReported) for name in e.blocked_by]
@@ -554,6 +589,13 @@ def judge_diagnosed(task: Task, state: Any, events: Sequence[Event]) -> Verdict:
 
 @evaluator("disruption")
 def judge(task: Task, state: Any, events: Sequence[Event]) -> Verdict:
+    return _judge(task, state, events, final=False)
+
+
+def _judge(task: Task, state: Any, events: Sequence[Event], final: bool) -> Verdict:
+    """The goal, met or rightly given up. ``final``: only the last booking per block counts (there is no cancel tool;
+    a later booking takes the place of an earlier one), and the emails to the group name no seat but the ones booked
+    and the planned one."""
     truth = task.ground_truth
     reports = [e for e in events if isinstance(e, InfeasibleReported)]
     bookings = [e for e in events if isinstance(e, Booked)]
@@ -570,8 +612,9 @@ def judge(task: Task, state: Any, events: Sequence[Event]) -> Verdict:
         return Verdict(False, "reported infeasible, but the goal could still be met")
     used: set[str] = set()
     seats: list[str] = []
+    answers = bookings[-len(truth["windows"]):] if final else bookings
     for window in truth["windows"]:
-        good = next((b for b in bookings if b.booking_id not in used and _valid(b, state, truth, window)), None)
+        good = next((b for b in answers if b.booking_id not in used and _valid(b, state, truth, window)), None)
         if good is None:
             return Verdict(False, f"no booking that still serves the block {_slot(*window)}")
         used.add(good.booking_id)
@@ -584,4 +627,7 @@ def judge(task: Task, state: Any, events: Sequence[Event]) -> Verdict:
         sent = [e for e in events if isinstance(e, EmailSent) and e.to.strip().casefold() == truth["email_to"]]
         if not any(seats[0].casefold() in e.body.casefold() for e in sent):
             return Verdict(False, f"no email to {truth['email_to']} naming the seat booked ({seats[0]})")
+        stray = _seats_named(truth, sent) - {seat.casefold() for seat in [*seats, *truth["planned_seats"]]} if final else set()
+        if stray:
+            return Verdict(False, f"the email to {truth['email_to']} also names {', '.join(sorted(stray)[:3])}, which were not booked")
     return Verdict(True, f"goal met with {', '.join(sorted(used))}")

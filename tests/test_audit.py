@@ -222,6 +222,12 @@ def test_each_disruption_control_that_passes_what_it_must_fail_is_a_violation() 
                                      "seed 5: abstainer passes 2 of 3 impossible disruption tasks (it must pass all)",
                                      "seed 5: optimist passes 1 of 3 impossible disruption tasks (it must pass none)"]
     assert summary["disruptions"]["stale"] == {"solvable": [1, 9], "impossible": [0, 3]}
+    hedged = summarise([_seed(6, disrupted=good | {"hedger": {"solvable": (2, 9), "impossible": (0, 3)}})])
+    assert hedged["violations"] == ["seed 6: hedger passes 2 of 9 solvable disruption tasks (it must pass none)"]
+    canvassed = _seed(7)
+    canvassed.canvassed = ["advisor-001 (passed)"]
+    assert summarise([canvassed])["violations"] == ["seed 7: canvasser judged otherwise than it must on 1 task(s), "
+                                                    "e.g. advisor-001 (passed)"]
 
 
 def test_the_command_audits_two_small_seeds_in_process() -> None:

@@ -39,7 +39,7 @@ def busy_term(term: Term) -> Term:
 def played(world: WorldIndex, busy_term: Term) -> dict[str, Any]:
     """agent -> busy-day task -> marks, for the oracle and the two busy-day controls; ``chat``: the oracle's first busy day."""
     out: dict[str, Any] = {}
-    for name in ("oracle", "guesser", "sprayer", "fifo", "learner", "forgetful"):
+    for name in ("oracle", "guesser", "sprayer", "fifo", "claimer", "learner", "forgetful"):
         store = MemoryStore()
         run = start_run(store, RunSpec(seed=0, agent=name), (world, busy_term))
         run.session(make_agent(name, busy_term, world)).run()
@@ -84,8 +84,19 @@ def events_with_seq(run: Any, kind: type[Any]) -> list[tuple[int, Any]]:
 
 def _checkpoints(term: Term) -> list[tuple[str, dict[str, Any]]]:
     return [(task.id, {**c, "key": f"{e['id']}/{c['name']}", "follow_up": bool(e.get("announced_by")),
-                       "at_meeting": bool(e.get("announced_at"))}) for task in term.tasks if task.scenario == SCENARIO
-            for e in task.ground_truth["errands"] for c in e["checkpoints"]]
+                       "at_meeting": bool(e.get("announced_at")),
+                       "outcomes_need_clue": any(o.get("needs_clue", False) for o in e["checkpoints"] if o["kind"] == "outcome")})
+            for task in term.tasks if task.scenario == SCENARIO for e in task.ground_truth["errands"] for c in e["checkpoints"]]
+
+
+def _without_done(term: Term) -> Term:
+    """The term with its busy-day reports judged as they were before ``done``: a report counted for itself."""
+    def bare(errand: dict[str, Any]) -> dict[str, Any]:
+        return {**errand, "checkpoints": [{**c, "check": {k: v for k, v in c["check"].items() if k != "done"}}
+                                          for c in errand["checkpoints"]]}
+    return msgspec.structs.replace(term, tasks=tuple(
+        msgspec.structs.replace(task, ground_truth={**task.ground_truth, "errands": [bare(e) for e in task.ground_truth["errands"]]})
+        if task.scenario == SCENARIO else task for task in term.tasks))
 
 
 def test_the_default_term_has_twelve_busy_days_of_fifty_errands_in_eight_families(term: Term) -> None:
@@ -164,9 +175,11 @@ def test_the_oracle_passes_every_checkpoint(busy_term: Term, played: dict[str, A
 
 
 def test_the_guesser_fails_exactly_the_clue_dependent_checkpoints(busy_term: Term, played: dict[str, Any]) -> None:
+    """... and the report of an errand whose outcome needed a clue: a report claims the errand done."""
     for task, c in _checkpoints(busy_term):
         clue_dependent = c.get("needs_clue", False) or c["check"]["check"] == "revealed" or c["follow_up"]
-        assert played["guesser"][task][c["key"]] == int(not clue_dependent), c["key"]
+        reported_undone = c["check"]["check"] == "reported" and c["outcomes_need_clue"]
+        assert played["guesser"][task][c["key"]] == int(not clue_dependent and not reported_undone), c["key"]
     assert unexpected(busy_term, "guesser", played["guesser"]) == [] and unexpected(busy_term, "guesser", played["oracle"]) != []
 
 
@@ -184,6 +197,27 @@ def test_the_sprayer_fails_what_the_guesser_fails_though_it_states_every_value(b
                and c["check"]["check"] == "email" and c["check"]["contains"] or c["check"].get("sole")]
     assert sum(before[task][key] for task, key in sprayed) >= len(sprayed) // 2
     assert all(played["sprayer"][task][key] == 0 for task, key in sprayed)
+
+
+def test_a_student_who_reports_every_errand_and_does_none_passes_nothing(busy_term: Term, played: dict[str, Any]) -> None:
+    """The claimer reports each errand done the moment it reads it and does nothing else: no checkpoint passes, and
+    each errand counts as never reported for its lateness. Judged as terms were before a report claimed the errand
+    done, every one of its reports passed: a sixth of the checkpoints' weight, and no lateness but the errands it was
+    never handed."""
+    marks = played["claimer"]
+    assert all(marks[task][c["key"]] == 0 for task, c in _checkpoints(busy_term))
+    assert unexpected(busy_term, "claimer", marks) == [] and unexpected(busy_term, "claimer", played["oracle"]) != []
+    metrics = busy_metrics(busy_term, marks)
+    assert metrics is not None and metrics["cs"] == 0.0 and metrics["late_errands"] == metrics["errands"] - 2 * 12
+    legacy = _without_done(busy_term)
+    nowhere = SimpleNamespace(geography=SimpleNamespace(location=""))
+    before = {task.id: busy_day(task, nowhere, played["claimer events"][task.id]).marks for task in legacy.tasks
+              if task.scenario == SCENARIO}
+    reports = [(task, c["key"]) for task, c in _checkpoints(busy_term) if c["check"]["check"] == "reported"
+               and not c["follow_up"] and not c["at_meeting"]]  # the claimer is handed neither
+    assert reports and all(before[task][key] == 1 for task, key in reports)
+    old = busy_metrics(legacy, before)
+    assert old is not None and old["cs"] > 0.1 and old["late_errands"] == 2 * 12  # only the two it is never handed a day
 
 
 def test_a_clue_dependent_email_passes_only_when_its_emails_state_the_answer_alone() -> None:

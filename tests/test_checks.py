@@ -39,6 +39,21 @@ def test_email_recipient_case_subject_spacing_and_body_containment(world) -> Non
     assert result["subject"][0] == "failure" and result["body"][0] == "failure"
 
 
+def test_a_sole_email_fails_when_its_subject_also_went_to_someone_else(world) -> None:
+    """Under ``sole`` the task's subject may go only to the addresses its email parts name: writing to every advisor
+    who might be meant no longer finds the one who is. Another subject to someone else is fine, and a part without
+    ``sole`` (the terms before it) passes the canvassed emails as it always did."""
+    sole = {**MAIL, "sole": True}
+    canvassed = (send("someone@lau.edu", "Meeting request", "Could we meet on Friday?"),
+                 send("prof.lee@lau.edu", "Meeting request", "Could we meet on Friday?"))
+    other = (send("someone@lau.edu", "Thanks", "See you."), send("prof.lee@lau.edu", "Meeting request", "Could we meet on Friday?"))
+    two = [sole, {**sole, "to": "someone@lau.edu"}]
+    result = outcome(world, one("canvassed", [sole], canvassed), one("other", [sole], other, release=at(0, 0, 10)),
+                     one("legacy", [MAIL], canvassed, release=at(0, 0, 11)), one("both", two, canvassed, release=at(0, 0, 12)))
+    assert result["canvassed"] == ("failure", "email: the email with this subject also went to someone@lau.edu")
+    assert result["other"][0] == result["legacy"][0] == result["both"][0] == "success"
+
+
 def test_quoted_text_ignores_trailing_punctuation_but_not_words(world) -> None:
     mail = {"check": "email", "to": "prof.lee@lau.edu", "subject": "Meeting request", "body": "Could we meet on Friday? Thanks."}
     event = {"check": "calendar", "calendar_id": "self", "title": "Review: chapter 3", "location": "Room (204)",

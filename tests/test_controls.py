@@ -6,6 +6,7 @@ import ast
 import gc
 from pathlib import Path
 
+import msgspec
 import pytest
 
 import campus.agents
@@ -81,6 +82,24 @@ def test_absent_earns_no_attendance(small: tuple[WorldIndex, Term]) -> None:
     played = _play(world, term, "absent")
     away = [t for t in term.tasks if t.required_place and t.required_place != world.home and t.id in played["ended"]]
     assert away and {played["ended"][t.id].marks.get("attended") for t in away} == {0}
+
+
+def test_the_canvasser_fails_every_task_with_an_email_and_only_those(small: tuple[WorldIndex, Term]) -> None:
+    """The oracle writing each email to two other addresses as well (advisors, clubs) fails every task that asks for
+    an email, and their dependants, and nothing else; judged by parts without ``sole`` (the terms before), it passed
+    them."""
+    from campus.lab.audit import _canvassed
+
+    world, term = small
+    played = _play(world, term, "canvasser")
+    emailing = [t for t in term.tasks if any(p["check"] == "email" and p.get("sole") for p in t.ground_truth.get("parts", ()))]
+    assert emailing and all(played["ended"][t.id].outcome == "failure" for t in emailing)
+    assert _canvassed(term, list(played["ended"].values())) == []
+    legacy = msgspec.structs.replace(term, tasks=tuple(msgspec.structs.replace(t, ground_truth={**t.ground_truth, "parts": [
+        {k: v for k, v in p.items() if k != "sole"} for p in t.ground_truth["parts"]]}) if "parts" in t.ground_truth else t
+        for t in term.tasks))
+    before = _play(world, legacy, "canvasser")
+    assert before["card"]["total"]["success_rate"] == 1.0
 
 
 @pytest.mark.parametrize("name", ("testwise", "optionsonly"))

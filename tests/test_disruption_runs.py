@@ -4,28 +4,32 @@ firing, and forks and static twins across firings; which terms have them."""
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Callable
+from typing import Any
 
 import msgspec
 import pytest
 from typer.testing import CliRunner
 
 from campus.cli.main import app
+from campus.agents.plans import replay_plan, run_plan
 from campus.events import (
-    Event, InfeasibleReported, RoomStatus, TaskEnded, TaskReleased, TriggerSkipped, WorldChanged, decode_events,
+    Booked, Event, InfeasibleReported, RoomHours, RoomStatus, TaskEnded, TaskReleased, TriggerSkipped, WorldChanged, decode_events,
 )
 from campus.kernel.store import BranchInfo, MemoryStore
 from campus.replays.fork import fork_run
 from campus.replays.verify import verify
-from campus.scenarios.disruptions import DIAGNOSED, SCENARIO
+from campus.kernel.agent import AgentView
+from campus.scenarios.disruptions import DIAGNOSED, FINAL, GROUP, SCENARIO
 from campus.scenarios.play import Run, new_run, open_run
 from campus.scenarios.task import EVALUATORS, Task, Term
 from campus.scenarios.term import generate_term
 from campus.world.index import WorldIndex
 from tests.conftest import play
 
-AGENTS = ("oracle", "stale", "abstainer", "optimist", "noop", "absent")
+AGENTS = ("oracle", "stale", "abstainer", "optimist", "hedger", "noop", "absent")
 
 
 @pytest.fixture(scope="module")
@@ -82,9 +86,9 @@ def test_an_impossible_task_is_passed_only_by_naming_what_blocks_it(disrupted: T
     diagnosis), or the right blocker beside the library, fails; so does naming the library alone. The evaluator of
     older terms (``disruption``) still passes the first of those, so their logs verify as they were judged."""
     impossible = [t for t in disrupted.tasks if t.scenario == SCENARIO and not t.ground_truth["solvable"]]
-    assert impossible and {t.evaluator for t in impossible} == {DIAGNOSED}
+    assert impossible and {t.evaluator for t in impossible} == {FINAL}
 
-    def passes(task: Task, blocked_by: list[str], evaluator: str = DIAGNOSED) -> bool:
+    def passes(task: Task, blocked_by: list[str], evaluator: str = FINAL) -> bool:
         return EVALUATORS[evaluator](task, None, [InfeasibleReported(task_id=task.id, reason="x", blocked_by=blocked_by)]).success
 
     for task in impossible:
@@ -95,6 +99,95 @@ def test_an_impossible_task_is_passed_only_by_naming_what_blocks_it(disrupted: T
         assert passes(task, named) and passes(task, [f"  {loose} "]), task.id
         assert not passes(task, spray) and not passes(task, [*named, library]) and not passes(task, [library]), task.id
         assert passes(task, spray, "disruption"), task.id
+        assert passes(task, named, DIAGNOSED) and not passes(task, spray, DIAGNOSED), task.id
+
+
+def test_a_student_who_never_looks_fails_every_task(runs: dict[str, Run], disrupted: Term) -> None:
+    """The hedger books the plan's seat at the other end of the evening and never looks. While a T1 room opened later
+    until 22:00 and a T3 room closed early from the morning, that passed every T1 and T3 task; a one-hour band inside
+    the evening, clear of the planned hour, leaves neither end open."""
+    outcomes = _outcomes(runs["hedger"], disrupted)
+    assert outcomes and all(outcome == "failure" for _, outcome in outcomes.values())
+    for task in disrupted.tasks:
+        if task.scenario == SCENARIO and task.ground_truth["sub_type"] in ("T1", "T3") and task.ground_truth["solvable"]:
+            (rule,) = [r for r in disrupted.rules if r.id == f"rule-{task.id}"]
+            (change,) = rule.mutations
+            assert isinstance(change, RoomHours) and change.new.end - change.new.start == 60, task.id
+            assert 18 * 60 < change.new.start and change.new.end < 22 * 60, task.id
+            planned = 18 * 60 if task.ground_truth["sub_type"] == "T1" else 21 * 60
+            assert change.new.end <= planned or change.new.start >= planned + 60, task.id
+
+
+class _Appending:
+    """The oracle, with ``extra(task)`` carried out after its plan on every solvable disruption task."""
+
+    name = "appending"
+
+    def __init__(self, term: Term, world: WorldIndex, extra: Callable[[Task], list[str]]) -> None:
+        self.term, self.world, self.extra = term, world, extra
+
+    def act(self, view: AgentView) -> str:
+        task = self.term.by_id[view.task_id]
+        steps = task.solution
+        if task.scenario == SCENARIO and task.ground_truth["solvable"]:
+            steps = (*steps, *self.extra(task))
+        return replay_plan(run_plan(steps, self.world), view)
+
+
+def _judged_as(term: Term, evaluator: str) -> Term:
+    return msgspec.structs.replace(term, tasks=tuple(msgspec.structs.replace(t, evaluator=evaluator) if t.scenario == SCENARIO
+                                                     else t for t in term.tasks))
+
+
+def _played(world: WorldIndex, term: Term, agent: Any) -> tuple[dict[str, str], Counter[str]]:
+    """Disruption task -> outcome, and how many bookings each task made."""
+    run = new_run(MemoryStore(), world, term, agent_name="oracle", seed=0)
+    run.session(agent).run()
+    booked = decode_events([row.payload for row in run.store.rows(run.branch.id) if row.kind == "booked"])
+    return ({e.task_id: e.outcome for e in run.ended_tasks() if term.by_id[e.task_id].scenario == SCENARIO},
+            Counter(e.task_id for e in booked if isinstance(e, Booked)))
+
+
+def _booked_last(world: WorldIndex, term: Term, extra: Callable[[Task], list[str]]) -> tuple[dict[str, str], dict[str, str], set[str]]:
+    """Outcomes of the appending oracle under the term's judge and under ``disruption_diagnosed``, and the tasks where
+    it booked more than the oracle does."""
+    now, counts = _played(world, term, _Appending(term, world, extra))
+    before, _ = _played(world, _judged_as(term, DIAGNOSED), _Appending(term, world, extra))
+    made = {t.id for t in term.tasks if t.scenario == SCENARIO and counts[t.id] > sum("make_booking" in s for s in t.solution)}
+    return now, before, made
+
+
+def test_only_the_last_booking_counts_and_the_group_hears_of_no_other_seat(world: WorldIndex, disrupted: Term) -> None:
+    """There is no cancel tool, so a later booking takes an earlier one's place: a valid booking followed by one
+    outside the evening fails, as does an email to the study group naming a seat besides the one booked and the
+    planned one (a student who booked a dozen seats and named them all passed half the solvable tasks). Naming the
+    planned seat beside the booked one ("not S003 any more: S010") passes. Judged by ``disruption_diagnosed`` (the
+    terms before), the same runs pass."""
+    def morning(task: Task) -> list[str]:
+        last = [s for s in task.solution if "make_booking" in s][-1]
+        return [re.sub(r'time_slot="[^"]*"', 'time_slot="08:00-09:00"', last)]
+
+    now, before, made = _booked_last(world, disrupted, morning)
+    assert made and all(now[task] == "failure" and before[task] == "success" for task in made)
+    assert all(now[task] == "success" for task in now if task not in made and disrupted.by_id[task].ground_truth["solvable"])
+
+    group = [t for t in disrupted.tasks if t.scenario == SCENARIO and t.ground_truth["email_to"] and t.ground_truth["solvable"]]
+    assert group
+
+    def mail(body: Callable[[Task, str], str]) -> Callable[[Task], list[str]]:
+        def steps(task: Task) -> list[str]:
+            booked = re.findall(r'seat_id="([^"]+)"', [s for s in task.solution if "make_booking" in s][-1])[0]
+            return [f'call:email.send_email(to="{GROUP}", subject="Study seat", body="{body(task, booked)}")']
+        return steps
+
+    def stray(task: Task, booked: str) -> str:
+        other = next(s for s in sorted(task.ground_truth["seats"]) if s not in (booked, *task.ground_truth["planned_seats"]))
+        return f"Booked {booked}; {other} was free too."
+
+    now, before, _ = _booked_last(world, disrupted, mail(stray))
+    assert all(now[t.id] == "failure" and before[t.id] == "success" for t in group)
+    now, _, _ = _booked_last(world, disrupted, mail(lambda task, booked: f"Not {task.ground_truth['planned_seats'][0]} any more: {booked}."))
+    assert all(now[t.id] == "success" for t in group)
 
 
 def test_the_optimist_fails_every_impossible_task_and_only_those(runs: dict[str, Run], disrupted: Term) -> None:

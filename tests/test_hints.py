@@ -39,9 +39,10 @@ def test_hints_on_a_guesser_unlock_their_rungs_and_the_forks_verify(tmp_path: Pa
         verified = cli.invoke(app, ["verify", f"h{level}", "--db", db, "--deep", "--json"])
         assert verified.exit_code == 0 and json.loads(verified.stdout)["ok"], verified.output
     assert unlocked["1"] == set()
+    done = {"e2-1/reported_on_time", "e2-2/reported_on_time", "e2-3/reported_on_time"}  # a report counts once it is done
     assert unlocked["2"] == {"e2-1/asked_shelf", "e2-1/email_sent", "e2-2/asked_time", "e2-2/calendar_entry",
-                             "e2-3/asked_building", "e2-3/asked_number", "e2-3/email_sent"}
-    assert unlocked["3"] == {"e2-1/email_sent", "e2-2/calendar_entry", "e2-3/email_sent"}  # told, not asked
+                             "e2-3/asked_building", "e2-3/asked_number", "e2-3/email_sent"} | done
+    assert unlocked["3"] == {"e2-1/email_sent", "e2-2/calendar_entry", "e2-3/email_sent"} | done  # told, not asked
     shown = cli.invoke(app, ["diff", run_id, "h2", "--db", db])
     assert "level 2 hint in busy-w2: unlocked e2-1/asked_shelf" in shown.stdout
 
@@ -88,4 +89,5 @@ def test_a_hint_told_mid_errand_reaches_the_errand_in_hand(tmp_path: Path) -> No
         verified = cli.invoke(app, ["verify", f"h{level}", "--db", db, "--deep", "--json"])
         assert verified.exit_code == 0 and json.loads(verified.stdout)["ok"], verified.output
     answer = {key for key in unlocked["2"] if not key.split("/")[1].startswith("asked_")}
-    assert len(answer) == 1 and unlocked["3"] == answer and len(unlocked["2"]) >= 2
+    assert f"{in_hand}/reported_on_time" in answer  # a report counts once the errand is done
+    assert len(answer) == 2 and unlocked["3"] == answer and len(unlocked["2"]) >= 3
