@@ -243,8 +243,9 @@ class GuardedLines:
 
     The SDK drops a line it cannot parse (not JSON, a lone surrogate, a number or a nesting
     too big for its parser) without a word, and the client waits for ever. Here every such line
-    gets an error response (``-32700``, or ``-32600`` for JSON that is not a JSON-RPC message)
-    under the request's id when one can be read, else ``null``."""
+    gets an error response (``-32700``, or ``-32600`` for JSON that is not a JSON-RPC message, or a request whose id is
+    neither text nor a whole number, which the SDK would take for a notification and leave unanswered) under the
+    request's id when one can be read, else ``null``."""
 
     def __init__(self, source: AsyncIterable[str]) -> None:
         import anyio
@@ -284,10 +285,15 @@ def malformed(line: str) -> Any:
     import mcp_types as types
 
     try:
-        types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-        return None
+        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
     except ValueError as error:
         problem = " ".join(str(error).split())[:300]
+    else:
+        if not isinstance(message, types.JSONRPCNotification) or '"id"' not in line or "id" not in json.loads(line):
+            return None
+        # a request whose id is neither text nor a whole number reads as a notification, which nothing answers
+        return types.JSONRPCError(jsonrpc="2.0", id=None, error=types.ErrorData(
+            code=-32600, message="Invalid request: an id is a string or an integer"))
     code, what = (-32700, "Parse error") if "Invalid JSON" in problem else (-32600, "Invalid request")
     found = _ID.search(line[:100_000])
     request_id: int | str | None = None

@@ -13,7 +13,7 @@ exactly what a resume, a fork or ``verify`` reads back from the log:
   past ``MAX_INT_BITS``, values JSON has no word for, objects nested deeper than ``MAX_DEPTH`` and
   arguments longer than ``REPLY_LIMIT`` are refused: such a call is not admitted at all;
 - what an agent says about its reply (``last_meta``: usage, latency) goes into the row's ``meta``
-  as JSON whatever it holds (``admit_meta``): an agent's odd metadata never stops a session.
+  as JSON whatever it holds (``admit_meta``), within ``META_LIMIT``: an agent's odd metadata never stops a session.
 
 Admitting an admitted reply changes nothing, so replaying the log admits the same replies.
 """
@@ -35,6 +35,11 @@ MAX_DEPTH = 32
 """How deeply lists and objects may nest inside one argument."""
 
 MAX_NAME = 200
+"""The longest tool name, and call id, a structured call may have."""
+
+META_LIMIT = 4 * REPLY_LIMIT
+"""The most characters of JSON a row's ``meta`` keeps: longer texts in it (a reasoning model's thinking) are cut as a
+reply is, and metadata still longer is replaced by a note of its length."""
 
 MAX_INT_BITS = 13_287
 """The longest whole number an argument may be (every number of 4,000 digits fits): Python writes no integer of more
@@ -88,8 +93,8 @@ def _admit_call(call: StructuredCall) -> Admitted:
     name, call_id, arguments = _builtin(call.name, 0), _builtin(call.id, 0), _builtin(call.arguments, 0)
     if not isinstance(name, str) or not name or len(name) > MAX_NAME:
         return Admitted(reply=None, problem=f"a tool name is text of 1 to {MAX_NAME} characters")
-    if call_id is not None and not isinstance(call_id, str):
-        return Admitted(reply=None, problem="a call id is text")
+    if call_id is not None and (not isinstance(call_id, str) or len(call_id) > MAX_NAME):
+        return Admitted(reply=None, problem=f"a call id is text of at most {MAX_NAME} characters")
     if arguments is None or (isinstance(arguments, str) and not arguments.strip()):
         arguments = {}
     elif isinstance(arguments, str):
@@ -146,23 +151,30 @@ def admit_meta(meta: Any) -> str | None:
     if meta is None or (isinstance(meta, (dict, list, tuple, str)) and not meta):
         return None
     try:
-        return msgspec.json.encode(meta).decode()
+        text = msgspec.json.encode(meta).decode()
     except (TypeError, ValueError, OverflowError, RecursionError):  # a lone surrogate's UnicodeEncodeError is a ValueError
-        return msgspec.json.encode(_described(meta, 0)).decode()
+        text = msgspec.json.encode(_described(meta, 0)).decode()
+    if len(text) <= META_LIMIT:
+        return text
+    cut = msgspec.json.encode(_described(meta, 0, cut=True)).decode()
+    if len(cut) <= META_LIMIT:
+        return cut
+    return msgspec.json.encode({"cut": f"the metadata was {len(text)} characters as JSON; the log keeps at most "
+                                       f"{META_LIMIT}"}).decode()
 
 
-def _described(value: Any, level: int) -> Any:
+def _described(value: Any, level: int, cut: bool = False) -> Any:
     if value is None or isinstance(value, (bool, int, float)):
         return value
     if isinstance(value, str):
-        return safe_text(value)
+        return capped(safe_text(value))[0] if cut else safe_text(value)
     if level >= MAX_DEPTH:
         return "..."
     if isinstance(value, dict):
-        return {safe_text(name if isinstance(name, str) else _repr(name)): _described(child, level + 1)
+        return {safe_text(name if isinstance(name, str) else _repr(name))[:MAX_NAME]: _described(child, level + 1, cut)
                 for name, child in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_described(child, level + 1) for child in value]
+        return [_described(child, level + 1, cut) for child in value]
     return safe_text(_repr(value))
 
 

@@ -559,6 +559,9 @@ class SQLiteStore(_Lineage):
             raise StoreError(f"{self.path} is a directory, not a campus database")
         if read_only and not present:
             raise StoreError(f"no campus database at {self.path}")
+        if not present and os.path.islink(self.path):
+            raise StoreError(f"{self.path} is a symbolic link to {os.readlink(self.path)}, which does not exist; campus makes "
+                             "no database through a link (name the file itself)")
         if present:
             self.conn = _connect_read_only(self.path)
             try:
@@ -595,6 +598,7 @@ class SQLiteStore(_Lineage):
             self.conn.execute(f"PRAGMA wal_autocheckpoint={BACKSTOP_PAGES}")
             self.conn.execute("PRAGMA foreign_keys=ON")
             self.conn.executescript(_SCHEMA)
+            _restore_views(self.conn)
             self.conn.executescript(VIEWS)
             if self.conn.execute("PRAGMA application_id").fetchone()[0] == 0:  # new, empty, or made before the stamp
                 self.conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
@@ -998,17 +1002,41 @@ def _alive(pid: int) -> bool:
         return True
 
 
-def _campus_tables() -> dict[str, list[str]]:
-    """Campus's tables and their columns, as its schema creates them."""
+def _campus_schema() -> tuple[dict[str, list[str]], dict[str, str], dict[str, str]]:
+    """Campus's tables and their columns, and its triggers and views (name -> SQL), as its schema creates them."""
     probe = sqlite3.connect(":memory:")
     probe.executescript(_SCHEMA)
+    probe.executescript(VIEWS)
     names = [r[0] for r in probe.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
     tables = {name: [c[1] for c in probe.execute(f"PRAGMA table_info({name})")] for name in names}
+    triggers, views = (dict(probe.execute("SELECT name, sql FROM sqlite_master WHERE type = ?", (kind,)).fetchall())
+                       for kind in ("trigger", "view"))
     probe.close()
-    return tables
+    return tables, triggers, views
 
 
-_TABLES = _campus_tables()
+_TABLES, _TRIGGERS, _VIEWS = _campus_schema()
+
+
+def _unlike_ours(conn: sqlite3.Connection, tables: dict[str, list[str]]) -> str | None:
+    """What in a file stamped as campus's is not as campus makes it: one of its tables with other columns, or a trigger
+    on its tables that it did not make (one that rewrites or adds rows as campus writes or reads them). Views are
+    derived, so a writer makes them again (``_restore_views``)."""
+    for name, columns in tables.items():
+        if name in _TABLES and columns != _TABLES[name]:
+            return f"its table {name} has the columns {', '.join(columns)}, not campus's"
+    for name, table, sql in conn.execute("SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger'"):
+        if table in _TABLES and _TRIGGERS.get(name) != sql:
+            return f"it has a trigger campus did not make ({name} on {table})"
+    return None
+
+
+def _restore_views(conn: sqlite3.Connection) -> None:
+    """Drop each of campus's views whose definition is not the one campus makes now (an older campus's, or edited), so
+    ``VIEWS`` makes it again: a query of the file's views reads what the log holds."""
+    for name, sql in conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'view'").fetchall():
+        if name in _VIEWS and sql != _VIEWS[name]:
+            conn.execute(f'DROP VIEW "{name}"')
 
 
 def _recognise(conn: sqlite3.Connection, path: str, *, read_only: bool, empty: bool) -> None:
@@ -1019,16 +1047,22 @@ def _recognise(conn: sqlite3.Connection, path: str, *, read_only: bool, empty: b
     which no other reader of the file notices. An empty file is used only where ``empty`` says so.
     """
     application_id = conn.execute("PRAGMA application_id").fetchone()[0]
-    if application_id == APPLICATION_ID:
-        return
     tables = {name: [c[1] for c in conn.execute(f"PRAGMA table_info({name})")]
               for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")}
+    if application_id == APPLICATION_ID:
+        unlike = _unlike_ours(conn, tables)
+        if unlike is not None:
+            raise StoreError(f"{path} is marked as a campus database but {unlike}; it was left untouched")
+        return
     if application_id == 0:
         if not tables and conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
             if not empty:
                 raise StoreError(f"{path} is empty, not a campus database; it was left untouched")
             return
         if all(_TABLES.get(name) == columns for name, columns in tables.items()) and "events" in tables:
+            unlike = _unlike_ours(conn, tables)
+            if unlike is not None:
+                raise StoreError(f"{path} looks like a campus database but {unlike}; it was left untouched")
             missing = sorted(set(_TABLES) - set(tables) - {"leases"})  # no reader looks at the leases
             if read_only and missing:
                 raise StoreError(f"{path} was made by an older campus and has no {', '.join(missing)} table, which "

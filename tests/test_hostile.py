@@ -20,7 +20,7 @@ from campus.env import Env
 from campus.env.mcp_server import malformed
 from campus.events import AgentReplied, StructuredCall, ToolCalled, ToolResult, decode_event
 from campus.agents import make_agent
-from campus.kernel.admit import MAX_INT_BITS, REPLY_LIMIT, admit
+from campus.kernel.admit import MAX_INT_BITS, MAX_NAME, META_LIMIT, REPLY_LIMIT, admit, admit_meta
 from campus.kernel.recorded import replies_of
 from campus.kernel.store import MemoryStore, SQLiteStore
 from campus.replays.verify import verify
@@ -67,6 +67,29 @@ def test_malformed_structured_arguments_are_refused_before_anything_is_committed
     assert observation.startswith("Invalid action:") and "Nothing was done" in observation
     assert env.final_hash() == head
     assert verify(env.run).ok
+
+
+def test_a_call_id_longer_than_a_tool_name_may_be_is_refused(env: Env) -> None:
+    """A call's id is hashed into the log with the call: 30 MB ids made a 96 MB database from three calls."""
+    head = env.final_hash()
+    observation, *_ = env.step(StructuredCall(name="calendar.view_schedule", arguments={}, id="i" * (MAX_NAME + 1)))
+    assert observation.startswith("Invalid action:") and f"at most {MAX_NAME} characters" in observation
+    assert env.final_hash() == head
+    env.step(StructuredCall(name="calendar.view_schedule", arguments={}, id="i" * MAX_NAME))
+    assert env.final_hash() != head and verify(env.run).ok
+
+
+def test_metadata_is_kept_within_its_limit() -> None:
+    """A reasoning model's 3 MB of thinking went whole into the row's meta; texts in it are cut as a reply is, and
+    metadata still too long is replaced by a note of its length."""
+    small = {"usage": {"prompt_tokens": 10}, "latency_s": 0.5}
+    assert admit_meta(small) == msgspec.json.encode(small).decode()
+    thought = admit_meta({"usage": {"prompt_tokens": 10}, "reasoning": "t" * 3_000_000})
+    assert thought is not None and len(thought) <= META_LIMIT
+    kept = msgspec.json.decode(thought)
+    assert kept["usage"] == {"prompt_tokens": 10} and kept["reasoning"].endswith("of 3000000 characters]")
+    crowded = admit_meta({f"k{i}": "v" * 1000 for i in range(1000)})
+    assert crowded is not None and len(crowded) <= META_LIMIT and "characters as JSON" in msgspec.json.decode(crowded)["cut"]
 
 
 def test_the_longest_whole_number_admitted_is_stored_and_verifies(env: Env) -> None:
@@ -228,6 +251,16 @@ def test_every_malformed_mcp_line_gets_a_json_rpc_error(line: str) -> None:
     assert error is not None and error.error.code in (-32700, -32600)
     assert error.id == (None if line == "not json" else 7)
     assert malformed('{"jsonrpc":"2.0","id":1,"method":"ping"}') is None
+
+
+@pytest.mark.parametrize("request_id", ['{"a":1}', "[1]", "true", "1.5", "null", "1e2"])
+def test_a_request_whose_id_is_no_string_or_integer_gets_an_error_not_silence(request_id: str) -> None:
+    """The SDK reads such a request as a notification and answers nothing, so the client waited for ever."""
+    line = '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"observe","arguments":{}}}' % request_id
+    error = malformed(line)
+    assert error is not None and error.error.code == -32600 and error.id is None and "an id is" in error.error.message
+    assert malformed('{"jsonrpc":"2.0","method":"notifications/initialized"}') is None
+    assert malformed('{"jsonrpc":"2.0","method":"notifications/x","params":{"id":{"a":1}}}') is None
 
 
 def test_the_mcp_server_answers_a_malformed_line_and_serves_on(tmp_path: Path) -> None:

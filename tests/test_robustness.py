@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from campus.kernel.store import SQLiteStore, StoreError
+from campus.kernel.store import APPLICATION_ID, SQLiteStore, StoreError
 from campus.replays.verify import verify
 from campus.scenarios.play import open_run
 from tests.conftest import oracle_db
@@ -297,6 +297,65 @@ def test_another_programs_wal_database_is_refused_byte_for_byte(tmp_path: Path) 
         assert "is not a campus database" in one_error_line(campus(*args, "--db", db, cwd=tmp_path)), args
     after = digests(folder)
     assert {name: after[name] for name in before} == before  # the file and its -wal; SQLite may add its -shm index
+
+
+@pytest.mark.parametrize("sql, why", [
+    ("CREATE TRIGGER evil AFTER INSERT ON events BEGIN INSERT INTO blobs VALUES (hex(randomblob(8)), 'x', x'00'); END;",
+     "it has a trigger campus did not make (evil on events)"),
+    ("DROP TRIGGER events_append_only_update; CREATE TRIGGER events_append_only_update BEFORE UPDATE ON events "
+     "BEGIN SELECT 1; END;", "it has a trigger campus did not make (events_append_only_update on events)"),
+])
+def test_a_campus_file_with_a_trigger_campus_did_not_make_is_refused_untouched(runs_db: Path, tmp_path: Path, sql: str,
+                                                                              why: str) -> None:
+    """A trigger on campus's tables can add or rewrite rows as campus writes them (the red-team's ran 2,305 times
+    during a fork) or stand in for an append-only guard: no command reads or writes such a file."""
+    db = tmp_path / "runs.db"
+    shutil.copyfile(runs_db, db)
+    with closing(sqlite3.connect(db)) as conn:
+        conn.executescript(sql)
+    before = digests(tmp_path)
+    for args in (("runs",), ("verify", "oracle-s0"), ("fork", "oracle-s0", "--at-step", "5"), ("run", "--seed", "1", "--scale", "0.01")):
+        assert why in one_error_line(campus(*args, "--db", str(db), cwd=tmp_path)), args
+    after = digests(tmp_path)
+    assert {name: after[name] for name in before} == before  # SQLite's readers may add an empty -wal and its index
+
+
+def test_a_file_marked_as_campus_s_with_other_tables_is_refused_before_any_write(tmp_path: Path) -> None:
+    db = tmp_path / "w.db"
+    with closing(sqlite3.connect(db)) as conn:
+        conn.executescript(f"PRAGMA application_id={APPLICATION_ID}; CREATE TABLE branches (id, foo); CREATE TABLE precious (x);")
+    before = digests(tmp_path)
+    for args in (("run", "--scale", "0.01"), ("runs",), ("sweep", "--agent", "oracle", "--agent", "noop", "--seeds", "0", "--scale", "0.01")):
+        line = one_error_line(campus(*args, "--db", str(db), cwd=tmp_path))
+        assert "marked as a campus database but its table branches has the columns id, foo" in line, args
+    assert digests(tmp_path) == before
+
+
+def test_an_edited_view_is_made_again_by_a_command_that_writes(runs_db: Path, tmp_path: Path) -> None:
+    """The views are for people's queries: one edited to show invented rows is left by commands that only read and
+    made again by any that writes."""
+    db = tmp_path / "runs.db"
+    shutil.copyfile(runs_db, db)
+    fake = ("DROP VIEW scores; CREATE VIEW scores (run, scenario, scored, succeeded, success_rate, avg_turns_when_solved) "
+            "AS SELECT 'made-up', 'all', 1, 1, 1.0, 1.0;")
+    with closing(sqlite3.connect(db)) as conn:
+        conn.executescript(fake)
+
+    def runs_scored() -> set[str]:
+        with closing(sqlite3.connect(db)) as conn:
+            return {run for (run,) in conn.execute("SELECT run FROM scores")}
+
+    assert campus("verify", "oracle-s0", "--db", str(db), cwd=tmp_path).returncode == 0 and runs_scored() == {"made-up"}
+    assert campus("run", "--seed", "1", "--scale", "0.01", "--db", str(db), cwd=tmp_path).returncode == 0
+    assert runs_scored() == {"oracle-s0", "oracle-s1"}
+
+
+def test_a_link_to_nothing_is_not_followed_to_make_a_database(tmp_path: Path) -> None:
+    link = tmp_path / "runs.db"
+    link.symlink_to(tmp_path / "elsewhere" / "made.db")
+    line = one_error_line(campus("run", "--scale", "0.01", "--db", str(link), cwd=tmp_path))
+    assert "is a symbolic link to" in line and "which does not exist" in line
+    assert not (tmp_path / "elsewhere").exists() and link.is_symlink()
 
 
 def test_an_empty_file_is_not_made_a_database_by_a_command_that_needs_a_run(runs_db: Path, tmp_path: Path) -> None:
