@@ -49,6 +49,10 @@ class StoreError(Exception):
     """A request the log cannot honour; the log is unchanged."""
 
 
+class BranchExists(StoreError):
+    """A branch of that name is stored already (perhaps by another process a moment ago)."""
+
+
 class RunHeld(StoreError):
     """Another live store holds the run's lease: it is being written right now."""
 
@@ -264,7 +268,7 @@ class _Lineage:
         if not 0 <= at_seq <= head:
             raise StoreError(f"cannot fork {parent!r} at seq {at_seq}: it has events 1..{head}")
         if self._exists(new_id):  # type: ignore[attr-defined]
-            raise StoreError(f"a branch named {new_id!r} already exists")
+            raise BranchExists(f"a branch named {new_id!r} already exists")
         return info
 
 
@@ -287,7 +291,7 @@ class MemoryStore(_Lineage):
         if info.parent is not None:
             raise StoreError("create_branch makes root branches; use fork() for a child")
         if self._exists(info.id):
-            raise StoreError(f"a branch named {info.id!r} already exists")
+            raise BranchExists(f"a branch named {info.id!r} already exists")
         rows = [_new_row(Row, row[1:]) for row in encode_records(records, info.id, 0, info.genesis)]
         self._branches[info.id] = info
         self._rows[info.id] = rows
@@ -620,7 +624,7 @@ class SQLiteStore(_Lineage):
         try:
             self.conn.execute(f"INSERT INTO branches ({', '.join(_BRANCH_FIELDS)}) VALUES ({', '.join('?' * len(values))})", values)
         except sqlite3.IntegrityError:
-            raise StoreError(f"a branch named {info.id!r} already exists") from None
+            raise BranchExists(f"a branch named {info.id!r} already exists") from None
 
     @contextmanager
     def _transaction(self, written: int = 0) -> Iterator[None]:

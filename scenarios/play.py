@@ -13,12 +13,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from campus.events import MAX_SEED, TaskEnded, genesis_hash
 from campus.kernel.agent import Agent
 from campus.kernel.engine import Kernel
 from campus.kernel.runner import Session, run_config
 from campus.kernel.stepper import Stepper
-from campus.kernel.store import BranchInfo, EventStore
+from campus.kernel.store import BranchExists, BranchInfo, EventStore
 from campus.kernel.tasks import events_of
 from campus.scenarios.rounds import DEFAULT_ROUND_LIMIT
 from campus.scenarios.task import Term, decode_term
@@ -111,9 +113,8 @@ def load_inputs(spec: RunSpec) -> tuple[WorldIndex, Term]:
 def start_run(store: EventStore, spec: RunSpec, inputs: tuple[WorldIndex, Term] | None = None) -> Run:
     """A new run of ``spec`` (nothing played yet); ``inputs`` reuses a world and term already at hand."""
     world, term = inputs or load_inputs(spec)
-    branch_id = spec.branch_id or unique_branch_id(store, f"{slug(spec.label or spec.agent)}-s{spec.seed}")
     return new_run(store, world, term, agent_name=spec.agent, seed=spec.seed, round_limit=spec.round_limit,
-                   branch_id=branch_id)
+                   branch_id=spec.branch_id, name=f"{slug(spec.label or spec.agent)}-s{spec.seed}")
 
 
 def new_run(
@@ -127,18 +128,22 @@ def new_run(
     branch_id: str | None = None,
     triggers: bool = True,
     rules: dict[str, Any] | None = None,
+    name: str | None = None,
 ) -> Run:
     """Create a root branch for ``term`` on ``world``; nothing is played yet. ``triggers=False`` makes the
     static twin: the term's trigger rules never fire on it (recorded in its config, so in its genesis).
-    ``rules`` replaces today's rules (``round_limit`` and ``triggers`` then ignored): a stored run played again under its own."""
+    ``rules`` replaces today's rules (``round_limit`` and ``triggers`` then ignored): a stored run played again under its own.
+    Without ``branch_id`` the run is named ``name`` (default: the agent's and the seed's), with ``-2``, ``-3``, ... when
+    taken, also by another process starting a run at the same moment."""
     if not 0 <= seed <= MAX_SEED:
         raise ValueError(f"seed {seed} is outside 0..{MAX_SEED}")
     store_inputs(store, world, term)
     config = dict(rules) if rules is not None else run_config(round_limit)
     if not triggers and rules is None:
         config["triggers"] = False
+    base = name or f"{slug(agent_name)}-s{seed}"
     info = BranchInfo(
-        id=branch_id or unique_branch_id(store, f"{slug(agent_name)}-s{seed}"),
+        id=branch_id or unique_branch_id(store, base),
         parent=None,
         fork_seq=0,
         genesis=genesis_hash(world.hash, term.hash, seed, config, agent_name),
@@ -148,7 +153,14 @@ def new_run(
         seed=seed,
         config=config,
     )
-    store.create_branch(info)
+    while True:
+        try:
+            store.create_branch(info)
+            break
+        except BranchExists:
+            if branch_id is not None:
+                raise
+            info = msgspec.structs.replace(info, id=unique_branch_id(store, base))
     return Run(store, info, world, term, build_kernel(world))
 
 
@@ -167,7 +179,7 @@ def slug(name: str) -> str:
 
 
 def unique_branch_id(store: EventStore, base: str) -> str:
-    taken = {b.id for b in store.branches()}
+    taken = set(store.branch_ids())
     if base not in taken:
         return base
     n = 2

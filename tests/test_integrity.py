@@ -22,7 +22,7 @@ import pytest
 
 from campus.events import chain_hash
 from campus.kernel.runner import SessionError
-from campus.kernel.store import APPLICATION_ID, MemoryStore, SQLiteStore, StoreError
+from campus.kernel.store import APPLICATION_ID, BranchInfo, MemoryStore, SQLiteStore, StoreError
 from campus.replays.export import ExportFormatError, export_lines, import_lines
 from campus.replays.verify import verify
 from campus.scenarios.play import new_run, open_run
@@ -584,3 +584,32 @@ def test_a_fork_with_an_injected_reply_killed_before_its_commit_leaves_no_fork(t
     store = SQLiteStore(db)
     assert [b.id for b in store.branches()] == ["oracle-s0"]  # no fork without the step that carries its reply
     store.close()
+
+
+class _LateSighted(MemoryStore):
+    """A store whose list of runs misses the ones made since a moment ago, as a process's does while another
+    process starts a run of the same name."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.unseen: set[str] = set()
+
+    def branch_ids(self) -> list[str]:
+        ids = [i for i in super().branch_ids() if i not in self.unseen]
+        self.unseen.clear()
+        return ids
+
+    def branches(self) -> list[BranchInfo]:
+        return [self.branch(i) for i in self.branch_ids()]
+
+
+def test_a_run_named_like_one_made_a_moment_ago_takes_the_next_name(world: WorldIndex, small_term: Term) -> None:
+    """Three `campus run` of one agent and seed at once: one failed with "a branch named 'noop-s1-11' already exists"
+    (each picked the same free name). A name the run chose itself is chosen again; a name it was given is not."""
+    store = _LateSighted()
+    first = new_run(store, world, small_term, agent_name="noop", seed=0)
+    store.unseen.add(first.branch.id)
+    second = new_run(store, world, small_term, agent_name="noop", seed=0)
+    assert (first.branch.id, second.branch.id) == ("noop-s0", "noop-s0-2")
+    with pytest.raises(StoreError, match="already exists"):
+        new_run(store, world, small_term, agent_name="noop", seed=0, branch_id="noop-s0")
