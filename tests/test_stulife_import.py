@@ -222,7 +222,7 @@ def test_missing_and_broken_files_are_one_error(tmp_path: Path) -> None:
         load_stulife(tmp_path / "nowhere")
     with pytest.raises(StuLifeDataError, match="map_v1.5.json does not exist"):
         load_stulife(STULIFE / "books")
-    with pytest.raises(StuLifeDataError, match="courses.json does not have the published shape"):
+    with pytest.raises(StuLifeDataError, match=r"^courses.json: courses\[0\] \(course_code 'X'\): field 'schedule' is missing$"):
         load_stulife(_copy_layout(tmp_path / "shape", **{"courses.json": {"courses": [{"course_code": "X"}]}}))
     with pytest.raises(StuLifeDataError, match="campus_data.json is not valid JSON"):
         load_stulife(_copy_layout(tmp_path / "json", **{"campus_data.json": "{not json"}))
@@ -237,17 +237,18 @@ def test_missing_and_broken_files_are_one_error(tmp_path: Path) -> None:
             load_stulife(_copy_layout(tmp_path / f"number-{len(number)}", **{"courses.json": edited}))
     aliased = json.loads((STULIFE / "map_v1.5.json").read_text(encoding="utf-8"))
     aliased["nodes"][2]["aliases"] = [{"a": 1}]  # read as a name before the world's types are checked
-    with pytest.raises(StuLifeDataError, match="map_v1.5.json does not have the published shape"):
+    with pytest.raises(StuLifeDataError, match=r"^map_v1.5.json: nodes\[2\] \(id '\w+'\): field 'aliases\[0\]' is an object, not a text$"):
         load_stulife(_copy_layout(tmp_path / "alias", **{"map_v1.5.json": aliased}))
     catalogue = json.loads((STULIFE / "courses.json").read_text(encoding="utf-8"))
     catalogue["courses"][0]["course_code"] = 1.5  # read by the import's notes before the world's types are checked
-    with pytest.raises(StuLifeDataError, match="courses.json does not have the published shape"):
+    with pytest.raises(StuLifeDataError, match=r"^courses.json: courses\[0\]: field 'course_code' is the number 1.5, not a text$"):
         load_stulife(_copy_layout(tmp_path / "code", **{"courses.json": catalogue}))
     mental = json.loads((STULIFE / "books" / "mental.json").read_text(encoding="utf-8"))
     (mental[0] if isinstance(mental, list) else mental)["content"][0]["content"][0]["content"][0]["title"] = ["a", "list"]
     titled = _without_mental(tmp_path / "title")
     (titled / "books" / "mental.json").write_text(json.dumps(mental), encoding="utf-8")
-    with pytest.raises(StuLifeDataError, match="books/.* does not have the published shape"):
+    with pytest.raises(StuLifeDataError, match=r"^books/mental.json: (\[0\]\.)?content\[0\].content\[0\].content\[0\] \(id '[^']+'\): "
+                                               "field 'title' is a list, not a text$"):
         load_stulife(titled)
     with pytest.raises(StuLifeDataError, match="mental.json does not exist"):
         load_stulife(_without_mental(tmp_path / "partial"))

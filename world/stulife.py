@@ -31,6 +31,12 @@ Rules:
   sections at level-3 headings (at every heading below the title when a program has none),
   an article per sub-heading, cut into parts of at most ``ARTICLE_LIMIT`` characters, titled
   ``<program>: <heading>`` so that titles are unique in the book.
+- A file is untrusted. Every value the world takes from it is checked as it is read: numbers for their type and range
+  (whole numbers, never ``true`` or ``2.0``: ``WALK_MINUTES``, ``CREDITS``, ``TEACHING_WEEKS``, ``POPULARITY``,
+  ``SEATS``; class times and weekdays too), texts for their type and for control characters (none in a name, an id or
+  a one-line text; an article body may hold the five JSON short escapes, as the published books do). A bad value is
+  one ``StuLifeDataError`` naming the file, the entry (its JSON path, and its id when it has one) and the field; it is
+  never clamped or repaired, and nothing is returned.
 - Agents only see ASCII, so every string of the world is transliterated (``to_ascii``).
 - Determinism: the output depends only on the files. Source order is kept where it means
   something (catalogue order, book structure, seats in a room); libraries and buildings
@@ -101,7 +107,7 @@ PROGRAMS_FILE = "informatics_division_programs_anonymized"
 
 
 class StuLifeDataError(ValueError):
-    """The directory does not hold the published StuLife layout."""
+    """The directory does not hold the published StuLife layout, or holds a value the simulation cannot use."""
 
 
 class ImportReport(msgspec.Struct, frozen=True, kw_only=True):
@@ -129,12 +135,16 @@ def load_stulife(directory: str | Path) -> tuple[World, ImportReport]:
     buildings, paths, complexes = _map(root, notes)
     with _shape("map_v1.5.json"):  # a name or alias of another type than text
         names = _building_names(buildings)
-    raw = _read(root, "campus_data.json")
-    with _shape("campus_data.json"):
-        libraries = _libraries(raw["library_seats"]["libraries"], {b.id: b for b in buildings}, notes)
-        clubs = _clubs(raw["clubs"], notes)
-        advisors = [_advisor(a, notes) for a in raw["advisors"]]
-        books = _books(raw["library_books"], names, notes)
+    file = "campus_data.json"
+    raw = _Entry(file, "the file", _read(root, file))
+    with _shape(file):
+        libraries = _libraries(raw.sub("library_seats"), {b.id: b for b in buildings}, notes)
+        clubs = _clubs([_Entry(file, _at(f"clubs[{i}]", club, "club_id"), club) for i, club in enumerate(raw.entries("clubs"))],
+                       notes)
+        advisors = [_advisor(_Entry(file, _at(f"advisors[{i}]", advisor, "advisor_id"), advisor), notes)
+                    for i, advisor in enumerate(raw.entries("advisors"))]
+        books = _books([_Entry(file, _at(f"library_books[{i}]", book, "title"), book)
+                        for i, book in enumerate(raw.entries("library_books"))], names, notes)
     courses = _courses(root, {b.id for b in buildings}, notes)
     texts = _texts(root, {c.name for c in courses}, notes)
     notes.append(
@@ -188,39 +198,196 @@ def _shape(name: str) -> Iterator[None]:
         raise StuLifeDataError(f"{name} does not have the published shape ({type(error).__name__}: {error})") from None
 
 
+# ---------------------------------------------------------------- values: types, ranges, control characters
+
+WALK_MINUTES = (1, 24 * 60)
+"""A walkway's ``time_cost``: whole minutes, at least one (the simulated clock must move forward; complexes are the
+map's zero-cost walks) and at most a day (the published map's longest is 15 minutes; a day keeps every route's sum far
+inside what the clock, the log and SQLite hold exactly)."""
+CREDITS = (0, 30)
+"""A course's credits: the published ones are 1-5, a whole term's load is about 30."""
+TEACHING_WEEKS = (1, 18)
+"""A course's weeks: week 0 is course selection, 19 the finals, 20-21 planning; the published courses and the generated
+ones teach inside 1-18."""
+POPULARITY = (0, 99)
+"""The pass rules' range (``subsystems.courses``), which a world change's popularity is held to as well."""
+SEATS = (0, 10_000)
+"""A section's seats: zero is a full section; the published ones hold at most 120."""
+WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+"""Control characters (Unicode category Cc: C0, DEL, C1). None is allowed in a name, an id or any one-line text: they
+reach every observation that names the thing (an ESC drives the reader's terminal, a newline forges a line). Checking
+the source is enough: ``to_ascii`` makes no control character out of any other character."""
+_BODY_CONTROL = re.compile(r"[\x00-\x07\x0b\x0e-\x1f\x7f-\x9f]")
+"""Control characters an article body may not hold: all but the five JSON writes as a short escape, ``\\b \\t \\n \\f
+\\r``, which the published books hold (line breaks, and LaTeX whose backslash was read as an escape: ``\\begin``,
+``\\times``, ``\\frac``, ``\\rho``)."""
+_REQUIRED: Any = object()
+
+
+def _shown(value: Any) -> str:
+    """A value of the file in an error line: JSON's names, texts in ASCII with their control characters escaped,
+    everything cut short."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    if isinstance(value, int):
+        digits = str(value) if abs(value) < 10**30 else f"{str(value)[:12]}... ({len(str(abs(value)))} digits)"
+        return digits
+    if isinstance(value, float):
+        return f"the number {value!r}"
+    if isinstance(value, str):
+        return ascii(value) if len(value) <= 40 else ascii(value[:40])[:-1] + "...'"
+    return "a list" if isinstance(value, list) else "an object" if isinstance(value, dict) else type(value).__name__
+
+
+def _text(value: Any, fail: Callable[[str], NoReturn], *, body: bool = False, nonempty: bool = False) -> str:
+    problem = _text_problem(value, body, nonempty)
+    if problem is not None:
+        fail(problem)
+    return value
+
+
+def _text_problem(value: Any, body: bool, nonempty: bool) -> str | None:
+    """What is wrong with ``value`` as a text of the world, if anything (nearly every text is printable ASCII, which
+    two C calls settle)."""
+    if not isinstance(value, str):
+        return f"is {_shown(value)}, not a text"
+    bad = None if value.isascii() and value.isprintable() else (_BODY_CONTROL if body else _CONTROL).search(value)
+    if bad is not None:
+        kind = "an article's text" if body else "a name, an id or a one-line text"
+        return (f"holds the control character U+{ord(bad.group()):04X} at character {bad.start() + 1}, which {kind} "
+                "may not hold")
+    if nonempty and not value.strip():
+        return f"is {_shown(value)}; it may not be empty"
+    return None
+
+
+class _Entry:
+    """One object of a file, read field by field: each value is checked for its type, a number for its range and a text
+    for control characters, and a bad one is one ``StuLifeDataError`` naming the file, the entry and the field."""
+
+    __slots__ = ("file", "label", "raw", "prefix")
+
+    def __init__(self, file: str, label: str, raw: Any, prefix: str = "") -> None:
+        self.file, self.label, self.prefix = file, label, prefix
+        if not isinstance(raw, dict):
+            where = f", field '{prefix[:-1]}'" if prefix else ""
+            raise StuLifeDataError(f"{file}: {label}{where} is {_shown(raw)}, not an object")
+        self.raw: dict[str, Any] = raw
+
+    def fail(self, field: str, problem: str) -> NoReturn:
+        raise StuLifeDataError(f"{self.file}: {self.label}: field '{self.prefix}{field}' {problem}")
+
+    def failing(self, field: str) -> Callable[[str], NoReturn]:
+        return lambda problem: self.fail(field, problem)
+
+    def value(self, field: str, default: Any = _REQUIRED) -> Any:
+        if field in self.raw:
+            return self.raw[field]
+        if default is _REQUIRED:
+            self.fail(field, "is missing")
+        return default
+
+    def sub(self, field: str, default: Any = _REQUIRED) -> _Entry:
+        """The object in ``field`` (``default``, e.g. ``{}``, when it is absent)."""
+        return _Entry(self.file, self.label, self.value(field, default), f"{self.prefix}{field}.")
+
+    def entries(self, field: str, default: Any = _REQUIRED) -> list[Any]:
+        value = self.value(field, default)
+        if not isinstance(value, list):
+            self.fail(field, f"is {_shown(value)}, not a list")
+        return value
+
+    def text(self, field: str, default: Any = _REQUIRED, *, body: bool = False, nonempty: bool = False) -> str:
+        value = self.value(field, default)
+        problem = _text_problem(value, body, nonempty)
+        if problem is not None:
+            self.fail(field, problem)
+        return value
+
+    def texts(self, field: str, default: Any = _REQUIRED, *, nonempty: bool = False) -> list[str]:
+        items = self.entries(field, default)
+        for i, item in enumerate(items):
+            problem = _text_problem(item, False, nonempty)
+            if problem is not None:
+                self.fail(f"{field}[{i}]", problem)
+        return items
+
+    def table(self, field: str, default: Any = _REQUIRED) -> dict[str, Any]:
+        """An object whose keys are texts shown to the agent (floors, property names), each checked."""
+        value = self.value(field, default)
+        if not isinstance(value, dict):
+            self.fail(field, f"is {_shown(value)}, not an object")
+        for key in value:
+            def fail(problem: str, key: str = key) -> NoReturn:
+                self.fail(field, f"has a key {_shown(key)} that {problem}")
+            _text(key, fail, nonempty=True)
+        return value
+
+    def whole(self, field: str, bounds: tuple[int, int], what: str, default: Any = _REQUIRED) -> int:
+        """A whole number in ``bounds`` (a JSON ``true`` or ``2.0`` is not one)."""
+        value = self.value(field, default)
+        low, high = bounds
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            self.fail(field, f"is {_shown(value)}; {what} is a whole number from {low} to {high}")
+        return value
+
+
+def _at(path: str, raw: Any, *keys: str) -> str:
+    """An entry's name in error lines: its JSON path, and its id when it has a text one (escaped)."""
+    if isinstance(raw, dict):
+        for key in keys:
+            if isinstance(raw.get(key), str):
+                return f"{path} ({key} {_shown(raw[key])})"
+    return path
+
+
 # ---------------------------------------------------------------- map
 
 
 def _map(root: Path, notes: list[str]) -> tuple[list[Building], list[Walkway], list[Complex]]:
-    raw = _read(root, "map_v1.5.json")
-    with _shape("map_v1.5.json"):
-        buildings = sorted((_building(node) for node in raw["nodes"]), key=lambda b: b.id)
+    file = "map_v1.5.json"
+    raw = _Entry(file, "the file", _read(root, file))
+    with _shape(file):
+        buildings = sorted((_building(_Entry(file, _at(f"nodes[{i}]", node, "id"), node))
+                            for i, node in enumerate(raw.entries("nodes"))), key=lambda b: b.id)
         known = {b.id for b in buildings}
         paths = []
-        for edge in raw["edges"]:
-            if edge["source"] not in known or edge["target"] not in known:
-                notes.append(f"walkway {edge['source']}-{edge['target']}: unknown endpoint, not imported")
+        for i, edge in enumerate(raw.entries("edges")):
+            path = _walkway(_Entry(file, f"edges[{i}]", edge))
+            if path.source not in known or path.target not in known:
+                notes.append(f"walkway {path.source}-{path.target}: unknown endpoint, not imported")
                 continue
-            paths.append(Walkway(source=edge["source"], target=edge["target"], minutes=int(edge["time_cost"]),
-                                 properties={k: str(v) for k, v in edge.get("properties", {}).items()}))
-        complexes = [
-            Complex(id=group["group_id"], name=group["group_name"], members=list(group["member_ids"]),
-                    description=group.get("connection_description", ""))
-            for group in raw.get("building_complexes", [])
-        ]
+            paths.append(path)
+        complexes = []
+        for i, raw_group in enumerate(raw.entries("building_complexes", [])):
+            group = _Entry(file, _at(f"building_complexes[{i}]", raw_group, "group_id"), raw_group)
+            complexes.append(Complex(id=group.text("group_id", nonempty=True), name=group.text("group_name"),
+                                     members=group.texts("member_ids", nonempty=True),
+                                     description=group.text("connection_description", "")))
     if HOME not in known:
-        raise StuLifeDataError(f"the map has no home base {HOME} (Lakeside Dormitory)")
+        raise StuLifeDataError(f"{file}: the map has no home base {HOME} (Lakeside Dormitory)")
     return buildings, paths, complexes
 
 
-def _building(node: dict[str, Any]) -> Building:
+def _walkway(edge: _Entry) -> Walkway:
+    source, target = edge.text("source", nonempty=True), edge.text("target", nonempty=True)
+    edge.label += f" (source {_shown(source)}, target {_shown(target)})"
+    properties = edge.table("properties", {})
+    return Walkway(source=source, target=target, minutes=edge.whole("time_cost", WALK_MINUTES, "a walk's time in minutes"),
+                   properties={key: _text(value, edge.failing(f"properties.{key}")) for key, value in properties.items()})
+
+
+def _building(node: _Entry) -> Building:
+    amenities = node.table("internal_amenities", {})
     return Building(
-        id=node["id"],
-        name=node["name"],
-        aliases=list(node.get("aliases", [])),
-        type=node.get("type", ""),
-        zone=node.get("zone", ""),
-        amenities={floor: list(rooms) for floor, rooms in node.get("internal_amenities", {}).items()},
+        id=node.text("id", nonempty=True),
+        name=node.text("name", nonempty=True),
+        aliases=node.texts("aliases", []),
+        type=node.text("type", ""),
+        zone=node.text("zone", ""),
+        amenities={floor: node.sub("internal_amenities").texts(floor) for floor in amenities},
     )
 
 
@@ -238,20 +405,26 @@ def _building_names(buildings: list[Building]) -> dict[str, str]:
 # ---------------------------------------------------------------- libraries
 
 
-def _libraries(raw: list[dict[str, Any]], buildings: dict[str, Building], notes: list[str]) -> list[Library]:
+def _libraries(seats: _Entry, buildings: dict[str, Building], notes: list[str]) -> list[Library]:
     libraries: list[Library] = []
     by_name = by_form = 0
-    for entry in sorted(raw, key=lambda e: e["id"]):
-        building = buildings.get(entry["id"])
+    entries = [(f"library_seats.libraries[{i}]", _Entry(seats.file, _at(f"library_seats.libraries[{i}]", entry, "id"), entry))
+               for i, entry in enumerate(seats.entries("libraries"))]
+    for path, entry in sorted(entries, key=lambda e: e[1].text("id", nonempty=True)):
+        building = buildings.get(entry.text("id"))
         if building is None:
-            notes.append(f"library seats for unknown building {entry['id']} ({entry.get('name', '')}): not imported")
+            notes.append(f"library seats for unknown building {entry.text('id')} ({entry.text('name', '')}): not imported")
             continue
         rooms: list[Room] = []
         matched: set[tuple[str, str]] = set()
-        for floor, listed in entry["internal_amenities"].items():
+        floors = entry.sub("internal_amenities")
+        for floor in entry.table("internal_amenities"):
             amenities = building.amenities.get(floor, [])
-            for room in listed:
-                plain, combined = room["room_name"], f"{room['room_name']} ({room['room_id']})"
+            for j, raw_room in enumerate(floors.entries(floor)):
+                at = f"{path}.internal_amenities.{floor}[{j}]"
+                room = _Entry(entry.file, _at(at, raw_room, "room_id"), raw_room)
+                name, room_id = room.text("room_name"), room.text("room_id", nonempty=True)
+                plain, combined = name, f"{name} ({room_id})"
                 if plain in amenities:
                     by_name += 1
                     matched.add((floor, plain))
@@ -259,9 +432,9 @@ def _libraries(raw: list[dict[str, Any]], buildings: dict[str, Building], notes:
                     by_form += 1
                     matched.add((floor, combined))
                 else:
-                    notes.append(f"library room {building.id} {floor} '{plain}' (room_id '{room['room_id']}') matches no "
+                    notes.append(f"library room {building.id} {floor} '{plain}' (room_id '{room_id}') matches no "
                                  f"amenity of {building.name} on that floor, neither as '{plain}' nor as '{combined}'; kept")
-                rooms.append(_room(building.id, floor, room, notes))
+                rooms.append(_room(building.id, floor, at, room, notes))
         ids = Counter(room.id for room in rooms)
         for room_id in sorted(i for i, n in ids.items() if n > 1):
             notes.append(f"library {building.id}: room_id '{room_id}' is used by {ids[room_id]} rooms; kept as given")
@@ -278,26 +451,28 @@ def _libraries(raw: list[dict[str, Any]], buildings: dict[str, Building], notes:
     return libraries
 
 
-def _room(building_id: str, floor: str, raw: dict[str, Any], notes: list[str]) -> Room:
-    kind = raw["type"]
+def _room(building_id: str, floor: str, at: str, raw: _Entry, notes: list[str]) -> Room:
+    kind = raw.text("type")
     if kind not in ("StudyArea", "PublicArea"):
-        notes.append(f"library room {building_id} '{raw['room_name']}': unknown type '{kind}', imported as PublicArea")
+        notes.append(f"library room {building_id} '{raw.text('room_name')}': unknown type '{kind}', imported as PublicArea")
         kind = "PublicArea"
     seats: list[Seat] = []
     seen: Counter[str] = Counter()
-    for seat in raw["seats"]:
-        seat_id = seat["seat_id"]
+    for k, raw_seat in enumerate(raw.entries("seats")):
+        seat = _Entry(raw.file, _at(f"{at}.seats[{k}]", raw_seat, "seat_id"), raw_seat)
+        seat_id = seat.text("seat_id", nonempty=True)
+        features = seat.texts("features")
         seen[seat_id] += 1
         if seen[seat_id] > 1:
             unique = f"{seat_id}-{seen[seat_id]}"
-            notes.append(f"duplicate seat id '{seat_id}' in {building_id} room '{raw['room_id']}': "
+            notes.append(f"duplicate seat id '{seat_id}' in {building_id} room '{raw.text('room_id')}': "
                          f"occurrence {seen[seat_id]} (seat {len(seats) + 1} of the room) is now '{unique}'")
             seat_id = unique
-        unknown = sorted(set(seat["features"]) - set(SEAT_FEATURES))
+        unknown = sorted(set(features) - set(SEAT_FEATURES))
         if unknown:
             notes.append(f"seat {seat_id}: features {unknown} are not in SEAT_FEATURES; kept")
-        seats.append(Seat(id=seat_id, features=list(dict.fromkeys(seat["features"]))))
-    return Room(id=raw["room_id"], name=raw["room_name"], floor=floor, kind=kind, seats=seats)
+        seats.append(Seat(id=seat_id, features=list(dict.fromkeys(features))))
+    return Room(id=raw.text("room_id"), name=raw.text("room_name"), floor=floor, kind=kind, seats=seats)
 
 
 # ---------------------------------------------------------------- clubs, advisors, books
@@ -305,49 +480,53 @@ def _room(building_id: str, floor: str, raw: dict[str, Any], notes: list[str]) -
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 
 
-def _clubs(raw: list[dict[str, Any]], notes: list[str]) -> list[Club]:
+def _clubs(raw: list[_Entry], notes: list[str]) -> list[Club]:
     clubs: list[Club] = []
     periods = 0
     for entry in raw:
-        text = entry["recruitment_info"]
+        club_id, name, text = entry.text("club_id", nonempty=True), entry.text("club_name"), entry.text("recruitment_info")
         found = _EMAIL.search(text)
         if found is None:
-            notes.append(f"club {entry['club_id']} ({entry['club_name']}): no email address in recruitment_info; email left empty")
+            notes.append(f"club {club_id} ({name}): no email address in recruitment_info; email left empty")
         elif text[found.end():found.end() + 1] == ".":
             periods += 1
-        clubs.append(Club(id=entry["club_id"], name=entry["club_name"], category=entry["category"],
-                          description=entry["description"], recruitment=text, email=found.group(0) if found else ""))
+        clubs.append(Club(id=club_id, name=name, category=entry.text("category"), description=entry.text("description"),
+                          recruitment=text, email=found.group(0) if found else ""))
     notes.append(f"club emails: extracted from recruitment_info; in {periods} of {len(clubs)} clubs a sentence's "
                  "period follows the address directly and is not part of it")
     return sorted(clubs, key=lambda c: c.id)
 
 
-def _advisor(raw: dict[str, Any], notes: list[str]) -> Advisor:
-    area, preference = raw["research_area"], raw.get("preferences") or {}
-    detail = preference.get("level_2", "")
-    if isinstance(detail, list):
-        notes.append(f"advisor {raw['advisor_id']}: preferences.level_2 is a list {detail}; joined with '; '")
-        detail = "; ".join(map(str, detail))
+def _advisor(raw: _Entry, notes: list[str]) -> Advisor:
+    area, advisor_id = raw.sub("research_area"), raw.text("advisor_id", nonempty=True)
+    given = raw.value("preferences", None)
+    preference = _Entry(raw.file, raw.label, {} if given is None else given, "preferences.")  # null: no preferences
+    if isinstance(preference.value("level_2", ""), list):
+        items = preference.texts("level_2")
+        notes.append(f"advisor {advisor_id}: preferences.level_2 is a list {items}; joined with '; '")
+        detail = "; ".join(items)
+    else:
+        detail = preference.text("level_2", "")
     return Advisor(
-        id=raw["advisor_id"], name=raw["name"], email=raw["email"], area=area["level_1"], field=area["level_2"],
-        tags=list(area.get("tags", [])), works=list(raw.get("representative_work", [])),
-        preference=preference.get("level_1", ""), preference_detail=detail,
-        preference_text=preference.get("description", ""),
+        id=advisor_id, name=raw.text("name"), email=raw.text("email"), area=area.text("level_1"), field=area.text("level_2"),
+        tags=area.texts("tags", []), works=raw.texts("representative_work", []),
+        preference=preference.text("level_1", ""), preference_detail=detail,
+        preference_text=preference.text("description", ""),
     )
 
 
-def _books(raw: list[dict[str, Any]], names: dict[str, str], notes: list[str]) -> list[Book]:
+def _books(raw: list[_Entry], names: dict[str, str], notes: list[str]) -> list[Book]:
     books: list[Book] = []
     held: dict[str, set[str]] = defaultdict(set)
     for entry in raw:
-        location = entry["location"]
+        title, location, category = entry.text("title"), entry.text("location"), entry.text("category")
         library, _, rest = location.partition(" - ")
         library_id = names.get(library.strip().casefold(), "")
         if not rest or not library_id:
-            notes.append(f"book '{entry['title']}': no map building named in its location '{location}'; library left empty")
-        held[entry["category"]].add(location)
-        books.append(Book(title=entry["title"], author=entry["author"], call_number=entry["call_number"], type=entry["type"],
-                          category=entry["category"], library_id=library_id, collection=location))
+            notes.append(f"book '{title}': no map building named in its location '{location}'; library left empty")
+        held[category].add(location)
+        books.append(Book(title=title, author=entry.text("author"), call_number=entry.text("call_number"),
+                          type=entry.text("type"), category=category, library_id=library_id, collection=location))
     for category in sorted(c for c, places in held.items() if len(places) > 1):
         notes.append(f"book category '{category}' is held in {len(held[category])} locations "
                      f"({'; '.join(sorted(held[category]))}); each book keeps its own location")
@@ -356,15 +535,26 @@ def _books(raw: list[dict[str, Any]], names: dict[str, str], notes: list[str]) -
 
 # ---------------------------------------------------------------- courses
 
-_TIME = re.compile(r"^\d{2}:\d{2}-\d{2}:\d{2}$")
+_TIME = re.compile(r"([0-9]{2}):([0-9]{2})-([0-9]{2}):([0-9]{2})")
+
+
+def _class_time(text: str) -> bool:
+    """``HH:MM-HH:MM`` on one day, ending after it starts (what ``subsystems.courses`` reads as a class time)."""
+    match = _TIME.fullmatch(text)
+    if match is None:
+        return False
+    h1, m1, h2, m2 = (int(g) for g in match.groups())
+    return h1 <= 23 and h2 <= 23 and m1 <= 59 and m2 <= 59 and h1 * 60 + m1 < h2 * 60 + m2
 
 
 def _courses(root: Path, buildings: set[str], notes: list[str]) -> list[CourseSection]:
-    raw = _read(root, "courses.json")
+    file = "courses.json"
+    raw = _Entry(file, "the file", _read(root, file))
     legacy = {1: _combined(root, "combined_courses_s1.json", notes), 2: _combined(root, "combined_courses_s2.json", notes)}
-    with _shape("courses.json"):  # the notes read the sections' values too, of whatever type the file gave them
-        entries = raw["courses"]
-        if all(entry.get("popularity") is None for entry in entries):
+    with _shape(file):
+        entries = [_Entry(file, _at(f"courses[{i}]", entry, "course_code"), entry)
+                   for i, entry in enumerate(raw.entries("courses"))]
+        if all(entry.value("popularity", None) is None for entry in entries):
             notes.append(f"course popularity: 'popularity' is null for all {len(entries)} sections of courses.json; "
                          "popularity_index is taken from combined_courses_s1.json / combined_courses_s2.json, matched "
                          "by course code within the section's semester")
@@ -373,7 +563,7 @@ def _courses(root: Path, buildings: set[str], notes: list[str]) -> list[CourseSe
     return sections
 
 
-def _course_notes(sections: list[CourseSection], entries: list[dict[str, Any]], legacy: dict[int, dict[str, dict[str, Any]]],
+def _course_notes(sections: list[CourseSection], entries: list[_Entry], legacy: dict[int, dict[str, dict[str, Any]]],
                   notes: list[str]) -> None:
     defaulted = [s.code for s, e in zip(sections, entries) if _legacy_of(e, legacy) is None]
     if defaulted:
@@ -400,57 +590,80 @@ def _course_notes(sections: list[CourseSection], entries: list[dict[str, Any]], 
 
 
 def _combined(root: Path, name: str, notes: list[str]) -> dict[str, dict[str, Any]]:
-    raw = _read(root, name)
+    """The file's entries by course code, each with the values a section may take from it checked."""
+    raw = _Entry(name, "the file", _read(root, name))
     table: dict[str, dict[str, Any]] = {}
     with _shape(name):
-        for entry in raw["all_courses"]:
-            if entry["course_code"] in table:
-                notes.append(f"{name}: course code {entry['course_code']} appears twice; the first is used")
+        for i, item in enumerate(raw.entries("all_courses")):
+            entry = _Entry(name, _at(f"all_courses[{i}]", item, "course_code"), item)
+            code = entry.text("course_code", nonempty=True)
+            if "popularity_index" in entry.raw:
+                entry.whole("popularity_index", POPULARITY, "a popularity")
+            for key in ("seats_left", "enrollment_capacity"):
+                if entry.value(key, None) is not None:
+                    entry.whole(key, SEATS, "a section's number of seats")
+            if "schedule" in entry.raw:
+                entry.sub("schedule").text("time", "")
+            if code in table:
+                notes.append(f"{name}: course code {code} appears twice; the first is used")
                 continue
-            table[entry["course_code"]] = entry
+            table[code] = item
     return table
 
 
-def _semester(entry: dict[str, Any]) -> int:
-    value = str(entry["semester"]).split()[-1]
+def _semester(entry: _Entry) -> int:
+    given = entry.value("semester")
+    text = str(given) if isinstance(given, (str, int)) and not isinstance(given, bool) else ""
+    value = text.split()[-1] if text.split() else ""
     if value not in ("1", "2"):
-        raise StuLifeDataError(f"course {entry['course_code']}: unknown semester {entry['semester']!r}")
+        entry.fail("semester", f"is {_shown(given)}, not a known semester ('Semester 1' or 'Semester 2')")
     return int(value)
 
 
-def _legacy_of(entry: dict[str, Any], legacy: dict[int, dict[str, dict[str, Any]]]) -> dict[str, Any] | None:
-    return legacy[_semester(entry)].get(entry["course_code"])
+def _legacy_of(entry: _Entry, legacy: dict[int, dict[str, dict[str, Any]]]) -> dict[str, Any] | None:
+    return legacy[_semester(entry)].get(entry.text("course_code"))
 
 
-def _section(entry: dict[str, Any], legacy: dict[int, dict[str, dict[str, Any]]], buildings: set[str],
+def _section(entry: _Entry, legacy: dict[int, dict[str, dict[str, Any]]], buildings: set[str],
              notes: list[str]) -> CourseSection:
-    code, schedule = entry["course_code"], entry["schedule"]
+    code, schedule = entry.text("course_code", nonempty=True), entry.sub("schedule")
     semester = _semester(entry)
     old = _legacy_of(entry, legacy) or {}
-    time = schedule["time"].strip()
-    if not _TIME.match(time):
+    given = schedule.text("time")
+    time = given.strip()
+    if not _class_time(time):
         fallback = str(old.get("schedule", {}).get("time", "")).strip()
-        if not _TIME.match(fallback):
-            raise StuLifeDataError(f"course {code}: time {schedule['time']!r} is not HH:MM-HH:MM and the combined file has none")
-        notes.append(f"course {code}: time {schedule['time']!r} in courses.json; took '{fallback}' from "
+        if not _class_time(fallback):
+            schedule.fail("time", f"is {_shown(given)}, not a class time HH:MM-HH:MM (from 00:00 to 23:59, ending after it "
+                                  f"starts), and combined_courses_s{semester}.json has none for {code}")
+        notes.append(f"course {code}: time {given!r} in courses.json; took '{fallback}' from "
                      f"combined_courses_s{semester}.json")
         time = fallback
-    location = schedule["location"]
-    if location["building_id"] not in buildings:
-        notes.append(f"course {code}: building {location['building_id']} is not on the map; kept")
-    if entry["type"] not in ("Compulsory", "Elective"):
-        notes.append(f"course {code}: unknown type '{entry['type']}', imported as elective")
+    weeks = schedule.sub("weeks")
+    first_week = weeks.whole("start", TEACHING_WEEKS, "a teaching week")
+    last_week = weeks.whole("end", TEACHING_WEEKS, "a teaching week")
+    if last_week < first_week:
+        weeks.fail("end", f"is {last_week}, before the first week {first_week}")
+    days = schedule.texts("days")
+    for j, day in enumerate(days):
+        if day not in WEEKDAYS or day in days[:j]:
+            schedule.fail(f"days[{j}]", f"is {_shown(day)}; days are distinct names of weekdays ({', '.join(WEEKDAYS)})")
+    location = schedule.sub("location")
+    building_id = location.text("building_id", nonempty=True)
+    if building_id not in buildings:
+        notes.append(f"course {code}: building {building_id} is not on the map; kept")
+    kind = entry.text("type")
+    if kind not in ("Compulsory", "Elective"):
+        notes.append(f"course {code}: unknown type '{kind}', imported as elective")
     popularity = old.get("popularity_index", DEFAULT_POPULARITY)
-    if not 0 <= popularity <= 99:
-        notes.append(f"course {code}: popularity {popularity} outside 0-99; clamped")
-        popularity = min(99, max(0, popularity))
     seats = next((old[k] for k in ("seats_left", "enrollment_capacity") if old.get(k) is not None), DEFAULT_SEATS)
+    prerequisites = entry.texts("prerequisites") if entry.value("prerequisites", None) is not None else []
     return CourseSection(
-        code=code, name=entry["course_name"], credits=int(entry["credits"]), instructor=entry["instructor"]["name"],
-        semester=semester, compulsory=entry["type"] == "Compulsory", first_week=int(schedule["weeks"]["start"]),
-        last_week=int(schedule["weeks"]["end"]), days=list(schedule["days"]), time=time,
-        building_id=location["building_id"], room=location["room"], popularity=int(popularity), seats=int(seats),
-        prerequisites=list(entry.get("prerequisites") or []), description=entry.get("description", ""),
+        code=code, name=entry.text("course_name"), credits=entry.whole("credits", CREDITS, "a course's credits"),
+        instructor=entry.sub("instructor").text("name"), semester=semester, compulsory=kind == "Compulsory",
+        first_week=first_week, last_week=last_week, days=days, time=time, building_id=building_id,
+        room=location.text("room"), popularity=popularity, seats=seats, prerequisites=prerequisites,
+        description=entry.text("description", ""),
     )
 
 
@@ -467,18 +680,22 @@ def _texts(root: Path, course_names: set[str], notes: list[str]) -> list[Text]:
     wrapped: list[str] = []
     renamed: list[str] = []
     for stem, title, kind, course in TEXTS:
-        raw = _read(root, f"books/{stem}.json")
-        with _shape(f"books/{stem}.json"):
+        file = f"books/{stem}.json"
+        raw = _read(root, file)
+        with _shape(file):
+            at = ""
             if isinstance(raw, list):
                 if len(raw) != 1:
-                    raise StuLifeDataError(f"books/{stem}.json holds a list of {len(raw)} items, not one book")
+                    raise StuLifeDataError(f"{file} holds a list of {len(raw)} items, not one book")
                 wrapped.append(f"{stem}.json")
-                raw = raw[0]
+                raw, at = raw[0], "[0]"
+            book = _Entry(file, at or "the book", raw)
             if stem == PROGRAMS_FILE:
+                _check_programs(book, at)
                 chapters = _programs_guide(raw, notes)
             else:
-                chapters = _unique_chapters(title, [_chapter(chapter) for chapter in raw["content"]], notes)
-                if raw.get("handbook_title", title) != title:
+                chapters = _unique_chapters(title, _chapters(book, at), notes)
+                if book.text("handbook_title", title) != title:
                     renamed.append(f"{stem}.json '{raw['handbook_title']}' -> '{title}'")
         if course and course not in course_names:
             notes.append(f"textbook '{title}': course '{course}' is not in the catalogue; kept")
@@ -493,13 +710,80 @@ def _texts(root: Path, course_names: set[str], notes: list[str]) -> list[Text]:
     return texts
 
 
-def _chapter(raw: dict[str, Any]) -> Chapter:
-    return Chapter(title=raw["title"], sections=[
-        BookSection(title=section["title"], articles=[
-            Article(id=article["id"], title=article["title"], body=article["content"]) for article in section["content"]
-        ])
-        for section in raw["content"]
-    ])
+def _chapters(book: _Entry, at: str) -> list[Chapter]:
+    """The book's chapters; titles and ids are one-line texts, article bodies may hold line breaks (``_BODY_CONTROL``)."""
+    chapters: list[Chapter] = []
+    for c, raw_chapter in enumerate(book.entries("content")):
+        chapter_at = f"{at}.content[{c}]" if at else f"content[{c}]"
+        chapter = _Entry(book.file, chapter_at, raw_chapter)
+        title = chapter.text("title")
+        sections: list[BookSection] = []
+        for s, raw_section in enumerate(chapter.entries("content")):
+            section = _Entry(book.file, f"{chapter_at}.content[{s}]", raw_section)
+            section_title = section.text("title")
+            articles: list[Article] = []
+            for a, raw_article in enumerate(section.entries("content")):
+                article = _Entry(book.file, _at(f"{section.label}.content[{a}]", raw_article, "id"), raw_article)
+                articles.append(Article(id=article.text("id", nonempty=True), title=article.text("title"),
+                                        body=article.text("content", body=True)))
+            sections.append(BookSection(title=section_title, articles=articles))
+        chapters.append(Chapter(title=title, sections=sections))
+    return chapters
+
+
+def _check_programs(book: _Entry, at: str) -> None:
+    """The programs file's texts: codes, majors and headings become ids and titles (one line); everything else is
+    rendered into article bodies (line breaks allowed, ``_BODY_CONTROL``)."""
+    for i, raw_program in enumerate(book.entries("programs")):
+        program = _Entry(book.file, _at(f"{at}.programs[{i}]" if at else f"programs[{i}]", raw_program, "program_code"),
+                         raw_program)
+        program.text("program_code", nonempty=True)
+        program.text("major")
+        if program.value("program_type", None) is not None:
+            program.text("program_type")
+        for j, raw_block in enumerate(program.entries("content")):
+            block = _Entry(book.file, program.label, raw_block, f"content[{j}].")
+            if _is_heading(block.raw):
+                block.text("text")
+                continue
+            if not _body_texts_fit(raw_block):
+                for where, text in _texts_inside(raw_block):
+                    _text(text, block.failing(where), body=True)
+
+
+def _body_texts_fit(value: Any) -> bool:
+    """Whether every text in ``value`` (keys too) may stand in an article's body; where one may not, ``_texts_inside``
+    finds where it is for the error line."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if not (item.isascii() and item.isprintable()) and _BODY_CONTROL.search(item):
+                return False
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return True
+
+
+def _texts_inside(value: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """Every text in ``value`` (keys too), with where it is, e.g. ``data[2].courses[0].name``; a loop, not a recursion,
+    so that nesting as deep as the JSON reader takes cannot exhaust the stack."""
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, str):
+            yield where or "(text)", item
+        elif isinstance(item, dict):
+            for key, child in reversed(item.items()):
+                shown = key if key.isascii() and key.isprintable() else ascii(key)
+                inside = f"{where}.{shown}" if where else shown
+                yield inside + " (a key)", key
+                stack.append((inside, child))
+        elif isinstance(item, list):
+            stack.extend((f"{where}[{n}]", child) for n, child in reversed(list(enumerate(item))))
 
 
 def _unique_chapters(title: str, chapters: list[Chapter], notes: list[str]) -> list[Chapter]:
