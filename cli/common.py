@@ -60,9 +60,15 @@ err = _Console(stderr=True, soft_wrap=True, markup=False, emoji=False)
 passes ``markup=True`` and ``escape``s what it puts in."""
 
 def run_name(value: str | None) -> str | None:
-    """``--name``'s check: a name given must say something (an empty one was taken for none, and a default made)."""
-    if value is not None and not value.strip():
-        raise typer.BadParameter("a run's name cannot be empty or blank")
+    """``--name``'s check: a name given must say something (an empty one was taken for none, and a default made) and
+    print as one plain line (``name_problem``)."""
+    if value is None:
+        return None
+    from campus.scenarios.play import name_problem
+
+    problem = name_problem(value)
+    if problem is not None:
+        raise typer.BadParameter(f"a run's name cannot be {value[:60]!r}: {problem}")
     return value
 
 

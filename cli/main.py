@@ -662,16 +662,15 @@ def import_command(
     name: str = typer.Option(None, "--name", callback=run_name, help="Name of the imported run (default: its original name)."),
     as_json: bool = JSON,
 ) -> None:
-    """Read a run from JSON Lines into the database, checking every hash first."""
-    from campus.replays.export import import_lines
+    """Read a run from JSON Lines into the database, checking every hash and verifying the run first."""
+    from campus.replays.export import import_export, read_lines
 
     if not os.path.isfile(path):
         fail(f"no file at {path}")
     with no_empty_db_left(db), open_db(db, must_exist=False) as store:
-        before = len(store.branches())
         with open(path, encoding="utf-8") as handle:
-            current = import_lines(store, handle, branch_id=name)
-        summary = _summary(current) | {"imported": len(store.branches()) > before}
+            current, stored = import_export(store, read_lines(handle), branch_id=name)
+        summary = _summary(current) | {"imported": stored}
     if not summary["imported"] and not as_json:
         err.print(f"{db} holds this run already, event for event, as {current.branch.id}: nothing was imported",
                   highlight=False)

@@ -6,12 +6,19 @@ last line is a trailer with the number of events and the final hash, so a file c
 even at a line boundary — is told from a shorter run. An exported fork is flattened: the
 file holds the whole lineage as one branch.
 
-Import reads and checks the whole file before writing anything — every field, every hash
-rebuilt from the payloads, the trailer — and refuses it whole, naming the first bad line; then
-it writes the run in one transaction, so an import that is killed leaves no run behind. A
-flattened fork that changed agent (its header's ``agents``) is written back as its lineage: a
-root and one fork per change, named ``RUN~2``... with ``RUN`` itself written last, so a killed
-import may leave a leading part under a ``~`` name but never a short run under ``RUN``.
+Import reads and checks the whole file before writing anything — every field and its bounds (a
+number must fit the column it goes in, a name must print as one plain line), every hash rebuilt
+from the payloads, the trailer — and refuses it whole, naming the first bad line. It then writes
+the run into a scratch in-memory store and verifies it there, as ``campus verify`` would, so a
+consistent forgery (an edit with the hash chain recomputed) is refused too. Only then is the
+target written: the world and term (content-addressed, kept if already there), then the branch
+and its events in one transaction. Bad input is refused before the first of these writes; a full
+disk or a kill between them can leave a world and a term with no run (the next import uses them),
+never a short run. A flattened fork that changed agent (its header's ``agents``) is written back
+as its lineage: a root and one fork per change, named ``RUN~2``... with ``RUN`` itself written
+last, so a killed import may leave a leading part under a ``~`` name but never a short run under
+``RUN``. Two imports of one file at once end as one after the other does: the second finds the
+run stored and stores nothing.
 Files of format ``campus-log/1`` (written before the trailer) are still read: their hash chain
 is checked, but whether they are complete cannot be.
 """
@@ -19,21 +26,27 @@ is checked, but whether they are complete cannot be.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 import msgspec
 
-from campus.events import agent_link, canonical, chain_hash, decode_event, genesis_hash
-from campus.kernel.store import BranchInfo, EventStore, Record, StoreError, Verbatim
+from campus.events import MAX_SEED, SCHEMA_VERSION, agent_link, canonical, chain_hash, decode_event, genesis_hash
+from campus.kernel.store import BranchExists, BranchInfo, EventStore, MemoryStore, Record, StoreError, Verbatim
 from campus.replays.signing import Signature, meta_digest, self_signed, store_signature
-from campus.replays.verify import lineage_root
-from campus.scenarios.play import Run, open_run, unique_branch_id
+from campus.replays.verify import lineage_root, verify
+from campus.scenarios.play import Run, name_problem, open_run, unique_branch_id
 from campus.scenarios.task import decode_term
-from campus.world.model import decode_world
+from campus.world.model import World, decode_world
 
 FORMAT = "campus-log/2"
 UNTRAILED = "campus-log/1"
 """The format before the trailer line: read, but its completeness cannot be checked."""
+MAX_LINE = 64 * 2**20
+"""Characters a line may hold, with its line break. The longest line of a real export is its header (world and term):
+6.4 million characters for the default term, 15.7 million for the published StuLife world. ``read_lines`` stops
+there, so a file of one endless line is refused without being held whole."""
+MAX_TIME = 2**63 - 1
+"""The latest simulated minute an event can have: what a SQLite integer holds."""
 
 
 def is_export(head: bytes) -> bool:
@@ -131,14 +144,69 @@ class _Trailer(msgspec.Struct):
     signature: Signature | None = None
 
 
+class Imported(NamedTuple):
+    run: Run
+    stored: bool
+    """False when the store held this run already, event for event: nothing was written."""
+
+
+class _Checked(NamedTuple):
+    """An export read and checked, ready to write."""
+
+    meta: _BranchHeader
+    world: World
+    term_hash: str
+    stored_term: bytes
+    played: list[_Played]
+    records: list[Record]
+    signature: Signature | None
+    head: str
+
+
 def import_lines(store: EventStore, lines: Iterable[str], *, branch_id: str | None = None) -> Run:
-    """Check the whole export, then write it as one new run in one transaction."""
+    """Check the whole export, then write it as one new run (``import_export``)."""
+    return import_export(store, lines, branch_id=branch_id).run
+
+
+def import_export(store: EventStore, lines: Iterable[str], *, branch_id: str | None = None) -> Imported:
+    """Check the whole export and verify its run in memory, then write it into ``store``; a run the store holds
+    already (when no ``branch_id`` is given) is not written again."""
+    if branch_id is not None:
+        _check_given_name(branch_id)
+    checked = _read_export(lines)
+    held = _held_copy(store, checked, branch_id)
+    if held is not None:
+        return Imported(held, False)
+    _check_verifies(checked)
+    return _store_new(store, checked, branch_id)
+
+
+def _store_new(store: EventStore, checked: _Checked, branch_id: str | None) -> Imported:
+    """Write a checked run under ``branch_id``, or else its own name, numbered if taken. Another import may take the
+    name meanwhile (this one checked and verified the file first): if it stored this very run, this import writes
+    nothing, as when run after it; if another run, this one takes the next free name, as ``new_run`` does."""
+    name = branch_id or unique_branch_id(store, checked.meta.id)
+    while True:
+        held = _held_copy(store, checked, branch_id)
+        if held is not None:
+            return Imported(held, False)
+        try:
+            return Imported(_write(store, checked, name), True)
+        except BranchExists:
+            if branch_id is not None:
+                raise
+            name = unique_branch_id(store, checked.meta.id)
+
+
+def _read_export(lines: Iterable[str]) -> _Checked:
+    """Every line checked (fields, bounds, hashes, the end line, the signature); nothing is written."""
     numbered = _numbered(lines)
     first = next(numbered, None)
     if first is None:
         raise ExportFormatError("the file is empty: line 1 should be a campus export header")
     header = _header(first[1])
     meta = header.branch
+    _check_branch(meta)
     try:
         stored_term = canonical(header.term)
         world, term = decode_world(msgspec.json.encode(header.world)), decode_term(stored_term, meta.schema)
@@ -152,37 +220,96 @@ def import_lines(store: EventStore, lines: Iterable[str], *, branch_id: str | No
     genesis = genesis_hash(world.hash, term.hash, meta.seed, meta.config, played[0].agent)
     if genesis != meta.genesis:
         raise ExportFormatError("line 1: the header's genesis hash does not match its world, term, seed, config and agent")
-    links = {p.start: p.agent for p in played[1:]}
-    records, signature, head = _checked_records(numbered, genesis, links, trailed=header.format == FORMAT)
+    records, signature, head = _checked_records(numbered, genesis, {p.start: p.agent for p in played[1:]},
+                                                trailed=header.format == FORMAT)
+    if played[-1].start > len(records) + 1:
+        raise ExportFormatError(f"line 1: the header's agents change at seq {played[-1].start}, "
+                                f"past the file's {len(records)} events")
     if signature is not None:
         _check_signature(signature[1], signature[0], genesis, meta.agent, records)
-    if branch_id is None and _holds(store, meta.id, genesis, (len(records), head)):
-        if signature is not None:  # a signature the first import may not have had
-            store_signature(store, signature[1])
-        return open_run(store, meta.id)  # imported before: the same run again is no new run
-    final = branch_id or unique_branch_id(store, meta.id)
+    return _Checked(meta, world, term.hash, stored_term, played, records, None if signature is None else signature[1], head)
+
+
+def _check_branch(meta: _BranchHeader) -> None:
+    """The header's name, seed and schema, each one a run can have (a seed past SQLite's integers was a traceback)."""
+    problem = name_problem(meta.id)
+    if problem is not None:
+        raise ExportFormatError(f"line 1: the run's name {_shown(meta.id)} cannot name a run: {problem}")
+    if not 0 <= meta.seed <= MAX_SEED:
+        raise ExportFormatError(f"line 1: the run's seed {meta.seed} is outside 0..{MAX_SEED}")
+    if not 1 <= meta.schema <= SCHEMA_VERSION:
+        raise ExportFormatError(f"line 1: the run's schema is {meta.schema}; this campus reads schemas 1 to {SCHEMA_VERSION}")
+
+
+def _check_given_name(name: str) -> None:
+    problem = name_problem(name)
+    if problem is not None:
+        raise ValueError(f"{_shown(name)} cannot name a run: {problem}")
+
+
+def _shown(name: str) -> str:
+    """A name as an error quotes it: escaped, and cut short."""
+    return repr(name[:60]) + ("..." if len(name) > 60 else "")
+
+
+def _held_copy(store: EventStore, checked: _Checked, branch_id: str | None) -> Run | None:
+    """The run as ``store`` holds it already under the file's name (with its signature added), or None; a run
+    imported under a name of its own (``branch_id``) is always a new run."""
+    meta = checked.meta
+    if branch_id is not None or not _holds(store, meta, (len(checked.records), checked.head)):
+        return None
+    if checked.signature is not None:  # a signature the first import may not have had
+        store_signature(store, checked.signature)
+    return open_run(store, meta.id)
+
+
+def _check_verifies(checked: _Checked) -> None:
+    """Refuse a run ``campus verify`` would reject (a consistent forgery: an edit with the hash chain recomputed, a
+    header that disagrees with its ``run_started``): it is written into a scratch store and verified there, so the
+    target is not touched. The plain verify: ``--deep`` and the model requests are left to ``campus verify``."""
+    run = _write(MemoryStore(), checked, checked.meta.id)
+    mismatch = verify(run).mismatch
+    if mismatch is not None:
+        raise ExportFormatError(f"the run does not verify: mismatch at seq {mismatch.seq} ({mismatch.check}); "
+                                f"expected {_said(mismatch.expected)}, actual {_said(mismatch.actual)}; nothing was imported")
+
+
+def _said(value: Any) -> str:
+    text = msgspec.json.encode(value).decode()
+    return text if len(text) <= 300 else text[:300] + "..."
+
+
+def _write(store: EventStore, checked: _Checked, final: str) -> Run:
+    """Write a checked export as the run ``final``: the world and term, then the branch, or the lineage of a
+    flattened fork that changed agent (``final~1``... first, ``final`` last)."""
+    meta, played, records = checked.meta, checked.played, checked.records
+    links = played[1:]
     info = BranchInfo(
-        id=final if not links else unique_branch_id(store, f"{final}~1"), parent=None, fork_seq=0, genesis=genesis,
-        agent=played[0].agent, label=f"imported from {meta.id}", world_hash=world.hash, term_hash=term.hash,
-        seed=meta.seed, config=meta.config, schema=meta.schema,
+        id=final if not links else unique_branch_id(store, f"{final}~1"), parent=None, fork_seq=0, genesis=meta.genesis,
+        agent=played[0].agent, label=f"imported from {meta.id}", world_hash=checked.world.hash,
+        term_hash=checked.term_hash, seed=meta.seed, config=meta.config, schema=meta.schema,
     )
-    store.put_blob("world", world.hash, world.encoded)
-    store.put_blob("term", term.hash, stored_term)
-    store.create_branch(info, records[:played[1].start - 1] if links else records)
-    for n, (part, until) in enumerate(zip(played[1:], [p.start for p in played[2:]] + [len(records) + 1]), start=2):
+    store.put_blob("world", checked.world.hash, checked.world.encoded)
+    store.put_blob("term", checked.term_hash, checked.stored_term)
+    store.create_branch(info, records[:links[0].start - 1] if links else records)
+    for n, (part, until) in enumerate(zip(links, [p.start for p in links[1:]] + [len(records) + 1]), start=2):
         name = final if until > len(records) else unique_branch_id(store, f"{final}~{n}")
-        store.fork(info.id, part.start - 1, name, agent=part.agent, label=f"imported from {meta.id}", deferred=True)
-        store.append(name, records[part.start - 1:until - 1])
+        own = records[part.start - 1:until - 1]  # none for a fork that changed agent and played nothing yet
+        store.fork(info.id, part.start - 1, name, agent=part.agent, label=f"imported from {meta.id}", deferred=bool(own))
+        if own:
+            store.append(name, own)
         info = store.branch(name)
-    if signature is not None:
-        store_signature(store, signature[1])
+    if checked.signature is not None:
+        store_signature(store, checked.signature)
     return open_run(store, final)
 
 
-def _holds(store: EventStore, branch_id: str, genesis: str, head: tuple[int, str]) -> bool:
-    """Whether ``store`` has a run named ``branch_id`` with that genesis and head: every event the same."""
+def _holds(store: EventStore, meta: _BranchHeader, head: tuple[int, str]) -> bool:
+    """Whether ``store`` has a run named as ``meta`` with its genesis, its schema (which the genesis does not bind)
+    and ``head``: every event and every field the same."""
     try:
-        return store.branch(branch_id).genesis == genesis and store.head(branch_id) == head
+        stored = store.branch(meta.id)
+        return (stored.genesis, stored.schema) == (meta.genesis, meta.schema) and store.head(meta.id) == head
     except StoreError:
         return False
 
@@ -231,8 +358,16 @@ def chain_of(records: list[Record], genesis: str) -> str:
     return prev
 
 
+def read_lines(handle: IO[str]) -> Iterator[str]:
+    """The lines of a text file, each read to at most ``MAX_LINE + 1`` characters: a longer one is not held whole
+    (iterating the file reads a line to its end, however far that is) and ``_numbered`` refuses it."""
+    while line := handle.readline(MAX_LINE + 1):
+        yield line
+
+
 def _numbered(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
-    """Non-blank lines with their line numbers; text that is not UTF-8 is refused with its line."""
+    """Non-blank lines with their line numbers; text that is not UTF-8, and a line longer than ``MAX_LINE``, are
+    refused with its line."""
     iterator = iter(lines)
     number = 0
     while True:
@@ -243,6 +378,9 @@ def _numbered(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
             return
         except UnicodeDecodeError:
             raise ExportFormatError(f"line {number} is not UTF-8 text") from None
+        if len(raw) > MAX_LINE:
+            raise ExportFormatError(f"line {number} is longer than {MAX_LINE:,} characters, more than any line of a "
+                                    "campus export: the file was read no further")
         if raw.strip():
             yield number, raw
 
@@ -280,6 +418,8 @@ def _checked_records(lines: Iterator[tuple[int, str]], genesis: str, links: dict
             event = decode_event(msgspec.json.encode(line.event))
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as error:
             raise ExportFormatError(f"line {number} is not a valid event ({error})") from None
+        if not 0 <= line.t <= MAX_TIME:
+            raise ExportFormatError(f"line {number} (seq {line.seq}): its time {line.t} is outside 0..{MAX_TIME}")
         if line.kind != line.event.get("kind"):
             raise ExportFormatError(f"line {number} (seq {line.seq}) says kind {line.kind!r} of an event of kind "
                                     f"{line.event.get('kind')!r}")

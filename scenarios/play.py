@@ -9,6 +9,7 @@ log's database by content hash, so a branch carries everything needed to replay 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -172,6 +173,29 @@ def open_run(store: EventStore, branch_id: str) -> Run:
         world = _WORLDS[info.world_hash] = WorldIndex(decode_world(store.get_blob(info.world_hash)))
     term = decode_term(store.get_blob(info.term_hash), info.schema)
     return Run(store, info, world, term, build_kernel(world))
+
+
+MAX_RUN_NAME = 1_000
+"""Characters a run's name may have: far more than the names campus makes (a fork's, a lifelong probe's or a
+numbered name adds a few dozen characters to its run's), far fewer than fill a screen."""
+_UNPRINTABLE = frozenset(("Cc", "Cf", "Cs", "Zl", "Zp"))
+"""Unicode categories a run's name may not hold: control and format characters (ANSI escapes, NUL, bidi overrides),
+surrogates, line and paragraph separators."""
+
+
+def name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a run (given with ``--name``, or in an imported file), or None: a name is printed as it
+    is (``campus runs``, errors), so it must say something, fit on a line and hold no character that moves the
+    cursor, colours the terminal or reorders the text (control, format and bidi characters, line and paragraph
+    separators)."""
+    if not name.strip():
+        return "it is empty or blank"
+    if len(name) > MAX_RUN_NAME:
+        return f"it is {len(name):,} characters long, more than {MAX_RUN_NAME}"
+    odd = next((c for c in name if unicodedata.category(c) in _UNPRINTABLE), None)
+    if odd is not None:
+        return f"it holds the unprintable character U+{ord(odd):04X}"
+    return None
 
 
 def slug(name: str) -> str:

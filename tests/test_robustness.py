@@ -426,7 +426,10 @@ def test_bad_paths_and_names_are_one_error_line(runs_db: Path, tmp_path: Path) -
         assert reason in one_error_line(campus(*args, cwd=tmp_path)), args
     for args in (("run", "--scale", "0.01", "--name", ""), ("fork", "oracle-s0", "--at-step", "5", "--name", " ", "--db", db)):
         named = campus(*args, cwd=tmp_path)  # an empty name was taken for none and a default one made
-        assert named.returncode == 2 and "a run's name cannot be empty or blank" in named.stderr, args
+        assert named.returncode == 2 and "it is empty or blank" in named.stderr, args
+    for name, why in (("a\x1b[31mred", "U+001B"), ("right\u202eleft", "U+202E"), ("x" * 1001, "more than 1000")):
+        named = campus("run", "--scale", "0.01", "--name", name, cwd=tmp_path)  # printed raw by runs, and not importable
+        assert named.returncode == 2 and why in named.stderr and "\x1b" not in named.stderr, name
     assert sorted(p.name for p in tmp_path.iterdir()) == ["junk", "notes.txt", "text.db"]
 
 
