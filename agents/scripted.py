@@ -31,63 +31,55 @@ from campus.world.index import WorldIndex
 from campus.agents.plans import replay_plan, run_plan
 
 
-class StaleAgent:
-    name = "stale"
+class _Scripted:
+    """A control that carries out a plan of the term's for each task (``plan``)."""
+
+    name: str
 
     def __init__(self, term: Term, world: WorldIndex) -> None:
         self.term = term
         self.world = world
 
     def act(self, view: AgentView) -> Reply:
-        task = self.term.by_id[view.task_id]
-        plan = task.stale if task.stale is not None else task.solution
-        return replay_plan(run_plan(plan, self.world), view)
+        return replay_plan(run_plan(self.plan(self.term.by_id[view.task_id]), self.world), view)
+
+    def plan(self, task: Task) -> tuple[str, ...]:
+        raise NotImplementedError
+
+
+class StaleAgent(_Scripted):
+    name = "stale"
+
+    def plan(self, task: Task) -> tuple[str, ...]:
+        return task.stale if task.stale is not None else task.solution
 
 
 def _impossible(task: Task) -> bool:
     return task.scenario == DISRUPTIONS and not task.ground_truth["solvable"]
 
 
-class AbstainerAgent:
+class AbstainerAgent(_Scripted):
     name = "abstainer"
 
-    def __init__(self, term: Term, world: WorldIndex) -> None:
-        self.term = term
-        self.world = world
-
-    def act(self, view: AgentView) -> Reply:
-        task = self.term.by_id[view.task_id]
-        plan = task.solution
+    def plan(self, task: Task) -> tuple[str, ...]:
         if task.scenario == DISRUPTIONS and task.ground_truth["solvable"]:
             library = task.ground_truth["libraries"][0]
-            plan = (task.solution[0], f'call:task.report_infeasible(reason="the plan no longer works", blocked_by=["{library}"])')
-        return replay_plan(run_plan(plan, self.world), view)
+            return (task.solution[0], f'call:task.report_infeasible(reason="the plan no longer works", blocked_by=["{library}"])')
+        return task.solution
 
 
-class OptimistAgent:
+class OptimistAgent(_Scripted):
     name = "optimist"
 
-    def __init__(self, term: Term, world: WorldIndex) -> None:
-        self.term = term
-        self.world = world
-
-    def act(self, view: AgentView) -> Reply:
-        task = self.term.by_id[view.task_id]
-        plan = task.stale if _impossible(task) and task.stale is not None else task.solution
-        return replay_plan(run_plan(plan, self.world), view)
+    def plan(self, task: Task) -> tuple[str, ...]:
+        return task.stale if _impossible(task) and task.stale is not None else task.solution
 
 
-class HedgerAgent:
+class HedgerAgent(_Scripted):
     name = "hedger"
 
-    def __init__(self, term: Term, world: WorldIndex) -> None:
-        self.term = term
-        self.world = world
-
-    def act(self, view: AgentView) -> Reply:
-        task = self.term.by_id[view.task_id]
-        plan = hedged(task) if task.scenario == DISRUPTIONS and task.stale is not None else task.solution
-        return replay_plan(run_plan(plan, self.world), view)
+    def plan(self, task: Task) -> tuple[str, ...]:
+        return hedged(task) if task.scenario == DISRUPTIONS and task.stale is not None else task.solution
 
 
 _SLOT = re.compile(r'time_slot="(\d\d):(\d\d)-(\d\d):(\d\d)"')
