@@ -22,9 +22,11 @@ without its colon all match, while a changed word still does not):
 - ``calendar`` ``{calendar_id, title, location, time}``: an event added or changed in this
   task and still in that calendar, with ``loose`` title and location equal and the same time
   (``time`` holds the fields of a ``CalendarTime``: weeks, weekday, start and end).
-- ``booking`` ``{location_id, day, start, end, room_id?, seat_ids?}``: a booking made in this
+- ``booking`` ``{location_id, day, start, end, room_id?, seat_ids?, last?}``: a booking made in this
   task in that library on that absolute day from ``start`` to ``end`` (minutes since
-  midnight), and in that room, and of one of those seats.
+  midnight), and in that room, and of one of those seats. Under ``last`` (the library's tasks made since a student
+  who booked every seat a listing showed passed them) only the task's last booking in that library on that day
+  counts: there is no cancel tool, so a later booking takes an earlier one's place.
 - ``draft`` ``{sections: {section id: pass}, scope?: [section id], removed?: [section id]}``: the
   whole draft equals ``sections``, or, given ``scope``, the draft's entries for those sections do
   (a section of the scope missing from ``sections`` must be absent); each of ``removed`` must have
@@ -191,6 +193,8 @@ def _calendar(task: Task, state: Any, events: Sequence[Event], part: dict[str, A
 def _booking(task: Task, state: Any, events: Sequence[Event], part: dict[str, Any]) -> Found:
     seats = part.get("seat_ids")
     made = [(i, e) for i, e in enumerate(events) if isinstance(e, Booked)]
+    if part.get("last"):
+        made = [(i, e) for i, e in made if (e.location_id, e.day) == (part["location_id"], part["day"])][-1:]
     for index, booked in made:
         if (
             booked.location_id == part["location_id"]

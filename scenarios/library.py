@@ -27,7 +27,7 @@ an agent that looks at the date during the delivery sees the library as it was. 
 used by at most one task per date, so shapings never mix.
 
 Ground truth: a ``booking`` part (library, date, time slot, room, that seat) made in this
-task, and for sessions starting within the hour a ``location`` part (the student ends the
+task, judged on the task's last booking in that library that day (``last``), and for sessions starting within the hour a ``location`` part (the student ends the
 task in that library) plus ``use``: booking and not going earns the ``unused_bookings`` mark.
 
 Stale variant (about half of the scheduled pairs): a first shaping applies at the delivery,
@@ -420,7 +420,7 @@ def _task(world: WorldIndex, task_id: str, draft: Draft, executed_by: str) -> Ta
     start, end = draft.slot
     parts: list[dict[str, Any]] = [
         {"check": "booking", "location_id": draft.topic.library, "day": draft.day, "start": start, "end": end,
-         "room_id": room.id, "seat_ids": [seat.id]}
+         "room_id": room.id, "seat_ids": [seat.id], "last": True}
     ]
     truth: dict[str, Any] = {"parts": parts, "features": list(seating.features), "topic": draft.topic.kind}
     if use:

@@ -297,6 +297,30 @@ def test_another_open_seat_fails(world: WorldIndex, generated: Generated) -> Non
     assert ended.outcome == "failure" and ended.detail.startswith("booking: no booking in")
 
 
+def test_the_last_booking_in_the_library_that_day_is_the_answer(world: WorldIndex, generated: Generated) -> None:
+    """There is no cancel tool: the right seat followed by another open one fails (a student who booked every seat a
+    listing showed passed), another followed by the right one passes; judged as terms were before ``last``, the first
+    passed too."""
+    tasks, triggers = generated
+    task = next(t for t in scored(tasks) if t.instruction)
+    part = booking_part(task)
+    assert part["last"] is True
+    opened = shaped_at(triggers, task.release)[(part["location_id"], part["room_id"], part["day"])]
+    other = next(seat for seat in opened if seat not in part["seat_ids"])
+    booking = next(i for i, step in enumerate(task.solution) if "make_booking" in step)
+    right = task.solution[booking]
+    wrong = right.replace(part["seat_ids"][0], other)
+    plans = {"then another": (right, wrong), "another, then it": (wrong, right)}
+    played = {name: play_tasks(world, [with_solution(task, (*task.solution[:booking], *pair, *task.solution[booking + 1:]))],
+                               triggers)[task.id] for name, pair in plans.items()}
+    assert played["then another"].outcome == "failure" and played["another, then it"].outcome == "success"
+    before = msgspec.structs.replace(task, ground_truth=task.ground_truth | {"parts": [
+        {k: v for k, v in p.items() if k != "last"} for p in task.ground_truth["parts"]]})
+    legacy = play_tasks(world, [with_solution(before, (*task.solution[:booking], right, wrong, *task.solution[booking + 1:]))],
+                        triggers)[task.id]
+    assert legacy.outcome == "success"
+
+
 def test_booking_at_the_delivery_does_not_count_for_the_execution(world: WorldIndex, generated: Generated) -> None:
     tasks, triggers = generated
     by_id = {t.id: t for t in tasks}

@@ -54,8 +54,10 @@ def test_a_lazy_run_judged_before_the_stricter_judges_verifies_with_the_scores_i
 def _judged_as_now(term: Term) -> Term:
     """The term with the judges of terms made now: the last booking counts, one recipient per subject, a report only
     of an errand done."""
-    def part(p: dict[str, Any]) -> dict[str, Any]:
-        return p | {"sole": True} if p["check"] == "email" else p
+    def part(p: dict[str, Any], library: bool) -> dict[str, Any]:
+        if p["check"] == "email":
+            return p | {"sole": True}
+        return p | {"last": True} if p["check"] == "booking" and library else p
 
     def errand(e: dict[str, Any]) -> dict[str, Any]:
         return e | {"checkpoints": [c | {"check": c["check"] | {"done": True}} if c["check"]["check"] == "reported" else c
@@ -67,7 +69,8 @@ def _judged_as_now(term: Term) -> Term:
         if t.scenario == BUSY:
             return msgspec.structs.replace(t, ground_truth=t.ground_truth | {"errands": [errand(e) for e in t.ground_truth["errands"]]})
         if "parts" in t.ground_truth:
-            return msgspec.structs.replace(t, ground_truth=t.ground_truth | {"parts": [part(p) for p in t.ground_truth["parts"]]})
+            parts = [part(p, t.scenario == "library_study") for p in t.ground_truth["parts"]]
+            return msgspec.structs.replace(t, ground_truth=t.ground_truth | {"parts": parts})
         return t
 
     return msgspec.structs.replace(term, tasks=tuple(task(t) for t in term.tasks))
