@@ -43,6 +43,7 @@ import math
 import multiprocessing
 import re
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -319,9 +320,9 @@ def run_audit(seeds: Sequence[int], world_source: str = "generated", scale: floa
             if on_seed:
                 on_seed(results[-1])
     else:
-        with interrupts_ignored():
-            pool = multiprocessing.get_context("spawn").Pool(min(workers, len(jobs)))
-        with pool:
+        with ExitStack() as stack:  # a Ctrl-C while the workers start is raised as the block ends: the pool is stopped
+            with interrupts_ignored():
+                pool = stack.enter_context(multiprocessing.get_context("spawn").Pool(min(workers, len(jobs))))
             for done in pool.imap_unordered(_audit_job, jobs):
                 results.append(done)
                 if on_seed:

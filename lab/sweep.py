@@ -267,17 +267,18 @@ def play_sweep(settings: SweepSettings, planned: Sequence[PlannedRun], workers: 
     processes = [context.Process(target=_worker, name=f"campus-sweep-{n}", daemon=True,
                                  args=(settings, tasks, messages, factory, logs, os.getpid(), progress is not None))
                  for n in range(count)]
-    with interrupts_ignored():  # the sweep process decides when its workers stop
-        for process in processes:
-            process.start()
     try:
+        with interrupts_ignored():  # the sweep process decides when its workers stop
+            for process in processes:
+                process.start()
         _follow(processes, messages, {run.run_id for job in jobs for run in job}, progress)
     finally:
         for process in processes:
             if process.is_alive():
                 process.terminate()
         for process in processes:
-            process.join()
+            if process.pid is not None:  # started
+                process.join()
 
 
 def _jobs(planned: Sequence[PlannedRun]) -> list[list[PlannedRun]]:

@@ -16,12 +16,18 @@ def interrupts_ignored() -> Iterator[None]:
     An ignored signal stays ignored across ``exec`` and CPython keeps it so, so a spawned worker ignores it from its
     first instruction. Setting that in the worker itself (a pool's initializer) came too late: a Ctrl-C while a
     worker was still importing (seconds on a busy machine) printed its traceback beside the parent's one line.
-    From a thread other than the main one the parent's handler cannot change, and the block runs as it is."""
+    SIGINT is also blocked in the block, so a Ctrl-C that comes while the workers start waits (Linux never discards a
+    blocked signal as ignored) and reaches the parent as it leaves the block, a ``KeyboardInterrupt`` raised there:
+    ignored alone, it was lost, and the parent went on to the end. The workers inherit the blocked mask too, which
+    changes nothing for a process that ignores the signal. From a thread other than the main one the parent's handler
+    cannot change, and the block runs as it is."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})

@@ -276,3 +276,26 @@ def test_ctrl_c_stops_an_audit_and_its_workers_with_one_line(tmp_path: Path) -> 
     assert process.returncode == 130, stderr
     assert stderr.strip() == "error: interrupted; an audit keeps nothing, so the same command starts it again", stderr
     assert len(workers) == 2 and not any(alive(worker) for worker in workers)
+
+
+def test_a_ctrl_c_while_workers_start_reaches_the_parent_as_the_block_ends() -> None:
+    """The parent ignores SIGINT while it starts its workers, so that they inherit the ignoring; a Ctrl-C in that window
+    was lost and the audit ran to its end (exit 0: the suite's own Ctrl-C test hit the window on a busy machine). It
+    waits, blocked, and is raised as the block ends; a process started inside the block ignores it."""
+    code = ("import os, signal, subprocess, sys, time\n"
+            "from campus.lab.workers import interrupts_ignored\n"
+            "try:\n"
+            "    with interrupts_ignored():\n"
+            "        child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(3)'])\n"
+            "        os.kill(os.getpid(), signal.SIGINT)\n"
+            "        time.sleep(0.2)\n"
+            "    print('lost')\n"
+            "except KeyboardInterrupt:\n"
+            "    print('raised', flush=True)\n"
+            "os.kill(child.pid, signal.SIGINT)\n"
+            "time.sleep(0.2)\n"
+            "print('child', 'alive' if child.poll() is None else 'stopped')\n"
+            "child.kill()\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                          env=os.environ | {"PYTHONPATH": str(ROOT)})
+    assert done.stdout.split() == ["raised", "child", "alive"], (done.stdout, done.stderr)
