@@ -10,7 +10,8 @@ scored:
 - number, date, id, yes/no: 1 when equal, else 0;
 - an ordered list (event ordering): Kendall's tau-b between the true order and the agent's,
   over the union of both lists with items the agent left out tied last (BEAM's convention),
-  normalised to [0, 1] as (tau + 1) / 2; coverage (the F1 of the items named) is reported apart;
+  normalised to [0, 1] as (tau + 1) / 2; coverage (the F1 of the items named) is reported apart; under ``strict``
+  (generator version 6 on) the items named that the truth does not hold are left out of the ranking;
 - an unordered list (summarization): the F1 of precision and recall over the key facts (a version-5 summary's
   items that another week holds too count neither way);
 - "no record": 1 when the agent said so;
@@ -50,9 +51,13 @@ class Id(msgspec.Struct, frozen=True, tag="id"):
     value: str
 
 
-class Items(msgspec.Struct, frozen=True, tag="list"):
+class Items(msgspec.Struct, frozen=True, tag="list", omit_defaults=True):
     values: list[str]
     ordered: bool
+    strict: bool = False
+    """An ordered list whose score leaves out the items the agent named that the truth does not hold (probe generator
+    version 6 on): tied last in the truth's ranking and last in the agent's, each such item made a concordant pair with
+    every true one, so an answer padded with made-up ids scored 82 % where the question's own order scores 50 %."""
 
 
 class YesNo(msgspec.Struct, frozen=True, tag="yes_no"):
@@ -180,7 +185,8 @@ def score(expected: Answer, text: str, distractors: tuple[str, ...] = ()) -> Sco
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     if not expected.ordered:
         return Score(value=f1, precision=precision, recall=recall)
-    tau = kendall_tau_b(truth, said_items) if said_items else -1.0
+    ranked = [item for item in said_items if item in truth] if expected.strict else said_items
+    tau = kendall_tau_b(truth, ranked) if ranked else -1.0
     return Score(value=(tau + 1) / 2, tau=tau, coverage=f1)
 
 

@@ -355,6 +355,28 @@ def test_kendall_tau_b_with_missing_items_tied_last() -> None:
     assert score(Items(["a", "b"], ordered=True), "b; a").value == 0.0
 
 
+def test_an_order_padded_with_made_up_items_scores_as_the_order_alone() -> None:
+    """Each made-up item was tied last on the truth's side and last on the agent's, so it made a concordant pair with
+    every true one: the question's own order (here the reverse of the truth) padded with four made-up ids scored 0.75
+    where it scores 0. Under ``strict`` (probes from version 6) the padding counts for nothing in the ranking and still
+    lowers the coverage; an older probe's answer (no ``strict``) is scored as it was."""
+    truth = Items(["b1", "b2", "b3"], ordered=True, strict=True)
+    padded = "b3; b2; b1; x0; x1; x2; x3"
+    assert score(truth, padded).value == score(truth, "b3; b2; b1").value == 0.0
+    assert score(truth, padded).coverage == pytest.approx(0.6)
+    assert score(truth, "b1; x0; b2; b3").value == 1.0
+    assert score(Items(["b1", "b2", "b3"], ordered=True), padded).value > 0.7
+    assert msgspec.json.encode(Items(["a"], ordered=True)) == b'{"type":"list","values":["a"],"ordered":true}'
+
+
+def test_version_6_orders_are_strict_and_older_ones_are_not(played: Run) -> None:
+    prefix = log_prefix(played, played.store.head(played.branch.id)[0])
+    for version, strict in ((5, False), (6, True)):
+        made = [p for p in generate(prefix, seed=0, per_ability=10, abilities=("event_ordering",), version=version)
+                if isinstance(p.answer, Items)]
+        assert made and {p.answer.strict for p in made} == {strict}
+
+
 def test_summaries_score_precision_and_recall() -> None:
     summary = score(Items(["x", "y", "z", "w"], ordered=False), "x; y; q")
     assert (summary.precision, summary.recall) == (pytest.approx(2 / 3), 0.5)
