@@ -168,7 +168,8 @@ def test_the_rules_of_thumb_read_only_the_options() -> None:
 def test_the_question_only_reader_guesses_probes_at_chance_and_would_have_beaten_it(
         oracle_full: Run, monkeypatch: pytest.MonkeyPatch) -> None:
     """On the oracle's log of the default term (a small term sends too few emails of one form for version 4 to ask
-    their order); with the generators of version 1 the same guesses beat chance."""
+    their order); with the generators of version 1 the same guesses beat chance, and so does an order padded with
+    made-up buildings, which every version before 6 scored."""
     import functools
 
     from campus.lab import audit
@@ -181,7 +182,7 @@ def test_the_question_only_reader_guesses_probes_at_chance_and_would_have_beaten
     monkeypatch.setattr(audit, "draw_probes", functools.partial(generate, version=1))
     then = _probe_guesses(run)[0]
     flagged = summarise([_seed(0, guesses=_seed(0).guesses | then)])["violations"]
-    assert [v.split(":")[1] for v in flagged] == [" yes or no", " which seat"], flagged
+    assert [v.split(":")[1] for v in flagged] == [" yes or no", " which seat", " building order padded"], flagged
 
 
 def test_week_summaries_answered_with_another_seeds_lists_are_held_near_nothing(
@@ -245,6 +246,8 @@ def test_the_command_audits_two_small_seeds_in_process() -> None:
     assert all(summary["guessing"][name]["questions"] > 0 for name in (*OPTION_GUESSES, *POOLED_GUESSES, *REMEMBERED_GUESSES,
                                                                         *PROBE_GUESSES[1:]) if name != stated_twice)
     assert summary["guessing"][stated_twice]["questions"] == 0
+    order, padded = (summary["guessing"][f"question-only: building order{tail}"] for tail in ("", " padded"))
+    assert padded["questions"] == order["questions"] > 0 and padded["right"] == order["right"]  # padding buys nothing
     assert summary["disruptions"]["oracle"]["impossible"][0] == summary["disruptions"]["oracle"]["impossible"][1] > 0
     # one busy day at this scale: no pair of days for a checkpoint to recur over, so nothing to hold the learners to
     assert summary["busy_days"]["learner_recurrence"] is None and summary["busy_days"]["forgetful_recurrence"] is None
