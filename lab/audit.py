@@ -29,8 +29,8 @@ success per scenario and the headline metrics. Over all seeds it checks:
   reverse (the oracle's 100 % is the first check).
 - **busy days** (``busy``): the oracle passes every busy-day checkpoint, ``guesser`` fails exactly the
   clue-dependent ones and so does ``sprayer`` (stating every value an answer could be), ``fifo``
-  exactly the appointments, ``claimer`` (reporting every errand done and doing none) every one (``scenarios/busy_days.should_pass``); the same-checkpoint recurrence is
-  0 for ``learner`` (which uses the mentor's feedback) and above 0 for ``forgetful`` (which does not);
+  exactly the appointments, ``claimer`` (reporting every errand done and doing none) every one
+  (``scenarios/busy_days.should_pass``); the same-checkpoint recurrence is 0 for ``learner`` (which uses the mentor's feedback) and above 0 for ``forgetful`` (which does not);
 - **generation**: every seed gives a term.
 
 Seeds are played by spawned worker processes (like ``lab/sweep.py``: no state crosses a fork).
@@ -146,7 +146,8 @@ def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = T
              and task.solution[-1].startswith("answer:") and _OPTION.search(task.instruction)]
     questions = {task.id: 1 / len(_OPTION.findall(task.instruction)) for task in asked}
     result.guesses |= _option_guesses(asked, questions) | _pooled_guesses(world, term, asked, questions)
-    for name in AGENTS + (CANVASSER,) + (DISRUPTION_CONTROLS if solvable else ()) + ((*BUSY_CONTROLS, *LEARNERS) if busy else ()):
+    controls = (DISRUPTION_CONTROLS if solvable else ()) + ((*BUSY_CONTROLS, *LEARNERS) if busy else ())
+    for name in (*AGENTS, CANVASSER, *controls):
         store = open_store(None)
         run = start_run(store, RunSpec(world=world_source, seed=seed, scale=scale, agent=name, disruptions=disruptions,
                                        busy_days=busy), (world, term))
