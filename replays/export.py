@@ -31,10 +31,10 @@ from typing import IO, Any, NamedTuple
 import msgspec
 
 from campus.events import MAX_SEED, SCHEMA_VERSION, agent_link, canonical, chain_hash, decode_event, genesis_hash
-from campus.kernel.store import BranchExists, BranchInfo, EventStore, MemoryStore, Record, StoreError, Verbatim
+from campus.kernel.store import BranchInfo, EventStore, MemoryStore, Record, StoreError, Verbatim
 from campus.replays.signing import Signature, meta_digest, self_signed, store_signature
 from campus.replays.verify import lineage_root, verify
-from campus.scenarios.play import Run, name_problem, open_run, unique_branch_id
+from campus.scenarios.play import Run, in_free_name, name_problem, open_run, unique_branch_id
 from campus.scenarios.task import decode_term
 from campus.world.model import World, decode_world
 
@@ -185,17 +185,11 @@ def _store_new(store: EventStore, checked: _Checked, branch_id: str | None) -> I
     """Write a checked run under ``branch_id``, or else its own name, numbered if taken. Another import may take the
     name meanwhile (this one checked and verified the file first): if it stored this very run, this import writes
     nothing, as when run after it; if another run, this one takes the next free name, as ``new_run`` does."""
-    name = branch_id or unique_branch_id(store, checked.meta.id)
-    while True:
+    def attempt(name: str) -> Imported:
         held = _held_copy(store, checked, branch_id)
-        if held is not None:
-            return Imported(held, False)
-        try:
-            return Imported(_write(store, checked, name), True)
-        except BranchExists:
-            if branch_id is not None:
-                raise
-            name = unique_branch_id(store, checked.meta.id)
+        return Imported(held, False) if held is not None else Imported(_write(store, checked, name), True)
+
+    return attempt(branch_id) if branch_id is not None else in_free_name(store, checked.meta.id, attempt)
 
 
 def _read_export(lines: Iterable[str]) -> _Checked:

@@ -12,9 +12,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
-
-import msgspec
+from typing import Any, TypeVar
 
 from campus.events import MAX_SEED, TaskEnded, genesis_hash
 from campus.kernel.agent import Agent
@@ -142,26 +140,13 @@ def new_run(
     config = dict(rules) if rules is not None else run_config(round_limit)
     if not triggers and rules is None:
         config["triggers"] = False
-    base = name or f"{slug(agent_name)}-s{seed}"
-    info = BranchInfo(
-        id=branch_id or unique_branch_id(store, base),
-        parent=None,
-        fork_seq=0,
-        genesis=genesis_hash(world.hash, term.hash, seed, config, agent_name),
-        agent=agent_name,
-        world_hash=world.hash,
-        term_hash=term.hash,
-        seed=seed,
-        config=config,
-    )
-    while True:
-        try:
-            store.create_branch(info)
-            break
-        except BranchExists:
-            if branch_id is not None:
-                raise
-            info = msgspec.structs.replace(info, id=unique_branch_id(store, base))
+    genesis = genesis_hash(world.hash, term.hash, seed, config, agent_name)
+
+    def create(named: str) -> BranchInfo:
+        return store.create_branch(BranchInfo(id=named, parent=None, fork_seq=0, genesis=genesis, agent=agent_name,
+                                              world_hash=world.hash, term_hash=term.hash, seed=seed, config=config))
+
+    info = create(branch_id) if branch_id is not None else in_free_name(store, name or f"{slug(agent_name)}-s{seed}", create)
     return Run(store, info, world, term, build_kernel(world))
 
 
@@ -200,6 +185,19 @@ def name_problem(name: str) -> str | None:
 
 def slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "agent"
+
+
+T = TypeVar("T")
+
+
+def in_free_name(store: EventStore, base: str, attempt: Callable[[str], T]) -> T:
+    """``attempt(name)`` under ``base``, or ``base-2``, ``base-3``, ... when taken; when another process takes the name
+    between the look and the write (``BranchExists``), under the next free one."""
+    while True:
+        try:
+            return attempt(unique_branch_id(store, base))
+        except BranchExists:
+            continue
 
 
 def unique_branch_id(store: EventStore, base: str) -> str:
