@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 CONTROLS = ("noop", "stateless", "diligent")
 """Controls of the metrics: they see only what any agent sees (``agents/controls.py``)."""
-ADVERSARIAL = ("testwise", "optionsonly", "dawdler", "absent", "canvasser")
+ADVERSARIAL = ("testwise", "optionsonly", "dawdler", "absent", "canvasser", "memoryless")
 DISRUPTION_CONTROLS = ("abstainer", "optimist", "hedger")
 BUSY_CONTROLS = ("guesser", "sprayer", "fifo", "claimer", "learner", "forgetful")
 BUILTIN = ("oracle", *CONTROLS, "stale", *ADVERSARIAL, *DISRUPTION_CONTROLS, *BUSY_CONTROLS)
@@ -31,6 +31,7 @@ def make_agent(name: str, term: Term, world: WorldIndex) -> Agent:
     from campus.agents.adversarial import AbsentAgent, CanvasserAgent, DawdlerAgent, OptionsOnlyAgent, TestwiseAgent
     from campus.agents.busy import ClaimerAgent, FifoAgent, ForgetfulAgent, GuesserAgent, LearnerAgent, SprayerAgent
     from campus.agents.controls import DiligentAgent, StatelessAgent
+    from campus.agents.memoryless import MemorylessAgent
     from campus.agents.noop import NoopAgent
     from campus.agents.oracle import OracleAgent
     from campus.agents.scripted import AbstainerAgent, HedgerAgent, OptimistAgent, StaleAgent
@@ -41,7 +42,7 @@ def make_agent(name: str, term: Term, world: WorldIndex) -> Agent:
     kinds: dict[str, Callable[[Term, WorldIndex], Agent]] = {
         "oracle": OracleAgent, "stale": StaleAgent, "testwise": TestwiseAgent, "optionsonly": OptionsOnlyAgent,
         "dawdler": DawdlerAgent, "absent": AbsentAgent, "abstainer": AbstainerAgent, "optimist": OptimistAgent,
-        "hedger": HedgerAgent, "claimer": ClaimerAgent, "canvasser": CanvasserAgent,
+        "hedger": HedgerAgent, "claimer": ClaimerAgent, "canvasser": CanvasserAgent, "memoryless": MemorylessAgent,
         "guesser": GuesserAgent, "sprayer": SprayerAgent, "fifo": FifoAgent, "learner": LearnerAgent, "forgetful": ForgetfulAgent,
     }
     if name in kinds:

@@ -21,6 +21,9 @@ success per scenario and the headline metrics. Over all seeds it checks:
 - **absent**: no attendance points, no exam question handed out in a room (finals are online) and no
   solvable disruption task that needs a walk to the library;
 - **dawdler**: solves at least ``DAWDLER_FLOOR`` of the scored tasks;
+- **memoryless** (``agents/memoryless.py``: plans courses well, remembers nothing between tasks): every long-term
+  course-selection and planning step leaves a student who forgot what it refers back to two sections or more, and
+  memoryless, choosing from the draft each expects before it, is right no more often than the chance of its guess;
 - **canvasser** (the oracle, writing each email to two others as well): fails every scored task with an email to
   send and passes every other;
 - **disruption controls** (a term with disruption tasks): ``stale`` fails every disruption task, and so does
@@ -57,6 +60,8 @@ from campus.lab.probing import log_prefix, probe_points
 from campus.lab.workers import interrupts_ignored
 from campus.scenarios.disruptions import SCENARIO as DISRUPTIONS
 from campus.scenarios.busy_days import BUSY_CONTROLS, busy_metrics, unexpected
+from campus.agents.memoryless import MemorylessAgent
+from campus.scenarios.course_selection import PLANNING, SELECTION, recall_chances
 from campus.scenarios.play import Run, RunSpec, start_run
 from campus.scenarios.protocols import book_articles
 from campus.scenarios.probe_answers import Items, score
@@ -76,6 +81,12 @@ ABSENT_POINTS = ("attendance", "exam", "walks")
 AGENTS = (*ORDER, *ADVERSARIES)
 DISRUPTION_CONTROLS = ("stale", "abstainer", "optimist", "hedger")
 CANVASSER = "canvasser"
+RECALL_GUESS = "memoryless: course steps that refer back"
+"""``memoryless``'s choices on the long-term course-selection and planning steps, each made from the draft the step
+expects before it (so no wrong guess is carried along), held to the chance of its guess at each
+(``scenarios.course_selection.recall_chances``)."""
+RECALL_CEILING = 1 / 2
+"""A long-term course step leaves a student who forgot what it refers back to at least two sections to pick from."""
 Metric = Literal["stugpa", "ltrr", "pis", "success"]
 METRICS: tuple[Metric, ...] = ("stugpa", "ltrr", "pis", "success")
 GUESSERS = ("testwise", "optionsonly")
@@ -120,6 +131,8 @@ class SeedResult:
     """agent -> ``solvable`` / ``impossible`` -> (disruption tasks passed, disruption tasks); empty without them."""
     busy: dict[str, list[str]] = field(default_factory=dict)
     """oracle and busy-day controls -> the busy-day checkpoints judged otherwise than they must be."""
+    unrecalled: list[str] = field(default_factory=list)
+    """Long-term course steps a student who remembers nothing could take (``RECALL_CEILING``)."""
     canvassed: list[str] = field(default_factory=list)
     """The scored tasks ``canvasser`` passed with an email to send, or failed without one."""
     recurrence: dict[str, float | None] = field(default_factory=dict)
@@ -147,6 +160,7 @@ def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = T
     questions = {task.id: 1 / len(_OPTION.findall(task.instruction)) for task in asked}
     result.guesses |= _option_guesses(asked, questions) | _pooled_guesses(world, term, asked, questions)
     controls = (DISRUPTION_CONTROLS if solvable else ()) + ((*BUSY_CONTROLS, *LEARNERS) if busy else ())
+    result.guesses[RECALL_GUESS], result.unrecalled = _recalled(world, term)
     for name in (*AGENTS, CANVASSER, *controls):
         store = open_store(None)
         run = start_run(store, RunSpec(world=world_source, seed=seed, scale=scale, agent=name, disruptions=disruptions,
@@ -277,6 +291,28 @@ def learned_lists(played: Sequence[SeedResult]) -> dict[str, float]:
             "max_f1": max(scores, default=0.0)}
 
 
+def _recalled(world: WorldIndex, term: Term) -> tuple[tuple[int, int, float], list[str]]:
+    """(right, asked, chance summed) of ``memoryless``'s choices on the long-term course steps, each from the draft
+    the step expects before it; and the long-term course steps a student could take without memory (chance above
+    ``RECALL_CEILING``)."""
+    chances = recall_chances(world, term.tasks)
+    student = MemorylessAgent(term, world)
+    right, asked, chance, unrecalled = 0, 0, 0.0, []
+    before: dict[str, str] = {}
+    for task in sorted(term.tasks, key=lambda t: (t.release, t.id)):
+        if task.scenario not in (SELECTION, PLANNING) or task.flags.delivery_only:
+            continue
+        expected: dict[str, str] = task.ground_truth["draft"]
+        if task.flags.long_term:
+            right += student.chosen(task.instruction, task.release, before) == set(expected)
+            asked += 1
+            chance += chances.get(task.id, 1.0)
+            if chances.get(task.id, 1.0) > RECALL_CEILING:
+                unrecalled.append(task.id)
+        before = expected
+    return (right, asked, chance), unrecalled
+
+
 def _canvassed(term: Term, ended: Sequence[Any]) -> list[str]:
     """The scored tasks judged otherwise than they must be for ``canvasser``: failed with no email to send and no
     prerequisite that had one (it is the oracle there), or passed with one (it also wrote to two others)."""
@@ -399,6 +435,9 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
         if r.recurrence and not (r.recurrence["learner"] == 0 and (r.recurrence["forgetful"] or 0) > 0):
             violations.append(f"seed {r.seed}: recurrence learner {r.recurrence['learner']}, forgetful "
                               f"{r.recurrence['forgetful']} (must be 0 and above 0)")
+        if r.unrecalled:
+            violations.append(f"seed {r.seed}: {len(r.unrecalled)} long-term course step(s) leave one section to pick "
+                              f"without memory, e.g. {r.unrecalled[0]}")
         if r.canvassed:
             violations.append(f"seed {r.seed}: canvasser judged otherwise than it must on {len(r.canvassed)} task(s), "
                               f"e.g. {r.canvassed[0]}")
@@ -407,7 +446,7 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
                 violations.append(f"seed {r.seed}: {name} judged otherwise than it must on {len(wrong)} busy-day "
                                   f"checkpoint(s), e.g. {wrong[0]}")
     guessing: dict[str, dict[str, float]] = {}
-    for name in (*GUESSERS, *OPTION_GUESSES, *POOLED_GUESSES, *REMEMBERED_GUESSES, *PROBE_GUESSES):
+    for name in (*GUESSERS, *OPTION_GUESSES, *POOLED_GUESSES, *REMEMBERED_GUESSES, *PROBE_GUESSES, RECALL_GUESS):
         guesses = [r.guesses.get(name, (0, 0, 0.0)) for r in played]
         right, asked = sum(g[0] for g in guesses), sum(g[1] for g in guesses)
         chance = sum(g[2] for g in guesses) / asked if asked else 0.0
@@ -415,7 +454,8 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
         guessing[name] = {"right": right, "questions": asked, "accuracy": right / asked if asked else 0.0,
                           "chance": chance, "low": low, "high": high}
         if asked and low > chance + CHANCE_MARGIN:
-            what = "guesses at memory probes" if name in PROBE_GUESSES else "long-term questions"
+            what = ("guesses at memory probes" if name in PROBE_GUESSES else "long-term steps" if name == RECALL_GUESS
+                    else "long-term questions")
             violations.append(f"{name}: {right}/{asked} {what} right, above chance {chance:.1%} + 5 points")
     learned = learned_lists(played)
     if learned["probes"] and learned["mean_f1"] > LEARNED_CEILING:

@@ -33,20 +33,26 @@ section id: the student browses the catalogue, reads popularity and decides.
   as a weekly event in the student's calendar, located at the class's building: that is
   how scripted students find their lectures. ``ctx.timetable`` is set to those sections.
 - **Semester 2** (``preliminary_planning``, Weeks 20-21): the semester-1 draft stays. The
-  student plans the 7 semester-2 courses whose prerequisites its semester-1 courses cover
-  (trap steps offer one whose prerequisite is missing, with a fallback), under the tighter
-  semester-2 quotas, switching sections on advice. The last step, the Excellent Student
-  Programme, names the section of every semester-2 course (the budget leaves at most one
-  course to move, so its pass always fits the quotas), so every correct student converges
-  on the same schedule.
+  planning note gives the tighter quotas and the counsellor's recommended section of each of
+  the 7 semester-2 courses whose prerequisites the semester-1 courses cover. Later steps plan
+  them (in a named section, in the recommended one, in the only one that fits, or as the
+  fallback of a trap that offers a course whose prerequisite is missing), set one aside and
+  plan it again, switch sections on advice and back to the recommended one, and undo such a
+  switch. The last step, the Excellent Student Programme, names the section of every
+  semester-2 course (the budget leaves at most one course to move, so its pass always fits
+  the quotas), so every correct student converges on the same schedule.
 
 Counts and flags: semester 1 has ``ctx.count(150)`` scored steps (at least 12) plus the
-delivery, semester 2 ``ctx.count(50)`` (at least 10). Long-term steps are those that need
-something told in an earlier task (a recommendation, a dropped elective's section, the
-section before a switch), kept near the paper's share of a third in semester 1, and every
-semester-2 step (they build on semester 1 and on rules told weeks before). Steps reserve a
-minute per oracle call plus the timeline's slack on ``ctx.timeline`` between 07:00 and 22:00,
-spread over their weeks.
+delivery, semester 2 ``ctx.count(50)`` (at least 10). A step is long-term when it names its
+section only by something an earlier task said (the recommendation, a dropped elective's
+section, the section before a switch: ``RECALLED``) and a student who forgot that would have
+two or more sections of the course to pick from (``_Chain._guessable``; with one, elimination
+finds it). The draw leans towards a third of the steps in semester 1 (the paper's share) and
+half in semester 2. The paper counts every semester-2 step as long-term, for the rules told
+weeks before; but the rules are the same in every term, so a student with no memory of this
+one passed every planning step: here they are 13-19 of the 50 on generated worlds, 14-19 on
+the published one. Steps reserve a minute per oracle call plus the timeline's slack on
+``ctx.timeline`` between 07:00 and 22:00, spread over their weeks.
 
 Ground truth and judging
 ------------------------
@@ -115,9 +121,14 @@ PLANNING_WEEKS = (20, 21)
 NEWS_CHANCE = 0.85
 MEMORY_SHARE = 1 / 3
 """The paper's share of long-term steps in semester 1 (50 of 150)."""
+PLANNING_MEMORY_SHARE = 0.5
+"""Semester 2 leans towards this share of long-term steps. The paper counts all 50 as long-term; here a step counts
+only when it needs something an earlier task said (``_SemesterTwo``), so the planning note's rules alone do not."""
 MEMORY_BOOST = 3.0
 """Weight factor for the kinds that bring the long-term share back towards ``MEMORY_SHARE``."""
 MAX_ELECTIVES = 2
+RECALLED = frozenset({"add_target", "switch_target", "undo_switch", "readd_elective", "trap"})
+"""The kinds of step that name a section only by something said earlier (a recommendation, the section before)."""
 
 PASS_ORDER = ("B-Pass", "A-Pass", "S-Pass")
 BANDS: dict[str, tuple[int, int]] = {"B-Pass": (20, 84), "A-Pass": (85, 94), "S-Pass": (95, 99)}
@@ -313,6 +324,13 @@ DROP_REASONS: tuple[str, ...] = (
     "it will be offered again later and is easier in a later year",
     "your core courses will keep you busy enough",
 )
+SET_ASIDE_REASONS: tuple[str, ...] = (
+    "the department is still shuffling its sections",
+    "its rooms are not confirmed yet",
+    "keep the time free until the clash checks are done",
+    "the timetable office asked everyone to hold off on it",
+    "you may want a different mix of courses first",
+)
 REMINDER = "As always, keep every drafted course on the weakest pass that secures it at its current popularity."
 
 
@@ -349,8 +367,9 @@ def _welcome_text(cat: Catalogue, targets: dict[str, str], first: str) -> str:
     )
 
 
-def _planning_text(first: str) -> str:
+def _planning_text(cat: Catalogue, targets: dict[str, str], first: str) -> str:
     rules = RULES[2]
+    picks = "; ".join(handle(cat, cat.sections[code]) or "" for code in targets.values())
     return (
         "Your academic counsellor again: preliminary planning for semester 2 opens today. Your semester-1 courses "
         "stay in your draft; do not remove them. Semester 2 needs exactly "
@@ -360,7 +379,8 @@ def _planning_text(first: str) -> str:
         f"{rules.compulsory['S-Pass']} S-Pass and {rules.compulsory['A-Pass']} A-Pass, electives at most "
         f"{rules.elective['A-Pass']} A-Pass; B-Passes are unlimited and the popularity thresholds are as before. The "
         "house rule still holds: each course on the weakest pass that secures it at its current popularity, "
-        f"re-balanced whenever popularity moves. To start, plan {first}."
+        "re-balanced whenever popularity moves. My recommended section for each semester-2 course, to keep for the "
+        f"weeks ahead because I will not list them again: {picks}. To start, plan {first} in the recommended section."
     )
 
 
@@ -370,6 +390,10 @@ Judged = Literal["changes", "draft", "semester"]
 """What a step's check covers: the sections the step changed (an add, a removal, a pass, the section whose
 popularity moved), the whole draft (the submission), or every section of the chain's semester (the programme
 step, which names the whole semester-2 schedule)."""
+
+
+_Saved = tuple["_State", dict[str, str], dict[str, str], tuple[str, ...]]
+"""A chain's draft model, its switch and drop memories and its pending fixes, as they were before a step."""
 
 
 def _weighted_order(rng: random.Random, weights: dict[str, float]) -> list[str]:
@@ -383,7 +407,10 @@ class _Chain:
     semester = 1
     weights: dict[str, float] = {}
     memory_kinds: frozenset[str] = frozenset()
-    """Kinds whose steps need something told in an earlier task."""
+    """Kinds favoured while the long-term share lags: those that may refer back to an earlier task, and the set-aside
+    that makes room for one."""
+    memory_share = MEMORY_SHARE
+    """The share of long-term steps the chain's draw leans towards."""
 
     def __init__(
         self, cat: Catalogue, rng: random.Random, state: _State, targets: dict[str, str], fixes: tuple[str, ...],
@@ -410,24 +437,38 @@ class _Chain:
         out = [self.opening()]
         while len(out) < steps - 1:
             left = steps - 2 - len(out)
-            behind = sum(step.long_term for step in out) < MEMORY_SHARE * len(out)
+            behind = sum(step.long_term for step in out) < self.memory_share * len(out)
             out.append(self._next(left, behind))
         out.append(self.closing())
         return out
 
     def _next(self, left: int, behind: bool) -> Step:
-        """A step of a kind drawn by weight (long-term kinds favoured while their share lags) that keeps the budget."""
+        """A step of a kind drawn by weight that keeps the budget; while the long-term share lags, the memory kinds
+        are favoured and the first step that comes out long-term is taken over an earlier one that did not."""
         weights = {
             kind: weight * (MEMORY_BOOST if (kind in self.memory_kinds) == behind else 1.0)
             for kind, weight in self.weights.items()
         }
+        fallback: tuple[Step, _Saved] | None = None
         for kind in _weighted_order(self.rng, weights):
-            saved = (self.state.copy(), dict(self.previous), dict(self.dropped), self.fixes)
+            saved = self._save()
             step = self._attempt(getattr(self, kind))
             if step is not None and self.needed() <= left:
-                return step
-            self.state, self.previous, self.dropped, self.fixes = saved
-        raise RuntimeError(f"semester {self.semester}: no step fits the budget of {left}")
+                if step.long_term or not behind:
+                    return step
+                fallback = fallback or (step, self._save())
+            self._restore(saved)
+        if fallback is None:
+            raise RuntimeError(f"semester {self.semester}: no step fits the budget of {left}")
+        self._restore(fallback[1])
+        return fallback[0]
+
+    def _save(self) -> _Saved:
+        return self.state.copy(), dict(self.previous), dict(self.dropped), self.fixes
+
+    def _restore(self, saved: _Saved) -> None:
+        state, previous, dropped, self.fixes = saved
+        self.state, self.previous, self.dropped = state.copy(), dict(previous), dict(dropped)
 
     def _attempt(self, kind: Callable[[], Step | None]) -> Step | None:
         try:
@@ -445,6 +486,15 @@ class _Chain:
 
     def _persona(self) -> str:
         return self.rng.choice(PERSONAS)
+
+    def _guessable(self, name: str, away_from: str | None = None) -> list[CourseSection]:
+        """The sections of a course a student who remembers nothing could pick when a step names only the course and
+        something told earlier (``guessable``). Such a step is long-term only when there are two or more."""
+        others = [s for s in self.state.drafted(self.semester) if s.name != name]
+        return guessable(self.cat, name, self.semester, others, away_from)
+
+    def _ambiguous(self, name: str, away_from: str | None = None) -> bool:
+        return len(self._guessable(name, away_from)) >= 2
 
     def _targets_clash(self, section: CourseSection) -> bool:
         """Whether a section would clash with the target of another course (so it could block the goal)."""
@@ -545,11 +595,38 @@ class _Chain:
         options = self._bands(code)
         return self.rng.randint(*BANDS[self.rng.choice(options)]) if options else None
 
+    def _advise(self, kind: str, lead: str, choices: Sequence[CourseSection]) -> Step | None:
+        """Advice to add one of ``choices``, named, for a reason that is no reason to anyone else."""
+        if not choices:
+            return None
+        section = self.rng.choice(choices)
+        ops = _Ops(self.state)
+        ops.add(section.code)
+        text = f"{self._persona()} {lead} {handle(self.cat, section)}: {self.rng.choice(DECOY_REASONS)}."
+        return self._step(kind, text, ops, [section.code], long_term=False)
+
+    def set_aside(self) -> Step | None:
+        """A core course taken out for now, preferably one whose recommended section a student who forgot it could
+        not single out: a later step asks for it again (in the recommended section, or named)."""
+        planned = [s for s in self.state.drafted(self.semester) if s.name in self.targets]
+        if len(planned) < 2:
+            return None
+        section = self.rng.choice([s for s in planned if self._ambiguous(s.name)] or planned)
+        ops = _Ops(self.state)
+        ops.remove(section.code)
+        self.previous.pop(section.name, None)
+        where = "semester-2 plan" if self.semester == 2 else "draft"
+        text = (
+            f"{self._persona()} Take {section.name} out of your {where} for now: {self.rng.choice(SET_ASIDE_REASONS)}. "
+            "You can put it back later."
+        )
+        return self._step("set_aside", text, ops, [], long_term=False)
+
     def news(self) -> Step | None:
         if not self.state.drafted(self.semester):
             return None
         text = f"{self._persona()} Have you looked at the course system today?"
-        return self._step("news", text, _Ops(self.state), [], long_term=self.semester == 2, news="always", lead="plain")
+        return self._step("news", text, _Ops(self.state), [], long_term=False, news="always", lead="plain")
 
     def _final(
         self, kind: str, text: str, moves: Callable[[_Ops], list[str]], judged: Judged, registered: tuple[str, ...] = (),
@@ -562,7 +639,7 @@ class _Chain:
                 ops = _Ops(self.state)
                 focus = moves(ops)
                 return self._step(
-                    kind, text, ops, focus, long_term=self.semester == 2, news="always", tail=tail, registered=registered,
+                    kind, text, ops, focus, long_term=False, news="always", tail=tail, registered=registered,
                     judged=judged,
                 )
             except _Refused:
@@ -574,9 +651,9 @@ class _SemesterOne(_Chain):
     semester = 1
     weights = {
         "news": 3.5, "add_target": 2, "add_decoy": 1.5, "leave_target": 1.5, "switch_target": 2, "undo_switch": 1.5,
-        "add_elective": 2, "fit_elective": 1, "drop_elective": 2.5, "readd_elective": 2.5,
+        "add_elective": 2, "fit_elective": 1, "drop_elective": 2.5, "readd_elective": 2.5, "set_aside": 1,
     }
-    memory_kinds = frozenset({"add_target", "switch_target", "undo_switch", "readd_elective"})
+    memory_kinds = frozenset({"add_target", "switch_target", "undo_switch", "readd_elective", "set_aside"})
 
     def needed(self) -> int:
         off_target = sum(self.state.holding(name, 1) != code for name, code in self.targets.items())
@@ -606,13 +683,14 @@ class _SemesterOne(_Chain):
         if not courses:
             return None
         name = self.rng.choice(courses)
+        long_term = self._ambiguous(name)
         ops = _Ops(self.state)
         ops.add(self.targets[name])
         text = (
             f"{self._persona()} Don't forget {name}: put it in your draft, in the section your counsellor "
             "recommended in the welcome note."
         )
-        return self._step("add_target", text, ops, [self.targets[name]], long_term=True)
+        return self._step("add_target", text, ops, [self.targets[name]], long_term=long_term)
 
     def add_decoy(self) -> Step | None:
         choices = [
@@ -620,13 +698,7 @@ class _SemesterOne(_Chain):
             for s in sections_of(self.cat, name, 1)
             if s.code != self.targets[name] and handle(self.cat, s) and self.state.fits(s) and not self._targets_clash(s)
         ]
-        if not choices:
-            return None
-        section = self.rng.choice(choices)
-        ops = _Ops(self.state)
-        ops.add(section.code)
-        text = f"{self._persona()} Take {handle(self.cat, section)}: {self.rng.choice(DECOY_REASONS)}."
-        return self._step("add_decoy", text, ops, [section.code], long_term=False)
+        return self._advise("add_decoy", "Take", choices)
 
     def leave_target(self) -> Step | None:
         """Advice to move a course from its recommended section to another named one."""
@@ -655,6 +727,7 @@ class _SemesterOne(_Chain):
         name = self.rng.choice(courses)
         held = self.state.holding(name, 1)
         assert held is not None
+        long_term = self._ambiguous(name, away_from=held)
         ops = _Ops(self.state)
         ops.remove(held)
         ops.add(self.targets[name])
@@ -663,7 +736,7 @@ class _SemesterOne(_Chain):
             f"{self._persona()} The counsellor's office looked over your draft: for {name} they want you in the "
             "section recommended in the welcome note after all. Move it there."
         )
-        return self._step("switch_target", text, ops, [self.targets[name]], long_term=True)
+        return self._step("switch_target", text, ops, [self.targets[name]], long_term=long_term)
 
     def undo_switch(self) -> Step | None:
         courses = [
@@ -673,6 +746,7 @@ class _SemesterOne(_Chain):
         if not courses:
             return None
         name = self.rng.choice(courses)
+        long_term = self._ambiguous(name, away_from=self.targets[name])
         before = self.previous.pop(name)
         ops = _Ops(self.state)
         ops.remove(self.targets[name])
@@ -681,7 +755,7 @@ class _SemesterOne(_Chain):
             f"{self._persona()} About {name}: the counsellor's office takes back what they said about moving it to the "
             "recommended section. Move it back to the section you had before that switch."
         )
-        return self._step("undo_switch", text, ops, [before], long_term=True)
+        return self._step("undo_switch", text, ops, [before], long_term=long_term)
 
     def _elective_room(self) -> bool:
         return len(self._electives()) < MAX_ELECTIVES
@@ -748,6 +822,7 @@ class _SemesterOne(_Chain):
         if not names:
             return None
         name = self.rng.choice(names)
+        long_term = self._ambiguous(name)
         code = self.dropped.pop(name)
         ops = _Ops(self.state)
         ops.add(code)
@@ -755,12 +830,20 @@ class _SemesterOne(_Chain):
             f"{self._persona()} Change of heart about {name}? It is worth it after all: put it back in your draft, in "
             "the same section you had before you dropped it."
         )
-        return self._step("readd_elective", text, ops, [code], long_term=True)
+        return self._step("readd_elective", text, ops, [code], long_term=long_term)
 
 
 class _SemesterTwo(_Chain):
+    """Semester 2 on top of semester 1. Its long-term steps refer to what only the planning note said (the
+    recommended sections) or an earlier step did (the section before a switch); its other steps name what they want."""
+
     semester = 2
-    weights = {"news": 3, "add_named": 2, "add_target": 1, "add_fit": 1, "trap": 1.5, "switch": 2, "switch_target": 1}
+    weights = {
+        "news": 3, "add_named": 2, "add_target": 2, "add_fit": 1, "trap": 1.5, "switch": 2, "switch_target": 1.5,
+        "undo_switch": 1.5, "set_aside": 2,
+    }
+    memory_kinds = frozenset({"add_target", "trap", "switch_target", "undo_switch", "set_aside"})
+    memory_share = PLANNING_MEMORY_SHARE
 
     def needed(self) -> int:
         """Every course planned, and at most one left for the programme step to move (so its passes fit the quotas)."""
@@ -778,15 +861,11 @@ class _SemesterTwo(_Chain):
         ]
 
     def opening(self) -> Step:
-        for name in self.rng.sample(sorted(self.targets), len(self.targets)):
-            choices = self._addable(name)
-            if choices:
-                section = self.rng.choice(choices)
-                ops = _Ops(self.state)
-                ops.add(section.code)
-                text = _planning_text(handle(self.cat, section) or name)
-                return self._step("planning_welcome", text, ops, [section.code], long_term=True)
-        raise RuntimeError("no semester-2 course can open the planning chain")
+        name = self.rng.choice(sorted(self.targets))
+        ops = _Ops(self.state)
+        ops.add(self.targets[name])
+        text = _planning_text(self.cat, self.targets, name)
+        return self._step("planning_welcome", text, ops, [self.targets[name]], long_term=False)
 
     def closing(self) -> Step:
         if self.needed():
@@ -814,20 +893,21 @@ class _SemesterTwo(_Chain):
         names = self._undrafted()
         if not names:
             return None
-        name = self.rng.choice(names)
-        choices = self._addable(name)
-        return self._plan_section(self.rng.choice(choices)) if choices else None
+        return self._advise("add_named", "For next semester, plan", self._addable(self.rng.choice(names)))
 
     def add_target(self) -> Step | None:
-        """Like ``add_named`` with the programme's section, which always fits: the budget's way forward."""
         names = self._undrafted()
-        return self._plan_section(self.cat.sections[self.targets[self.rng.choice(names)]]) if names else None
-
-    def _plan_section(self, section: CourseSection) -> Step:
+        if not names:
+            return None
+        name = self.rng.choice(names)
+        long_term = self._ambiguous(name)
         ops = _Ops(self.state)
-        ops.add(section.code)
-        text = f"{self._persona()} For next semester, plan {handle(self.cat, section)}: {self.rng.choice(DECOY_REASONS)}."
-        return self._step("add_named", text, ops, [section.code], long_term=True)
+        ops.add(self.targets[name])
+        text = (
+            f"{self._persona()} Time to plan {name} for next semester, in the section your counsellor recommended in "
+            "the planning note."
+        )
+        return self._step("add_target", text, ops, [self.targets[name]], long_term=long_term)
 
     def add_fit(self) -> Step | None:
         for name in self._undrafted():
@@ -841,7 +921,7 @@ class _SemesterTwo(_Chain):
                     f"{self._persona()} Plan {name} for next semester; only one of its sections fits around your "
                     "semester-2 draft, so take that one."
                 )
-                return self._step("add_fit", text, ops, [target.code], long_term=True)
+                return self._step("add_fit", text, ops, [target.code], long_term=False)
         return None
 
     def trap(self) -> Step | None:
@@ -849,18 +929,15 @@ class _SemesterTwo(_Chain):
         if not names or not self.ineligible:
             return None
         name = self.rng.choice(names)
-        choices = self._addable(name)
-        if not choices:
-            return None
-        section = self.rng.choice(choices)
+        long_term = self._ambiguous(name)
         lure = self.rng.choice(self.ineligible)
         ops = _Ops(self.state)
-        ops.add(section.code)
+        ops.add(self.targets[name])
         text = (
             f"{self._persona()} Everyone says {lure} is an easy one next semester. Plan it if your semester-1 courses "
-            f"cover its prerequisites; if they do not, plan {handle(self.cat, section)} instead."
+            f"cover its prerequisites; if they do not, plan {name} instead, in the section your counsellor recommended."
         )
-        return self._step("trap", text, ops, [section.code], long_term=True)
+        return self._step("trap", text, ops, [self.targets[name]], long_term=long_term)
 
     def switch(self) -> Step | None:
         moves = [
@@ -869,25 +946,48 @@ class _SemesterTwo(_Chain):
             and (other.code == self.targets[held.name] or not self._targets_clash(other))
             and not any(clash(self.cat, other, s) for s in self.state.drafted(2) if s.name != held.name)
         ]
-        return self._move(*self.rng.choice(moves)) if moves else None
-
-    def switch_target(self) -> Step | None:
-        """Like ``switch``, to the programme's section (which clashes with no other one): the budget's way forward."""
-        away = [s for s in self.state.drafted(2) if s.code != self.targets[s.name]]
-        if not away:
+        if not moves:
             return None
-        held = self.rng.choice(away)
-        return self._move(held, self.cat.sections[self.targets[held.name]])
-
-    def _move(self, held: CourseSection, section: CourseSection) -> Step:
-        ops = _Ops(self.state)
-        ops.remove(held.code)
-        ops.add(section.code)
+        held, section = self.rng.choice(moves)
+        self.previous.pop(section.name, None)
         text = (
             f"{self._persona()} Rethink your {held.name} section for next semester: move to "
             f"{handle(self.cat, section)}, {self.rng.choice(DECOY_REASONS)}."
         )
-        return self._step("switch", text, ops, [section.code], long_term=True)
+        return self._move("switch", text, held.code, section.code, long_term=False)
+
+    def switch_target(self) -> Step | None:
+        """A course away from its recommended section goes back to it (which clashes with no other one)."""
+        away = [s for s in self.state.drafted(2) if s.code != self.targets[s.name]]
+        if not away:
+            return None
+        held = self.rng.choice(away)
+        long_term = self._ambiguous(held.name, away_from=held.code)
+        self.previous[held.name] = held.code
+        text = (
+            f"{self._persona()} Second thoughts on {held.name}: your counsellor's recommendation was the better call. "
+            "Move it to the section recommended in the planning note."
+        )
+        return self._move("switch_target", text, held.code, self.targets[held.name], long_term=long_term)
+
+    def undo_switch(self) -> Step | None:
+        names = [name for name in sorted(self.previous) if self.state.holding(name, 2) == self.targets[name]]
+        if not names:
+            return None
+        name = self.rng.choice(names)
+        long_term = self._ambiguous(name, away_from=self.targets[name])
+        before = self.previous.pop(name)
+        text = (
+            f"{self._persona()} About {name} next semester: forget the move to the recommended section. Put it back in "
+            "the section you had planned before that move."
+        )
+        return self._move("undo_switch", text, self.targets[name], before, long_term=long_term)
+
+    def _move(self, kind: str, text: str, held: str, code: str, *, long_term: bool) -> Step:
+        ops = _Ops(self.state)
+        ops.remove(held)
+        ops.add(code)
+        return self._step(kind, text, ops, [code], long_term=long_term)
 
 
 # ------------------------------------------------------------------ goals
@@ -965,6 +1065,43 @@ def plan_chains(
     )
     planning = two.build(planning_steps)
     return Plan(selection, [cat.sections[code] for code in targets.values()], planning)
+
+
+def guessable(
+    cat: Catalogue, name: str, semester: int, around: Sequence[CourseSection], away_from: str | None,
+) -> list[CourseSection]:
+    """The sections of a course that could be the one a step refers back to, for a student who forgot what was said
+    and sees only its draft and the catalogue: advice can name them (``handle``), the move leaves ``away_from``, and
+    they clash with none of ``around``, the other courses' drafted sections."""
+    return [
+        s for s in sections_of(cat, name, semester)
+        if s.code != away_from and handle(cat, s) and not any(clash(cat, s, other) for other in around)
+    ]
+
+
+def recall_chances(world: WorldIndex, tasks: Sequence[Task]) -> dict[str, float]:
+    """For every step of the two chains that adds one section (in release order), the chance that a student who
+    remembers nothing of what the step refers back to takes that section: one over the sections of its course that
+    fit around the rest of the draft before the step, leaving out the one the course held (a move). Worked out from
+    the term alone (the expected drafts), apart from the generator's own reckoning (``_Chain._guessable``): a step
+    is long-term exactly when it refers back (``RECALLED``) and this is below 1."""
+    cat = catalogue(world)
+    steps = sorted((t for t in tasks if t.scenario in (SELECTION, PLANNING) and not t.flags.delivery_only),
+                   key=lambda t: (t.release, t.id))
+    before: dict[str, str] = {}
+    chances: dict[str, float] = {}
+    for task in steps:
+        draft: dict[str, str] = task.ground_truth["draft"]
+        added = [cat.sections[code] for code in draft if code not in before]
+        if len(added) == 1:
+            section = added[0]
+            drafted = [cat.sections[code] for code in before if cat.sections[code].semester == section.semester]
+            held = next((s.code for s in drafted if s.name == section.name), None)
+            around = [s for s in drafted if s.name != section.name]
+            candidates = guessable(cat, section.name, section.semester, around, held)
+            chances[task.id] = 1 / len(candidates) if section in candidates else 0.0
+        before = draft
+    return chances
 
 
 # ------------------------------------------------------------------ placement and tasks

@@ -19,7 +19,7 @@ from campus.agents.adversarial import (
 )
 from campus.cli.main import app
 from campus.lab.audit import (
-    ABSENT_POINTS, AGENTS, PROBE_GUESSES, SeedResult, _probe_guesses, clopper_pearson, summarise,
+    ABSENT_POINTS, AGENTS, PROBE_GUESSES, RECALL_GUESS, SeedResult, _probe_guesses, clopper_pearson, summarise,
 )
 from campus.scenarios.protocols import Cited
 from campus.scenarios.play import Run
@@ -68,6 +68,13 @@ def test_each_broken_promise_is_a_violation() -> None:
     paired = _seed(7, guesses=_seed(7).guesses | {"options: an item stated twice": (30, 60, 15.0)})
     assert summarise([paired])["violations"] == ["options: an item stated twice: 30/60 long-term questions right, "
                                                  "above chance 25.0% + 5 points"]
+    recalled = _seed(8, guesses=_seed(8).guesses | {RECALL_GUESS: (40, 50, 24.0)})
+    assert summarise([recalled])["violations"] == [f"{RECALL_GUESS}: 40/50 long-term steps right, above chance 48.0% "
+                                                   "+ 5 points"]
+    eliminated = _seed(9)
+    eliminated.unrecalled = ["planning-004", "planning-009"]
+    assert summarise([eliminated])["violations"] == ["seed 9: 2 long-term course step(s) leave one section to pick "
+                                                     "without memory, e.g. planning-004"]
 
 
 def test_the_learners_are_held_to_their_recurrence_only_where_something_can_recur() -> None:
@@ -246,6 +253,8 @@ def test_the_command_audits_two_small_seeds_in_process() -> None:
     assert all(summary["guessing"][name]["questions"] > 0 for name in (*OPTION_GUESSES, *POOLED_GUESSES, *REMEMBERED_GUESSES,
                                                                         *PROBE_GUESSES[1:]) if name != stated_twice)
     assert summary["guessing"][stated_twice]["questions"] == 0
+    recalled = summary["guessing"][RECALL_GUESS]
+    assert 0 < recalled["right"] < recalled["questions"] and recalled["low"] <= recalled["chance"] + 0.05
     order, padded = (summary["guessing"][f"question-only: building order{tail}"] for tail in ("", " padded"))
     assert padded["questions"] == order["questions"] > 0 and padded["right"] == order["right"]  # padding buys nothing
     assert summary["disruptions"]["oracle"]["impossible"][0] == summary["disruptions"]["oracle"]["impossible"][1] > 0

@@ -164,11 +164,13 @@ def test_the_dates_written_in_subjects_are_found_in_every_form_the_term_writes()
 def test_version_4_asks_no_temporal_question_about_an_email_whose_subject_names_a_date(
         many: dict[int, list[Probe]], temporal_full: dict[int, list[Probe]]) -> None:
     """Most of the term's emails announce an event "on Week 15, Friday" and are sent 1-7 days before it: version 3
-    asked when they were sent, and in which order; version 4 asks about the others only, as often."""
+    asked when they were sent, and in which order; version 4 asks about the others only, and more often than version 3
+    did (137 against 79 on the small term; a fixed count of 150 held until the term's course steps changed its
+    timing)."""
     dated = {version: [p for p in probes if any(map(names_a_time, _quoted(p)))] for version, probes in many.items()}
     asked = {version: [p for p in probes if _quoted(p)] for version, probes in many.items()}
     assert len(dated[3]) > 100 and {type(p.query) for p in dated[3]} == {SentBefore, SentOn, DaysBetween}
-    assert dated[4] == [] and len(asked[4]) > 150
+    assert dated[4] == [] and len(asked[4]) > len(asked[3]) - len(dated[3]) > 50  # the freed budget goes to the others
     assert {type(p.query) for p in asked[4]} >= {SentOn, DaysBetween}
     assert not any(names_a_time(s) for p in temporal_full[4] for s in _quoted(p))
     assert {type(p.query) for p in temporal_full[4]} == {SentBefore, SentOn, DaysBetween}
