@@ -15,6 +15,9 @@ end, like any persistent agent's memory; all but ``no-memory`` keep them):
   name, what is known of how probes are made.
   It measures each ability's chance level, and anything a question gives away beyond it.
 
+``world_guess`` is not a reader a run can name: it guesses the recipient of an email from its subject and the world
+(the term audit holds it to nothing right).
+
 They answer a term's memory check-ins the same way (``scenarios.check_ins``): the probe set drawn
 again from the log before the check-in's release, each probe answered from what the reader may see,
 one numbered line each. On any other task they act as the oracle does, so readers playing a whole
@@ -36,6 +39,8 @@ from campus.kernel.clock import DAYS
 from campus.kernel.schedule import Logged, Prefix
 from campus.kernel.store import EventStore, decode_rows
 from campus.scenarios.check_ins import EVALUATOR as CHECK_IN, probes_of
+from campus.scenarios.clubs import ROLES as CLUB_ROLES, plain  # plain: how the term spells names and addresses
+from campus.scenarios.disruptions import GROUP
 from campus.scenarios.probe_answers import NO_RECORD, render
 from campus.scenarios.probes import (
     ABSTAIN, CODEWORDS, FACT_KINDS, FORMATS, PLANT_TASK, PROBE_TASK, TERM_PLANT, Past, Probe, answer_of, probe_of,
@@ -108,7 +113,8 @@ class Reader:
             raise RuntimeError(f"the release of {task.id} is not at the head of {branch}")
         rows = [row for row in self.store.rows(branch, 1, release.seq - 1) if row.kind in FACT_KINDS]
         logged = [(row.seq, row.t, e) for row, e in zip(rows, decode_rows(rows))]
-        return probes_of(task, self.term.seed, Prefix(logged, release.seq, release.t, self.world.describe))
+        prefix = Prefix(logged, release.seq, release.t, self.world.describe, self.world)
+        return probes_of(task, self.term.seed, prefix)
 
     def remember(self, past: TaskMemory) -> None:
         """The notes planted in the fork are its recent past: every reader with a memory keeps them (the term's own
@@ -182,3 +188,30 @@ def guess(question: str) -> str:
     if question.startswith("To which address did you send the email"):  # also how an instruction probe is asked
         return CODEWORDS[0]  # never "no record": that is scored before the ending
     return NO_RECORD
+
+
+_RECIPIENT = re.compile(r'^To which address did you send the email with the subject "(.*)"\? ')
+
+
+def world_guess(question: str, world: WorldIndex) -> str | None:
+    """The recipient of the email a question quotes, from its subject and the world alone, as the term writes them
+    (None where neither tells): a membership application goes to the address the club directory lists for the club
+    whose name holds the interest applied for; a note about a club's event, whose subject begins with the club's name,
+    to one of its mailboxes (``<role>.<club id>@lau.edu``: the first role, right one time in five); an application
+    for research supervision to the first advisor whose research includes the topic; a seat booked for the study
+    group, to the group."""
+    found = _RECIPIENT.match(question)
+    if found is None:
+        return None
+    subject = found[1]
+    head, _, rest = subject.partition(": ")
+    if subject == "Study seat":
+        return GROUP
+    if head == "Membership application":
+        club = next((c for c in world.world.clubs if rest.casefold() in plain(c.name).casefold()), None)
+        return plain(club.email) if club else None
+    if head == "Application for research supervision":
+        advisor = next((a for a in world.world.advisors if rest in a.tags), None)
+        return plain(advisor.email) if advisor else None
+    club = next((c for c in world.world.clubs if plain(c.name) == head), None)
+    return f"{CLUB_ROLES[0]}.{club.id.lower()}@lau.edu" if club and rest else None

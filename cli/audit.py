@@ -94,7 +94,7 @@ def _pct(value: float) -> str:
 
 def _print(summary: dict[str, Any], world: str) -> None:
     from campus.agents.adversarial import OPTION_GUESSES, POOLED_GUESSES
-    from campus.lab.audit import AGENTS, GUESSERS, LEARNED_CEILING, PROBE_GUESSES
+    from campus.lab.audit import AGENTS, GUESSERS, LEARNED_CEILING, LEARNED_COUNT_CEILING, PROBE_GUESSES
     from campus.scenarios.busy_days import BUSY_CONTROLS
 
     seeds = summary["seeds"]
@@ -124,6 +124,15 @@ def _print(summary: dict[str, Any], world: str) -> None:
               f"(largest {learned['max_f1']:.2f}) over {learned['probes']:g} (at most {LEARNED_CEILING:g})"
               if learned["probes"] else "week summaries answered with another seed's lists: not measured (one seed)",
               highlight=False)
+    counts = summary["learned_counts"]
+    out.print(f"email counts answered with another seed's: {counts['right']:g}/{counts['probes']:g} right = "
+              f"{_pct(counts['accuracy'])} % (the same answers shuffled {_pct(counts['shuffled'])} %; at most "
+              f"{_pct(LEARNED_COUNT_CEILING)} %)" if counts["probes"]
+              else "email counts answered with another seed's: none to answer (one seed, or no count asked)",
+              highlight=False)
+    named = summary["world_recipients"]
+    out.print(f"email recipients named from the subject and the world alone: {named['right']}/{named['probes']} "
+              "(none may be)", highlight=False)
     absent = summary["absent"]
     out.print(f"absent: at most {absent['attendance']:g} attendance points, {absent['exam']:g} in-room exam questions "
               f"and {absent['walks']:g} disruption tasks that need a walk, on any seed", highlight=False)

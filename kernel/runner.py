@@ -566,7 +566,8 @@ class Session:
             decoded = decode_rows(rows)
             self._past.extend((row.seq, row.t, event) for row, event in zip(rows, decoded))
             self._past_seq = release - 1
-        return Prefix([row for row in self._past if row[0] < release], release, t, self.kernel.describe)
+        return Prefix([row for row in self._past if row[0] < release], release, t, self.kernel.describe,
+                      self.kernel.world)
 
     # ------------------------------------------------------------ resume
 

@@ -36,12 +36,14 @@ Logged = tuple[int, int, Event]
 
 class Prefix(NamedTuple):
     """The log before a composed task's release: its rows of the kinds the schedule reads (``log_kinds``), the
-    seq and minute of the release, and how the world names a place."""
+    seq and minute of the release, how the world names a place, and the world itself (``Kernel.world``), for a
+    composer whose questions leave out what the world gives away."""
 
     rows: Sequence[Logged]
     seq: int
     t: int
     describe: Callable[[str], str]
+    world: Any = None
 
 
 class Trigger(msgspec.Struct, frozen=True, kw_only=True):
@@ -85,10 +87,11 @@ class Composing:
     """Follows a log in seq order for a schedule's composed tasks (``verify``, ``score``): the rows they read, and
     the prefix of the composed task released last (``None`` once a task that is not composed is released)."""
 
-    def __init__(self, schedule: Schedule, describe: Callable[[str], str]) -> None:
+    def __init__(self, schedule: Schedule, describe: Callable[[str], str], world: Any = None) -> None:
         self.kinds = schedule.log_kinds()
         self.composed = {card.id for card in schedule.cards() if card.composed}
         self.describe = describe
+        self.world = world
         self.rows: list[Logged] = []
         self.open: Prefix | None = None
 
@@ -97,6 +100,7 @@ class Composing:
         if not self.kinds:
             return
         if isinstance(event, TaskReleased):
-            self.open = Prefix(list(self.rows), seq, t, self.describe) if event.task_id in self.composed else None
+            composed = event.task_id in self.composed
+            self.open = Prefix(list(self.rows), seq, t, self.describe, self.world) if composed else None
         if event.__struct_config__.tag in self.kinds:
             self.rows.append((seq, t, event))

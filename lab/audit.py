@@ -18,6 +18,11 @@ success per scenario and the headline metrics. Over all seeds it checks:
   (``agents.readers.guess``), drawn every week over the oracle's log: yes or no (chance 1/2), which of three
   seats (1/3) and the order of a few buildings (each pair of them in the right order: 1/2), that order also padded
   with made-up buildings (``PADDING``);
+- **other terms and the world**: a student who remembers nothing of its own term answers the same probes from
+  what it could know without it: each week's summary with another seed's lists of that week (a mean F1 of at most
+  ``LEARNED_CEILING``), each email count with another seed's (``learned_counts``: at most ``LEARNED_COUNT_CEILING``
+  right), and the recipient of each email from its subject and the world (``agents.readers.world_guess``: none
+  right);
 - **absent**: no attendance points, no exam question handed out in a room (finals are online) and no
   solvable disruption task that needs a walk to the library;
 - **dawdler**: solves at least ``DAWDLER_FLOOR`` of the scored tasks;
@@ -46,15 +51,17 @@ import json
 import math
 import multiprocessing
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from campus.agents import make_agent
 from campus.agents.adversarial import (OPTION_GUESSES, POOLED_GUESSES, REMEMBERED_GUESSES, option_guesses, pooled_guesses,
                                        remembered_guesses)
-from campus.agents.readers import guess
+from campus.agents.readers import guess, world_guess
+from campus.kernel.clock import day_of
 from campus.kernel.store import open_store
 from campus.lab.probing import log_prefix, probe_points
 from campus.lab.workers import interrupts_ignored
@@ -64,9 +71,10 @@ from campus.agents.memoryless import MemorylessAgent
 from campus.scenarios.course_selection import PLANNING, SELECTION, recall_chances
 from campus.scenarios.play import Run, RunSpec, start_run
 from campus.scenarios.protocols import book_articles
-from campus.scenarios.probe_answers import Items, score
-from campus.scenarios.probes import (SUMMARISED, Past, Preferred, SentBefore, Summarised, VisitOrder, WeekSummary,
-                                     generate as draw_probes, score_probe, standing_of, week_lists)
+from campus.scenarios.probe_answers import Items, Number, score
+from campus.scenarios.probes import (SUMMARISED, EmailRecipient, EmailsBetween, EmailsInWeeks, Past, Preferred,
+                                     SentBefore, Summarised, VisitOrder, WeekSummary, generate as draw_probes,
+                                     score_probe, span_pairs, standing_of, subject_form, week_lists)
 from campus.scenarios.scorecard import scorecard
 from campus.scenarios.task import Task, Term
 from campus.scenarios.term import generate_term
@@ -100,6 +108,10 @@ PROBES_PER_WEEK = 10
 LEARNED_CEILING = 0.05
 """The mean F1 a reader may reach on the week summaries by answering each with another seed's lists of that week:
 what every student adds is not a memory (probe generator version 4's summaries gave it 0.23)."""
+LEARNED_COUNT_CEILING = 0.05
+"""The share of the email counts a reader may get right by answering each with another seed's count
+(``learned_counts``): probe generator version 6's counts over weeks gave it 7.6 % of seeds 0-2's full terms (15.2 %
+at scale 0.2 over seeds 0-4), version 7's between two emails 1.7 % (2 of 119; none asked at scale 0.2)."""
 LEARNERS = ("learner", "forgetful")
 CHANCE_MARGIN = 0.05
 DAWDLER_FLOOR = 0.99
@@ -108,6 +120,12 @@ _OPTION = re.compile(r"^[A-Z]\) ", re.MULTILINE)
 
 Summary = tuple[Summarised, int, list[str], list[str]]
 """A week summary the audit drew: what it lists, its week, the items that count, the items that count neither way."""
+Counted = tuple[EmailsInWeeks | EmailsBetween, float, int]
+"""An email count the audit drew: the query, its answer, the minute it was asked at."""
+Sent = tuple[int, int, str]
+"""An email of the oracle's run: ``(seq, minute, subject)``."""
+RECIPIENTS = "world: email recipient"
+"""The ``guesses`` key of ``agents.readers.world_guess`` over the email-recipient probes (chance: none)."""
 
 
 @dataclass
@@ -143,6 +161,10 @@ class SeedResult:
     week_items: dict[Summarised, dict[int, list[str]]] = field(default_factory=dict)
     """``calendar`` / ``emails`` -> week -> what the oracle's run added to its own calendar or emailed that week: the
     lists a reader with no memory of another seed's term learns from this one (``summarise``)."""
+    counts: list[Counted] = field(default_factory=list)
+    """The email counts drawn after every week of the oracle's run."""
+    sent: list[Sent] = field(default_factory=list)
+    """Every email of the oracle's run: what a reader with no memory of another seed's term counts from this one."""
 
 
 def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = True, busy: bool = True) -> SeedResult:
@@ -188,8 +210,10 @@ def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = T
             right = sum(1 for e in ended if e.task_id in questions and e.outcome == "success")
             result.guesses[name] = (right, len(questions), sum(questions.values()))
         if name == "oracle":
-            guesses, result.summaries, result.week_items = _probe_guesses(run)
-            result.guesses |= guesses
+            drawn = _probe_guesses(run)
+            result.guesses |= drawn.guesses
+            result.summaries, result.week_items = drawn.summaries, drawn.week_items
+            result.counts, result.sent = drawn.counts, drawn.sent
         if name == "absent":
             in_room = {task.id for task in term.tasks if task.flags.counts_toward == "exam" and task.required_place}
             walks = {task.id for task in term.tasks if task.scenario == DISRUPTIONS and task.ground_truth["at_library"]
@@ -236,24 +260,42 @@ def _pooled_guesses(world: WorldIndex, term: Term, asked: Sequence[Task],
     return out
 
 
-def _probe_guesses(run: Run) -> tuple[dict[str, tuple[int, int, float]], list[Summary],
-                                     dict[Summarised, dict[int, list[str]]]]:
+class Drawn(NamedTuple):
+    """What the audit keeps of the probes drawn after every week of the oracle's run (``_probe_guesses``)."""
+
+    guesses: dict[str, tuple[int, int, float]]
+    summaries: list[Summary]
+    week_items: dict[Summarised, dict[int, list[str]]]
+    counts: list[Counted]
+    sent: list[Sent]
+
+
+def _probe_guesses(run: Run) -> Drawn:
     """``(right, asked, chance summed)`` of the question-only reader's guesses at the probes drawn after every week of
-    ``run``, per family of ``PROBE_GUESSES`` (an order counts each pair of its buildings as one guess); the week
-    summaries among those probes and the run's own lists of each week (``SeedResult``)."""
-    counts = {name: [0, 0, 0.0] for name in PROBE_GUESSES}
+    ``run``, per family of ``PROBE_GUESSES`` (an order counts each pair of its buildings as one guess), and of
+    ``world_guess`` at the email recipients (``RECIPIENTS``); the week summaries and email counts among those probes,
+    the run's own lists of each week and its emails (``SeedResult``)."""
+    counts = {name: [0, 0, 0.0] for name in (*PROBE_GUESSES, RECIPIENTS)}
     summaries: list[Summary] = []
+    counted: list[Counted] = []
     standing = standing_of(run.term.tasks)
     points = probe_points(run, every_week=True)
     logged = log_prefix(run, points[-1][0])  # read once: each point's prefix is a slice of it
     for seq, now, _ in points:
         prefix = logged[:bisect.bisect_right(logged, seq, key=lambda row: row[0])]
         for probe in draw_probes(prefix, seed=run.branch.seed, describe=run.world.describe,
-                                 per_ability=PROBES_PER_WEEK, at=(seq, now), standing=standing):
+                                 per_ability=PROBES_PER_WEEK, at=(seq, now), standing=standing, world=run.world):
             query, said = probe.query, guess(probe.question)
             value = score_probe(probe, said).value
             if isinstance(query, WeekSummary) and isinstance(probe.answer, Items):
                 summaries.append((query.what, query.week, probe.answer.values, probe.distractors))
+                continue
+            if isinstance(query, EmailsInWeeks | EmailsBetween) and isinstance(probe.answer, Number):
+                counted.append((query, probe.answer.value, now))
+                continue
+            if isinstance(query, EmailRecipient):
+                _count(counts[RECIPIENTS], score_probe(probe, world_guess(probe.question, run.world) or said).value, 1,
+                       0.0)
                 continue
             if isinstance(query, SentBefore):
                 family, trials, chance = PROBE_GUESSES[0], 1, 1 / 2
@@ -268,7 +310,8 @@ def _probe_guesses(run: Run) -> tuple[dict[str, tuple[int, int, float]], list[Su
             _count(counts[family], value, trials, chance)
     past = Past.of(logged)
     weeks = {what: week_lists(past, what) for what in SUMMARISED}
-    return {name: (int(right), int(asked), chance) for name, (right, asked, chance) in counts.items()}, summaries, weeks
+    return Drawn({name: (int(right), int(asked), chance) for name, (right, asked, chance) in counts.items()},
+                 summaries, weeks, counted, [(seq, t, e.subject) for seq, t, e in past.emails])
 
 
 def _count(cell: list[Any], value: float, trials: int, chance: float) -> None:
@@ -311,6 +354,49 @@ def _recalled(world: WorldIndex, term: Term) -> tuple[tuple[int, int, float], li
                 unrecalled.append(task.id)
         before = expected
     return (right, asked, chance), unrecalled
+
+
+def learned_counts(played: Sequence[SeedResult]) -> dict[str, float]:
+    """``learned_answers`` tallied: probes, right, the share right, and the share the same answers would get right
+    shuffled over the probes (``shuffled``: what they are worth with nothing learned of the span asked about)."""
+    answers = learned_answers(played)
+    said = Counter(s for s, _ in answers if s is not None)
+    truth = Counter(t for _, t in answers)
+    right = sum(1 for s, t in answers if s == t)
+    asked = len(answers)
+    return {"probes": asked, "right": right, "accuracy": right / asked if asked else 0.0,
+            "shuffled": sum(n * truth[value] for value, n in said.items()) / asked ** 2 if asked else 0.0}
+
+
+def learned_answers(played: Sequence[SeedResult]) -> list[tuple[float | None, float]]:
+    """``(answer, truth)`` of each seed's email counts answered from the next seed's oracle run (the last seed's from
+    the first's), by the minute each was asked, as a reader who remembers nothing of its own term but knows another's
+    would. A count over weeks (up to probe generator version 6) is answered with the other run's count of the same
+    weeks; one between two emails (version 7), whose subjects the other run seldom holds, with the commonest count
+    that run gives between two emails of the same two forms (``subject_form``), or between any two it could be asked
+    about when it has no such pair."""
+    out: list[tuple[float | None, float]] = []
+    for result, other in zip(played, [*played[1:], *played[:1]]):
+        if other is result:  # one seed: no other term to learn from
+            continue
+        pairs: dict[int, list[tuple[str, str, int]]] = {}
+        for query, answer, now in result.counts:
+            sent = [row for row in other.sent if row[1] <= now]
+            if isinstance(query, EmailsInWeeks):
+                said: int | None = sum(1 for _, t, _ in sent if query.first_week <= day_of(t) // 7 <= query.last_week)
+            else:
+                known = pairs.setdefault(now, span_pairs(sent))
+                forms = sorted([subject_form(query.first), subject_form(query.second)])
+                alike = [n for a, b, n in known if sorted([subject_form(a), subject_form(b)]) == forms]
+                said = _commonest(alike or [n for _, _, n in known])
+            out.append((None if said is None else float(said), answer))
+    return out
+
+
+def _commonest(values: Sequence[int]) -> int | None:
+    """The value ``values`` holds most often (the least of those tied), None when empty."""
+    seen = Counter(values)
+    return min(seen, key=lambda value: (-seen[value], value)) if seen else None
 
 
 def _canvassed(term: Term, ended: Sequence[Any]) -> list[str]:
@@ -461,6 +547,15 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
     if learned["probes"] and learned["mean_f1"] > LEARNED_CEILING:
         violations.append(f"learned lists: week summaries answered with another seed's lists of the week, mean F1 "
                           f"{learned['mean_f1']:.3f} over {learned['probes']:g} (at most {LEARNED_CEILING:g})")
+    tallied = learned_counts(played)
+    if tallied["probes"] and tallied["accuracy"] > LEARNED_COUNT_CEILING:
+        violations.append(f"learned counts: email counts answered with another seed's, {tallied['right']:g} of "
+                          f"{tallied['probes']:g} right (at most {LEARNED_COUNT_CEILING:.0%})")
+    recipients = [r.guesses.get(RECIPIENTS, (0, 0, 0.0)) for r in played]
+    named = {"right": sum(g[0] for g in recipients), "probes": sum(g[1] for g in recipients)}
+    if named["right"]:
+        violations.append(f"world guesses: {named['right']} of {named['probes']} email recipients named from the "
+                          "subject and the world alone (none may be)")
     success = {scenario: {name: won / tasks if tasks else 0.0 for name, (won, tasks) in cells.items()}
                for scenario, cells in sorted(scenarios.items())}
     return {
@@ -471,6 +566,8 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
                      for name in AGENTS} if played else {},
         "guessing": guessing,
         "learned_lists": learned,
+        "learned_counts": tallied,
+        "world_recipients": named,
         "absent": {key: max((r.absent_points.get(key, 0.0) for r in played), default=0.0) for key in ABSENT_POINTS},
         "lateness": {name: max((r.lateness[name] for r in played), default=0) for name in AGENTS},
         "disruptions": {name: {kind: [sum(r.disrupted[name][kind][i] for r in played if name in r.disrupted) for i in (0, 1)]

@@ -125,7 +125,7 @@ def _point(run: Run, make_agent: AgentFactory, agent_name: str, point: tuple[int
     seq, now, done = point
     prefix, standing = log_prefix(run, seq), standing_of(run.term.tasks)
     probes = generate(prefix, seed=run.branch.seed, describe=run.world.describe,
-                      abilities=abilities, per_ability=per_ability, at=(seq, now), standing=standing)
+                      abilities=abilities, per_ability=per_ability, at=(seq, now), standing=standing, world=run.world)
     if not probes:
         return None
     branch = unique_branch_id(run.store, f"{run.branch.id}~probe-{seq}")

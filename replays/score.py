@@ -49,7 +49,7 @@ def rescore(run: Run, on_task: OnTask | None = None) -> ScoreReport:
     changed: list[dict[str, Any]] = []
     logged: list[tuple[int, Event]] = []
     tallies = {"all": Tally(), "disruptions": Tally()}
-    composing = Composing(term, run.kernel.describe)
+    composing = Composing(term, run.kernel.describe, run.kernel.world)
     for rows in batches(run):
         for row, event in zip(rows, decode_rows(rows)):
             composing.see(row.seq, row.t, event)

@@ -333,7 +333,7 @@ class _ReExecution:
         self.over = False
         self.snapshots = _snapshots(run)
         self.readings: dict[tuple[str, bool], Call | Answer | Finish | Invalid] = {}
-        self.composing = Composing(run.term, run.kernel.describe)
+        self.composing = Composing(run.term, run.kernel.describe, run.kernel.world)
         self.digest: str | None = None
         """The digest the open composed task's ``task_composed`` must carry, until it has come."""
         self.payload = b""

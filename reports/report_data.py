@@ -256,7 +256,7 @@ def _check_ins_asked(run: Run, ended: dict[str, TaskEnded]) -> list[tuple[Probe,
     """Each ended check-in's probes, drawn again from the log before its release, with the score its marks give."""
     if not any(task.scenario == CHECK_INS and task.id in ended for task in run.term.tasks):
         return []
-    composing = Composing(run.term, run.world.describe)
+    composing = Composing(run.term, run.world.describe, run.world)
     out: list[tuple[Probe, float]] = []
     rows = [row for row in run.store.rows(run.branch.id) if row.kind in FACT_KINDS]
     for row, event in zip(rows, decode_events([row.payload for row in rows])):

@@ -4,7 +4,7 @@ A check-in is a task of the term (opt-in: ``generate_term(check_ins=True)``, ``c
 whose questions cannot be written when the term is made: they are about what *this* student did. So a
 check-in is *composed* at its release (``Composer``): the probe set is drawn from the log before the
 release (``scenarios.probes.generate``, a pure function of that log prefix, the term's seed and the
-generator version), and only the questions are shown; the log records them (in the release's
+generator version, and from version 7 of the world the ``Prefix`` carries), and only the questions are shown; the log records them (in the release's
 observation) and the probe set's hash (``task_composed``), never the answers. At the task's end the
 same probe set is drawn again from the same prefix and the answer judged against it exactly, so
 ``verify`` and ``score`` judge it again from the log alone.
@@ -118,7 +118,7 @@ def probes_of(task: Task, seed: int, prefix: Prefix) -> list[Probe]:
     version = task.ground_truth.get("probe_version", 1)  # a term made before version 2 has none
     for ability in task.ground_truth["abilities"]:  # one at a time: each ability draws from its own stream
         drawn = draw(prefix.rows, seed=seed, describe=prefix.describe, abilities=[ability], per_ability=1,
-                     at=(prefix.seq, prefix.t), standing=standing, version=version)
+                     at=(prefix.seq, prefix.t), standing=standing, version=version, world=prefix.world)
         asked += drawn
         abilities += bool(drawn)
         if abilities == ASKED:

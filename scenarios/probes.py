@@ -4,20 +4,21 @@ A probe asks the student about its own past at a point of a run. What it asks is
 ``Query``; its answer is ``answer_of(query, past)``, a pure function of the log up to that
 point, so the same function gives the ground truth (over the whole prefix) and a reader's
 answer (over whatever part of the log the reader can see). A probe set is a pure function of
-(log prefix, seed, generator version); ``probe_set_hash`` names it.
+(log prefix, seed, generator version) and, from version 7, of the run's world, whose directory
+decides which email recipients may be asked (``guessable``); ``probe_set_hash`` names it.
 
 What the log holds directly gives seven abilities:
 
-- ``information_extraction``: the recipient of the email with a given subject; the room booked
-  at a library for a day;
+- ``information_extraction``: the recipient of the email with a given subject (from version 7 only one the
+  world does not give away); the room booked at a library for a day;
 - ``knowledge_update``: the room of the latest booking at a library booked more than once with
   different rooms (an earlier room is a *stale* answer);
 - ``temporal_reasoning``: days between two emails; whether one was sent before another; the
   day one was sent;
 - ``event_ordering``: the order in which the student first reached three or four buildings on
   a day (listed in a drawn order);
-- ``multi_session_reasoning``: emails sent over a span of weeks; minutes walked on a day with
-  several walks;
+- ``multi_session_reasoning``: emails sent over a span of weeks (from version 7, between two of the
+  student's own emails); minutes walked on a day with several walks;
 - ``abstention``: the room booked at a library on a day it was not booked ("no record"), each
   with its answerable twin on the same library;
 - ``summarization``: every title added to the student's calendar in a week, or every address
@@ -41,31 +42,43 @@ Nothing in a question may tell its answer to a student who remembers nothing (th
 it, ``agents.readers``). Generator version 1 did: a yes/no probe was kept only when its answer was "no", the
 buildings of an order probe were listed in any order but the true one, the wanted feature was the one feature
 of a seat choice listed only once, and a probe fork could plant two standing instructions with different words.
-Version 2 does none of that. Version 3 also draws the pairs of a temporal probe evenly over the days between them,
-so no number answers many days-between questions (``temporal``). Version 4 (``GENERATOR_VERSION``) also leaves out
-of the temporal probes (sent before, sent on, days between) every email whose subject names a date or a time
-(``names_a_time``): most of the term's emails announce an event "on Week 15, Friday" and are sent 1-7 days before it,
-so reading those dates answered 84 % of the sent-before questions, with no memory at all; and it asks which of two
-emails was sent first only of two of one form (``subject_form``), since each kind of email has its weeks. Version 5
-counts in a week's summary only the titles (or addresses) no other week holds, says so in the question, and asks
-about no summary of Week 0: a student who answered each week with everything another term's student added or
-emailed that week, remembering nothing of its own, scored a mean F1 of 0.26-0.28 on version 4's summaries of the
-default term (a library seat booked most weeks, the study group emailed most weeks, Week 0's timetable and handbook
-sessions are the same for every student of a world) and 0.005 on version 5's. Version 6 scores an order without
-the buildings named that the day did not hold (``Items.strict``): padded with made-up ids, the question's own order
-scored 82 % where it scores 50 %. The older versions still draw the check-ins of terms made under them
-(``VERSIONS``), so their runs verify.
+Version 2 does none of that. Version 3 also draws the pairs of a temporal probe evenly over the days between them, so
+no number answers many days-between questions (``temporal``). Version 4 also leaves out of the temporal probes (sent
+before, sent on, days between) every email whose subject names a date or a time (``names_a_time``): most of the
+term's emails announce an event "on Week 15, Friday" and are sent 1-7 days before it, so reading those dates answered
+84 % of the sent-before questions, with no memory at all; and it asks which of two emails was sent first only of two
+of one form (``subject_form``), since each kind of email has its weeks. Version 5 counts in a week's summary only the
+titles (or addresses) no other week holds, says so in the question, and asks about no summary of Week 0: a student
+who answered each week with everything another term's student added or emailed that week, remembering nothing of its
+own, scored a mean F1 of 0.26-0.28 on version 4's summaries of the default term (a library seat booked most weeks,
+the study group emailed most weeks, Week 0's timetable and handbook sessions are the same for every student of a
+world) and 0.005 on version 5's. Version 6 scores an order without the buildings named that the day did not hold
+(``Items.strict``): padded with made-up ids, the question's own order scored 82 % where it scores 50 %. Version 7
+(``GENERATOR_VERSION``) closes two leaks to a reader that remembers nothing of its term but knows the world or other
+terms (figures: the probes the term audit draws every week, 10 per ability, over the oracle's runs of generated seeds
+0-4 at scale 0.2 / seeds 0-2 at full scale). It asks an email's recipient only where the world neither lists nor
+patterns the address (``guessable``): a reader of the club and advisor directories named 58 of version 6's 244 / 39
+of 148 email recipients (every membership application, and a club event's mailbox one time in five), and none of
+version 7's 38 / 38. And it counts the emails sent between two of the student's own emails, of a kind it sent several
+of, at least a week apart (``span_pairs``), instead of over weeks: another seed's count of the same weeks was right
+on 15.2 % / 7.6 % of version 6's counts (where "1" was right on 10.0 % / 4.5 %); the commonest count another seed
+gives between two emails of the same forms is right on 1.7 % of version 7's 119 full-term counts, about what the same
+answers score shuffled over them (1.8 %). A term at scale 0.2 or less sends too few emails of one kind for any such
+count: there version 7 asks only the minutes walked. The older versions still draw the check-ins of terms made under
+them (``VERSIONS``), so their runs verify.
 """
 
 from __future__ import annotations
 
+import bisect
+import functools
 import hashlib
 import random
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, Union
+from typing import TYPE_CHECKING, Any, Literal, Union
 
 import msgspec
 
@@ -77,11 +90,15 @@ from campus.scenarios.probe_answers import (
     NO_RECORD, Answer, Date, EndsWith, Id, Items, NoRecord, Number, Score, YesNo, kind_of, render, score,
 )
 from campus.scenarios.task import Flags, Task, Verdict, evaluator
+from campus.subsystems.information import plain
+
+if TYPE_CHECKING:
+    from campus.world.index import WorldIndex
 
 PLANTED: tuple[Ability, ...] = ("contradiction_resolution", "instruction_following", "preference_following")
 """The abilities whose evidence is a note: given by the term when it plants them, else in the probe fork."""
-GENERATOR_VERSION = 6
-VERSIONS = (1, 2, 3, 4, 5, 6)
+GENERATOR_VERSION = 7
+VERSIONS = (1, 2, 3, 4, 5, 6, 7)
 """The probe generators this campus draws with (the module's docstring says how they differ)."""
 FIRST_SUMMARY_WEEK = 1
 """From version 5, the first week a summary asks about: what a student adds in Week 0 is the world's timetable and
@@ -136,6 +153,14 @@ class EmailsInWeeks(msgspec.Struct, frozen=True, tag="emails_in_weeks"):
     last_week: int
 
 
+class EmailsBetween(msgspec.Struct, frozen=True, tag="emails_between"):
+    """Version 7: the emails sent after the earlier of two emails and before the later (the two not counted)."""
+
+    first: str
+    second: str
+    """Email subjects, in a drawn order."""
+
+
 class MinutesWalked(msgspec.Struct, frozen=True, tag="minutes_walked"):
     day: int
 
@@ -186,7 +211,7 @@ class Preferred(msgspec.Struct, frozen=True, tag="preferred"):
 
 
 Query = Union[EmailRecipient, BookedRoom, LatestRoom, DaysBetween, SentBefore, SentOn, VisitOrder, EmailsInWeeks,
-              MinutesWalked, WeekSummary, ToldPlaces, Instructed, Preferred]
+              MinutesWalked, WeekSummary, ToldPlaces, Instructed, Preferred, EmailsBetween]
 
 
 class Probe(msgspec.Struct, frozen=True, kw_only=True):
@@ -290,6 +315,13 @@ def answer_of(query: Query, past: Past) -> Found:
     if isinstance(query, EmailsInWeeks):
         counted = [seq for seq, t, _ in past.emails if query.first_week <= day_of(t) // 7 <= query.last_week]
         return (Number(float(len(counted))), counted, []) if counted else (NoRecord(), [], [])
+    if isinstance(query, EmailsBetween):
+        a, b = past.email(query.first), past.email(query.second)
+        if a is None or b is None:
+            return NoRecord(), [], []
+        low, high = sorted([a[0], b[0]])
+        between = [seq for seq, _, _ in past.emails if low < seq < high]
+        return Number(float(len(between))), [low, *between, high], []
     if isinstance(query, MinutesWalked):
         walks = [row for row in past.walks if day_of(row[2].depart) == query.day]
         if not walks:
@@ -371,6 +403,10 @@ def question_of(query: Query, describe: Callable[[str], str]) -> str:
         kind = "list"
     elif isinstance(query, EmailsInWeeks):
         words, kind = f"How many emails did you send from Week {query.first_week} to Week {query.last_week}?", "number"
+    elif isinstance(query, EmailsBetween):
+        words = (f'How many emails did you send between the email "{query.first}" and the email "{query.second}", '
+                 "not counting those two?")
+        kind = "number"
     elif isinstance(query, MinutesWalked):
         words, kind = f"How many minutes in all did you spend walking on {date_label(query.day)}?", "number"
     elif isinstance(query, ToldPlaces):
@@ -415,9 +451,56 @@ def _one_booking_days(past: Past) -> list[BookedRoom]:
     return [BookedRoom(location, day) for (location, day), n in counts.items() if n == 1]
 
 
-def extraction(past: Past, rng: random.Random, version: int) -> list[Query]:
-    queries: list[Query] = [EmailRecipient(s) for s in _unique_subjects(past)]
+def extraction(past: Past, rng: random.Random, version: int, known: Directory | None = None) -> list[Query]:
+    """The recipient of an email sent once with its subject; the room booked at a library on a day it was booked
+    once. From version 7 only of an email whose recipient a reader could not name from the world alone
+    (``guessable``, over the world's ``known`` addresses)."""
+    subjects = _unique_subjects(past)
+    if version >= 7:
+        if known is None:
+            raise ValueError("probe generator version 7 asks an email's recipient only where the world does not give "
+                             "it away: give the world")
+        sent = {e.subject: e.to for _, _, e in past.emails}
+        subjects = [s for s in subjects if not guessable(sent[s], known)]
+    queries: list[Query] = [EmailRecipient(s) for s in subjects]
     return queries + list(_one_booking_days(past))
+
+
+@dataclass(frozen=True)
+class Directory:
+    """The addresses a reader knows without the term's log (``directory_of``), case folded."""
+
+    addresses: frozenset[str]
+    """Every address the world lists (a club's, an advisor's), and those the term writes to by a fixed name."""
+    ids: frozenset[str]
+    """The ids of the world's clubs and advisors: the term writes to their mailboxes by a pattern
+    (``<role>.<id>@lau.edu``), so an address naming one is guessed one time in the number of roles."""
+
+
+@functools.lru_cache(maxsize=8)
+def directory_of(world: WorldIndex) -> Directory:
+    """What ``world`` tells of the addresses the term's emails go to (``Directory``), with the one address the term
+    writes to whatever the world: the study group of the disruptions."""
+    from campus.scenarios.disruptions import GROUP  # here: the disruptions import the task model, which imports this
+
+    entities = [(club.id, club.email) for club in world.world.clubs]
+    entities += [(advisor.id, advisor.email) for advisor in world.world.advisors]
+    listed = [address for _, address in entities]
+    addresses = (*listed, *map(plain, listed), GROUP)
+    return Directory(addresses=frozenset(address.strip().casefold() for address in addresses),
+                     ids=frozenset(entity_id.casefold() for entity_id, _ in entities))
+
+
+def guessable(address: str, known: Directory) -> bool:
+    """Whether a reader with no memory of the term could name ``address`` from the world and how the term is made:
+    an address the world lists or the term always writes to, or a mailbox of one of the world's clubs or advisors (a
+    part of its name, split at dots, dashes, underscores and plus signs, is one of their ids: ``events.c055@lau.edu``).
+    Version 6 asked about them: "Membership application: Rowing" went to the address the club directory lists for
+    the one club whose name holds "Rowing", and a club event's subject names the club, whose mailboxes differ only
+    by one of five roles."""
+    folded = address.strip().casefold()
+    local = folded.partition("@")[0]
+    return folded in known.addresses or any(part in known.ids for part in re.split(r"[._+-]", local))
 
 
 def update(past: Past, rng: random.Random, version: int) -> list[Query]:
@@ -517,12 +600,56 @@ def ordering(past: Past, rng: random.Random, version: int) -> list[Query]:
 
 
 def multi_session(past: Past, rng: random.Random, version: int) -> list[Query]:
-    weeks = sorted({day_of(t) // 7 for _, t, _ in past.emails})
-    out: list[Query] = [EmailsInWeeks(w, w + span) for w in weeks for span in (1, 2)]
+    """Emails sent over a span; minutes walked on a day with several walks. Up to version 6 the span is two or three
+    weeks from a week with an email; from version 7 it runs between two of the student's own emails
+    (``email_spans``)."""
+    if version >= 7:
+        out = email_spans(past, rng)
+    else:
+        weeks = sorted({day_of(t) // 7 for _, t, _ in past.emails})
+        out = [EmailsInWeeks(w, w + span) for w in weeks for span in (1, 2)]
     per_day: dict[int, int] = {}
     for _, _, w in past.walks:
         per_day[day_of(w.depart)] = per_day.get(day_of(w.depart), 0) + 1
     return out + [MinutesWalked(day) for day, n in per_day.items() if n > 1]
+
+
+SPAN_DAYS = 7
+"""Version 7: the least number of days between the two emails a count runs between."""
+SPAN_KIN = 3
+"""Version 7: the least number of subjects, itself among them, of the form of an email a count runs between."""
+
+
+def email_spans(past: Past, rng: random.Random) -> list[Query]:
+    """Version 7's email counts (``span_pairs``), drawn evenly over the count as the temporal pairs are (at most
+    ``PAIRS_PER_GAP`` of each count), each pair in a drawn order."""
+    counts = {(a, b): n for a, b, n in span_pairs([(seq, t, e.subject) for seq, t, e in past.emails])}
+    drawn = _evenly(rng, list(counts), counts.__getitem__, PAIRS_PER_GAP, MAX_PAIRS)
+    return [EmailsBetween(*(pair if rng.random() < 0.5 else pair[::-1])) for pair in drawn]
+
+
+def span_pairs(sent: Sequence[tuple[int, int, str]]) -> list[tuple[str, str, int]]:
+    """``(subject, subject, emails sent between them)`` of each pair of emails a version-7 count may run between,
+    over the emails ``sent`` (``(seq, minute, subject)``, in log order): each sent once with its subject, naming no
+    date or time (``names_a_time``), of a form (``subject_form``) the student wrote at least ``SPAN_KIN`` subjects
+    of, the two at least ``SPAN_DAYS`` days apart.
+
+    Counted over weeks (up to version 6), the answer was the term's schedule, much the same for every student of a
+    world: answered with another seed's count of the same weeks by the same minute, 15 % of the counts drawn every
+    week on generated seeds 0-4 at scale 0.2 were right (8 % of seeds 0-2's full terms), where "1" was right on 10 %
+    (5 %). A reader that remembers nothing of its term does not know when the two emails of a span were sent: of
+    a kind the term sends several of ("Door code for _", one a week), it cannot tell which one a subject is, and
+    another term's student sent none with the same words. An email of its own kind ("Word limit", "Paper review:
+    preparations": one of each in a small term) is sent at much the same point of every term, and two emails
+    nearer than a week are mostly one errand's, or week 1's applications, with a count every student shares."""
+    seen = Counter(subject for _, _, subject in sent)
+    kin = Counter(subject_form(subject) for subject in seen)
+    once = [(seq, t, subject) for seq, t, subject in sent
+            if seen[subject] == 1 and not names_a_time(subject) and kin[subject_form(subject)] >= SPAN_KIN]
+    order = [seq for seq, _, _ in sent]
+    return [(a, b, bisect.bisect_left(order, b_seq) - bisect.bisect_right(order, a_seq))
+            for i, (a_seq, a_t, a) in enumerate(once) for b_seq, b_t, b in once[i + 1:]
+            if day_of(b_t) - day_of(a_t) >= SPAN_DAYS]
 
 
 def abstention(past: Past, rng: random.Random, version: int) -> list[Draft]:
@@ -681,13 +808,15 @@ _QUERY = msgspec.json.Encoder(order="sorted")
 
 def generate(rows: Sequence[Logged], *, seed: int, describe: Callable[[str], str] = str,
              abilities: Sequence[Ability] = ABILITIES, per_ability: int = 2, at: tuple[int, int] | None = None,
-             version: int = GENERATOR_VERSION, standing: Sequence[Query] = ()) -> list[Probe]:
+             version: int = GENERATOR_VERSION, standing: Sequence[Query] = (), world: WorldIndex | None = None,
+             ) -> list[Probe]:
     """Up to ``per_ability`` probes of each ability (abstention: that many pairs) over the log prefix ``rows``.
 
     Asked at ``at``, ``(seq, minute)`` (default: right after the last row). ``standing``: the contradiction,
     instruction and preference the term plants (``standing_of``); an ability the term plants for asks about
-    those notes, and plants its own in the fork only if the term has none. Raises ``ValueError`` for an
-    ability or version it does not generate.
+    those notes, and plants its own in the fork only if the term has none. ``world``: the run's world, which
+    version 7's information extraction needs (``guessable``); older versions draw without it. Raises
+    ``ValueError`` for an ability or version it does not generate, and for version 7's extraction without a world.
     """
     if type(version) is not int or version not in VERSIONS:  # a term's ground truth may say true, which == 1
         raise ValueError(f"probe generator version {version!r} is unknown; this campus has versions "
@@ -700,12 +829,17 @@ def generate(rows: Sequence[Logged], *, seed: int, describe: Callable[[str], str
     rows = list(rows)
     asked_seq, asked_t = at if at is not None else (rows[-1][0], rows[-1][1]) if rows else (0, 0)
     past = Past.of(rows)
+    known = directory_of(world) if world is not None else None
     probes: list[Probe] = []
     for ability in abilities:
         rng = _rng("probes", version, seed, ability, asked_seq)
         planted_by_term = [q for q in standing if ability == _PLANTS.get(type(q))]
-        candidates = (from_the_term(ability, planted_by_term, past, rng, version) if planted_by_term
-                      else GENERATORS[ability](past, rng, version))
+        if planted_by_term:
+            candidates = from_the_term(ability, planted_by_term, past, rng, version)
+        elif ability == "information_extraction":
+            candidates = extraction(past, rng, version, known)
+        else:
+            candidates = GENERATORS[ability](past, rng, version)
         made = [_draft(ability, drawn, past, describe, asked_seq, asked_t, seed, version)
                 for drawn in rng.sample(candidates, len(candidates))]
         probes.extend(probe for group in _stratified([m for m in made if m], per_ability) for probe in group)

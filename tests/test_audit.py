@@ -19,7 +19,8 @@ from campus.agents.adversarial import (
 )
 from campus.cli.main import app
 from campus.lab.audit import (
-    ABSENT_POINTS, AGENTS, PROBE_GUESSES, RECALL_GUESS, SeedResult, _probe_guesses, clopper_pearson, summarise,
+    ABSENT_POINTS, AGENTS, PROBE_GUESSES, RECALL_GUESS, RECIPIENTS, SeedResult, _probe_guesses, clopper_pearson,
+    summarise,
 )
 from campus.scenarios.protocols import Cited
 from campus.scenarios.play import Run
@@ -176,7 +177,8 @@ def test_the_question_only_reader_guesses_probes_at_chance_and_would_have_beaten
         oracle_full: Run, monkeypatch: pytest.MonkeyPatch) -> None:
     """On the oracle's log of the default term (a small term sends too few emails of one form for version 4 to ask
     their order); with the generators of version 1 the same guesses beat chance, and so does an order padded with
-    made-up buildings, which every version before 6 scored."""
+    made-up buildings, which every version before 6 scored; and a reader of the world names recipients every version
+    before 7 asked about."""
     import functools
 
     from campus.lab import audit
@@ -189,7 +191,8 @@ def test_the_question_only_reader_guesses_probes_at_chance_and_would_have_beaten
     monkeypatch.setattr(audit, "draw_probes", functools.partial(generate, version=1))
     then = _probe_guesses(run)[0]
     flagged = summarise([_seed(0, guesses=_seed(0).guesses | then)])["violations"]
-    assert [v.split(":")[1] for v in flagged] == [" yes or no", " which seat", " building order padded"], flagged
+    assert [v.split(":")[1] for v in flagged[:3]] == [" yes or no", " which seat", " building order padded"], flagged
+    assert len(flagged) == 4 and flagged[3].startswith("world guesses: "), flagged
 
 
 def test_week_summaries_answered_with_another_seeds_lists_are_held_near_nothing(
@@ -202,8 +205,8 @@ def test_week_summaries_answered_with_another_seeds_lists_are_held_near_nothing(
     from campus.scenarios.probes import generate
 
     def seeds(first: Run, second: Run) -> list[SeedResult]:
-        return [_seed(i, summaries=summaries, week_items=weeks)
-                for i, (_, summaries, weeks) in enumerate((_probe_guesses(first), _probe_guesses(second)))]
+        return [_seed(i, summaries=drawn.summaries, week_items=drawn.week_items)
+                for i, drawn in enumerate((_probe_guesses(first), _probe_guesses(second)))]
 
     pair = summarise(seeds(oracle_full, oracle_other))
     assert pair["learned_lists"]["probes"] >= 40 and pair["learned_lists"]["mean_f1"] < 0.02
@@ -217,6 +220,25 @@ def test_week_summaries_answered_with_another_seeds_lists_are_held_near_nothing(
     assert then["learned_lists"]["mean_f1"] > 0.15 and len(then["violations"]) == 1
     assert summarise([_seed(0, summaries=[("calendar", 3, ["a", "b"], [])], week_items={})])["learned_lists"] == {
         "probes": 0, "mean_f1": 0.0, "max_f1": 0.0}  # one seed: no other term to learn from
+
+
+def test_counts_learned_from_another_seed_and_recipients_named_by_the_world_are_violations() -> None:
+    """A seed's email counts answered with the next seed's: a term whose counts the other term repeats fires the check,
+    one whose counts it does not, not; a single recipient named from the subject and the world fires too."""
+    from campus.scenarios.probes import EmailsBetween, EmailsInWeeks
+
+    sent = [(seq, 7 * 24 * 60 * week, f"mail {seq}") for seq, week in enumerate([1, 1, 2, 3, 3, 3], start=1)]
+    counts = [(EmailsInWeeks(1, 2), 3.0, 10 ** 6), (EmailsInWeeks(3, 4), 3.0, 10 ** 6)]
+    alike = summarise([_seed(0, counts=counts, sent=sent), _seed(1, counts=counts, sent=sent)])
+    assert alike["learned_counts"] | {"shuffled": 0} == {"probes": 4, "right": 4, "accuracy": 1.0, "shuffled": 0}
+    assert alike["violations"] == ["learned counts: email counts answered with another seed's, 4 of 4 right (at most 5%)"]
+    between = [(EmailsBetween("Door code for A", "Door code for B"), 7.0, 10 ** 6)]
+    unlike = summarise([_seed(0, counts=between, sent=sent), _seed(1, counts=between, sent=sent)])
+    assert unlike["learned_counts"]["probes"] == 2 and unlike["violations"] == []  # the other term has no such pair
+    named = _seed(2, guesses=_seed(2).guesses | {RECIPIENTS: (1, 12, 0.0)})
+    assert summarise([named])["violations"] == ["world guesses: 1 of 12 email recipients named from the subject and "
+                                                "the world alone (none may be)"]
+    assert summarise([_seed(3)])["world_recipients"] == {"right": 0, "probes": 0}
 
 
 def test_each_disruption_control_that_passes_what_it_must_fail_is_a_violation() -> None:

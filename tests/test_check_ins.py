@@ -61,7 +61,7 @@ def check_ins(run: Run) -> list[tuple[int, TaskReleased]]:
 
 def prefix_of(run: Run, release: int) -> Prefix:
     rows = log_prefix(run, release - 1)
-    return Prefix(rows, release, run.store.rows(run.branch.id, release, release)[0].t, run.world.describe)
+    return Prefix(rows, release, run.store.rows(run.branch.id, release, release)[0].t, run.world.describe, run.world)
 
 
 def test_check_ins_are_opt_in_and_move_no_other_task(world: WorldIndex, term: Term) -> None:

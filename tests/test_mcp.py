@@ -363,7 +363,7 @@ def check_in_answers(run: Any) -> list[Any]:
     release = next(row for row in reversed(rows) if row.kind == "task_released")
     event = decode_events([release.payload])[0]
     assert isinstance(event, TaskReleased)
-    prefix = Prefix(log_prefix(run, release.seq - 1), release.seq, release.t, run.world.describe)
+    prefix = Prefix(log_prefix(run, release.seq - 1), release.seq, release.t, run.world.describe, run.world)
     return [typed(p.answer) for p in probes_of(run.term.by_id[event.task_id], run.term.seed, prefix)]
 
 

@@ -49,7 +49,7 @@ def played(world: WorldIndex, small_term: Term) -> Run:
 @pytest.fixture(scope="module")
 def probes(played: Run) -> list[Probe]:
     return generate(log_prefix(played, played.store.head(played.branch.id)[0]), seed=0,
-                    describe=played.world.describe, per_ability=50)
+                    describe=played.world.describe, per_ability=50, world=played.world)
 
 
 def reader(name: str) -> Callable[[Run], Agent]:
@@ -82,7 +82,8 @@ def many(played: Run) -> dict[int, list[Probe]]:
     standing = standing_of(played.term.tasks)
     return {version: [probe for seq, now, _ in probe_points(played, every_week=True)
                       for probe in generate(log_prefix(played, seq), seed=0, describe=played.world.describe,
-                                            per_ability=30, at=(seq, now), standing=standing, version=version)]
+                                            per_ability=30, at=(seq, now), standing=standing, version=version,
+                                            world=played.world)]
             for version in VERSIONS}
 
 
@@ -302,11 +303,15 @@ def test_updates_keep_the_superseded_rooms_as_the_stale_class(probes: list[Probe
 
 def test_a_probe_set_is_a_pure_function_of_log_seed_and_version(played: Run, probes: list[Probe]) -> None:
     rows = log_prefix(played, played.store.head(played.branch.id)[0])
-    again = generate(rows, seed=0, describe=played.world.describe, per_ability=50)
+    world = played.world
+    again = generate(rows, seed=0, describe=world.describe, per_ability=50, world=world)
     assert probe_set_hash(again) == probe_set_hash(probes)
-    other = generate(rows, seed=1, describe=played.world.describe, per_ability=2)
-    assert probe_set_hash(other) != probe_set_hash(generate(rows, seed=0, describe=played.world.describe, per_ability=2))
-    assert len({probe_set_hash(generate(rows, seed=0, version=version)) for version in VERSIONS}) == len(VERSIONS)
+    other = generate(rows, seed=1, describe=world.describe, per_ability=2, world=world)
+    assert probe_set_hash(other) != probe_set_hash(generate(rows, seed=0, describe=world.describe, per_ability=2,
+                                                            world=world))
+    assert len({probe_set_hash(generate(rows, seed=0, version=version, world=world)) for version in VERSIONS}) == len(VERSIONS)
+    with pytest.raises(ValueError, match="version 7 asks an email's recipient only where the world does not give"):
+        generate(rows, seed=0, abilities=["information_extraction"])  # the world's directory is part of the draw
     for unknown in (0, max(VERSIONS) + 1, "2", True):
         with pytest.raises(ValueError, match=f"version {unknown!r} is unknown"):
             generate(rows, seed=0, version=unknown)  # type: ignore[arg-type]
@@ -325,7 +330,7 @@ def test_the_answer_is_the_log_folded_to_the_question(played: Run) -> None:
 
 def test_probes_are_asked_mid_run_about_the_past_only(played: Run) -> None:
     (seq, t, _), = probe_points(played, at_step=played.store.head(played.branch.id)[0] // 2)
-    early = generate(log_prefix(played, seq), seed=0, per_ability=5, at=(seq, t))
+    early = generate(log_prefix(played, seq), seed=0, per_ability=5, at=(seq, t), world=played.world)
     assert early and all(p.asked_at_seq == seq and all(e <= seq for e in p.evidence) for p in early)
 
 
@@ -584,7 +589,7 @@ def test_every_week_skips_a_week_that_holds_nothing_to_ask_and_asks_the_rest(pla
 
     def nothing_at(ability: str, seq: int, now: int) -> bool:
         return not generate(log_prefix(played, seq), seed=0, describe=played.world.describe, abilities=[ability],
-                            per_ability=1, at=(seq, now), standing=standing)
+                            per_ability=1, at=(seq, now), standing=standing, world=played.world)
 
     ability = next(a for a in ABILITIES if len({nothing_at(a, seq, now) for seq, now, _ in weeks}) == 2)
     empty = [seq for seq, now, _ in weeks if nothing_at(ability, seq, now)]
