@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 CONTROLS = ("noop", "stateless", "diligent")
 """Controls of the metrics: they see only what any agent sees (``agents/controls.py``)."""
 ADVERSARIAL = ("testwise", "optionsonly", "dawdler", "absent", "canvasser", "memoryless")
-DISRUPTION_CONTROLS = ("abstainer", "optimist", "hedger")
+DISRUPTION_CONTROLS = ("abstainer", "optimist", "hedger", "hasty")
 BUSY_CONTROLS = ("guesser", "sprayer", "fifo", "claimer", "learner", "forgetful")
 BUILTIN = ("oracle", *CONTROLS, "stale", *ADVERSARIAL, *DISRUPTION_CONTROLS, *BUSY_CONTROLS)
 READERS = ("oracle-reader", "recent-only", "no-memory", "question-only")
@@ -34,7 +34,7 @@ def make_agent(name: str, term: Term, world: WorldIndex) -> Agent:
     from campus.agents.memoryless import MemorylessAgent
     from campus.agents.noop import NoopAgent
     from campus.agents.oracle import OracleAgent
-    from campus.agents.scripted import AbstainerAgent, HedgerAgent, OptimistAgent, StaleAgent
+    from campus.agents.scripted import AbstainerAgent, HastyAgent, HedgerAgent, OptimistAgent, StaleAgent
 
     controls: dict[str, Callable[[], Agent]] = {"noop": NoopAgent, "stateless": StatelessAgent, "diligent": DiligentAgent}
     if name in controls:
@@ -42,7 +42,7 @@ def make_agent(name: str, term: Term, world: WorldIndex) -> Agent:
     kinds: dict[str, Callable[[Term, WorldIndex], Agent]] = {
         "oracle": OracleAgent, "stale": StaleAgent, "testwise": TestwiseAgent, "optionsonly": OptionsOnlyAgent,
         "dawdler": DawdlerAgent, "absent": AbsentAgent, "abstainer": AbstainerAgent, "optimist": OptimistAgent,
-        "hedger": HedgerAgent, "claimer": ClaimerAgent, "canvasser": CanvasserAgent, "memoryless": MemorylessAgent,
+        "hedger": HedgerAgent, "hasty": HastyAgent, "claimer": ClaimerAgent, "canvasser": CanvasserAgent, "memoryless": MemorylessAgent,
         "guesser": GuesserAgent, "sprayer": SprayerAgent, "fifo": FifoAgent, "learner": LearnerAgent, "forgetful": ForgetfulAgent,
     }
     if name in kinds:

@@ -11,6 +11,10 @@
   the other end of the hour's window (a plan for the evening's first hour books its last, and the reverse), and is
   the oracle elsewhere. It must fail every disruption task: a change that left one end of the evening open (a room
   opening later, or closing early) would let a student who never looks pass it.
+- **hasty** never looks either: it reports every disruption task infeasible the moment it is shown, naming what
+  blocks it where the task's text names that (the planned room, seat or walkway), and is the oracle elsewhere. It
+  must fail every disruption task: a judge that took the right names for a diagnosis would let it pass most
+  impossible ones.
 - **optimist** never abstains: on an impossible disruption task it carries out the plan in the
   instruction as if the goal could be met, and is the oracle elsewhere: it must fail every
   impossible task and pass every solvable one.
@@ -20,11 +24,12 @@ The controls of the metrics, which see only what any agent sees, are in ``agents
 
 from __future__ import annotations
 
+import json
 import re
 
 from campus.kernel.agent import AgentView, Reply
 from campus.kernel.clock import clock_label
-from campus.scenarios.disruptions import SCENARIO as DISRUPTIONS
+from campus.scenarios.disruptions import SCENARIO as DISRUPTIONS, spelled
 from campus.scenarios.task import Task, Term
 from campus.world.index import WorldIndex
 
@@ -80,6 +85,20 @@ class HedgerAgent(_Scripted):
 
     def plan(self, task: Task) -> tuple[str, ...]:
         return hedged(task) if task.scenario == DISRUPTIONS and task.stale is not None else task.solution
+
+
+class HastyAgent(_Scripted):
+    name = "hasty"
+
+    def plan(self, task: Task) -> tuple[str, ...]:
+        return hasty(task) if task.scenario == DISRUPTIONS else task.solution
+
+
+def hasty(task: Task) -> tuple[str, ...]:
+    """A report of infeasibility naming every entity that blocks the task and that its text names, with no look."""
+    text = spelled(task.instruction)
+    named = sorted(name for name in task.ground_truth["blockers"] if name in text)
+    return (f'call:task.report_infeasible(reason="the plan no longer works", blocked_by={json.dumps(named)})',)
 
 
 _SLOT = re.compile(r'time_slot="(\d\d):(\d\d)-(\d\d):(\d\d)"')

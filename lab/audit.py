@@ -32,7 +32,8 @@ success per scenario and the headline metrics. Over all seeds it checks:
 - **canvasser** (the oracle, writing each email to two others as well): fails every scored task with an email to
   send and passes every other;
 - **disruption controls** (a term with disruption tasks): ``stale`` fails every disruption task, and so does
-  ``hedger`` (the plan in the instruction moved to the other end of the evening, never looking),
+  ``hedger`` (the plan in the instruction moved to the other end of the evening, never looking) and ``hasty``
+  (reporting every one infeasible at once, naming what the text names of what blocks it),
   ``abstainer`` fails every solvable one and passes every impossible one, ``optimist`` the
   reverse (the oracle's 100 % is the first check).
 - **busy days** (``busy``): the oracle passes every busy-day checkpoint, ``guesser`` fails exactly the
@@ -87,7 +88,7 @@ ADVERSARIES = ("testwise", "optionsonly", "dawdler", "absent")
 ABSENT_POINTS = ("attendance", "exam", "walks")
 """What ``absent`` must never earn: class attendance, in-room exam questions, disruption tasks that need a walk."""
 AGENTS = (*ORDER, *ADVERSARIES)
-DISRUPTION_CONTROLS = ("stale", "abstainer", "optimist", "hedger")
+DISRUPTION_CONTROLS = ("stale", "abstainer", "optimist", "hedger", "hasty")
 CANVASSER = "canvasser"
 RECALL_GUESS = "memoryless: course steps that refer back"
 """``memoryless``'s choices on the long-term course-selection and planning steps, each made from the draft the step
@@ -425,6 +426,7 @@ DISRUPTION_PROMISES: dict[str, dict[str, Literal["none", "all"]]] = {
     "abstainer": {"solvable": "none", "impossible": "all"},
     "optimist": {"solvable": "all", "impossible": "none"},
     "hedger": {"solvable": "none", "impossible": "none"},
+    "hasty": {"solvable": "none", "impossible": "none"},
 }
 """What each disruption control must pass, per kind of disruption task."""
 

@@ -59,7 +59,10 @@ from campus.events import (
     SeatAvailability,
     SeatFeatures,
     Span,
+    ToolCalled,
+    ToolResult,
     WalkwayStatus,
+    WorldChanged,
     walkway_key,
 )
 from campus.kernel.clock import MINUTES_PER_DAY, date_label, day_of
@@ -402,7 +405,7 @@ def _build(ctx: TermContext, rng: random.Random, task_id: str, sub_type: str, le
                 mutations=tuple(msgspec.structs.replace(c, old=c.new, new=c.old) for c in mut))
     task = Task(
         id=task_id, scenario=SCENARIO, phase="daily", release=release, instruction="\n".join(lines), systems=SYSTEMS,
-        evaluator=FINAL, ground_truth=truth, solution=solution, stale=tuple(stale), flags=Flags(), round_limit=20,
+        evaluator=OBSERVED, ground_truth=truth, solution=solution, stale=tuple(stale), flags=Flags(), round_limit=20,
     )
     return task, rule, undo
 
@@ -450,7 +453,7 @@ def _book(library: str, room: Any, seat: Any, date: str, start: int) -> str:
 
 
 def _spellings(ctx: TermContext, changes: Sequence[CompareAndSet], kind: str) -> set[str]:
-    """Every way to name an entity of class ``kind`` that ``changes`` block, casefolded (``_spelled``): a seat's id, a
+    """Every way to name an entity of class ``kind`` that ``changes`` block, casefolded (``spelled``): a seat's id, a
     walkway's two buildings either way round, a room's id, name or "name (id)", alone or after its library's id."""
     out: set[str] = set()
     for change in changes:
@@ -464,10 +467,10 @@ def _spellings(ctx: TermContext, changes: Sequence[CompareAndSet], kind: str) ->
             room = next(r for r in _place(ctx, change.building_id).rooms if r.id == change.room_id)
             names = {room.id, room.name, f"{room.name} ({room.id})"}
             out |= names | {f"{change.building_id}-{name}" for name in names}
-    return {_spelled(name) for name in out}
+    return {spelled(name) for name in out}
 
 
-def _spelled(name: str) -> str:
+def spelled(name: str) -> str:
     """A name as the judge compares it: casefolded, spaces collapsed, and any of ``- ~ > |`` between parts (what
     ``classify`` splits on) written ``-``."""
     return _SEPARATOR.sub("-", " ".join(name.split()).casefold())
@@ -552,9 +555,46 @@ def classify(entity_id: str, rooms: Sequence[str] = ()) -> str:
     return "other"
 
 
+OBSERVED = "disruption_observed"
+"""The evaluator of the terms made now (``judge_observed``); ``disruption_final`` (``judge_final``),
+``disruption_diagnosed`` (``judge_diagnosed``) and ``disruption`` (``judge``) stay for the terms in older logs."""
+LOOKS: dict[str, tuple[str, ...]] = {"seat": ("reservation.query_availability",), "room": ("reservation.query_availability",),
+                                     "walkway": ("map.find_optimal_path",)}
+"""The reads that show what blocks an impossible task, by the class of what blocks it."""
+
+
+@evaluator(OBSERVED)
+def judge_observed(task: Task, state: Any, events: Sequence[Event]) -> Verdict:
+    """``judge_final``, and an impossible task's report must follow a look, after the change, at what blocks it: while
+    a report needed only the right names, a student that reported every disruption task infeasible the moment it was
+    shown, naming the planned room, seat or last walkway read off the task's text, passed 28 of seed 0's 36 impossible
+    tasks without a look."""
+    return _observed(task, judge_final(task, state, events), events)
+
+
+def _observed(task: Task, verdict: Verdict, events: Sequence[Event]) -> Verdict:
+    """A successful impossible task's verdict stands only if, before the first report, a look of the blocking class
+    (``LOOKS``; for a room or seat, at one of the goal's libraries) answered after the task's rule last changed the
+    world."""
+    truth = task.ground_truth
+    if truth["solvable"] or not verdict.success:
+        return verdict
+    rule, looks, calls, looked = f"rule-{task.id}", LOOKS[truth["blocked_class"]], set(), False
+    for event in events:
+        if isinstance(event, WorldChanged) and event.rule == rule:
+            looked = False
+        elif isinstance(event, ToolCalled) and event.tool in looks and (
+                event.tool.startswith("map.") or event.args.get("location_id") in truth["libraries"]):
+            calls.add(event.call_id)
+        elif isinstance(event, ToolResult) and event.call_id in calls and event.status == "ok":
+            looked = True
+        elif isinstance(event, InfeasibleReported):
+            break
+    return verdict if looked else Verdict(False, f"reported infeasible without a look, after the change, at the "
+                                                 f"{truth['blocked_class']} that blocks it")
+
+
 FINAL = "disruption_final"
-"""The evaluator of the terms made now (``judge_final``); ``disruption_diagnosed`` (``judge_diagnosed``) and
-``disruption`` (``judge``) stay for the terms in older logs."""
 
 
 @evaluator(FINAL)
@@ -581,7 +621,7 @@ def _diagnosed(task: Task, verdict: Verdict, events: Sequence[Event]) -> Verdict
     if truth["solvable"] or not verdict.success:
         return verdict
     named = [name for e in events if isinstance(e, InfeasibleReported) for name in e.blocked_by]
-    stray = [name for name in named if _spelled(name) not in truth["blockers"]]
+    stray = [name for name in named if spelled(name) not in truth["blockers"]]
     if stray:
         return Verdict(False, f"reported infeasible naming {stray[:3]}, which do not block it (a {truth['blocked_class']} does)")
     return verdict

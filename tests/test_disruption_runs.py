@@ -16,20 +16,21 @@ from typer.testing import CliRunner
 from campus.cli.main import app
 from campus.agents.plans import replay_plan, run_plan
 from campus.events import (
-    Booked, Event, InfeasibleReported, RoomHours, RoomStatus, TaskEnded, TaskReleased, TriggerSkipped, WorldChanged, decode_events,
+    Booked, Event, InfeasibleReported, RoomHours, RoomStatus, TaskEnded, TaskReleased, ToolCalled, ToolResult, TriggerSkipped,
+    WorldChanged, decode_events,
 )
 from campus.kernel.store import BranchInfo, MemoryStore
 from campus.replays.fork import fork_run
 from campus.replays.verify import verify
 from campus.kernel.agent import AgentView
-from campus.scenarios.disruptions import DIAGNOSED, FINAL, GROUP, SCENARIO
+from campus.scenarios.disruptions import DIAGNOSED, FINAL, GROUP, OBSERVED, SCENARIO
 from campus.scenarios.play import Run, new_run, open_run
 from campus.scenarios.task import EVALUATORS, Task, Term
 from campus.scenarios.term import generate_term
 from campus.world.index import WorldIndex
 from tests.conftest import play
 
-AGENTS = ("oracle", "stale", "abstainer", "optimist", "hedger", "noop", "absent")
+AGENTS = ("oracle", "stale", "abstainer", "optimist", "hedger", "hasty", "noop", "absent")
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +87,7 @@ def test_an_impossible_task_is_passed_only_by_naming_what_blocks_it(disrupted: T
     diagnosis), or the right blocker beside the library, fails; so does naming the library alone. The evaluator of
     older terms (``disruption``) still passes the first of those, so their logs verify as they were judged."""
     impossible = [t for t in disrupted.tasks if t.scenario == SCENARIO and not t.ground_truth["solvable"]]
-    assert impossible and {t.evaluator for t in impossible} == {FINAL}
+    assert impossible and {t.evaluator for t in impossible} == {OBSERVED}  # FINAL's names and a look (below)
 
     def passes(task: Task, blocked_by: list[str], evaluator: str = FINAL) -> bool:
         return EVALUATORS[evaluator](task, None, [InfeasibleReported(task_id=task.id, reason="x", blocked_by=blocked_by)]).success
@@ -100,6 +101,43 @@ def test_an_impossible_task_is_passed_only_by_naming_what_blocks_it(disrupted: T
         assert not passes(task, spray) and not passes(task, [*named, library]) and not passes(task, [library]), task.id
         assert passes(task, spray, "disruption"), task.id
         assert passes(task, named, DIAGNOSED) and not passes(task, spray, DIAGNOSED), task.id
+
+
+def test_a_report_counts_only_after_a_look_at_what_blocks_it_since_the_change(runs: dict[str, Run],
+                                                                             disrupted: Term) -> None:
+    """``hasty`` reports every disruption task infeasible the moment it is shown, naming what the task's text names of
+    what blocks it. Judged on the names alone (``disruption_final``) it passed most impossible tasks (24 of seed 0's
+    36 on the full term); a report now counts only after a look, answered since the task's rule changed the world, at
+    the blocking class at one of the goal's libraries (or a path query, for a walkway)."""
+    outcomes = _outcomes(runs["hasty"], disrupted)
+    assert outcomes and all(outcome == "failure" for _, outcome in outcomes.values())
+    by_task: dict[str, list[Event]] = {}
+    for _, event in _events(runs["hasty"]):
+        if isinstance(event, TaskReleased):
+            by_task[event.task_id] = []
+        if by_task:
+            list(by_task.values())[-1].append(event)
+    impossible = [t for t in disrupted.tasks if t.scenario == SCENARIO and not t.ground_truth["solvable"]]
+    old = [t.id for t in impossible if EVALUATORS[FINAL](t, None, by_task[t.id]).success]
+    assert old and not any(EVALUATORS[OBSERVED](t, None, by_task[t.id]).success for t in impossible)
+
+    task = impossible[0]
+    look = "map.find_optimal_path" if task.ground_truth["blocked_class"] == "walkway" else "reservation.query_availability"
+    here, elsewhere = {"location_id": task.ground_truth["libraries"][0]}, {"location_id": "B999"}
+    named = json.loads(task.solution[-1].split("blocked_by=", 1)[1].rstrip(")"))
+    changed = WorldChanged(change_id="c", change=RoomStatus(building_id="B001", room_id="r", day=0, old="open", new="closed"),
+                           rule=f"rule-{task.id}")
+
+    def passes(*events: Event) -> bool:
+        report = InfeasibleReported(task_id=task.id, reason="x", blocked_by=named)
+        return EVALUATORS[OBSERVED](task, None, [*events, report]).success
+
+    def read(args: dict[str, str], status: str = "ok") -> tuple[Event, Event]:
+        return ToolCalled(call_id="k", task_id=task.id, tool=look, args=args), ToolResult(call_id="k", status=status, message="")
+
+    assert passes(changed, *read(here)) and passes(*read(here)[:1], changed, *read(here)[1:])  # answered after it
+    assert not passes(*read(here), changed) and not passes(changed) and not passes(changed, *read(here, "error"))
+    assert task.ground_truth["blocked_class"] == "walkway" or not passes(changed, *read(elsewhere))
 
 
 def test_a_student_who_never_looks_fails_every_task(runs: dict[str, Run], disrupted: Term) -> None:
