@@ -15,6 +15,10 @@
   blocks it where the task's text names that (the planned room, seat or walkway), and is the oracle elsewhere. It
   must fail every disruption task: a judge that took the right names for a diagnosis would let it pass most
   impossible ones.
+- **smearer** missed every "the time moved" message of the clubs and advisors, as ``stale`` did, but hedges: each
+  booking of the plan it kept is made at every other start of the day the room allows first (same room, same length),
+  and each club-calendar entry at every half hour too, comparing nothing. It must fail every club and advisor task
+  with a stale plan: a judge that took any booking or entry among many would let it pass half of them.
 - **optimist** never abstains: on an impossible disruption task it carries out the plan in the
   instruction as if the goal could be met, and is the oracle elsewhere: it must fail every
   impossible task and pass every solvable one.
@@ -29,6 +33,8 @@ import re
 
 from campus.kernel.agent import AgentView, Reply
 from campus.kernel.clock import clock_label
+from campus.scenarios.advisors import SCENARIO as ADVISORS
+from campus.scenarios.clubs import SCENARIO as CLUBS
 from campus.scenarios.disruptions import SCENARIO as DISRUPTIONS, spelled
 from campus.scenarios.task import Task, Term
 from campus.world.index import WorldIndex
@@ -99,6 +105,38 @@ def hasty(task: Task) -> tuple[str, ...]:
     text = spelled(task.instruction)
     named = sorted(name for name in task.ground_truth["blockers"] if name in text)
     return (f'call:task.report_infeasible(reason="the plan no longer works", blocked_by={json.dumps(named)})',)
+
+
+class SmearerAgent(_Scripted):
+    name = "smearer"
+
+    def plan(self, task: Task) -> tuple[str, ...]:
+        if task.stale is None or task.scenario not in (CLUBS, ADVISORS):
+            return task.solution
+        return tuple(call for step in task.stale for call in smeared(step))
+
+
+DAY_FROM, DAY_TO = 8 * 60, 22 * 60
+_CALENDAR_TIME = re.compile(r'time="(Week \d+, \w+), (\d\d):(\d\d)-(\d\d):(\d\d)"')
+
+
+def smeared(step: str) -> list[str]:
+    """A club or advisor booking at every start of the day from ``DAY_FROM`` that keeps its length and misses its own
+    slot, and then at its own; a club-calendar entry at every half hour, and then at its own time; any other step as
+    it is."""
+    booking, entry = _SLOT.search(step), _CALENDAR_TIME.search(step)
+    if "make_booking" in step and booking is not None:
+        start, end = int(booking[1]) * 60 + int(booking[2]), int(booking[3]) * 60 + int(booking[4])
+        length = end - start
+        others = [s for s in range(start % length, DAY_TO - length + 1, length) if s >= DAY_FROM and (s + length <= start or s >= end)]
+        return [_SLOT.sub(f'time_slot="{clock_label(s)}-{clock_label(s + length)}"', step) for s in others] + [step]
+    if "calendar.add_event" in step and 'calendar_id="club_' in step and entry is not None:
+        start, end = int(entry[2]) * 60 + int(entry[3]), int(entry[4]) * 60 + int(entry[5])
+        length = end - start
+        times = [s for s in range(9 * 60, 20 * 60 - length + 1, 30) if s != start]
+        return [_CALENDAR_TIME.sub(f'time="{entry[1]}, {clock_label(s)}-{clock_label(s + length)}"', step)
+                for s in times] + [step]
+    return [step]
 
 
 _SLOT = re.compile(r'time_slot="(\d\d):(\d\d)-(\d\d):(\d\d)"')

@@ -13,20 +13,25 @@ without its colon all match, while a changed word still does not):
 - ``answer`` ``{letter}``: the task ended with ``Answer: <letter>``; ``{value}`` (a task answered in words,
   evaluator ``parts_in_words``): its answer states exactly one number, ``value`` (``2,031`` reads as ``2031``).
 - ``attended``: the student reached the required place by release + ``ARRIVAL_GRACE``.
-- ``email`` ``{to, subject, body, sole?}``: an email sent in this task to ``to`` (case ignored)
+- ``email`` ``{to, subject, body, sole?, cc_named?}``: an email sent in this task to ``to`` (case ignored)
   whose ``loose(subject)`` equals and whose ``loose(body)`` contains ``loose(body)`` — so a
   greeting around a prescribed text is fine, a changed word is not. Under ``sole`` (the terms made
   since a student who wrote to every advisor of a field passed the application that asks for the one who fits)
   every email of this task with that subject went to an address one of the task's email parts with that subject
-  names.
-- ``calendar`` ``{calendar_id, title, location, time}``: an event added or changed in this
+  names; under ``cc_named`` (the clubs' and advisors' tasks made since 2026-11-29) so did every copy (``cc``).
+- ``calendar`` ``{calendar_id, title, location, time, sole?}``: an event added or changed in this
   task and still in that calendar, with ``loose`` title and location equal and the same time
-  (``time`` holds the fields of a ``CalendarTime``: weeks, weekday, start and end).
-- ``booking`` ``{location_id, day, start, end, room_id?, seat_ids?, last?}``: a booking made in this
+  (``time`` holds the fields of a ``CalendarTime``: weeks, weekday, start and end). Under ``sole`` (the clubs' tasks
+  made since 2026-11-29) every event of this task in that calendar with that title is at that time and place.
+- ``booking`` ``{location_id, day, start, end, room_id?, seat_ids?, last?, last_in_room?}``: a booking made in this
   task in that library on that absolute day from ``start`` to ``end`` (minutes since
   midnight), and in that room, and of one of those seats. Under ``last`` (the library's tasks made since a student
   who booked every seat a listing showed passed them) only the task's last booking in that library on that day
-  counts: there is no cancel tool, so a later booking takes an earlier one's place.
+  counts: there is no cancel tool, so a later booking takes an earlier one's place. Under ``last_in_room`` (the clubs'
+  and advisors' tasks made since 2026-11-29, some of which book two rooms of one library) the last one in that room.
+  Before, a student who missed that a meeting had moved, booking the old slot's room at every other start of the day
+  and adding the club-calendar entry at every half hour, passed 33 of the 69 moved club and advisor tasks of seeds
+  0-2 (full scale) that the stale plan fails.
 - ``draft`` ``{sections: {section id: pass}, scope?: [section id], removed?: [section id]}``: the
   whole draft equals ``sections``, or, given ``scope``, the draft's entries for those sections do
   (a section of the scope missing from ``sections`` must be absent); each of ``removed`` must have
@@ -160,7 +165,8 @@ def _email(task: Task, state: Any, events: Sequence[Event], part: dict[str, Any]
     if part.get("sole"):
         named = {p["to"].strip().casefold() for p in task.ground_truth["parts"]
                  if p["check"] == "email" and loose(p["subject"]) == subject}
-        stray = sorted({e.to for _, e in sent if loose(e.subject) == subject and e.to.strip().casefold() not in named})
+        stray = sorted({address for _, e in sent if loose(e.subject) == subject
+                        for address in _addressed(e, part.get("cc_named", False)) if address.casefold() not in named})
         if stray:
             return False, f"the email with this subject also went to {', '.join(stray[:3])}", len(events)
     for index, mail in sent:
@@ -169,6 +175,17 @@ def _email(task: Task, state: Any, events: Sequence[Event], part: dict[str, Any]
     if not sent:
         return False, "no email sent", len(events)
     return False, f"no email to {part['to']} with the expected subject and text", len(events)
+
+
+def _addressed(mail: EmailSent, copies: bool) -> list[str]:
+    """Where an email went: its recipient, and under ``copies`` (``cc_named``: terms made since 2026-11-29) every
+    address it was copied to. Until then a copy went unseen: the canvasser's extra addresses in ``cc`` of its one right
+    email passed every email task of seeds 0 and 1 at ``--scale 0.3`` (44 of 44, 39 of 39)."""
+    copied = [address for address in _COPIES.split(mail.cc) if address] if copies else []
+    return [mail.to.strip(), *copied]
+
+
+_COPIES = re.compile(r"[\s,;]+")
 
 
 @check("calendar")
@@ -180,6 +197,11 @@ def _calendar(task: Task, state: Any, events: Sequence[Event], part: dict[str, A
         if isinstance(event, (CalendarEventAdded, CalendarEventUpdated)) and event.calendar_id == calendar_id:
             touched[event.event_id] = index
     entries = state.calendar.calendars.get(calendar_id, {})
+    if part.get("sole"):
+        titled = [entries[event_id] for event_id in touched if event_id in entries
+                  and loose(entries[event_id].title) == loose(part["title"])]
+        if any(entry.when != wanted or loose(entry.location) != loose(part["location"]) for entry in titled):
+            return False, f"'{part['title']}' entered in {calendar_id} at another time or place as well", len(events)
     for event_id, index in touched.items():
         entry = entries.get(event_id)
         if entry is None:
@@ -195,6 +217,9 @@ def _booking(task: Task, state: Any, events: Sequence[Event], part: dict[str, An
     made = [(i, e) for i, e in enumerate(events) if isinstance(e, Booked)]
     if part.get("last"):
         made = [(i, e) for i, e in made if (e.location_id, e.day) == (part["location_id"], part["day"])][-1:]
+    elif part.get("last_in_room"):
+        place = (part["location_id"], part["day"], part["room_id"])
+        made = [(i, e) for i, e in made if (e.location_id, e.day, e.room_id) == place][-1:]
     for index, booked in made:
         if (
             booked.location_id == part["location_id"]

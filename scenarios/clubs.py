@@ -105,7 +105,7 @@ class Booking:
 
     def part(self) -> dict[str, Any]:
         return {"check": "booking", "location_id": self.building, "day": self.day, "start": self.start,
-                "end": self.end, "room_id": self.room.id}
+                "end": self.end, "room_id": self.room.id, "last_in_room": True}
 
     def call(self) -> str:
         return (f"call:reservation.make_booking(location_id={json.dumps(self.building)}, "
@@ -125,7 +125,7 @@ class Mail:
     body: str
 
     def part(self) -> dict[str, Any]:
-        return {"check": "email", "to": self.to, "subject": self.subject, "body": self.body, "sole": True}
+        return {"check": "email", "to": self.to, "subject": self.subject, "body": self.body, "sole": True, "cc_named": True}
 
     def call(self) -> str:
         return (f"call:email.send_email(to={json.dumps(self.to)}, subject={json.dumps(self.subject)}, "
@@ -150,7 +150,7 @@ class Event:
 
     def part(self) -> dict[str, Any]:
         return {"check": "calendar", "calendar_id": self.calendar_id, "title": self.title,
-                "location": self.location, "time": msgspec.structs.asdict(self.when)}
+                "location": self.location, "time": msgspec.structs.asdict(self.when), "sole": True}
 
     def call(self) -> str:
         return (f"call:calendar.add_event(calendar_id={json.dumps(self.calendar_id)}, "

@@ -54,6 +54,37 @@ def test_a_sole_email_fails_when_its_subject_also_went_to_someone_else(world) ->
     assert result["other"][0] == result["legacy"][0] == result["both"][0] == "success"
 
 
+def test_a_copy_counts_as_a_recipient_under_cc_named(world) -> None:
+    """Under ``cc_named`` an email's copies (``cc``) must go to addresses the task's email parts name, as its recipient
+    must under ``sole``: the canvasser's extra addresses moved into ``cc`` of its one right email passed every email
+    task. A copy to a named address is fine, and a part without ``cc_named`` passes the copy as it always did."""
+    strict = {**MAIL, "sole": True, "cc_named": True}
+    copied = ('call:email.send_email(to="prof.lee@lau.edu", subject="Meeting request", body="Could we meet on Friday?", '
+              'cc="someone@lau.edu, other@lau.edu")',)
+    named = [strict, {**strict, "to": "someone@lau.edu", "body": ""}]
+    to_named = ('call:email.send_email(to="prof.lee@lau.edu", subject="Meeting request", body="Could we meet on Friday?", '
+                'cc="someone@lau.edu")',)
+    result = outcome(world, one("copied", [strict], copied), one("legacy", [{**MAIL, "sole": True}], copied, release=at(0, 0, 10)),
+                     one("named", named[:1], to_named, release=at(0, 0, 11)))
+    assert result["copied"] == ("failure", "email: the email with this subject also went to other@lau.edu, someone@lau.edu")
+    assert result["legacy"][0] == "success" and result["named"][0] == "failure"
+    both = outcome(world, one("both", named, to_named + (send("someone@lau.edu", "Meeting request", "x"),)))
+    assert both["both"][0] == "success", both
+
+
+def test_a_sole_calendar_entry_fails_beside_the_same_title_at_another_time(world) -> None:
+    """Under ``sole`` every entry of the task in that calendar with the title is at the time and place: an entry at
+    every half hour no longer finds the one that is meant. Without it (the terms before) the right one among them passes."""
+    part = {"check": "calendar", "calendar_id": "self", "title": "Study group", "location": "B001",
+            "time": {"first_week": 1, "last_week": 1, "weekday": 0, "start": 540, "end": 600}}
+    spread = tuple(f'call:calendar.add_event(calendar_id="self", event_title="Study group", location="B001", '
+                   f'time="Week 1, Monday, {hour:02d}:00-{hour + 1:02d}:00")' for hour in (8, 9, 10))
+    result = outcome(world, one("sole", [{**part, "sole": True}], spread), one("any", [part], spread, release=at(0, 0, 10)),
+                     one("right", [{**part, "sole": True}], spread[1:2], release=at(0, 0, 11)))
+    assert result["sole"] == ("failure", "calendar: 'Study group' entered in self at another time or place as well")
+    assert result["any"][0] == result["right"][0] == "success"
+
+
 def test_quoted_text_ignores_trailing_punctuation_but_not_words(world) -> None:
     mail = {"check": "email", "to": "prof.lee@lau.edu", "subject": "Meeting request", "body": "Could we meet on Friday? Thanks."}
     event = {"check": "calendar", "calendar_id": "self", "title": "Review: chapter 3", "location": "Room (204)",

@@ -75,6 +75,28 @@ def test_stale_fails_exactly_the_jobs_whose_activity_moved(world: WorldIndex, ge
     assert {task.follow_up[0] for task in moved} == with_stale
 
 
+def _without(tasks: list[Task], *flags: str) -> list[Task]:
+    """The tasks with ``flags`` taken out of every part: as terms made before them judge."""
+    def plain(task: Task) -> Task:
+        parts = [{k: v for k, v in part.items() if k not in flags} for part in task.ground_truth.get("parts", [])]
+        return msgspec.structs.replace(task, ground_truth={**task.ground_truth, "parts": parts})
+    return [plain(task) for task in tasks]
+
+
+def test_a_student_who_smears_a_moved_job_over_the_day_fails_it(world: WorldIndex, generated: Generated) -> None:
+    """``smearer`` keeps the plan from before the move, as ``stale`` does, but books the room at every other start of
+    the day first and enters the club-calendar event at every half hour. While any matching booking or entry passed,
+    it passed 11 and 12 of the 27 moved club and advisor tasks of seeds 0 and 1 (full scale); judged on the last
+    booking in the room (``last_in_room``) and on every entry with the title (``sole``) it passes none."""
+    tasks, triggers = generated
+    moved = {task.id for task in tasks if task.stale is not None}
+    now = play_tasks(world, tasks, triggers, agent="smearer")
+    assert moved and not [task_id for task_id in moved if now[task_id].outcome == "success"]
+    assert all(now[task.id].outcome == "success" for task in scored(tasks) if task.id not in moved)
+    before = play_tasks(world, _without(tasks, "last_in_room", "sole"), triggers, agent="smearer")
+    assert [task_id for task_id in moved if before[task_id].outcome == "success"]
+
+
 def test_every_later_task_depends_on_its_clubs_joining(generated: Generated) -> None:
     tasks = generated[0]
     by_id = {task.id: task for task in tasks}
