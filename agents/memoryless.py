@@ -67,7 +67,8 @@ class MemorylessAgent:
             ((text, section) for section in self.cat.sections.values() if (text := handle(self.cat, section))),
             key=lambda pair: -len(pair[0]),
         )
-        self.names = [(name, re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")) for name in {s.name for s in self.cat.sections.values()}]
+        names = sorted({section.name for section in self.cat.sections.values()})
+        self.names = [(name, re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")) for name in names]
 
     def act(self, view: AgentView) -> Reply:
         first = view.messages[0].content if view.messages else ""
@@ -85,7 +86,7 @@ class MemorylessAgent:
         for call in self._changes(text, semester, draft):
             yield action(call)
         popularity: dict[str, int] = {}
-        for name in sorted({self.cat.sections[code].name for code in draft if self.cat.sections[code].semester == semester}):
+        for name in sorted({self.cat.sections[code].name for code in self._of(draft, semester)}):
             seen = yield action(f'course_selection.browse_courses(filters={{"course_name": "{name}"}})')
             popularity.update((code, int(value)) for code, value in _POPULARITY.findall(seen))
         for code, pass_type in self._passes(draft, popularity, semester):
@@ -100,6 +101,10 @@ class MemorylessAgent:
         self._changes(_readable(instruction), _semester(release), after)
         return set(after)
 
+    def _of(self, draft: dict[str, str], semester: int) -> list[str]:
+        """The drafted sections of one semester."""
+        return [code for code in draft if self.cat.sections[code].semester == semester]
+
     def _drafted(self, seen: str) -> dict[str, str]:
         return {code: held or "" for code, held in _DRAFTED.findall(seen) if code in self.cat.sections}
 
@@ -108,7 +113,7 @@ class MemorylessAgent:
         calls: list[str] = []
 
         def held(name: str) -> str | None:
-            return next((c for c in draft if self.cat.sections[c].name == name and self.cat.sections[c].semester == semester), None)
+            return next((c for c in self._of(draft, semester) if self.cat.sections[c].name == name), None)
 
         def remove(code: str) -> None:
             del draft[code]
@@ -136,7 +141,7 @@ class MemorylessAgent:
             if code is not None:
                 remove(code)
         elif (lure := _LURE.search(text)) is not None:
-            taken = {self.cat.sections[c].name for c in draft if self.cat.sections[c].semester == 1}
+            taken = {self.cat.sections[c].name for c in self._of(draft, 1)}
             prerequisites = sections_of(self.cat, lure.group(1), 2)
             covered = bool(prerequisites) and set(prerequisites[0].prerequisites) <= taken
             fallback = _FALLBACK.search(text)
@@ -154,7 +159,7 @@ class MemorylessAgent:
 
     def _guess(self, name: str, semester: int, draft: dict[str, str], leaving: str | None) -> CourseSection | None:
         """The first section of the course that fits around the rest of the draft, other than the one held."""
-        others = [self.cat.sections[c] for c in draft if self.cat.sections[c].name != name and self.cat.sections[c].semester == semester]
+        others = [self.cat.sections[c] for c in self._of(draft, semester) if self.cat.sections[c].name != name]
         sections = sections_of(self.cat, name, semester)
         fitting = [s for s in sections if s.code != leaving and not any(clash(self.cat, s, o) for o in others)]
         return next(iter(fitting or [s for s in sections if s.code != leaving] or sections), None)
@@ -163,12 +168,10 @@ class MemorylessAgent:
         """The house rule's pass for every drafted section of the semester that lacks it, those moving to a
         weaker pass first (they free the quota the others may need)."""
         rank = {p: i for i, p in enumerate(PASS_ORDER)}
-        wanted = [
-            (code, pass_for(popularity[code])) for code in draft
-            if self.cat.sections[code].semester == semester and code in popularity
-        ]
+        wanted = [(code, pass_for(popularity[code])) for code in self._of(draft, semester) if code in popularity]
         changes = [(code, want) for code, want in wanted if draft[code] != want]
-        return sorted(changes, key=lambda pair: (bool(draft[pair[0]]) and rank[pair[1]] >= rank[draft[pair[0]]], rank[pair[1]]))
+        return sorted(changes, key=lambda change: (bool(draft[change[0]]) and rank[change[1]] >= rank[draft[change[0]]],
+                                                   rank[change[1]]))
 
     # ------------------------------------------------------------------ reading the text
 

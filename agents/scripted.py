@@ -128,7 +128,8 @@ def smeared(step: str) -> list[str]:
     if "make_booking" in step and booking is not None:
         start, end = int(booking[1]) * 60 + int(booking[2]), int(booking[3]) * 60 + int(booking[4])
         length = end - start
-        others = [s for s in range(start % length, DAY_TO - length + 1, length) if s >= DAY_FROM and (s + length <= start or s >= end)]
+        others = [s for s in range(start % length, DAY_TO - length + 1, length)
+                  if s >= DAY_FROM and (s + length <= start or s >= end)]
         return [_SLOT.sub(f'time_slot="{clock_label(s)}-{clock_label(s + length)}"', step) for s in others] + [step]
     if "calendar.add_event" in step and 'calendar_id="club_' in step and entry is not None:
         start, end = int(entry[2]) * 60 + int(entry[3]), int(entry[4]) * 60 + int(entry[5])

@@ -30,8 +30,8 @@ without its colon all match, while a changed word still does not):
   counts: there is no cancel tool, so a later booking takes an earlier one's place. Under ``last_in_room`` (the clubs'
   and advisors' tasks made since 2026-11-29, some of which book two rooms of one library) the last one in that room.
   Before, a student who missed that a meeting had moved, booking the old slot's room at every other start of the day
-  and adding the club-calendar entry at every half hour, passed 33 of the 69 moved club and advisor tasks of seeds
-  0-2 (full scale) that the stale plan fails.
+  and adding the club-calendar entry at every half hour, passed 11 and 12 of the 27 moved club and advisor tasks of
+  seeds 0 and 1 (full scale) that the stale plan fails.
 - ``draft`` ``{sections: {section id: pass}, scope?: [section id], removed?: [section id]}``: the
   whole draft equals ``sections``, or, given ``scope``, the draft's entries for those sections do
   (a section of the scope missing from ``sections`` must be absent); each of ``removed`` must have
