@@ -19,7 +19,7 @@ CONTROLS = ("noop", "stateless", "diligent")
 ADVERSARIAL = ("testwise", "optionsonly", "dawdler", "absent", "canvasser", "memoryless")
 DISRUPTION_CONTROLS = ("abstainer", "optimist", "hedger", "hasty")
 BUSY_CONTROLS = ("guesser", "sprayer", "fifo", "claimer", "learner", "forgetful")
-BUILTIN = ("oracle", *CONTROLS, "stale", "smearer", *ADVERSARIAL, *DISRUPTION_CONTROLS, *BUSY_CONTROLS)
+BUILTIN = ("oracle", *CONTROLS, "stale", "smearer", "shortcut", *ADVERSARIAL, *DISRUPTION_CONTROLS, *BUSY_CONTROLS)
 READERS = ("oracle-reader", "recent-only", "no-memory", "question-only")
 """The memory-probe readers (``agents/readers.py``)."""
 RECENT_STEPS = 100
@@ -34,13 +34,13 @@ def make_agent(name: str, term: Term, world: WorldIndex) -> Agent:
     from campus.agents.memoryless import MemorylessAgent
     from campus.agents.noop import NoopAgent
     from campus.agents.oracle import OracleAgent
-    from campus.agents.scripted import AbstainerAgent, HastyAgent, HedgerAgent, OptimistAgent, SmearerAgent, StaleAgent
+    from campus.agents.scripted import AbstainerAgent, HastyAgent, HedgerAgent, OptimistAgent, ShortcutAgent, SmearerAgent, StaleAgent
 
     controls: dict[str, Callable[[], Agent]] = {"noop": NoopAgent, "stateless": StatelessAgent, "diligent": DiligentAgent}
     if name in controls:
         return controls[name]()
     kinds: dict[str, Callable[[Term, WorldIndex], Agent]] = {
-        "oracle": OracleAgent, "stale": StaleAgent, "smearer": SmearerAgent, "testwise": TestwiseAgent, "optionsonly": OptionsOnlyAgent,
+        "oracle": OracleAgent, "stale": StaleAgent, "smearer": SmearerAgent, "shortcut": ShortcutAgent, "testwise": TestwiseAgent, "optionsonly": OptionsOnlyAgent,
         "dawdler": DawdlerAgent, "absent": AbsentAgent, "abstainer": AbstainerAgent, "optimist": OptimistAgent,
         "hedger": HedgerAgent, "hasty": HastyAgent, "claimer": ClaimerAgent, "canvasser": CanvasserAgent, "memoryless": MemorylessAgent,
         "guesser": GuesserAgent, "sprayer": SprayerAgent, "fifo": FifoAgent, "learner": LearnerAgent, "forgetful": ForgetfulAgent,

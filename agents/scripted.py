@@ -19,6 +19,9 @@
   booking of the plan it kept is made at every other start of the day the room allows first (same room, same length),
   and each club-calendar entry at every half hour too, comparing nothing. It must fail every club and advisor task
   with a stale plan: a judge that took any booking or entry among many would let it pass half of them.
+- **shortcut** walks every exploration leg by the plain shortest route, ignoring the walk's conditions (covered,
+  step-free, quiet, lit, indoors), and is the oracle elsewhere. It must fail every walk with conditions and pass every
+  other: conditions that left the plain route an answer would let a student who never reads them pass.
 - **optimist** never abstains: on an impossible disruption task it carries out the plan in the
   instruction as if the goal could be met, and is the oracle elsewhere: it must fail every
   impossible task and pass every solvable one.
@@ -36,6 +39,7 @@ from campus.kernel.clock import clock_label
 from campus.scenarios.advisors import SCENARIO as ADVISORS
 from campus.scenarios.clubs import SCENARIO as CLUBS
 from campus.scenarios.disruptions import SCENARIO as DISRUPTIONS, spelled
+from campus.scenarios.exploration import SCENARIO as EXPLORATION
 from campus.scenarios.task import Task, Term
 from campus.world.index import WorldIndex
 
@@ -138,6 +142,24 @@ def smeared(step: str) -> list[str]:
         return [_CALENDAR_TIME.sub(f'time="{entry[1]}, {clock_label(s)}-{clock_label(s + length)}"', step)
                 for s in times] + [step]
     return [step]
+
+
+class ShortcutAgent(_Scripted):
+    name = "shortcut"
+
+    def plan(self, task: Task) -> tuple[str, ...]:
+        if task.scenario != EXPLORATION:
+            return task.solution
+        return tuple(self._plain(step) if step.startswith("walk:") else step for step in task.solution)
+
+    def _plain(self, step: str) -> str:
+        path = step[len("walk:"):].split(",")
+        return "walk:" + ",".join(self.world.route(path[0], path[-1], {}).path)
+
+
+def conditioned(task: Task) -> bool:
+    """Whether an exploration walk carries conditions (its plan asks the map for a route under some)."""
+    return any("find_optimal_path" in step and "constraints={}" not in step for step in task.solution)
 
 
 _SLOT = re.compile(r'time_slot="(\d\d):(\d\d)-(\d\d):(\d\d)"')

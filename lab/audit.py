@@ -29,6 +29,8 @@ success per scenario and the headline metrics. Over all seeds it checks:
 - **memoryless** (``agents/memoryless.py``: plans courses well, remembers nothing between tasks): every long-term
   course-selection and planning step leaves a student who forgot what it refers back to two sections or more, and
   memoryless, choosing from the draft each expects before it, is right no more often than the chance of its guess;
+- **shortcut** (the oracle, walking every exploration leg by the plain shortest route): fails every walk with
+  conditions and passes every other;
 - **smearer** (``stale``'s plan on the clubs' and advisors' moved jobs, each booking made at every other start of
   the day first and each club-calendar entry at every half hour): fails every club and advisor task with a stale plan;
 - **canvasser** (the oracle, writing each email to two others as well): fails every scored task with an email to
@@ -71,6 +73,8 @@ from campus.lab.workers import interrupts_ignored
 from campus.scenarios.disruptions import SCENARIO as DISRUPTIONS
 from campus.scenarios.busy_days import BUSY_CONTROLS, busy_metrics, unexpected
 from campus.agents.memoryless import MemorylessAgent
+from campus.agents.scripted import conditioned
+from campus.scenarios.exploration import SCENARIO as EXPLORATION
 from campus.scenarios.course_selection import PLANNING, SELECTION, recall_chances
 from campus.scenarios.play import Run, RunSpec, start_run
 from campus.scenarios.protocols import book_articles
@@ -93,6 +97,7 @@ AGENTS = (*ORDER, *ADVERSARIES)
 DISRUPTION_CONTROLS = ("stale", "abstainer", "optimist", "hedger", "hasty")
 CANVASSER = "canvasser"
 SMEARER = "smearer"
+SHORTCUT = "shortcut"
 SMEARED = ("club_activity", "academic_activity")
 """The scenarios whose tasks with a stale plan ``smearer`` must fail (``agents/scripted.py``)."""
 RECALL_GUESS = "memoryless: course steps that refer back"
@@ -157,6 +162,9 @@ class SeedResult:
     """oracle and busy-day controls -> the busy-day checkpoints judged otherwise than they must be."""
     unrecalled: list[str] = field(default_factory=list)
     """Long-term course steps a student who remembers nothing could take (``RECALL_CEILING``)."""
+    shortcut: list[str] = field(default_factory=list)
+    """The exploration walks ``shortcut`` was judged on otherwise than it must be (passed with conditions, failed
+    without)."""
     smeared: list[str] = field(default_factory=list)
     """The club and advisor tasks with a stale plan that ``smearer`` passed."""
     canvassed: list[str] = field(default_factory=list)
@@ -191,7 +199,7 @@ def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = T
     result.guesses |= _option_guesses(asked, questions) | _pooled_guesses(world, term, asked, questions)
     controls = (DISRUPTION_CONTROLS if solvable else ()) + ((*BUSY_CONTROLS, *LEARNERS) if busy else ())
     result.guesses[RECALL_GUESS], result.unrecalled = _recalled(world, term)
-    for name in (*AGENTS, CANVASSER, SMEARER, *controls):
+    for name in (*AGENTS, CANVASSER, SMEARER, SHORTCUT, *controls):
         store = open_store(None)
         run = start_run(store, RunSpec(world=world_source, seed=seed, scale=scale, agent=name, disruptions=disruptions,
                                        busy_days=busy), (world, term))
@@ -207,10 +215,13 @@ def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = T
                 result.recurrence[name] = metrics["recurrence"]
         if name == CANVASSER:
             result.canvassed = _canvassed(term, ended)
+        if name == SHORTCUT:
+            result.shortcut = [e.task_id for e in ended if e.outcome != "unscored" and term.by_id[e.task_id].scenario
+                               == EXPLORATION and (e.outcome == "success") == conditioned(term.by_id[e.task_id])]
         if name == SMEARER:
             result.smeared = [e.task_id for e in ended if e.outcome == "success" and term.by_id[e.task_id].stale is not None
                               and term.by_id[e.task_id].scenario in SMEARED]
-        if name in (CANVASSER, SMEARER, *DISRUPTION_CONTROLS, *BUSY_CONTROLS, *LEARNERS):
+        if name in (CANVASSER, SMEARER, SHORTCUT, *DISRUPTION_CONTROLS, *BUSY_CONTROLS, *LEARNERS):
             continue
         card = scorecard(term, ended)
         result.headline[name] = {"stugpa": card["stugpa"]["total"], "ltrr": card["ltrr"] or 0.0,
@@ -536,6 +547,9 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
         if r.unrecalled:
             violations.append(f"seed {r.seed}: {len(r.unrecalled)} long-term course step(s) leave one section to pick "
                               f"without memory, e.g. {r.unrecalled[0]}")
+        if r.shortcut:
+            violations.append(f"seed {r.seed}: shortcut judged otherwise than it must on {len(r.shortcut)} walk(s), "
+                              f"e.g. {r.shortcut[0]}")
         if r.smeared:
             violations.append(f"seed {r.seed}: smearer passes {len(r.smeared)} club or advisor task(s) it must fail, "
                               f"e.g. {r.smeared[0]}")
