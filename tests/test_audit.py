@@ -315,9 +315,12 @@ def test_ctrl_c_stops_an_audit_and_its_workers_with_one_line(tmp_path: Path) -> 
 def test_a_ctrl_c_while_workers_start_reaches_the_parent_as_the_block_ends() -> None:
     """The parent ignores SIGINT while it starts its workers, so that they inherit the ignoring; a Ctrl-C in that window
     was lost and the audit ran to its end (exit 0: the suite's own Ctrl-C test hit the window on a busy machine). It
-    waits, blocked, and is raised as the block ends; a process started inside the block ignores it."""
+    waits, blocked, and is raised as the block ends; a process started inside the block ignores it. The process
+    takes Python's Ctrl-C handler first: run from a shell that started the tests in the background, it would inherit
+    SIGINT ignored, and the block would rightly give the ignoring back."""
     code = ("import os, signal, subprocess, sys, time\n"
             "from campus.lab.workers import interrupts_ignored\n"
+            "signal.signal(signal.SIGINT, signal.default_int_handler)\n"  # as from a terminal, whoever runs the tests
             "try:\n"
             "    with interrupts_ignored():\n"
             "        child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(3)'])\n"
