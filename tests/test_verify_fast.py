@@ -150,15 +150,16 @@ def test_snapshot_check_is_the_hash_comparison(played: tuple[MemoryStore, str, l
         store.put_snapshot(branch, at, good, _sha(good))
 
 
-TAMPERED = "507b23ebaca9999afcddc12da06af36ffd6d87679a006c82aa49862be4baa6b8"
+TAMPERED = "792729576ab23aee8cb6833149bd197bf7a8112bcf0574699406ddd9ec2d340b"
 """The digest of what verify named for every tampered log below, as the isinstance-chain place checks (before
 ``_PLANS``) named it: the sequence checks decided once per event type must name the same seq, check and text.
 Re-pinned whenever the term changes: computed with that chain's ``replays/verify.py`` (from f96e0b9's parent) put
 back into the current tree (``6434d08b...`` before the questions' decoy pairs, ``3207a399...`` before the
 lineups, ``1b29984b...`` before the number-alone lecture questions, ``caa01f3d...`` before the cap on a reading's articles,
-``4eede9d9...`` before the course steps that need memory). From that last term on, two of the tampered logs expect a
-day's start where the chain's verify words it without the student's reset place (``2fe646f1...``); the seq, check and
-every other text are the same."""
+``4eede9d9...`` before the course steps that need memory, ``507b23eb...`` before the walks whose conditions change
+the route). On the term between those two, two of the tampered logs expected a day's start that the chain's verify
+words without the student's reset place (``2fe646f1...``), the seq, check and every other text the same; on today's
+the two agree on every one."""
 
 
 def test_place_checks_name_what_the_chain_of_checks_named(played: tuple[MemoryStore, str, list[Row]],
