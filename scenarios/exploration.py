@@ -211,7 +211,8 @@ def conditions_matter(world: WorldIndex, stops: Sequence[str], constraints: dict
     are none): a student who ignores them must fail."""
     if not constraints:
         return True
-    return not {tuple(r) for r in optimal_routes(world, stops, {})} & {tuple(r) for r in optimal_routes(world, stops, constraints)}
+    plain = {tuple(route) for route in optimal_routes(world, stops, {})}
+    return not plain & {tuple(route) for route in optimal_routes(world, stops, constraints)}
 
 
 def _walk(world: WorldIndex, task_id: str, release: int, text: str, truth: dict[str, Any], *, execution: bool) -> Task:
