@@ -544,22 +544,13 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
         if r.recurrence and not (r.recurrence["learner"] == 0 and (r.recurrence["forgetful"] or 0) > 0):
             violations.append(f"seed {r.seed}: recurrence learner {r.recurrence['learner']}, forgetful "
                               f"{r.recurrence['forgetful']} (must be 0 and above 0)")
-        if r.unrecalled:
-            violations.append(f"seed {r.seed}: {len(r.unrecalled)} long-term course step(s) leave one section to pick "
-                              f"without memory, e.g. {r.unrecalled[0]}")
-        if r.shortcut:
-            violations.append(f"seed {r.seed}: shortcut judged otherwise than it must on {len(r.shortcut)} walk(s), "
-                              f"e.g. {r.shortcut[0]}")
-        if r.smeared:
-            violations.append(f"seed {r.seed}: smearer passes {len(r.smeared)} club or advisor task(s) it must fail, "
-                              f"e.g. {r.smeared[0]}")
-        if r.canvassed:
-            violations.append(f"seed {r.seed}: canvasser judged otherwise than it must on {len(r.canvassed)} task(s), "
-                              f"e.g. {r.canvassed[0]}")
-        for name, wrong in r.busy.items():
-            if wrong:
-                violations.append(f"seed {r.seed}: {name} judged otherwise than it must on {len(wrong)} busy-day "
-                                  f"checkpoint(s), e.g. {wrong[0]}")
+        wrong_lists = [("{} long-term course step(s) leave one section to pick without memory", r.unrecalled),
+                       ("shortcut judged otherwise than it must on {} walk(s)", r.shortcut),
+                       ("smearer passes {} club or advisor task(s) it must fail", r.smeared),
+                       ("canvasser judged otherwise than it must on {} task(s)", r.canvassed),
+                       *((f"{name} judged otherwise than it must on {{}} busy-day checkpoint(s)", wrong)
+                         for name, wrong in r.busy.items())]
+        violations += [f"seed {r.seed}: {what.format(len(wrong))}, e.g. {wrong[0]}" for what, wrong in wrong_lists if wrong]
     guessing: dict[str, dict[str, float]] = {}
     for name in (*GUESSERS, *OPTION_GUESSES, *POOLED_GUESSES, *REMEMBERED_GUESSES, *PROBE_GUESSES, RECALL_GUESS):
         guesses = [r.guesses.get(name, (0, 0, 0.0)) for r in played]
