@@ -50,6 +50,7 @@ _LATER = re.compile(r"\bon (?P<date>Week \d+, \w+),? at (?P<time>\d\d:\d\d)")
 _NOTE_IT = re.compile(r"note it down|make a note|goes in my calendar|nobody will remind|nothing will remind", re.IGNORECASE)
 _SESSION_LINE = re.compile(r'^- "(?P<title>[^"]+)" (?P<rest>.+)$', re.MULTILINE)
 _SESSION_LOCATION = re.compile(r"write the building id (?P<building>\w+) as the location")
+_LINE_BUILDING = re.compile(r"\(([A-Z]\d{3})\)")
 _SESSION_LENGTH = re.compile(r"Each session lasts (?P<minutes>\d+) minutes")
 _CLOCK = re.compile(r"\b(\d\d):(\d\d)\b")
 _WEEK = re.compile(r"Week (\d+)")
@@ -180,11 +181,14 @@ def _walk(match: re.Match[str], text: str) -> Plan:
 
 
 def _sessions(text: str) -> Plan:
-    """One calendar event per study session the welcome lists (every day of each week it names)."""
-    building = _SESSION_LOCATION.search(text)
+    """One calendar event per study session the welcome lists (every day of each week it names), at the building its
+    line names (terms made before 2026-11-29 name one building for all)."""
+    everywhere = _SESSION_LOCATION.search(text)
     length = _SESSION_LENGTH.search(text)
     minutes = int(length["minutes"]) if length else 60
     for line in _SESSION_LINE.finditer(text):
+        named = _LINE_BUILDING.findall(line["rest"])
+        building = named[-1] if named else everywhere["building"] if everywhere else ""
         for clause in re.split(r", and |; ", line["rest"]):
             weeks = [int(w) for w in _WEEK.findall(clause)]
             for week in weeks:
@@ -195,7 +199,7 @@ def _sessions(text: str) -> Plan:
                         span = f"{hour}:{minute}-{end // 60:02d}:{end % 60:02d}"
                         yield action(
                             f"calendar.add_event(calendar_id=\"self\", event_title={_q(line['title'])}, "
-                            f"location={_q(building['building'] if building else '')}, time={_q(f'Week {week}, {day}, {span}')})"
+                            f"location={_q(building)}, time={_q(f'Week {week}, {day}, {span}')})"
                         )
 
 

@@ -138,6 +138,10 @@ def _print(summary: dict[str, Any], world: str) -> None:
               f"and {absent['walks']:g} disruption tasks that need a walk, on any seed", highlight=False)
     out.print(f"canvasser (each email also to two others): {summary['canvasser']} scored tasks judged otherwise than "
               "they must be (every task with an email to send failed, every other passed)", highlight=False)
+    swept = summary["sweeper"]
+    out.print(f"sweeper (remembers nothing, searches the academic buildings from the start): {swept['attended']} tasks "
+              f"held from their start attended, against {swept['one_building']} in the building holding the most of "
+              "them (at most that, seed by seed)", highlight=False)
     late = summary["lateness"]
     out.print(f"largest lateness of a released task: oracle {late['oracle']} min, dawdler {late['dawdler']} min",
               highlight=False)

@@ -51,7 +51,7 @@ from campus.events import (
 )
 from campus.kernel.admit import admit, admit_meta
 from campus.kernel.agent import Agent, AgentUnavailable, AgentView, Reply, TaskMemory, is_persistent, lazy_view
-from campus.kernel.clock import DAY_START, Clock, UrgentTimeout, date_label, day_of, day_start, label
+from campus.kernel.clock import DAY_START, Clock, UrgentTimeout, clock_label, date_label, day_of, day_start, label
 from campus.kernel.engine import Kernel
 from campus.kernel.history import state_at
 from campus.kernel.logs import configure_default, debug_enabled
@@ -530,7 +530,7 @@ class Session:
         return call_id, outcome
 
     def _maybe_reveal(self, card: TaskCard) -> None:
-        if self.kernel.locate(self.state) == card.required_place:
+        if handed_out(card, self.kernel.locate(self.state), int(self.env.now)):
             self._emit(InstructionRevealed(task_id=card.id, text=card.instruction))
 
     def _end(self, card: TaskCard, reason: str) -> None:
@@ -597,7 +597,7 @@ def release_lines(kernel: Kernel, state: Any, card: TaskCard, now: int) -> tuple
     the instruction unless it is withheld), the time line alone (``time_announced``) and whether it is withheld: a
     function of the state before the release, which ``verify`` calls too."""
     here = kernel.locate(state)
-    withheld = card.required_place is not None and here != card.required_place and bool(card.instruction)
+    withheld = card.required_place is not None and bool(card.instruction) and not handed_out(card, here, now)
     lines = []
     if state.clock.day != state.clock.announced_day:
         lines.append(f"Current date: {date_label(state.clock.day)}. You are at {kernel.describe(here)}.")
@@ -605,7 +605,26 @@ def release_lines(kernel: Kernel, state: Any, card: TaskCard, now: int) -> tuple
     lines.append(time_line)
     if card.instruction and not withheld:
         lines.append(card.instruction)
+    elif withheld and card.opens is not None:
+        lines.append(opens_line(card.opens))
     return lines, time_line, withheld
+
+
+def handed_out(card: TaskCard, here: str, now: int) -> bool:
+    """Whether a task's instruction is handed out to a student ``here`` at minute ``now``: at its place, and from the
+    minute it opens (a student who arrives early waits for the start, as at a lecture)."""
+    return here == card.required_place and (card.opens is None or now >= card.opens)
+
+
+OPENS = "Something is due at "
+"""How the line a withheld task shows while it is not handed out begins (``opens_line``)."""
+
+
+def opens_line(opens: int) -> str:
+    """What a task held somewhere says while withheld, wherever the student is (so it tells the time, never the
+    place)."""
+    return (f"{OPENS}{clock_label(opens)}: what is handed out where it is held is handed out from then on to whoever "
+            "is there (calendar.wait lets time pass).")
 
 
 UNSCORED: tuple[str, str, dict[str, Any]] = ("unscored", "delivery task: run, not scored", {})

@@ -21,6 +21,9 @@ class TaskCard(msgspec.Struct, frozen=True, kw_only=True):
     instruction: str
     systems: tuple[str, ...]
     required_place: str | None = None
+    opens: int | None = None
+    """The minute from which an instruction withheld at ``required_place`` is handed out there (``None``: the moment
+    the student arrives)."""
     round_limit: int | None = None
     """Turns allowed in this task; ``None`` means the run's configured limit."""
     scored: bool = True

@@ -33,6 +33,10 @@ success per scenario and the headline metrics. Over all seeds it checks:
   conditions and passes every other;
 - **smearer** (``stale``'s plan on the clubs' and advisors' moved jobs, each booking made at every other start of
   the day first and each club-calendar entry at every half hour): fails every club and advisor task with a stale plan;
+- **sweeper** (``agents/controls.py``: remembers nothing; when a task shows only the time it waits for the start and
+  walks to the academic buildings one after the other): attends no more of the tasks held at a place from their start
+  (``scenarios.task.AT_START``) than a student who went to one building every time would at best (the building that
+  holds the most of them);
 - **canvasser** (the oracle, writing each email to two others as well): fails every scored task with an email to
   send and passes every other;
 - **disruption controls** (a term with disruption tasks): ``stale`` fails every disruption task, and so does
@@ -83,7 +87,7 @@ from campus.scenarios.probes import (SUMMARISED, EmailRecipient, EmailsBetween, 
                                      SentBefore, Summarised, VisitOrder, WeekSummary, generate as draw_probes,
                                      score_probe, span_pairs, standing_of, subject_form, week_lists)
 from campus.scenarios.scorecard import scorecard
-from campus.scenarios.task import Task, Term
+from campus.scenarios.task import Task, Term, at_start
 from campus.scenarios.term import generate_term
 from campus.world.generate import generate_world
 from campus.world.index import WorldIndex
@@ -98,6 +102,7 @@ DISRUPTION_CONTROLS = ("stale", "abstainer", "optimist", "hedger", "hasty")
 CANVASSER = "canvasser"
 SMEARER = "smearer"
 SHORTCUT = "shortcut"
+SWEEPER = "sweeper"
 SMEARED = ("club_activity", "academic_activity")
 """The scenarios whose tasks with a stale plan ``smearer`` must fail (``agents/scripted.py``)."""
 RECALL_GUESS = "memoryless: course steps that refer back"
@@ -168,6 +173,9 @@ class SeedResult:
     smeared: list[str] = field(default_factory=list)
     """The club and advisor tasks with a stale plan that ``smearer`` passed."""
     canvassed: list[str] = field(default_factory=list)
+    swept: tuple[int, int] = (0, 0)
+    """``sweeper``'s attended tasks among those held at a place from their start, and the most of them one building
+    holds (what a student that went there every time would attend)."""
     """The scored tasks ``canvasser`` passed with an email to send, or failed without one."""
     recurrence: dict[str, float | None] = field(default_factory=dict)
     """``learner`` and ``forgetful`` -> their same-checkpoint recurrence rate over the busy days; empty when the term
@@ -199,7 +207,7 @@ def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = T
     result.guesses |= _option_guesses(asked, questions) | _pooled_guesses(world, term, asked, questions)
     controls = (DISRUPTION_CONTROLS if solvable else ()) + ((*BUSY_CONTROLS, *LEARNERS) if busy else ())
     result.guesses[RECALL_GUESS], result.unrecalled = _recalled(world, term)
-    for name in (*AGENTS, CANVASSER, SMEARER, SHORTCUT, *controls):
+    for name in (*AGENTS, CANVASSER, SMEARER, SHORTCUT, SWEEPER, *controls):
         store = open_store(None)
         run = start_run(store, RunSpec(world=world_source, seed=seed, scale=scale, agent=name, disruptions=disruptions,
                                        busy_days=busy), (world, term))
@@ -218,10 +226,12 @@ def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = T
         if name == SHORTCUT:
             result.shortcut = [e.task_id for e in ended if e.outcome != "unscored" and term.by_id[e.task_id].scenario
                                == EXPLORATION and (e.outcome == "success") == conditioned(term.by_id[e.task_id])]
+        if name == SWEEPER:
+            result.swept = _swept(term, ended)
         if name == SMEARER:
             result.smeared = [e.task_id for e in ended if e.outcome == "success" and term.by_id[e.task_id].stale is not None
                               and term.by_id[e.task_id].scenario in SMEARED]
-        if name in (CANVASSER, SMEARER, SHORTCUT, *DISRUPTION_CONTROLS, *BUSY_CONTROLS, *LEARNERS):
+        if name in (CANVASSER, SMEARER, SHORTCUT, SWEEPER, *DISRUPTION_CONTROLS, *BUSY_CONTROLS, *LEARNERS):
             continue
         card = scorecard(term, ended)
         result.headline[name] = {"stugpa": card["stugpa"]["total"], "ltrr": card["ltrr"] or 0.0,
@@ -436,6 +446,14 @@ def _canvassed(term: Term, ended: Sequence[Any]) -> list[str]:
     return wrong
 
 
+def _swept(term: Term, ended: Sequence[Any]) -> tuple[int, int]:
+    """``(attended, camped)``: the tasks held at a place from their start that ``ended`` attended, and the most of
+    them any one building holds."""
+    held = {task.id: task.required_place for task in term.tasks if at_start(task)}
+    attended = sum(1 for e in ended if e.task_id in held and e.marks.get("attended"))
+    return attended, max(Counter(held.values()).values(), default=0)
+
+
 def _disrupted(ended: Sequence[Any], solvable: dict[str, bool]) -> dict[str, tuple[int, int]]:
     passed = {e.task_id for e in ended if e.task_id in solvable and e.outcome == "success"}
     return {kind: (sum(1 for t, s in solvable.items() if s == want and t in passed), sum(1 for s in solvable.values() if s == want))
@@ -531,6 +549,9 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
             violations.append(f"seed {r.seed}: the oracle solves {r.headline['oracle']['success']:.2%}")
         if r.lateness["oracle"] > 0:
             violations.append(f"seed {r.seed}: the oracle is shown a task {r.lateness['oracle']} minutes late")
+        if r.swept[0] > r.swept[1]:
+            violations.append(f"seed {r.seed}: sweeper attends {r.swept[0]} tasks held from their start, more than "
+                              f"the {r.swept[1]} one building holds")
         if any(r.absent_points.values()):
             violations.append(f"seed {r.seed}: absent earns {r.absent_points}")
         if r.headline["dawdler"]["success"] < DAWDLER_FLOOR:
@@ -594,6 +615,7 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
                                for kind in ("solvable", "impossible")}
                         for name in ("oracle", *DISRUPTION_CONTROLS) if any(name in r.disrupted for r in played)},
         "canvasser": sum(len(r.canvassed) for r in played),
+        "sweeper": {"attended": sum(r.swept[0] for r in played), "one_building": sum(r.swept[1] for r in played)},
         "busy_days": {name: sum(len(r.busy.get(name, ())) for r in played) for name in ("oracle", *BUSY_CONTROLS)}
         | {f"{name}_recurrence": (max if name == "learner" else min)(
                (r.recurrence[name] or 0.0 for r in played if r.recurrence), default=None) for name in LEARNERS}

@@ -72,7 +72,7 @@ from campus.kernel.history import state_at
 from campus.kernel.recorded import RecordedAgent, replies_of
 from campus.kernel.schedule import Composing
 from campus.kernel.tools import result_event
-from campus.kernel.runner import RUN_ENDED, UNSCORED, Paraphrase, Session, action_of, release_lines
+from campus.kernel.runner import RUN_ENDED, UNSCORED, Paraphrase, Session, action_of, handed_out, release_lines
 from campus.kernel.store import BranchInfo, MemoryStore, Row, Snapshot, StoreError
 from campus.kernel.triggers import (Due, Rule, RuleIndex, activated, after_open_index, armed, due_after_open, due_at_times,
                                     fire)
@@ -588,16 +588,17 @@ class _ReExecution:
         card = self.cards[session.next_task] if task else None
         last = self.task_events[-1] if self.task_events else None
         if card is None or not session.withheld or event.task_id != task or type(last) not in (ToolResult, ReplyParaphrased) \
-                or self.run.kernel.locate(self.state) != card.required_place:
+                or not handed_out(card, self.run.kernel.locate(self.state), row.t):
             return "no instruction revealed here"
         return None if event.text == card.instruction else f"the instruction of {task}"
 
     def _unrevealed(self, session: Any, task: str) -> str | None:
-        """The instruction still withheld though the student is at its place: the session reveals it at once."""
+        """The instruction still withheld though it is handed out where the student is: the session reveals it at
+        once."""
         if task and session.withheld:
-            place = self.cards[session.next_task].required_place
-            if self.run.kernel.locate(self.state) == place:
-                return f"the instruction of {task} revealed at {place} first"
+            card = self.cards[session.next_task]
+            if handed_out(card, self.run.kernel.locate(self.state), self.state.now):
+                return f"the instruction of {task} revealed at {card.required_place} first"
         return None
 
     def _hinted(self, row: Row, event: HintGiven, session: Any, task: str) -> str | None:

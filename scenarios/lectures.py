@@ -3,18 +3,20 @@
 **Regulations Learning** (``regulations_learning``). At Week 0, Monday 07:00 a welcome message
 (delivered, not scored) asks the student to put its study sessions in its own calendar:
 "Student Handbook Study" at 10:00 and 16:00 every day of Week 0, "Academic Norms Study" at
-19:00 every day of Week 0 and at 16:00 and 19:00 every day of Week 19, 50 minutes each, in the
-building nearest the student's dormitory (never the dormitory itself; the location is the building id). The oracle adds one event per session (the
+19:00 every day of Week 0 and at 16:00 and 19:00 every day of Week 19, 50 minutes each, the
+handbook sessions in one academic building and the norms sessions in another (never the
+dormitory; the location is the building id). The oracle adds one event per session (the
 calendar repeats an event weekly only, so 35 calls). Each session holds two tasks: the
 session's lecture with a question (withheld until the student is in the building) and a
 second question right after it. Handbook sessions read the Student Handbook, norms sessions the
 Academic Integrity Guidelines (any handbook when a world lacks those titles; a world without
 handbook articles has no regulations tasks).
 Before the first session a roll call is held there (scored, self-motivated: it shows only the
-time unless the student is in the building, and needs only presence); fifteen minutes before it a
-delivery sends the student over ("head over now"). It is the one self-motivated task a student
-without notes reaches by doing what it is told, so a memoryless student earns a little initiative
-credit, and one that keeps notes and reads them earns more.
+time unless the student is in the building, and needs only presence); fifteen minutes before it
+(earlier when the walk takes longer) a delivery sends the student over ("head over now"). It is
+the one self-motivated task a student without notes reaches by doing what it is told, so a
+memoryless student earns a little initiative credit, and one that keeps notes and reads them
+earns more.
 
 **Core Course Instruction** (``course_instruction``). Every class meeting of each timetabled
 section (its days, its weeks, never the midterm week) is a session in the section's building;
@@ -91,7 +93,8 @@ WELCOME_AT = at(0, 0, 7)
 WELCOME_MINUTES = 60
 WELCOME_ROUNDS = 60
 ROLL_CALL_MINUTES = 15
-"""The orientation roll call's slot, just before the first study session's release; the nudge comes one slot earlier."""
+"""The orientation roll call's slot, just before the first study session's release; the nudge comes one slot earlier,
+or earlier still when the walk from the dormitory takes longer."""
 
 REGULATION_TASKS, REGULATION_REVIEWS = 70, 23
 COURSE_TASKS, COURSE_REVIEW_SHARE = 52, 129 / 416
@@ -450,22 +453,43 @@ def regulation_books(ctx: TermContext) -> dict[str, Shelf]:
     return out
 
 
-def study_building(ctx: TermContext) -> str:
-    """Where orientation study is held: the building nearest the student's dormitory, outside it.
+STUDY_KIND = "Academic"
+"""The kind of building study sessions are held in (any building outside the dormitory when a world has none)."""
 
-    Never the dormitory (nor a building joined to it), where every day starts: a student must go
-    to each session, so one that never moves earns no attendance."""
+
+def study_buildings(ctx: TermContext) -> dict[str, str]:
+    """Where each study series meets: two buildings drawn among the academic ones, never the dormitory.
+
+    Drawn, not the nearest: held in the building nearest the dormitory, every session could be
+    reached by a student that went there whenever a task showed only a time, remembering nothing
+    (22 of 22 sessions of seeds 0 and 1 at ``--scale 0.3``). Each building is within a session's
+    lead time of the dormitory and of the other, so every session can be reached from where the
+    day starts and from the session before."""
     world = ctx.world
     joined = set(world.complex_of[world.home].members) if world.home in world.complex_of else {world.home}
-    minutes = distances(world.graph, world.home, lambda a, b, edge: edge["minutes"])
-    away = sorted((m, b) for b, m in minutes.items() if b not in joined and b in world.buildings)
-    return away[0][1] if away else world.home
+    outside = sorted(b for b in world.buildings if b not in joined)
+    academic = [b for b in outside if world.buildings[b].type == STUDY_KIND] or outside
+    if len(academic) < len(HANDBOOK_TITLES):
+        return dict.fromkeys(HANDBOOK_TITLES, academic[0] if academic else world.home)
+    from_home = walk_minutes(ctx, world.home)
+    near = [b for b in academic if from_home.get(b, LEAD + 1) <= LEAD] or academic
+    rng = ctx.rng("regulations|buildings")
+    first = rng.choice(near)
+    from_first = walk_minutes(ctx, first)
+    second = [b for b in near if b != first and from_first.get(b, LEAD + 1) <= LEAD] or [b for b in near if b != first]
+    return {HANDBOOK_STUDY: first, NORMS_STUDY: rng.choice(second)}
 
 
-def study_meetings(ctx: TermContext, building: str, shelves: dict[str, Shelf]) -> list[Meeting]:
-    where = ctx.world.describe(building)
+def walk_minutes(ctx: TermContext, start: str) -> dict[str, float]:
+    """The fewest walking minutes from ``start`` to every building."""
+    return distances(ctx.world.graph, start, lambda a, b, edge: edge["minutes"])
+
+
+def study_meetings(ctx: TermContext, buildings: dict[str, str], shelves: dict[str, Shelf]) -> list[Meeting]:
     meetings = []
     for title, week, hours in STUDY_TIMES:
+        building = buildings[title]
+        where = ctx.world.describe(building)
         for weekday in range(7):
             for hour in hours:
                 start = at(week, weekday, hour)
@@ -477,14 +501,15 @@ def study_meetings(ctx: TermContext, building: str, shelves: dict[str, Shelf]) -
     return meetings
 
 
-def welcome_text(ctx: TermContext, building: str) -> str:
-    where = ctx.world.describe(building)
+def welcome_text(ctx: TermContext, buildings: dict[str, str]) -> str:
+    handbook, norms = (ctx.world.describe(buildings[title]) for title in (HANDBOOK_STUDY, NORMS_STUDY))
     return (
         "Welcome to the university! Before anything else, set up your orientation study sessions in your own "
-        f"calendar (calendar id \"self\"). Every session takes place at {where}; write the building id {building} "
-        f"as the location. Each session lasts {SESSION_MINUTES} minutes:\n"
-        f"- \"{HANDBOOK_STUDY}\" at 10:00 and at 16:00 on every day of Week 0 (Monday to Sunday);\n"
-        f"- \"{NORMS_STUDY}\" at 19:00 on every day of Week 0, and at 16:00 and at 19:00 on every day of Week 19.\n"
+        f"calendar (calendar id \"self\"), with the building id as each session's location. Each session lasts "
+        f"{SESSION_MINUTES} minutes:\n"
+        f"- \"{HANDBOOK_STUDY}\" at 10:00 and at 16:00 on every day of Week 0 (Monday to Sunday), at {handbook};\n"
+        f"- \"{NORMS_STUDY}\" at 19:00 on every day of Week 0, and at 16:00 and at 19:00 on every day of Week 19, "
+        f"at {norms}.\n"
         "The calendar repeats an event only from week to week, so add one event for each day and time. At every "
         "session a short lecture and its questions are handed out in the room only; nobody will remind you, so be "
         "there on time."
@@ -504,14 +529,14 @@ def go_now_text(ctx: TermContext, building: str, start: int) -> str:
     )
 
 
-def _welcome_solution(meetings: Sequence[Meeting], building: str, where: str) -> tuple[str, ...]:
+def _welcome_solution(ctx: TermContext, meetings: Sequence[Meeting]) -> tuple[str, ...]:
     steps = []
     for meeting in meetings:
         title = meeting.title
         when = f"{date_label(meeting.day)}, {clock_label(meeting.start)}-{clock_label(meeting.end)}"
-        note = f"{title}: lecture and questions at {where}; be there on time."
+        note = f"{title}: lecture and questions at {ctx.world.describe(meeting.building)}; be there on time."
         steps.append(
-            f'call:calendar.add_event(calendar_id="self", event_title={json.dumps(title)}, location="{building}", '
+            f'call:calendar.add_event(calendar_id="self", event_title={json.dumps(title)}, location="{meeting.building}", '
             f"time={json.dumps(when)}, description={json.dumps(note)})"
         )
     return tuple(steps)
@@ -523,8 +548,8 @@ def generate_regulations(ctx: TermContext) -> tuple[list[Task], list[Trigger]]:
     if len(shelves_by_series) < len(HANDBOOK_TITLES):
         return [], []
     shelves = {s.title: s for s in shelves_by_series.values()}
-    building = study_building(ctx)
-    meetings = study_meetings(ctx, building, shelves_by_series)
+    buildings = study_buildings(ctx)
+    meetings = study_meetings(ctx, buildings, shelves_by_series)
     ctx.timeline.reserve(WELCOME_AT, WELCOME_MINUTES, "regulations: welcome")
     total = ctx.count(REGULATION_TASKS)
     booked = book_times(ctx.timeline, meetings, spread(total, len(meetings)), "regulations")
@@ -538,9 +563,11 @@ def generate_regulations(ctx: TermContext) -> tuple[list[Task], list[Trigger]]:
         for n, lesson in enumerate(lessons, start=1)
     ]
     opening = min((b for b in booked if b.releases), key=lambda b: b.releases[0])
+    building = opening.meeting.building
     roll_call = opening.releases[0] - ROLL_CALL_MINUTES
-    nudge = roll_call - ROLL_CALL_MINUTES
-    ctx.timeline.reserve(nudge, 2 * ROLL_CALL_MINUTES, "regulations: roll call")
+    walk = walk_minutes(ctx, ctx.world.home).get(building, 0)
+    nudge = roll_call - max(ROLL_CALL_MINUTES, -(-int(walk) // 5) * 5)
+    ctx.timeline.reserve(nudge, roll_call + ROLL_CALL_MINUTES - nudge, "regulations: roll call")
     go_now = Task(
         id="", scenario=REGULATIONS, phase=PHASE, release=nudge, instruction=go_now_text(ctx, building, roll_call),
         systems=("map", "geography"), evaluator="parts", ground_truth={"parts": []},
@@ -553,10 +580,10 @@ def generate_regulations(ctx: TermContext) -> tuple[list[Task], list[Trigger]]:
         solution=(f"goto:{building}",),
     )
     welcome = Task(
-        id="", scenario=REGULATIONS, phase=PHASE, release=WELCOME_AT, instruction=welcome_text(ctx, building),
+        id="", scenario=REGULATIONS, phase=PHASE, release=WELCOME_AT, instruction=welcome_text(ctx, buildings),
         systems=("calendar", "map"), evaluator="parts", ground_truth={"parts": []},
         flags=Flags(delivery_only=True), round_limit=WELCOME_ROUNDS,
-        solution=_welcome_solution(meetings, building, ctx.world.describe(building)),
+        solution=_welcome_solution(ctx, meetings),
     )
     tasks = numbered("regulations", [(WELCOME_AT, 0, welcome), (nudge, 0, go_now), (roll_call, 0, signed_in), *drafts])
     sessions = tuple(t.id for t in tasks if not t.flags.delivery_only)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import msgspec
 
@@ -32,6 +32,14 @@ Evaluator = Callable[["Task", Any, Sequence[Event]], Verdict]
 
 ARRIVAL_GRACE = 10
 """Minutes after a task's release within which reaching its required place still counts as present."""
+
+AT_START = "at_start"
+"""A ground-truth key of the terms made since 2026-11-29, on every task held at a place with a start after its
+release (a lecture, an in-class exam, a club meeting): what it hands out there is handed out from the start
+(``TaskCard.opens``), and being there means being there at the start, or arriving within the grace. Before, the
+text appeared on arrival and the first walk that ended there in time counted: a student that remembered nothing
+and walked from academic building to academic building attended 46-63 of the 128 class sessions of seed 0 at
+``--scale 0.3`` (the others' buildings passed on the way), where ``diligent`` attended none."""
 
 EVALUATORS: dict[str, Evaluator] = {}
 TEXT_ANSWERS: set[str] = set()
@@ -118,6 +126,7 @@ class Task(msgspec.Struct, frozen=True, kw_only=True):
             instruction=self.instruction,
             systems=self.systems,
             required_place=self.required_place,
+            opens=self.starts if at_start(self) and self.instruction else None,
             round_limit=self.round_limit,
             scored=not self.flags.delivery_only,
             answers="text" if self.evaluator in TEXT_ANSWERS else "letter",
@@ -191,17 +200,25 @@ class Term(msgspec.Struct, frozen=True, kw_only=True, dict=True, omit_defaults=T
         return give(task, marks) if give is not None else None
 
 
+def at_start(task: Task) -> bool:
+    """Whether the task hands out at its place from its start and judges presence there then (``AT_START``)."""
+    return bool(task.ground_truth.get(AT_START)) and task.required_place is not None and task.starts is not None
+
+
 def attended(task: Task, state: Any, events: Sequence[Event]) -> bool:
     """Whether the student was at the task's required place by its start plus the grace.
 
     Present at release when the instruction was not withheld (or, for a task with no
     instruction, when the student never walked and ends there); otherwise the first walk
-    that ends at the place must arrive in time.
+    that ends at the place must arrive in time. Under ``at_start``: there at the start, or
+    arriving within the grace.
     """
     if not events or not isinstance(events[0], TaskReleased):
         return False
     place = task.required_place
     walks = [e for e in events if isinstance(e, Walked)]
+    if at_start(task):
+        return _there_at_start(task, state, walks)
     if task.instruction and not events[0].withheld:
         return True
     if not walks:
@@ -209,6 +226,21 @@ def attended(task: Task, state: Any, events: Sequence[Event]) -> bool:
     starts = task.release if task.starts is None else task.starts
     arrival = next((walk.arrive for walk in walks if walk.path[-1] == place), None)
     return arrival is not None and arrival <= starts + ARRIVAL_GRACE
+
+
+def _there_at_start(task: Task, state: Any, walks: Sequence[Walked]) -> bool:
+    """At the place when the task starts (where the last walk that arrived by then ended, no later walk having left
+    before it; where the student was at release when none had), or late, straight there: the first place the student
+    reaches after the start is the task's, within the grace. A student that searched building after building in the
+    grace found the place in about one of eight class sessions (seed 0, ``--scale 0.3``) until only the first stop
+    counted."""
+    starts = cast(int, task.starts)
+    arrived = [walk for walk in walks if walk.arrive <= starts]
+    later = walks[len(arrived):]
+    here = arrived[-1].path[-1] if arrived else walks[0].path[0] if walks else state.geography.location
+    if here == task.required_place and not (later and later[0].depart < starts):
+        return True
+    return bool(later) and later[0].path[-1] == task.required_place and later[0].arrive <= starts + ARRIVAL_GRACE
 
 
 _TERM = msgspec.json.Decoder(Term)

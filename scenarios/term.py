@@ -13,6 +13,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from msgspec.structs import replace
+
 from campus.events import RULES_VERSION, WorldChange
 from campus.kernel.clock import label
 from campus.kernel.schedule import Trigger
@@ -21,7 +23,7 @@ from campus.scenarios import advisors, busy_days, clubs, course_selection, exams
 from campus.scenarios.check_ins import generate as check_in_tasks
 from campus.scenarios.context import TermContext
 from campus.scenarios.disruptions import generate as generate_disruptions
-from campus.scenarios.task import Task, Term
+from campus.scenarios.task import AT_START, Task, Term
 from campus.scenarios.timeline import Overlap
 from campus.subsystems import DOMAINS
 from campus.world.index import WorldIndex
@@ -92,13 +94,21 @@ def _draw(ctx: TermContext, busy: bool, check_ins: bool, disruptions: bool) -> t
     if check_ins:
         add(check_in_tasks(ctx))
     if not disruptions:
-        return tasks, triggers, []
+        return held_at_start(tasks), triggers, []
     try:
         made = generate_disruptions(ctx, tasks, triggers)
     except Overlap as error:
         raise Crowded(str(error)) from error
     add(made[:2])
-    return tasks, triggers, made[2]
+    return held_at_start(tasks), triggers, made[2]
+
+
+def held_at_start(tasks: Sequence[Task]) -> list[Task]:
+    """Every task held at a place with a start after its release, marked ``AT_START``: it hands out there from the
+    start, and being there means being there then."""
+    return [replace(task, ground_truth=task.ground_truth | {AT_START: True})
+            if task.required_place and task.starts is not None and task.starts > task.release else task
+            for task in tasks]
 
 
 MAX_SCALE = 10.0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import gc
+from collections import Counter
 from pathlib import Path
 
 import msgspec
@@ -15,7 +16,7 @@ from campus.agents.controls import Seen
 from campus.kernel.store import open_store
 from campus.scenarios.play import new_run
 from campus.scenarios.scorecard import scorecard
-from campus.scenarios.task import Task, Term
+from campus.scenarios.task import AT_START, Task, Term, at_start
 from campus.scenarios.term import generate_term
 from campus.world.generate import generate_world
 from campus.world.index import WorldIndex
@@ -44,7 +45,7 @@ def small() -> tuple[WorldIndex, Term]:
     return world, generate_term(world, 0, scale=0.15)
 
 
-@pytest.mark.parametrize("name", CONTROLS)
+@pytest.mark.parametrize("name", (*CONTROLS, "sweeper"))
 def test_controls_hold_no_reference_to_the_term(name: str, small: tuple[WorldIndex, Term]) -> None:
     world, term = small
     agent = make_agent(name, term, world)
@@ -82,6 +83,20 @@ def test_absent_earns_no_attendance(small: tuple[WorldIndex, Term]) -> None:
     played = _play(world, term, "absent")
     away = [t for t in term.tasks if t.required_place and t.required_place != world.home and t.id in played["ended"]]
     assert away and {played["ended"][t.id].marks.get("attended") for t in away} == {0}
+
+
+def test_the_sweeper_attends_no_more_than_one_building_holds(small: tuple[WorldIndex, Term]) -> None:
+    """A student that remembers nothing and walks from academic building to academic building attends no more of the
+    tasks held from their start than one that went to the busiest building every time; when the text appeared on
+    arrival and any walk that ended there in time counted, it attended more, and over twice what it does now."""
+    world, term = small
+    held = {task.id: task.required_place for task in term.tasks if at_start(task)}
+    before = msgspec.structs.replace(term, tasks=tuple(
+        msgspec.structs.replace(t, ground_truth={k: v for k, v in t.ground_truth.items() if k != AT_START})
+        for t in term.tasks))
+    attended = [sum(played["ended"][i].marks.get("attended", 0) for i in held if i in played["ended"])
+                for played in (_play(world, term, "sweeper"), _play(world, before, "sweeper"))]
+    assert held and attended[0] <= max(Counter(held.values()).values()) and attended[1] > 2 * attended[0]
 
 
 def test_the_canvasser_fails_every_task_with_an_email_and_only_those(small: tuple[WorldIndex, Term]) -> None:
