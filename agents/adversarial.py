@@ -100,7 +100,8 @@ class AbsentAgent(_OracleBased):
     name = "absent"
 
     def adapt(self, steps: tuple[str, ...], view: AgentView) -> Plan:
-        return run_plan(tuple(step for step in steps if not step.startswith(("goto:", "walk:", "route:"))), self.world)
+        return run_plan(tuple(step for step in steps if not step.startswith(("goto:", "walk:", "route:", "attend:"))),
+                        self.world)
 
 
 class CanvasserAgent(_OracleBased):
@@ -136,7 +137,7 @@ class _Answering(_OracleBased):
     def adapt(self, steps: tuple[str, ...], view: AgentView) -> Plan:
         if not steps or not steps[-1].startswith("answer:"):
             return run_plan(steps, self.world)
-        moves = tuple(step for step in steps[:-1] if step.startswith(("goto:", "walk:")))
+        moves = tuple(step for step in steps[:-1] if step.startswith(("goto:", "walk:", "attend:")))
         return self._answer(moves, view)
 
     def _answer(self, moves: tuple[str, ...], view: AgentView) -> Plan:

@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from campus.kernel.agent import AgentView, Reply
 from campus.kernel.clock import MINUTES_PER_DAY, date_label, parse_moment
 from campus.kernel.runner import OPENS
-from campus.subsystems.calendar import MAX_WAIT
 
 from campus.agents.plans import FINISH, Plan, action, replay_turns
 from campus.agents.reader import carry_out, go_to, later, note_for_later, understood
@@ -131,7 +130,7 @@ class DiligentAgent(Control):
         seen = yield from go_to(place)
         early = begins - _clock(seen, start)
         if not _revealed(seen) and early > 0:  # handed out from the start: wait for it there
-            seen = yield action(f"calendar.wait(minutes={min(early, MAX_WAIT)})")
+            seen = yield action(f"calendar.wait(minutes={early})")
         revealed = _revealed(seen)
         yield from (carry_out(revealed) if understood(revealed) else iter([FINISH]))
 
@@ -156,7 +155,7 @@ class SweeperAgent(Control):
         if due is not None:
             wait = int(due.group(1)) * 60 + int(due.group(2)) - seen.announced % MINUTES_PER_DAY
             if wait > 0:
-                yield action(f"calendar.wait(minutes={min(wait, MAX_WAIT)})")
+                yield action(f"calendar.wait(minutes={wait})")
         listed = yield action('map.query_buildings_by_property(building_type="Academic")')
         for building in _LISTED.findall(listed or ""):
             revealed = _revealed((yield from go_to(building)))

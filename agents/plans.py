@@ -11,6 +11,9 @@ A plan is data in the term, a tuple of steps:
 - ``arrive:<building id>@<minute>`` — ask where the student is and, unless already there, wait until
   ``ARRIVE_BEFORE`` minutes plus the walk before that absolute minute, then walk the shortest
   unconstrained route there;
+- ``attend:<building id>@<minute>`` — ``goto`` the building, then wait there for what is handed out from that
+  absolute minute (``scenarios.task.AT_START``): one wait to the minute after a walk (whose result tells the time),
+  otherwise waits of ``ATTEND_WAIT`` minutes until it is handed out;
 - ``answer:<letter>`` — answer and end the task.
 
 A plan ends with ``finish()`` unless it answered. Replies are a pure function of the plan
@@ -25,7 +28,7 @@ import re
 from collections.abc import Generator, Sequence
 
 from campus.kernel.agent import AgentView
-from campus.kernel.clock import label
+from campus.kernel.clock import label, parse_moment
 from campus.world.index import WorldIndex
 
 FINISH = "<action>Action: finish()</action>"
@@ -37,6 +40,10 @@ Plan = Generator[str, str, None]
 
 ARRIVE_BEFORE = 10
 """Minutes before an appointment at which an ``arrive`` step means to be there."""
+ATTEND_WAIT, ATTEND_WAITS = 10, 12
+"""Minutes of each wait of an ``attend`` step that does not know the time (it was already there), and at most how
+many."""
+_IT_IS = re.compile(r"\bIt is (Week \d+, \w+ \d\d:\d\d)\.")
 
 
 def action(call: str) -> str:
@@ -76,12 +83,32 @@ def run_plan(steps: Sequence[str], world: WorldIndex) -> Plan:
                 route = world.route(here.group(1), building, {})
                 yield action(f'errands.wait_until(time="{label(int(at) - route.minutes - ARRIVE_BEFORE)}")')
                 yield walk_action(route.path)
+        elif kind == "attend":
+            yield from _attend(*arg.partition("@")[::2], world)
         elif kind == "answer":
             yield f"<action>Answer: {arg}</action>"
             return
         else:
             raise ValueError(f"unknown plan step {step!r}")
     yield FINISH
+
+
+def _attend(building: str, at: str, world: WorldIndex) -> Plan:
+    seen = yield LOCATE
+    here = _LOCATION.search(seen or "")
+    if here is None:
+        return
+    if here.group(1) != building:
+        seen = yield walk_action(world.route(here.group(1), building, {}).path)
+        told = _IT_IS.search(seen or "")
+        early = int(at) - parse_moment(told.group(1)) if told else 0
+        if early > 0:
+            yield action(f"calendar.wait(minutes={early})")
+        return
+    for _ in range(ATTEND_WAITS):
+        if "\n\n" in (seen or ""):  # handed out with the last result
+            return
+        seen = yield action(f"calendar.wait(minutes={ATTEND_WAIT})")
 
 
 def replay_plan(plan: Plan, view: AgentView) -> str:

@@ -115,7 +115,7 @@ def blocks_of(term: Term, count: int) -> list[list[Task]]:
 def retest_copy(task: Task, release: int, after_block: int) -> Task:
     """The question asked again at ``release``, wherever the student is, with no prerequisites."""
     checks = [part for part in task.ground_truth["parts"] if part.get("check") == "answer"]
-    plan = tuple(step for step in task.solution if not step.startswith(("goto:", "walk:")))
+    plan = tuple(step for step in task.solution if not step.startswith(("goto:", "walk:", "attend:")))
     return msgspec.structs.replace(
         task, id=f"retest{after_block}-{task.id}", release=release, required_place=None, starts=None, depends_on=(),
         ground_truth=task.ground_truth | {"parts": checks}, solution=plan, stale=None, follow_up=(),

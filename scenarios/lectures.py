@@ -95,6 +95,9 @@ WELCOME_ROUNDS = 60
 ROLL_CALL_MINUTES = 15
 """The orientation roll call's slot, just before the first study session's release; the nudge comes one slot earlier,
 or earlier still when the walk from the dormitory takes longer."""
+NUDGE_SLACK = 5
+"""Minutes the nudge leaves beyond the walk, for the calls around it: the roll call is released when the nudge's
+task has ended."""
 
 REGULATION_TASKS, REGULATION_REVIEWS = 70, 23
 COURSE_TASKS, COURSE_REVIEW_SHARE = 52, 129 / 416
@@ -566,7 +569,7 @@ def generate_regulations(ctx: TermContext) -> tuple[list[Task], list[Trigger]]:
     building = opening.meeting.building
     roll_call = opening.releases[0] - ROLL_CALL_MINUTES
     walk = walk_minutes(ctx, ctx.world.home).get(building, 0)
-    nudge = roll_call - max(ROLL_CALL_MINUTES, -(-int(walk) // 5) * 5)
+    nudge = roll_call - max(ROLL_CALL_MINUTES, -(-(int(walk) + NUDGE_SLACK) // 5) * 5)
     ctx.timeline.reserve(nudge, roll_call + ROLL_CALL_MINUTES - nudge, "regulations: roll call")
     go_now = Task(
         id="", scenario=REGULATIONS, phase=PHASE, release=nudge, instruction=go_now_text(ctx, building, roll_call),

@@ -105,10 +105,18 @@ def _draw(ctx: TermContext, busy: bool, check_ins: bool, disruptions: bool) -> t
 
 def held_at_start(tasks: Sequence[Task]) -> list[Task]:
     """Every task held at a place with a start after its release, marked ``AT_START``: it hands out there from the
-    start, and being there means being there then."""
-    return [replace(task, ground_truth=task.ground_truth | {AT_START: True})
-            if task.required_place and task.starts is not None and task.starts > task.release else task
+    start, and being there means being there then. Where it hands something out, its plans go there and wait for it
+    (``attend``)."""
+    return [_held(task) if task.required_place and task.starts is not None and task.starts > task.release else task
             for task in tasks]
+
+
+def _held(task: Task) -> Task:
+    waits = f"attend:{task.required_place}@{task.starts}"
+    def plan(steps: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(waits if step == f"goto:{task.required_place}" else step for step in steps)
+    solution, stale = (plan(task.solution), task.stale and plan(task.stale)) if task.instruction else (task.solution, task.stale)
+    return replace(task, ground_truth=task.ground_truth | {AT_START: True}, solution=solution, stale=stale)
 
 
 MAX_SCALE = 10.0

@@ -117,7 +117,8 @@ def test_a_nudge_sends_the_student_to_the_roll_call_before_the_first_session(wor
     assert f"({first.required_place}) now" in nudge.instruction and roll_call.required_place == first.required_place
     assert roll_call.release == first.release - lectures.ROLL_CALL_MINUTES
     walk = distances(world.graph, world.home, lambda a, b, edge: edge["minutes"])[first.required_place]
-    assert roll_call.release - max(lectures.ROLL_CALL_MINUTES, walk) - 5 < nudge.release <= roll_call.release - walk
+    lead = max(lectures.ROLL_CALL_MINUTES, walk + lectures.NUDGE_SLACK)
+    assert roll_call.release - lead - 5 < nudge.release <= roll_call.release - walk - lectures.NUDGE_SLACK
     assert roll_call.flags.self_motivated and not roll_call.flags.long_term
     assert roll_call.ground_truth["parts"] == [{"check": "attended"}] and roll_call.starts == roll_call.release
 
