@@ -39,6 +39,10 @@ success per scenario and the headline metrics. Over all seeds it checks:
   holds the most of them);
 - **canvasser** (the oracle, writing each email to two others as well): fails every scored task with an email to
   send and passes every other;
+- **libguess** (``agents/library_guess.py``: sees only what any agent sees, never looks up which library a Library
+  Study task means, books a fitting seat in the library listing fewest): passes library booking tasks no more often
+  than picking one of the libraries that show a fitting seat that day, uniformly, would
+  (``scenarios.library.libraries_showing``), by the test the guessers are held to;
 - **disruption controls** (a term with disruption tasks): ``stale`` fails every disruption task, and so does
   ``hedger`` (the plan in the instruction moved to the other end of the evening, never looking) and ``hasty``
   (reporting every one infeasible at once, naming what the text names of what blocks it),
@@ -74,7 +78,9 @@ from campus.kernel.clock import day_of
 from campus.kernel.store import open_store
 from campus.lab.probing import log_prefix, probe_points
 from campus.lab.workers import interrupts_ignored
+from campus.events import RULES_VERSION
 from campus.scenarios.disruptions import SCENARIO as DISRUPTIONS
+from campus.scenarios.library import SCENARIO as LIBRARY, libraries_showing
 from campus.scenarios.busy_days import BUSY_CONTROLS, busy_metrics, unexpected
 from campus.agents.memoryless import MemorylessAgent
 from campus.agents.scripted import conditioned
@@ -105,6 +111,10 @@ SHORTCUT = "shortcut"
 SWEEPER = "sweeper"
 SMEARED = ("club_activity", "academic_activity")
 """The scenarios whose tasks with a stale plan ``smearer`` must fail (``agents/scripted.py``)."""
+LIBGUESS = "libguess"
+LIBRARY_GUESS = "libguess: library booking tasks"
+"""``libguess``'s passes on the scored Library Study tasks, held to the chance of a library drawn uniformly among those
+showing a seat with every requested feature (``_library_guesses``)."""
 RECALL_GUESS = "memoryless: course steps that refer back"
 """``memoryless``'s choices on the long-term course-selection and planning steps, each made from the draft the step
 expects before it (so no wrong guess is carried along), held to the chance of its guess at each
@@ -155,7 +165,7 @@ class SeedResult:
     """agent -> scenario -> (succeeded, tasks)."""
     guesses: dict[str, tuple[int, int, float]] = field(default_factory=dict)
     """test-wise / options-only / the options-only rules of thumb / the pooling strategies / the question-only
-    reader's probe families -> (right, asked, chance summed: 1/options per question)."""
+    reader's probe families / ``libguess`` -> (right, asked, chance summed: 1/options per question)."""
     absent_points: dict[str, float] = field(default_factory=dict)
     """For ``absent``: ``attendance`` points, ``exam`` questions solved that were handed out in a room, and
     solvable disruption tasks passed that need a walk to the library (``walks``)."""
@@ -207,7 +217,7 @@ def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = T
     result.guesses |= _option_guesses(asked, questions) | _pooled_guesses(world, term, asked, questions)
     controls = (DISRUPTION_CONTROLS if solvable else ()) + ((*BUSY_CONTROLS, *LEARNERS) if busy else ())
     result.guesses[RECALL_GUESS], result.unrecalled = _recalled(world, term)
-    for name in (*AGENTS, CANVASSER, SMEARER, SHORTCUT, SWEEPER, *controls):
+    for name in (*AGENTS, CANVASSER, SMEARER, SHORTCUT, SWEEPER, LIBGUESS, *controls):
         store = open_store(None)
         run = start_run(store, RunSpec(world=world_source, seed=seed, scale=scale, agent=name, disruptions=disruptions,
                                        busy_days=busy), (world, term))
@@ -231,7 +241,9 @@ def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = T
         if name == SMEARER:
             result.smeared = [e.task_id for e in ended if e.outcome == "success" and term.by_id[e.task_id].stale is not None
                               and term.by_id[e.task_id].scenario in SMEARED]
-        if name in (CANVASSER, SMEARER, SHORTCUT, SWEEPER, *DISRUPTION_CONTROLS, *BUSY_CONTROLS, *LEARNERS):
+        if name == LIBGUESS:
+            result.guesses[LIBRARY_GUESS] = _library_guesses(world, term, ended)
+        if name in (CANVASSER, SMEARER, SHORTCUT, SWEEPER, LIBGUESS, *DISRUPTION_CONTROLS, *BUSY_CONTROLS, *LEARNERS):
             continue
         card = scorecard(term, ended)
         result.headline[name] = {"stugpa": card["stugpa"]["total"], "ltrr": card["ltrr"] or 0.0,
@@ -431,6 +443,19 @@ def _commonest(values: Sequence[int]) -> int | None:
     return min(seen, key=lambda value: (-seen[value], value)) if seen else None
 
 
+def _library_guesses(world: WorldIndex, term: Term, ended: Sequence[Any]) -> tuple[int, int, float]:
+    """``(passed, asked, chance summed)`` over the scored Library Study tasks: the chance of each is one over the
+    libraries whose seat draw opens a seat with every requested feature on its booking day (the target among them)."""
+    passed = {e.task_id for e in ended if e.outcome == "success"}
+    asked = [task for task in term.tasks if task.scenario == LIBRARY and not task.flags.delivery_only]
+    chance = 0.0
+    for task in asked:
+        day = next(part["day"] for part in task.ground_truth["parts"] if part["check"] == "booking")
+        shown = libraries_showing(world, term.seed, RULES_VERSION, day, task.ground_truth["features"])
+        chance += 1 / max(1, len(shown))
+    return sum(task.id in passed for task in asked), len(asked), chance
+
+
 def _canvassed(term: Term, ended: Sequence[Any]) -> list[str]:
     """The scored tasks judged otherwise than they must be for ``canvasser``: failed with no email to send and no
     prerequisite that had one (it is the oracle there), or passed with one (it also wrote to two others)."""
@@ -573,7 +598,8 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
                          for name, wrong in r.busy.items())]
         violations += [f"seed {r.seed}: {what.format(len(wrong))}, e.g. {wrong[0]}" for what, wrong in wrong_lists if wrong]
     guessing: dict[str, dict[str, float]] = {}
-    for name in (*GUESSERS, *OPTION_GUESSES, *POOLED_GUESSES, *REMEMBERED_GUESSES, *PROBE_GUESSES, RECALL_GUESS):
+    for name in (*GUESSERS, *OPTION_GUESSES, *POOLED_GUESSES, *REMEMBERED_GUESSES, *PROBE_GUESSES, RECALL_GUESS,
+                 LIBRARY_GUESS):
         guesses = [r.guesses.get(name, (0, 0, 0.0)) for r in played]
         right, asked = sum(g[0] for g in guesses), sum(g[1] for g in guesses)
         chance = sum(g[2] for g in guesses) / asked if asked else 0.0
@@ -581,9 +607,9 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
         guessing[name] = {"right": right, "questions": asked, "accuracy": right / asked if asked else 0.0,
                           "chance": chance, "low": low, "high": high}
         if asked and low > chance + CHANCE_MARGIN:
-            what = ("guesses at memory probes" if name in PROBE_GUESSES else "long-term steps" if name == RECALL_GUESS
-                    else "long-term questions")
-            violations.append(f"{name}: {right}/{asked} {what} right, above chance {chance:.1%} + 5 points")
+            what = ("guesses at memory probes right" if name in PROBE_GUESSES else "long-term steps right"
+                    if name == RECALL_GUESS else "passed" if name == LIBRARY_GUESS else "long-term questions right")
+            violations.append(f"{name}: {right}/{asked} {what}, above chance {chance:.1%} + 5 points")
     learned = learned_lists(played)
     if learned["probes"] and learned["mean_f1"] > LEARNED_CEILING:
         violations.append(f"learned lists: week summaries answered with another seed's lists of the week, mean F1 "

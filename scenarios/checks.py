@@ -23,11 +23,14 @@ without its colon all match, while a changed word still does not):
   task and still in that calendar, with ``loose`` title and location equal and the same time
   (``time`` holds the fields of a ``CalendarTime``: weeks, weekday, start and end). Under ``sole`` (the clubs' tasks
   made since 2026-11-29) every event of this task in that calendar with that title is at that time and place.
-- ``booking`` ``{location_id, day, start, end, room_id?, seat_ids?, last?, last_in_room?}``: a booking made in this
-  task in that library on that absolute day from ``start`` to ``end`` (minutes since
+- ``booking`` ``{location_id, day, start, end, room_id?, seat_ids?, last?, anywhere?, last_in_room?}``: a booking made
+  in this task in that library on that absolute day from ``start`` to ``end`` (minutes since
   midnight), and in that room, and of one of those seats. Under ``last`` (the library's tasks made since a student
   who booked every seat a listing showed passed them) only the task's last booking in that library on that day
-  counts: there is no cancel tool, so a later booking takes an earlier one's place. Under ``last_in_room`` (the clubs'
+  counts: there is no cancel tool, so a later booking takes an earlier one's place. Under ``anywhere`` (the library's
+  tasks made since a student who never looked up the library booked a fitting seat in every library and passed 84 of
+  90 tasks) only the task's last booking of all counts, in any library on any day: a booking elsewhere after the right
+  one fails the task. Under ``last_in_room`` (the clubs'
   and advisors' tasks made since 2026-11-29, some of which book two rooms of one library) the last one in that room.
   Before, a student who missed that a meeting had moved, booking the old slot's room at every other start of the day
   and adding the club-calendar entry at every half hour, passed 11 and 12 of the 27 moved club and advisor tasks of
@@ -215,7 +218,9 @@ def _calendar(task: Task, state: Any, events: Sequence[Event], part: dict[str, A
 def _booking(task: Task, state: Any, events: Sequence[Event], part: dict[str, Any]) -> Found:
     seats = part.get("seat_ids")
     made = [(i, e) for i, e in enumerate(events) if isinstance(e, Booked)]
-    if part.get("last"):
+    if part.get("anywhere"):
+        made = made[-1:]
+    elif part.get("last"):
         made = [(i, e) for i, e in made if (e.location_id, e.day) == (part["location_id"], part["day"])][-1:]
     elif part.get("last_in_room"):
         place = (part["location_id"], part["day"], part["room_id"])

@@ -28,9 +28,10 @@ Rules:
     integer, are below ``0.6 * 2**64``. Version 2, once per room and date: ``room_draw``;
   * a ``WorldChanged`` whose change is a ``SeatAvailability`` (``building_id``,
     ``room_id``, ``day`` and ``open_seats``, full seat ids) replaces that draw for one
-    room on one date: exactly the listed seats are open. This is how a scenario makes only
-    the intended seat meet every requirement, through a recorded event; nothing here reads
-    a task's ground truth. The latest such change for a room and date wins;
+    room on one date: exactly the listed seats are open. This is how a scenario changes which
+    seats are open (a stale library pair's fitting seats, a disruption), through a recorded
+    event; nothing here reads a task's ground truth. The latest such change for a room and
+    date wins;
   * an open seat, and a public area, is free in opening hours except when it is booked;
     for today, times before the next quarter hour from now are not offered.
 - A listing shows at most 25 open seats when one study area is listed and 10 per room when

@@ -45,7 +45,9 @@ def term(terms: Callable[..., Term]) -> Term:
 @pytest.fixture(scope="session")
 def small_term(world: WorldIndex) -> Term:
     """Seed 3's term without disruptions: its users play it with run seed 0 (``play``), and a disruption task's
-    seats are drawn open with the term's seed, so the oracle would fail some of them."""
+    seats are drawn open with the term's seed, so the oracle would fail some of them. A library task's seats are
+    drawn so too (since its booking's seats stopped being shaped): a user that needs the oracle to solve every task
+    plays it with the term's seed."""
     return generate_term(world, 3, scale=0.2, disruptions=False)
 
 

@@ -19,8 +19,8 @@ from campus.agents.adversarial import (
 )
 from campus.cli.main import app
 from campus.lab.audit import (
-    ABSENT_POINTS, AGENTS, PROBE_GUESSES, RECALL_GUESS, RECIPIENTS, SeedResult, _probe_guesses, clopper_pearson,
-    summarise,
+    ABSENT_POINTS, AGENTS, LIBRARY_GUESS, PROBE_GUESSES, RECALL_GUESS, RECIPIENTS, SeedResult, _probe_guesses,
+    clopper_pearson, summarise,
 )
 from campus.scenarios.protocols import Cited
 from campus.scenarios.play import Run
@@ -72,6 +72,9 @@ def test_each_broken_promise_is_a_violation() -> None:
     recalled = _seed(8, guesses=_seed(8).guesses | {RECALL_GUESS: (40, 50, 24.0)})
     assert summarise([recalled])["violations"] == [f"{RECALL_GUESS}: 40/50 long-term steps right, above chance 48.0% "
                                                    "+ 5 points"]
+    guessed = _seed(10, guesses=_seed(10).guesses | {LIBRARY_GUESS: (25, 30, 3.0)})
+    assert summarise([guessed])["violations"] == [f"{LIBRARY_GUESS}: 25/30 passed, above chance 10.0% + 5 points"]
+    assert summarise([_seed(11, guesses=_seed(11).guesses | {LIBRARY_GUESS: (5, 30, 3.0)})])["violations"] == []
     eliminated = _seed(9)
     eliminated.unrecalled = ["planning-004", "planning-009"]
     assert summarise([eliminated])["violations"] == ["seed 9: 2 long-term course step(s) leave one section to pick "
@@ -277,6 +280,8 @@ def test_the_command_audits_two_small_seeds_in_process() -> None:
     assert summary["guessing"][stated_twice]["questions"] == 0
     recalled = summary["guessing"][RECALL_GUESS]
     assert 0 < recalled["right"] < recalled["questions"] and recalled["low"] <= recalled["chance"] + 0.05
+    guessed = summary["guessing"][LIBRARY_GUESS]
+    assert guessed["questions"] > 0 and 0 < guessed["chance"] < 1 and guessed["low"] <= guessed["chance"] + 0.05
     order, padded = (summary["guessing"][f"question-only: building order{tail}"] for tail in ("", " padded"))
     assert padded["questions"] == order["questions"] > 0 and padded["right"] == order["right"]  # padding buys nothing
     assert summary["disruptions"]["oracle"]["impossible"][0] == summary["disruptions"]["oracle"]["impossible"][1] > 0

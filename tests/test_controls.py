@@ -23,7 +23,7 @@ from campus.world.index import WorldIndex
 
 AGENTS = Path(campus.agents.__file__).parent
 HIDDEN = {"solution", "ground_truth", "stale", "by_id", "tasks", "term", "task_id", "follow_up", "flags"}
-CONTROL_MODULES = ("controls.py", "reader.py", "noop.py", "plans.py")
+CONTROL_MODULES = ("controls.py", "reader.py", "noop.py", "plans.py", "library_guess.py")
 
 
 @pytest.mark.parametrize("module", CONTROL_MODULES)
@@ -45,7 +45,7 @@ def small() -> tuple[WorldIndex, Term]:
     return world, generate_term(world, 0, scale=0.15)
 
 
-@pytest.mark.parametrize("name", (*CONTROLS, "sweeper"))
+@pytest.mark.parametrize("name", (*CONTROLS, "sweeper", "libguess"))
 def test_controls_hold_no_reference_to_the_term(name: str, small: tuple[WorldIndex, Term]) -> None:
     world, term = small
     agent = make_agent(name, term, world)

@@ -41,7 +41,9 @@ from tests.test_cli import as_json, campus
 
 @pytest.fixture(scope="module")
 def played(world: WorldIndex, small_term: Term) -> Run:
-    run = new_run(MemoryStore(), world, small_term, agent_name="oracle", seed=0)
+    """The oracle's run of the small term with its own seed, so its library bookings are made (the seats of a library
+    task are those the seat draw of the term's seed opens)."""
+    run = new_run(MemoryStore(), world, small_term, agent_name="oracle", seed=small_term.seed)
     run.session(make_agent("oracle", small_term, world)).run()
     return run
 

@@ -26,7 +26,9 @@ from tests.conftest import SHARED
 
 
 def _play(world, term, agent: str) -> Run:
-    run = new_run(MemoryStore(), world, term, agent_name=agent, seed=0)
+    """``agent``'s run of ``term`` with the term's own seed: a library task's seats are the ones the seat draw of the
+    seed it was made with opens."""
+    run = new_run(MemoryStore(), world, term, agent_name=agent, seed=term.seed)
     run.session(make_agent(agent, term, world)).run()
     return run
 
