@@ -32,10 +32,11 @@ Each is the oracle except in one way, so whatever it fails, it fails for that re
   the two addresses after the right one among every address the term's tasks write to: a student who writes to
   everyone who might be meant. It must fail every task with an email to send (``sole``) and pass every other.
 - **dawdler** is the oracle plus ``IDLE`` simulated minutes per task (``calendar.wait``,
-  before its answer or its ``finish``): the term has slack for it, so it must solve nearly all.
+  before its answer or its ``finish``; before setting out where the task is handed out from its start, so it
+  waits less there): the term has slack for it, so it must solve nearly all.
 - **absent** gives the oracle's answers and does its errands but never walks anywhere (no ``goto:``,
-  ``walk:`` or ``route:`` step): it must earn no attendance, no credit for a question handed out only
-  in a room, and no disruption task that needs a walk.
+  ``walk:``, ``route:`` or ``attend:`` step): it must earn no attendance, no credit for a question handed out
+  only in a room, and no disruption task that needs a walk.
 """
 
 from __future__ import annotations
@@ -93,7 +94,9 @@ class DawdlerAgent(_OracleBased):
             return run_plan(steps, self.world)
         idle = f"call:{WAIT_TOOL}(minutes={IDLE})"
         last = len(steps) - 1 if steps and steps[-1].startswith("answer:") else len(steps)
-        return run_plan((*steps[:last], idle, *steps[last:]), self.world)
+        held = next((i for i, step in enumerate(steps) if step.startswith("attend:")), None)
+        at = last if held is None else held  # where a task is handed out from its start, it dawdles on the way
+        return run_plan((*steps[:at], idle, *steps[at:]), self.world)
 
 
 class AbsentAgent(_OracleBased):
