@@ -93,7 +93,7 @@ def _pct(value: float) -> str:
 
 
 def _print(summary: dict[str, Any], world: str) -> None:
-    from campus.agents.adversarial import OPTION_GUESSES, POOLED_GUESSES
+    from campus.agents.adversarial import OPTION_GUESSES, POOLED_GUESSES, REMEMBERED_GUESSES
     from campus.lab.audit import AGENTS, GUESSERS, LEARNED_CEILING, LEARNED_COUNT_CEILING, PROBE_GUESSES
     from campus.scenarios.busy_days import BUSY_CONTROLS
 
@@ -114,7 +114,7 @@ def _print(summary: dict[str, Any], world: str) -> None:
         headline.add_row(metric, *(f"{values(name, {}).get(metric, 0.0):.2f}" if metric == "stugpa"
                                    else _pct(values(name, {}).get(metric, 0.0)) for name in AGENTS))
     out.print(headline)
-    for name in (*GUESSERS, *OPTION_GUESSES, *POOLED_GUESSES, *PROBE_GUESSES):
+    for name in (*GUESSERS, *OPTION_GUESSES, *POOLED_GUESSES, *REMEMBERED_GUESSES, *PROBE_GUESSES):
         g = summary["guessing"][name]
         what = "memory-probe guesses" if name in PROBE_GUESSES else "long-term questions"
         out.print(f"{name}: {g['right']}/{g['questions']} {what} right = {_pct(g['accuracy'])} % "

@@ -13,7 +13,8 @@ success per scenario and the headline metrics. Over all seeds it checks:
   questions it has something to go on in; and for the strategies that pool the long-term questions as they are
   asked (``agents.adversarial.POOLED_GUESSES``: the reading poolers and the exams' name counters, least and most,
   and the rule inferrer), and
-  for a student who keeps every lecture's rule but reads no article (``REMEMBERED_GUESSES``, on the exams);
+  for a student who keeps every lecture's rule but reads no article (``REMEMBERED_GUESSES``, on the exams: striking
+  out what the parameter rules out, the smallest implied reading, the reading the most statements back);
 - **question-only**: the same for the memory probes a question lets a student with no memory guess at
   (``agents.readers.guess``), drawn every week over the oracle's log: yes or no (chance 1/2), which of three
   seats (1/3) and the order of a few buildings (each pair of them in the right order: 1/2), that order also padded

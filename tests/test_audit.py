@@ -14,8 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 from campus.agents.adversarial import (
-    OPTION_GUESSES, POOLED_GUESSES, REMEMBERED_GUESSES, claims, explanations, inferred_picks, named_picks, option_guesses,
-    pooled_picks, remembered_guesses,
+    OPTION_GUESSES, POOLED_GUESSES, REMEMBERED_GUESSES, backings, claims, explanations, inferred_picks, named_picks,
+    option_guesses, pooled_picks, pooled_rememberer, remembered_guesses,
 )
 from campus.cli.main import app
 from campus.lab.audit import (
@@ -126,9 +126,52 @@ def test_the_rememberers_strike_out_what_the_parameter_rules_out() -> None:
             "C) Applying the Tovar Protocol to article art_c of 'Book' gives 12.\n"  # 3, then 8
             "D) Applying the Tovar Protocol to article art_d of 'Book' gives 7.")  # -2 (struck), then 3
     picks = remembered_guesses([taught, exam, revised, exam, "D) Applying the Mesk Protocol to article art_e of 'Book' gives 1."])
-    drawn, smallest = (picks[name] for name in REMEMBERED_GUESSES)
+    drawn, smallest = (picks[name] for name in REMEMBERED_GUESSES[:2])
     assert smallest == [None, "C", None, "D", "D"]
     assert drawn[0] is None and drawn[1] in "BC" and drawn[3] in "BCD" and drawn[4] == "D"
+
+
+def _lecture(protocol: str, reading: str, k: int, old: int | None = None) -> str:
+    rule = f"to find the {protocol} value of an article, take the {reading} the article's body text writes in digits " \
+           f"(not its title or id) and add {k}."
+    if old is None:
+        return f"New protocol: the {protocol} Protocol. T{rule[1:]} Keep it."
+    return (f"A change to the {protocol} Protocol, first taught on Week 1, Monday: from today, {rule} The amount added "
+            f"used to be {old}.")
+
+
+def test_the_pooled_rememberer_takes_the_reading_other_statements_back() -> None:
+    """It reads no article: a statement's value less its protocol's parameter is the reading it implies, tallied per
+    (book, article, family) over every statement so far; it takes the statement whose reading the most other statements
+    back. Two protocols of one family back each other's reading of an article; another family's reading of the same
+    article does not; a revised protocol's statement backs the reading under its old parameter too (here learned from
+    the revision alone); a statement the parameter rules out is struck; a tie is the plain rememberer's draw."""
+    lectures = [_lecture("Tovar", "first number", 3), _lecture("Mesk", "first number", 5),
+                _lecture("Dron", "last number", 2), _lecture("Lum", "first number", 4, old=3)]
+    first = ("A) Applying the Tovar Protocol to article art_a of 'Book' gives 15.\n"  # art_a's first number 12
+             "B) Applying the Mesk Protocol to article art_b of 'Book' gives 9.\n"
+             "C) Applying the Tovar Protocol to article art_c of 'Book' gives 2.\n"  # a reading of -1: struck
+             "D) Applying the Dron Protocol to article art_d of 'Book' gives 30.")
+    second = ("A) Applying the Dron Protocol to article art_a of 'Book' gives 14.\n"  # 12, but art_a's *last* number
+              "B) Applying the Tovar Protocol to article art_b of 'Book' gives 10.\n"
+              "C) Applying the Mesk Protocol to article art_a of 'Book' gives 17.\n"  # 12 again: backed by the first A
+              "D) Applying the Mesk Protocol to article art_e of 'Book' gives 6.")
+    third = ("A) Applying the Lum Protocol to article art_f of 'Book' gives 20.\n"  # 16 under 4, 17 under the old 3
+             "B) Applying the Mesk Protocol to article art_g of 'Book' gives 8.")
+    fourth = ("A) Applying the Mesk Protocol to article art_f of 'Book' gives 22.\n"  # 17: Lum's old parameter backs it
+              "B) Applying the Tovar Protocol to article art_h of 'Book' gives 9.\n"
+              "C) Applying the Dron Protocol to article art_f of 'Book' gives 19.\n"
+              "D) Applying the Lum Protocol to article art_i of 'Book' gives 3.")  # -1 under 4: struck
+    texts = [*lectures, first, second, third, fourth, "no statement here"]
+    supports = backings(texts)[len(lectures):]
+    assert supports == [[(0, "A"), (0, "B"), (0, "D")], [(0, "A"), (0, "B"), (1, "C"), (0, "D")],
+                        [(0, "A"), (0, "B")], [(1, "A"), (0, "B"), (0, "C")], []]
+    picks = pooled_rememberer(texts)
+    drawn = remembered_guesses(texts)[REMEMBERED_GUESSES[0]]
+    assert picks[len(lectures):] == [drawn[len(lectures)], "C", drawn[len(lectures) + 2], "A", None]
+    assert remembered_guesses(texts)[REMEMBERED_GUESSES[2]] == picks
+    forgot = pooled_rememberer([*lectures[:3], first, second, third, fourth])  # Lum never taught: its statements unread
+    assert forgot[-1] != "D" and backings([*lectures[:3], third])[-1] == [(0, "B")]
 
 
 def test_the_rule_inferrer_guesses_the_rule_the_most_statements_fit() -> None:

@@ -162,6 +162,32 @@ def test_false_statements_use_each_protocols_lineup(term: tuple[lectures.Taught,
     assert max(len(ks) for ks in used.values()) == 3
 
 
+def test_a_course_cites_an_article_once_per_family_until_the_family_runs_out(
+        term: tuple[lectures.Taught, list[Task]]) -> None:
+    """Over a course's midterm and final, a question cites an (article, family) pair its course's exams cited before
+    (or twice itself) only when its statements of that family outnumber the family's eligible articles not cited yet.
+    Drawn on their own, a third of the statements repeated a pair, and a student who keeps the rules but reads nothing
+    took the reading most of a pair's statements implied (``agents.adversarial.pooled_rememberer``)."""
+    taught, tasks = term
+    syllabi = {s.shelf.title: s for s in taught.syllabi}
+    cited: dict[tuple[str, str], set[str]] = {}
+    statements = 0
+    for task in sorted(tasks, key=lambda t: (t.release, t.id)):  # a course's questions in the order they are drawn
+        syllabus = syllabi[task.ground_truth["item"]["book"]]
+        rules = {r.name: r for r in exams.in_force(syllabus.rules, task.release)}
+        here: dict[str, list[str]] = {}
+        for _, name, article, _, _ in STATEMENT.findall(task.instruction):
+            here.setdefault(rules[name].family, []).append(article)
+        for family, articles in here.items():
+            before = cited.setdefault((syllabus.shelf.title, family), set())
+            unused = {syllabus.shelf.articles[p].id for p in syllabus.shelf.eligible[family]} - before
+            fresh = set(articles) - before
+            assert len(fresh) == min(len(articles), len(unused)), (task.id, family)
+            statements += len(articles)
+            before.update(articles)
+    assert statements == 4 * len(tasks)
+
+
 def test_exams_ask_about_their_half_of_the_course(term: tuple[lectures.Taught, list[Task]]) -> None:
     taught, tasks = term
     for syllabus in taught.syllabi:
