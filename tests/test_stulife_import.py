@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from campus.cli.main import app
+from campus.kernel.clock import MINUTES_PER_DAY
 from tests.conftest import SHARED
 from tests.scenario_play import play_tasks
 from tests.test_cli import as_json, campus
@@ -354,8 +355,11 @@ def test_every_equally_cheap_route_of_a_scored_walk_passes(world: World) -> None
         for n, route in enumerate(task.ground_truth["parts"][0]["routes"]):
             assert route[0] == stops[0] and route[-1] == stops[-1]
             assert sum(edge_cost(index.graph[a][b], constraints) for a, b in zip(route, route[1:])) == best
+            # each on its own day, at the task's time: played back to back, long walks drifted into the next day's start,
+            # which sends the student home mid-task
             alternative = msgspec.structs.replace(task, id=f"{task.id}-{n}", instruction="Walk.",
-                                                  release=task.release + n, solution=(f"goto:{stops[0]}", "walk:" + ",".join(route)))
+                                                  release=task.release + n * MINUTES_PER_DAY,
+                                                  solution=(f"goto:{stops[0]}", "walk:" + ",".join(route)))
             tasks.append(alternative)
     ended = play_tasks(index, tasks)
     assert {t.id: ended[t.id].detail for t in tasks if ended[t.id].outcome != "success"} == {}
