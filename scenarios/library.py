@@ -44,11 +44,18 @@ library on any day (``anywhere``, beside ``last``): booking in several libraries
 last is right. For sessions starting within the hour a ``location`` part (the student ends the task
 in that library) plus ``use``: booking and not going earns the ``unused_bookings`` mark.
 
-Stale variant (half of the scheduled pairs): the features are chosen where the draw leaves at least
-as many fitting seats of the library closed as open. At the delivery the library shows the draw; at
-the execution's release one change per study area holding a fitting seat closes every fitting seat
-the draw opened and opens every one it closed, every other seat staying as drawn. The stale plan
-books a seat that fitted at the delivery; it is no longer open, so the task fails.
+Stale variant (half of the scheduled pairs): the features are chosen where the draw leaves a fitting
+seat of the library closed (and one open). At the delivery the library shows the draw; at the
+execution's release one change per study area holding a fitting seat closes every fitting seat the
+draw opened and opens every one it closed, every other seat staying as drawn. The stale plan books a
+seat that fitted at the delivery; it is no longer open, so the task fails. The same swap is made at
+the same minute in ``DECOYS`` other libraries free that day whose draw leaves a fitting seat open and
+one closed (``Stock.decoys``; each is then taken that day, and the features are chosen where there are
+that many): changed only in the task's library, a student who noted every library's listing at the
+delivery and booked where it had changed passed 24 of 24 stale executions (generated seeds 0 and 1,
+the published campus, ``--scale 0.3``; a second red-team); now 4 of 40 (seeds 0-3 and the published
+campus; at most one in five by design), where a library drawn among those showing a fitting seat
+passes 3.6.
 
 Flags: execution tasks are long-term, self-motivated commitments (the paper's 50 LTM and
 50 SM); delivery tasks are delivery-only; immediate tasks have neither. At scale 1 there
@@ -60,6 +67,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -91,6 +99,15 @@ SHOWING_SHARE = 0.75
 requested feature: which libraries show one then says little about which the task means."""
 FEATURE_TRIES = 60
 """Seats of the library whose features are tried as the request (``_pick_seating``)."""
+
+DECOYS = 4
+"""Other libraries changed alike at a stale pair's execution, drawn evenly (``Stock.decoys``): a library a decoy change
+takes for the day is one neither the disruptions nor the day's other library tasks can have, and taking as many as
+must show a fitting seat crowded the published campus (seed 0 had 27 disruption tasks fewer, seed 1 no longer
+fitted). They are drawn so that the task's library is as likely to come first, last or anywhere among the changed ones
+in the order the libraries are listed: drawn evenly, it came first in about half of the stale executions of seeds 1-3
+at ``--scale 0.3`` (the libraries holding the catalogue's books have the lower ids), and a student booking at the
+first library whose listing had changed passed 15 of 40 (seeds 0-3 and the published campus)."""
 
 KINDS = ("book", "book", "subject", "subject", "named", "named", "named")
 """The kind of topic a task is about, drawn from these, where its library has one of that kind."""
@@ -194,21 +211,40 @@ def _distinct(seats: Sequence[Seat]) -> list[Seat]:
 
 
 def _topics(world: WorldIndex) -> dict[str, list[Topic]]:
-    """Per library with study areas: its catalogue books (found alone by their title), subjects and its name."""
+    """Per library with study areas: its catalogue books (found alone by their title), subjects and its name.
+
+    A book or subject sharing a word with any library's name is left out: a student matching the topic's words
+    against the library names the reservation tool lists found the library without looking anything up ("Law" in
+    the School of Law, an author "University Archives" in The University Archive: 16 of 55 book and subject tasks of
+    generated seeds 0, 1 and the published campus at ``--scale 0.3``, where a library drawn among those showing a
+    fitting seat passes 4.9)."""
     libraries = {lib.building_id: lib for lib in world.world.libraries if _study_rooms(lib)}
     found: dict[str, list[Topic]] = {building: [] for building in sorted(libraries)}
+    named = set().union(*(_words(world.name_of(lib.building_id)) for lib in world.world.libraries))
     books = world.world.books
     folded = [fold(book.title) for book in books]
     for book, key in zip(books, folded):
-        if book.library_id in found and sum(key in other for other in folded) == 1:
+        if book.library_id in found and sum(key in other for other in folded) == 1 \
+                and not _words(f"{book.title} {book.author}") & named:
             found[book.library_id].append(Topic("book", book.library_id, plain(book.title), plain(book.author)))
     for category in sorted({book.category for book in books}):
         holders = {book.library_id for book in books if book.category == category}
-        if len(holders) == 1 and (holder := holders.pop()) in found:
+        if len(holders) == 1 and (holder := holders.pop()) in found and not _words(category) & named:
             found[holder].append(Topic("subject", holder, plain(category)))
     for building in found:
         found[building].append(Topic("named", building, plain(world.name_of(building))))
     return found
+
+
+_WORD = re.compile(r"[a-z]{3,}")
+_PLAIN_WORDS = frozenset({"the", "and", "for", "library", "libraries", "school", "college", "hall", "center", "centre",
+                          "university", "campus", "building", "house", "room", "rooms"})
+"""Words of a library's name that name no subject (the kind of place, not what it holds)."""
+
+
+def _words(text: str) -> set[str]:
+    """The words of ``text`` that could tie it to a library's name, lowercased, a plural's ``s`` dropped."""
+    return {word.removesuffix("s") for word in _WORD.findall(fold(text)) if word not in _PLAIN_WORDS}
 
 
 class Stock:
@@ -259,6 +295,48 @@ class Stock:
         place = libraries(self.world).by_id[building.casefold()]
         return {seat.id for room in place.rooms if room.kind == STUDY
                 for seat in drawn_open(place, room, self.seed, day, self.rules_version)}
+
+    def free_on(self, day: int) -> bool:
+        """Whether some library with a topic has no booking task (nor a stale pair's decoy change) on ``day``."""
+        return any((building, day) not in self.taken for building in self.topics)
+
+    def swapped(self, building: str, day: int, wanted: Sequence[str]) -> dict[str, list[str]]:
+        """Room id -> open seats, for the rooms holding a seat with every ``wanted`` feature: the fitting seats the
+        day's draw opens closed and those it closes opened, every other seat as drawn (empty unless the draw leaves a
+        fitting seat open and one closed: the library shows a fitting seat before the change and after it, as a stale
+        pair's own does)."""
+        drawn = self.drawn_ids(building, day)
+        rooms = [room for room in _study_rooms(self.libraries[building])
+                 if any(_fits(seat, wanted) for seat in room.seats)]
+        states = {seat.id in drawn for room in rooms for seat in room.seats if _fits(seat, wanted)}
+        if states != {True, False}:
+            return {}
+        return {room.id: [seat.id for seat in _distinct(room.seats) if (seat.id in drawn) != _fits(seat, wanted)]
+                for room in rooms}
+
+    def decoyable(self, target: str, day: int, wanted: Sequence[str]) -> int:
+        """How many libraries ``decoys`` would change."""
+        return sum(1 for place in self.places if place.building_id != target
+                   and (place.building_id, day) not in self.taken and self.swapped(place.building_id, day, wanted))
+
+    def decoys(self, rng: random.Random, target: str, day: int,
+               wanted: Sequence[str]) -> list[tuple[str, dict[str, list[str]]]]:
+        """The same swap in ``DECOYS`` other libraries free on ``day`` whose draw leaves a fitting seat open and one
+        closed (each now taken that day), so that which listings changed at a stale pair's execution says little of
+        which library the task means."""
+        order = [place.building_id for place in self.places]
+        found = [(building, shaping) for building in order if building != target and (building, day) not in self.taken
+                 and (shaping := self.swapped(building, day, wanted))]
+        before = [pair for pair in found if order.index(pair[0]) < order.index(target)]
+        after = found[len(before):]
+        ranks = [r for r in range(DECOYS + 1) if r <= len(before) and DECOYS - r <= len(after)]
+        if ranks:  # the task's library as likely to come first, last or anywhere among those changed, in listing order
+            rank = rng.choice(ranks)
+            chosen = rng.sample(before, rank) + rng.sample(after, DECOYS - rank)
+        else:
+            chosen = rng.sample(found, min(DECOYS, len(found)))
+        self.taken.update((building, day) for building, _ in chosen)
+        return chosen
 
     def showing(self, day: int, features: Sequence[str]) -> list[str]:
         """The libraries with a seat having every feature that the seeded draw opens on ``day``."""
@@ -314,8 +392,9 @@ def _pick_seating(stock: Stock, building: str, day: int, rng: random.Random, sta
 
     Up to ``FEATURE_TRIES`` seats with two worded features are tried in a seeded order; the first whose
     features leave a seat open in the library and in at least ``stock.needed`` libraries wins, else the one
-    shown open in most libraries. A stale pair also needs as many fitting seats closed as open (the change
-    at the execution swaps them)."""
+    shown open in most libraries. A stale pair also needs a fitting seat closed (the change at the execution
+    swaps them) and, to count as shown, as many other libraries free that day with one closed (``Stock.decoys``:
+    they change alike)."""
     seats = [(room, seat) for room in _study_rooms(stock.libraries[building]) for seat in _distinct(room.seats)]
     candidates = [seat for _, seat in seats if sum(f in FEATURE_WORDS for f in seat.features) >= 2]
     rng.shuffle(candidates)
@@ -326,11 +405,13 @@ def _pick_seating(stock: Stock, building: str, day: int, rng: random.Random, sta
         fit = [(room, s) for room, s in seats if _fits(s, wanted)]
         opened = [pair for pair in fit if pair[1].id in drawn]
         closed = [pair for pair in fit if pair[1].id not in drawn]
-        if not opened or (stale and len(closed) < len(opened)):
+        if not opened or (stale and not closed):
             continue
         seating = _stale_seating(stock, building, day, wanted, opened, closed, rng) if stale else \
             Seating(tuple(wanted), tuple(opened), rng.choice(opened))
         shown = len(stock.showing(day, wanted))
+        if stale and stock.decoyable(building, day, wanted) < DECOYS:
+            shown = min(shown, stock.needed - 1)
         if shown >= stock.needed:
             return seating
         if best is None or shown > best[0]:
@@ -345,11 +426,8 @@ def _stale_seating(stock: Stock, building: str, day: int, wanted: Sequence[str],
                    closed: Sequence[tuple[Room, Seat]], rng: random.Random) -> Seating:
     """At the execution's release every fitting seat the draw opens closes and every one it closes opens; every
     other seat stays as drawn."""
-    drawn = stock.drawn_ids(building, day)
-    moved = {room.id for room, _ in [*opened, *closed]}
-    shaping = {room.id: [s.id for s in _distinct(room.seats) if (s.id in drawn) != _fits(s, wanted)]
-               for room in _study_rooms(stock.libraries[building]) if room.id in moved}
-    return Seating(tuple(wanted), tuple(closed), rng.choice(closed), rng.choice(opened), shaping)
+    return Seating(tuple(wanted), tuple(closed), rng.choice(closed), rng.choice(opened),
+                   stock.swapped(building, day, wanted))
 
 
 # ------------------------------------------------------------------ one job
@@ -426,7 +504,9 @@ def _duration(rng: random.Random, start: int) -> int:
 
 def _immediate(timeline: Timeline, rng: random.Random, stock: Stock, owner: str, job: str) -> Draft:
     days = range(FIRST_DAY, LAST_DAY + 1)
-    release = timeline.place(rng, _candidates(days, NOW_TIMES if job == "now" else LATER_TIMES), BOOKING_MINUTES, owner)
+    candidates = [t for t in _candidates(days, NOW_TIMES if job == "now" else LATER_TIMES)
+                  if stock.free_on(t // MINUTES_PER_DAY)]
+    release = timeline.place(rng, candidates, BOOKING_MINUTES, owner)
     day, minute = divmod(release, MINUTES_PER_DAY)
     if job == "now":
         start = minute + LEAD
@@ -445,7 +525,9 @@ def _scheduled(
     timeline: Timeline, rng: random.Random, stock: Stock, owner: str, pair: int, same_day: bool, stale: bool
 ) -> list[Draft]:
     deliveries = _candidates(range(FIRST_DAY, LAST_DAY + (1 if same_day else 0)), SAME_DAY_DELIVERY_TIMES if same_day else DELIVERY_TIMES)
-    executions = _same_day_executions if same_day else _later_executions
+    def executions(delivered: int) -> list[int]:
+        times = (_same_day_executions if same_day else _later_executions)(delivered)
+        return [t for t in times if stock.free_on(t // MINUTES_PER_DAY)]
     delivered, at = _place_pair(timeline, rng, deliveries, executions, owner)
     day, minute = divmod(at, MINUTES_PER_DAY)
     topic = stock.topic(rng, day)
@@ -455,6 +537,9 @@ def _scheduled(
     style = rng.choice(("self", "self", "roommate", "counsellor"))
     text = _instruction(rng, style, topic, seating.features, slot, "delivery", at)
     changes = [(at, c) for c in stock.changes(topic.library, day, seating.shaping)]
+    if stale:
+        changes += [(at, c) for building, shaping in stock.decoys(rng, topic.library, day, seating.features)
+                    for c in stock.changes(building, day, shaping)]
     delivery = Draft(delivered, "delivery", pair, text, topic, day, slot, seating, act=at)
     execution = Draft(at, "execution", pair, "", topic, day, slot, seating, tuple(changes))
     return [delivery, execution]

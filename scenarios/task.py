@@ -36,7 +36,8 @@ ARRIVAL_GRACE = 10
 AT_START = "at_start"
 """A ground-truth key of the terms made since 2026-11-29, on every task held at a place with a start after its
 release (a lecture, an in-class exam, a club meeting): what it hands out there is handed out from the start
-(``TaskCard.opens``), and being there means being there at the start, or arriving within the grace. Before, the
+(``TaskCard.opens``), and being there means being there at the start, or on the way then and arriving within the
+grace. Before, the
 text appeared on arrival and the first walk that ended there in time counted: a student that remembered nothing
 and walked from academic building to academic building attended 46-63 of the 128 class sessions of seed 0 at
 ``--scale 0.3`` (the others' buildings passed on the way), where ``diligent`` attended none."""
@@ -229,18 +230,20 @@ def attended(task: Task, state: Any, events: Sequence[Event]) -> bool:
 
 
 def _there_at_start(task: Task, state: Any, walks: Sequence[Walked]) -> bool:
-    """At the place when the task starts (where the last walk that arrived by then ended, no later walk having left
-    before it; where the student was at release when none had), or late, straight there: the first place the student
-    reaches after the start is the task's, within the grace. A student that searched building after building in the
-    grace found the place in about one of eight class sessions (seed 0, ``--scale 0.3``) until only the first stop
-    counted."""
+    """At the place when the task starts, or on the way there then: only walks set out before the start count. The
+    student is where the last of them that arrived by the start ended (where it was at release when none had); one
+    still under way at the start counts if it ends at the place within the grace. A walk set out at the start or later
+    counts for nothing: a student that waited somewhere until the start and, shown nothing, walked on had a second
+    guess (camping at one building and stepping to another attended 77 of seed 0's 160 held tasks at ``--scale 0.3``,
+    where the busiest building holds 51), and hops between the members of a building complex take no minutes."""
     starts = cast(int, task.starts)
-    arrived = [walk for walk in walks if walk.arrive <= starts]
-    later = walks[len(arrived):]
+    before = [walk for walk in walks if walk.depart < starts]
+    arrived = [walk for walk in before if walk.arrive <= starts]
     here = arrived[-1].path[-1] if arrived else walks[0].path[0] if walks else state.geography.location
-    if here == task.required_place and not (later and later[0].depart < starts):
-        return True
-    return bool(later) and later[0].path[-1] == task.required_place and later[0].arrive <= starts + ARRIVAL_GRACE
+    under_way = before[len(arrived):]
+    if not under_way:
+        return here == task.required_place
+    return under_way[0].path[-1] == task.required_place and under_way[0].arrive <= starts + ARRIVAL_GRACE
 
 
 _TERM = msgspec.json.Decoder(Term)
