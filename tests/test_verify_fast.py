@@ -150,7 +150,7 @@ def test_snapshot_check_is_the_hash_comparison(played: tuple[MemoryStore, str, l
         store.put_snapshot(branch, at, good, _sha(good))
 
 
-TAMPERED = "d8a5c8216c00690ece678da457dfa1310646535cf17e559054ff8c1e3bb88d2f"
+TAMPERED = "1f82cdf8d1eddbbbf62fea720e9fb4c9ad6bb9c12c38f326457ed0ad9b8c9d6b"
 """The digest of what verify named for every tampered log below, as the isinstance-chain place checks (before
 ``_PLANS``) named it: the sequence checks decided once per event type must name the same seq, check and text.
 Re-pinned whenever the term changes: computed with that chain's ``replays/verify.py`` (from f96e0b9's parent) put
@@ -159,10 +159,10 @@ lineups, ``1b29984b...`` before the number-alone lecture questions, ``caa01f3d..
 ``4eede9d9...`` before the course steps that need memory, ``507b23eb...`` before the walks whose conditions change
 the route, ``79272957...`` before the tasks held from their start). On the term between those two, two of the
 tampered logs expected a day's start that the chain's verify words without the student's reset place
-(``2fe646f1...``), the seq, check and every other text the same. On today's term four such day starts differ in
-that way, and the chain's verify lets two tampered logs through (a lecture's handed-out text moved or dropped: it
-knows nothing of ``TaskCard.opens``), where today's names the reveal it expected; the other 156 agree in every
-field, so the pin is today's code's."""
+(``2fe646f1...``), the seq, check and every other text the same. On the term of ``d8a5c821...`` four such day
+starts differed in that way, and the chain's verify let two tampered logs through (a lecture's handed-out text moved
+or dropped: it knows nothing of ``TaskCard.opens``); on today's two day starts differ in that way and every other
+finding agrees, so the pin is today's code's."""
 
 
 def test_place_checks_name_what_the_chain_of_checks_named(played: tuple[MemoryStore, str, list[Row]],
