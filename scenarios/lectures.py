@@ -7,7 +7,8 @@
 handbook sessions in one academic building and the norms sessions in another (never the
 dormitory; the location is the building id). The oracle adds one event per session (the
 calendar repeats an event weekly only, so 35 calls). Each session holds two tasks: the
-session's lecture with a question (withheld until the student is in the building) and a
+session's lecture with a question (withheld until the student is in the building, and from the
+session's start only in terms made since 2026-11-29: ``scenarios.task.AT_START``) and a
 second question right after it. Handbook sessions read the Student Handbook, norms sessions the
 Academic Integrity Guidelines (any handbook when a world lacks those titles; a world without
 handbook articles has no regulations tasks).

@@ -37,10 +37,9 @@ AT_START = "at_start"
 """A ground-truth key of the terms made since 2026-11-29, on every task held at a place with a start after its
 release (a lecture, an in-class exam, a club meeting): what it hands out there is handed out from the start
 (``TaskCard.opens``), and being there means being there at the start, or on the way then and arriving within the
-grace. Before, the
-text appeared on arrival and the first walk that ended there in time counted: a student that remembered nothing
-and walked from academic building to academic building attended 46-63 of the 128 class sessions of seed 0 at
-``--scale 0.3`` (the others' buildings passed on the way), where ``diligent`` attended none."""
+grace. Before, the text appeared on arrival and the first walk that ended there in time counted: a student that
+remembered nothing and walked from academic building to academic building attended 46-63 of the 128 class sessions
+of seed 0 at ``--scale 0.3`` (the others' buildings passed on the way), where ``diligent`` attended none."""
 
 EVALUATORS: dict[str, Evaluator] = {}
 TEXT_ANSWERS: set[str] = set()
@@ -211,8 +210,8 @@ def attended(task: Task, state: Any, events: Sequence[Event]) -> bool:
 
     Present at release when the instruction was not withheld (or, for a task with no
     instruction, when the student never walked and ends there); otherwise the first walk
-    that ends at the place must arrive in time. Under ``at_start``: there at the start, or
-    arriving within the grace.
+    that ends at the place must arrive in time. Under ``at_start``: there at the start, or on
+    the way there then and arriving within the grace (``_there_at_start``).
     """
     if not events or not isinstance(events[0], TaskReleased):
         return False

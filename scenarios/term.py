@@ -112,11 +112,13 @@ def held_at_start(tasks: Sequence[Task]) -> list[Task]:
 
 
 def _held(task: Task) -> Task:
-    waits = f"attend:{task.required_place}@{task.starts}"
-    def plan(steps: tuple[str, ...]) -> tuple[str, ...]:
-        return tuple(waits if step == f"goto:{task.required_place}" else step for step in steps)
-    solution, stale = (plan(task.solution), task.stale and plan(task.stale)) if task.instruction else (task.solution, task.stale)
-    return replace(task, ground_truth=task.ground_truth | {AT_START: True}, solution=solution, stale=stale)
+    held = replace(task, ground_truth=task.ground_truth | {AT_START: True})
+    if not task.instruction:  # nothing is handed out: the plans only go there
+        return held
+    go, attend = f"goto:{task.required_place}", f"attend:{task.required_place}@{task.starts}"
+    def waiting(steps: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(attend if step == go else step for step in steps)
+    return replace(held, solution=waiting(task.solution), stale=None if task.stale is None else waiting(task.stale))
 
 
 MAX_SCALE = 10.0
