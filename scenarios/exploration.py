@@ -17,7 +17,9 @@ A quarter of the scheduled challenges are changed by a later message (the target
 their execution is judged on the new route, and their ``stale`` plan walks the old one.
 
 Conditions are drawn only where they change the route (``conditions_matter``): no least-cost walk without them is
-one with them, so a student who ignores them fails.
+one with them, so a student who ignores them fails. A challenge's new target is one where its conditions still
+matter, and where none is the challenge is not changed (it once fell back to any target: ``shortcut`` passed such an
+amended walk with conditions on published seed 9).
 
 Success is judged on the path actually walked during the task: the buildings the student
 walked through must end with one of the task's optimal routes — every walk from the source
@@ -115,8 +117,9 @@ def _amend(ctx: TermContext, rng: random.Random, drafts: list, executions: dict[
             continue
         targets = [b for b in sorted(world.buildings) if b not in old["stops"]]
         rng.shuffle(targets)
-        target = next((b for b in targets if conditions_matter(world, [*old["stops"][:-1], b], old["constraints"])),
-                      targets[0])
+        target = next((b for b in targets if conditions_matter(world, [*old["stops"][:-1], b], old["constraints"])), None)
+        if target is None:  # no new target keeps its conditions from being ignored: the walk stays as it is (the slot
+            continue        # reserved for the message stays empty)
         truth = _truth(world, [*old["stops"][:-1], target], old["constraints"])
         drafts[index] = (at, kind, text, truth, number)
         slot = f"{date_label(at // MINUTES_PER_DAY)}, {clock_label(at)}-{clock_label(at + 60)}"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 
 from campus.agents.scripted import conditioned
@@ -9,7 +11,10 @@ from campus.kernel.schedule import Trigger
 from campus.scenarios import exploration
 from campus.scenarios.context import TermContext
 from campus.scenarios.task import Task
+from campus.scenarios.term import generate_term
 from campus.world.index import WorldIndex
+from campus.world.stulife import load_stulife
+from tests.conftest import SHARED
 from tests.scenario_play import play_tasks, scored
 
 Generated = tuple[list[Task], list[Trigger]]
@@ -47,3 +52,16 @@ def test_a_student_who_ignores_the_conditions_fails_exactly_the_walks_that_have_
     assert all(oracle[task.id].outcome == "success" for task in scored(tasks))
     assert {task.id for task in _walks(tasks) if shortcut[task.id].outcome == "failure"} == {
         task.id for task in _walks(tasks) if conditioned(task)}
+
+
+@pytest.mark.skipif(not (SHARED / "stulife" / "campus_data.json").is_file(), reason="the published StuLife data is absent")
+def test_an_amended_walk_keeps_conditions_that_matter() -> None:
+    """A challenge's new target once fell back to any building when none kept its conditions from being ignored:
+    ``shortcut`` passed exploration-081 of the published campus, seed 9. Now such a challenge is not changed."""
+    world = WorldIndex(load_stulife(SHARED / "stulife")[0])
+    amended = [task for task in generate_term(world, 9).tasks
+               if task.scenario == exploration.SCENARIO and task.stale is not None and conditioned(task)]
+    assert len(amended) >= 3
+    for task in amended:
+        constraints = ast.literal_eval(task.solution[1].split("constraints=", 1)[1].removesuffix(")"))
+        assert exploration.conditions_matter(world, task.ground_truth["stops"], constraints), task.id
