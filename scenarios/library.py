@@ -105,7 +105,8 @@ DECOYS = 4
 takes for the day is one neither the disruptions nor the day's other library tasks can have, and taking as many as
 must show a fitting seat crowded the published campus (seed 0 had 27 disruption tasks fewer, seed 1 no longer
 fitted). They are drawn so that the task's library is as likely to come first, last or anywhere among the changed ones
-in the order the libraries are listed: drawn evenly, it came first in about half of the stale executions of seeds 1-3
+in the order the libraries are listed, as far as there are libraries to draw before and after it (the first library
+listed is always first): drawn evenly, it came first in about half of the stale executions of seeds 1-3
 at ``--scale 0.3`` (the libraries holding the catalogue's books have the lower ids), and a student booking at the
 first library whose listing had changed passed 15 of 40 (seeds 0-3 and the published campus)."""
 
@@ -330,7 +331,7 @@ class Stock:
         before = [pair for pair in found if order.index(pair[0]) < order.index(target)]
         after = found[len(before):]
         ranks = [r for r in range(DECOYS + 1) if r <= len(before) and DECOYS - r <= len(after)]
-        if ranks:  # the task's library as likely to come first, last or anywhere among those changed, in listing order
+        if ranks:  # the task's library as likely anywhere among those changed, in listing order, as the others allow
             rank = rng.choice(ranks)
             chosen = rng.sample(before, rank) + rng.sample(after, DECOYS - rank)
         else:
