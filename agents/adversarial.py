@@ -306,6 +306,8 @@ checksum, so not by its letter), or the one implying the smallest reading (readi
 the one whose implied reading the most other statements so far back (``pooled_rememberer``)."""
 _TAUGHT = re.compile(r"the (\w+) value of an article, take (the .+?) and add (\d+)\.")
 _USED_TO = re.compile(r"change to the (\w+) Protocol.*?The amount added used to be (\d+)", re.DOTALL)
+_FAMILY_OF = {family.reading: key for key, family in FAMILIES.items()}
+"""How a lecture words each family's reading -> the family."""
 Cue = tuple[str, str, str]
 """(book, article id, family): what a statement tells of an article's reading to a student who reads no article."""
 
@@ -313,10 +315,9 @@ Cue = tuple[str, str, str]
 def _taught(text: str, rules: dict[str, tuple[str, int]], stated: dict[str, set[int]]) -> None:
     """Keep each rule ``text`` teaches (``rules``: protocol -> (family, parameter), the latest one) and every parameter
     a lecture ever stated of the protocol, an old one a revision names included (``stated``)."""
-    families = {family.reading: key for key, family in FAMILIES.items()}
     for protocol, reading, k in _TAUGHT.findall(text):
-        if reading in families:
-            rules[protocol] = (families[reading], int(k))
+        if reading in _FAMILY_OF:
+            rules[protocol] = (_FAMILY_OF[reading], int(k))
             stated.setdefault(protocol, set()).add(int(k))
     for protocol, old in _USED_TO.findall(text):
         stated.setdefault(protocol, set()).add(int(old))

@@ -27,7 +27,7 @@ from campus.kernel.agent import AgentView, Reply
 from campus.kernel.clock import MINUTES_PER_DAY, date_label, parse_moment
 from campus.kernel.runner import OPENS
 
-from campus.agents.plans import FINISH, Plan, action, replay_turns
+from campus.agents.plans import FINISH, Plan, action, replay_turns, told_time
 from campus.agents.reader import carry_out, go_to, later, note_for_later, understood
 
 DUE_BEFORE = 60
@@ -40,7 +40,6 @@ _BUILDING = re.compile(r"\b([A-Z]\d{3})\b")
 _HEADER = re.compile(rf"^(?:Current (?:date|time): |{re.escape(OPENS)}).*$", re.MULTILINE)
 _DUE = re.compile(rf"^{re.escape(OPENS)}(\d\d):(\d\d)", re.MULTILINE)
 _LISTED = re.compile(r"^- .+? \(([A-Z]\d{3})\): ", re.MULTILINE)
-_IT_IS = re.compile(r"\bIt is (Week \d+, \w+ \d\d:\d\d)\.")
 
 
 @dataclass(frozen=True)
@@ -172,8 +171,8 @@ def _revealed(seen: str) -> str:
 
 def _clock(seen: str, otherwise: int) -> int:
     """The simulated minute a walk's result says it is (``otherwise`` when it says none: no walk was needed)."""
-    found = _IT_IS.search(seen)
-    return parse_moment(found.group(1)) if found else otherwise
+    told = told_time(seen)
+    return otherwise if told is None else told
 
 
 def due_entry(schedule: str, minute: int) -> tuple[int, str | None, str] | None:

@@ -46,6 +46,12 @@ many."""
 _IT_IS = re.compile(r"\bIt is (Week \d+, \w+ \d\d:\d\d)\.")
 
 
+def told_time(seen: str) -> int | None:
+    """The simulated minute a result says it is ("... It is Week 3, Monday 09:31."; a walk's does), if it says."""
+    found = _IT_IS.search(seen)
+    return parse_moment(found.group(1)) if found else None
+
+
 def action(call: str) -> str:
     return f"<action>Action: {call}</action>"
 
@@ -100,8 +106,8 @@ def _attend(building: str, at: str, world: WorldIndex) -> Plan:
         return
     if here.group(1) != building:
         seen = yield walk_action(world.route(here.group(1), building, {}).path)
-        told = _IT_IS.search(seen or "")
-        early = int(at) - parse_moment(told.group(1)) if told else 0
+        told = told_time(seen or "")
+        early = int(at) - told if told is not None else 0
         if early > 0:
             yield action(f"calendar.wait(minutes={early})")
         return

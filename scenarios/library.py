@@ -34,9 +34,10 @@ Before (terms whose booking part has no ``anywhere``): one change per study area
 exactly one seat of the library fit and opened other seats with chance 0.5 (the draw's is 0.6), and
 only the library's own bookings were judged. A student who never looked the library up passed 84 of
 90 tasks (scale 0.3, generated seeds 0 and 1 and the published campus, seed 0) by booking where
-the open share was lowest and exactly one seat fitted; on the same seeds' terms made now it passes 2
-of 90, where a library drawn uniformly among those showing a fitting seat would pass 8 (the term
-audit holds ``libguess``, which books in the library showing fewest fitting seats, to that).
+the open share was lowest and exactly one seat fitted; on the same seeds' terms made by the first
+version of this design (before the decoys and the topic filter below) it passed 2 of 90, where a
+library drawn uniformly among those showing a fitting seat would pass 8 (the term audit holds
+``libguess``, which books in the library showing fewest fitting seats, to that).
 
 Ground truth: a ``booking`` part (library, date, time slot, ``seat_ids``: every fitting seat open
 when the task is released) made in this task and judged on the task's last booking of all, in any
@@ -55,7 +56,7 @@ that many): changed only in the task's library, a student who noted every librar
 delivery and booked where it had changed passed 24 of 24 stale executions (generated seeds 0 and 1,
 the published campus, ``--scale 0.3``; a second red-team); now 4 of 40 (seeds 0-3 and the published
 campus; at most one in five by design), where a library drawn among those showing a fitting seat
-passes 3.6.
+passes 3.7.
 
 Flags: execution tasks are long-term, self-motivated commitments (the paper's 50 LTM and
 50 SM); delivery tasks are delivery-only; immediate tasks have neither. At scale 1 there
