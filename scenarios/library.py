@@ -102,10 +102,11 @@ FEATURE_TRIES = 60
 """Seats of the library whose features are tried as the request (``_pick_seating``)."""
 
 DECOYS = 4
-"""Other libraries changed alike at a stale pair's execution, drawn evenly (``Stock.decoys``): a library a decoy change
-takes for the day is one neither the disruptions nor the day's other library tasks can have, and taking as many as
-must show a fitting seat crowded the published campus (seed 0 had 27 disruption tasks fewer, seed 1 no longer
-fitted). They are drawn so that the task's library is as likely to come first, last or anywhere among the changed ones
+"""Other libraries changed alike at a stale pair's execution (``Stock.decoys``): a library a decoy change takes for the
+day is one neither the disruptions nor the day's other library tasks can have, so they are drawn among the libraries
+the disruptions cannot use (one study area) where there are enough of them. Taking as many as must show a fitting
+seat crowded the published campus (seed 0 had 27 disruption tasks fewer, seed 1 no longer fitted), and four drawn
+among all its libraries still took seed 0 thirteen draws and a thinning. They are drawn so that the task's library is as likely to come first, last or anywhere among the changed ones
 in the order the libraries are listed, as far as there are libraries to draw before and after it (the first library
 listed is always first): drawn evenly, it came first in about half of the stale executions of seeds 1-3
 at ``--scale 0.3`` (the libraries holding the catalogue's books have the lower ids), and a student booking at the
@@ -257,6 +258,8 @@ class Stock:
         self.topics = _topics(world)
         self.libraries = {lib.building_id: lib for lib in world.world.libraries}
         self.taken: set[tuple[str, int]] = set()
+        self.full: set[int] = set()
+        """Days on which every library with a topic is taken (``take``)."""
         self.seed = seed
         self.rules_version = rules_version
         self.places = [place for place in libraries(world).places
@@ -278,7 +281,7 @@ class Stock:
         building = rng.choice(having)
         found = self.topics[building]
         topic = rng.choice([t for t in found if t.kind == kind] or found)
-        self.taken.add((building, day))
+        self.take(building, day)
         return topic
 
     def changes(self, building: str, day: int, shaping: dict[str, list[str]]) -> list[SeatAvailability]:
@@ -300,21 +303,27 @@ class Stock:
 
     def free_on(self, day: int) -> bool:
         """Whether some library with a topic has no booking task (nor a stale pair's decoy change) on ``day``."""
-        return any((building, day) not in self.taken for building in self.topics)
+        return day not in self.full
+
+    def take(self, building: str, day: int) -> None:
+        """The library hosts a booking task (or a decoy change) on ``day``: no other task gets it that day."""
+        self.taken.add((building, day))
+        if all((other, day) in self.taken for other in self.topics):
+            self.full.add(day)
 
     def swapped(self, building: str, day: int, wanted: Sequence[str]) -> dict[str, list[str]]:
         """Room id -> open seats, for the rooms holding a seat with every ``wanted`` feature: the fitting seats the
         day's draw opens closed and those it closes opened, every other seat as drawn (empty unless the draw leaves a
         fitting seat open and one closed: the library shows a fitting seat before the change and after it, as a stale
         pair's own does)."""
+        place = libraries(self.world).by_id[building.casefold()]
         drawn = self.drawn_ids(building, day)
-        rooms = [room for room in _study_rooms(self.libraries[building])
-                 if any(_fits(seat, wanted) for seat in room.seats)]
-        states = {seat.id in drawn for room in rooms for seat in room.seats if _fits(seat, wanted)}
-        if states != {True, False}:
+        fitting = {id(room): ids for room in place.rooms if room.kind == STUDY and room.seats
+                   and (ids := place.with_all(room, frozenset(wanted)))}
+        if {seat in drawn for ids in fitting.values() for seat in ids} != {True, False}:
             return {}
-        return {room.id: [seat.id for seat in _distinct(room.seats) if (seat.id in drawn) != _fits(seat, wanted)]
-                for room in rooms}
+        return {room.id: [seat.id for seat in place.distinct[id(room)] if (seat.id in drawn) != (seat.id in fitting[id(room)])]
+                for room in place.rooms if id(room) in fitting}
 
     def decoyable(self, target: str, day: int, wanted: Sequence[str]) -> int:
         """How many libraries ``decoys`` would change."""
@@ -327,8 +336,10 @@ class Stock:
         closed (each now taken that day), so that which listings changed at a stale pair's execution says little of
         which library the task means."""
         order = [place.building_id for place in self.places]
-        found = [(building, shaping) for building in order if building != target and (building, day) not in self.taken
-                 and (shaping := self.swapped(building, day, wanted))]
+        eligible = [(place, shaping) for place in self.places if place.building_id != target
+                    and (place.building_id, day) not in self.taken and (shaping := self.swapped(place.building_id, day, wanted))]
+        quiet = [pair for pair in eligible if not _disruptable(pair[0])]
+        found = [(place.building_id, shaping) for place, shaping in (quiet if len(quiet) >= DECOYS else eligible)]
         before = [pair for pair in found if order.index(pair[0]) < order.index(target)]
         after = found[len(before):]
         ranks = [r for r in range(DECOYS + 1) if r <= len(before) and DECOYS - r <= len(after)]
@@ -337,12 +348,18 @@ class Stock:
             chosen = rng.sample(before, rank) + rng.sample(after, DECOYS - rank)
         else:
             chosen = rng.sample(found, min(DECOYS, len(found)))
-        self.taken.update((building, day) for building, _ in chosen)
+        for building, _ in chosen:
+            self.take(building, day)
         return chosen
 
     def showing(self, day: int, features: Sequence[str]) -> list[str]:
         """The libraries with a seat having every feature that the seeded draw opens on ``day``."""
         return showing(self.places, self.seed, self.rules_version, day, features)
+
+
+def _disruptable(place: Place) -> bool:
+    """Whether the disruptions can use the library (``scenarios.disruptions``: two study areas or more)."""
+    return sum(room.kind == STUDY for room in place.rooms) >= 2
 
 
 def showing(places: Sequence[Place], seed: int, rules_version: int, day: int, features: Sequence[str]) -> list[str]:
