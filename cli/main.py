@@ -36,6 +36,7 @@ from campus.cli.probe import probe as probe_command
 from campus.scenarios.rounds import DEFAULT_ROUND_LIMIT
 
 if TYPE_CHECKING:
+    from campus.replays.provenance import Provenance
     from campus.scenarios.play import Run, RunSpec
     from campus.scenarios.task import Term
     from campus.world.index import WorldIndex
@@ -394,17 +395,35 @@ def verify_command(
     signed_by: str = typer.Option(None, "--signed-by", metavar="PUBKEY",
                                   help="Also require a stored signature by this Ed25519 public key (PEM) over exactly this "
                                        "run's head: who produced it (see 'campus export --sign', 'campus keygen')."),
+    origin: bool = typer.Option(True, "--provenance/--no-provenance",
+                                help="Also make the run's world and term again from their names (a generated world's "
+                                     "seed, a term's seed, scale and families, the run's rules) and compare: a run on "
+                                     "an edited term verifies against its own term, and only this says it is not the "
+                                     "term it is named after. About a second for a full term."),
+    published: str = typer.Option(None, "--world", metavar="stulife:DIR",
+                                  help="The published StuLife data, to compare a run's published world with."),
+    strict: bool = typer.Option(False, "--strict", help="Exit 1 unless the world and the term are both reproduced "
+                                                        "(for a reviewer checking a reported run)."),
     as_json: bool = JSON,
 ) -> None:
-    """Check the hash chain, re-execute every tool call and re-judge every task. Exit 1 on the first mismatch."""
+    """Check the hash chain, re-execute every tool call and re-judge every task. Exit 1 on the first mismatch.
+
+    Then, by default, say whether this campus makes the run's world and term from their names (provenance): the log
+    can be faithful to a term someone edited.
+    """
     import msgspec
+    from campus.replays.provenance import run_provenance
     from campus.replays.signing import check_signed, public_key
     from campus.replays.verify import verify
     from campus.scenarios.play import open_run
 
     from campus.lab.prompt_check import check_prompts
 
+    if strict and not origin:
+        fail("--strict needs the provenance check; leave out --no-provenance")
+    data = _published_world(published) if published is not None else None
     unsigned: str | None = None
+    found: Provenance | None = None
     with open_db(db, read_only=True) as store:
         key = public_key(signed_by) if signed_by is not None else None
         current = open_run(store, run_id)
@@ -413,13 +432,18 @@ def verify_command(
         if key is not None and report.ok:
             unsigned = check_signed(current, key)
         prompts = check_prompts(current) if deep and report.ok else None
+        if origin and report.ok:
+            found = run_provenance(current, data)
     if as_json:
         emit_json(msgspec.to_builtins(report) | ({"signed_by": signed_by, "signed": unsigned is None} if signed_by is not None else {})
-                  | ({"prompts": asdict(prompts)} if prompts else {}))
+                  | ({"prompts": asdict(prompts)} if prompts else {})
+                  | ({"provenance": msgspec.to_builtins(found) | {"reproduced": found.reproduced}} if found else {}))
     elif report.ok:
         out.print(f"[green]verified[/] {escape(report.run)}: {report.events} events, {report.tool_calls} tool calls "
                   f"re-executed, {report.tasks_judged} tasks re-judged in {report.seconds:.3f}s"
                   + ("" if signed_by is None or unsigned else f"; its head is signed by {escape(signed_by)}"), markup=True)
+        if found is not None:
+            _print_provenance(found)
         if prompts is not None and prompts.mismatch is None and prompts.skipped is None:
             out.print(f"{prompts.checked} model requests rebuilt from the log and the agent spec match their recorded hashes",
                       highlight=False)
@@ -437,6 +461,34 @@ def verify_command(
         err.print(f"[bold red]prompt mismatch[/] in {escape(run_id)}: {escape(prompts.mismatch)}", markup=True, highlight=False)
     if not report.ok or unsigned or (prompts is not None and prompts.mismatch is not None):
         raise typer.Exit(1)
+    if strict and found is not None and not found.reproduced:
+        err.print("[bold red]not reproduced[/]: --strict asks for a world and a term this campus makes from their names",
+                  markup=True, highlight=False)
+        raise typer.Exit(1)
+
+
+_SHOWN = {"reproduced": "green", "differs": "bold red", "unchecked": "yellow"}
+
+
+def _print_provenance(found: Provenance) -> None:
+    """The provenance of a verified run, a line for its world and one for its term."""
+    for part, origin in (("world", found.world), ("term", found.term)):
+        out.print(f"{part}: [{_SHOWN[origin.verdict]}]{origin.verdict}[/] ({escape(origin.detail)})", markup=True,
+                  highlight=False)
+    if found.command is not None:
+        out.print(f"the same world and term: campus run {found.command}", highlight=False)
+    elif found.term.verdict == "differs":
+        out.print("the log is faithful to the term stored with it, but that term is not the one its name says: its "
+                  "scores are not figures of that term", highlight=False)
+
+
+def _published_world(source: str) -> World:
+    """The StuLife world of ``--world stulife:DIR``."""
+    kind, _, directory = source.partition(":")
+    if kind != "stulife" or not directory:
+        fail(f"--world takes stulife:DIR (the published data), got {source!r}: a generated world is made again from "
+             "its seed without it")
+    return _import_stulife(directory)[0]
 
 
 def _said(verdict: Any) -> str:
@@ -887,7 +939,7 @@ def world_generate(
 @term_app.command("generate")
 def term_generate(
     seed: int = seed_option("Seed for the world (if generated) and the term."),
-    scale: float = typer.Option(1.0, "--scale", help="Task counts relative to the paper's (at 1.0 the default term has 1,685 tasks; 1,313 without its disruptions and busy days)."),
+    scale: float = typer.Option(1.0, "--scale", help="Task counts relative to the paper's (at 1.0 the default term has 1,689 tasks; 1,314 without its disruptions and busy days)."),
     world_source: str = typer.Option(None, "--world", metavar="SOURCE", help="'generated' (default) or 'stulife:DIR'."),
     disruptions: bool = typer.Option(True, "--disruptions/--no-disruptions", help=DISRUPTIONS_HELP),
     busy_days: bool = typer.Option(True, "--busy-days/--no-busy-days", help=BUSY_HELP),
