@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 
 import pytest
+import typer
 
 from campus.agents import make_agent
+from campus.cli.main import term_app
 from campus.events import (AdvisorAvailability, CalendarEntry, CalendarTime, Popularity, SeatAvailability, WorldChange, canonical,
                            content_hash)
 from campus.kernel.schedule import Trigger
@@ -100,6 +102,9 @@ def test_the_default_term_is_unchanged(world, term) -> None:
     assert (kinds.count(SeatAvailability), kinds.count(Popularity), kinds.count(AdvisorAvailability)) == (232, 166, 30)
     plain = generate_term(world, 0, disruptions=False, busy=False)
     assert plain.hash == PLAIN_TERM_HASH
+    scale_help = next(param.help for param in typer.main.get_command(term_app).commands["generate"].params
+                      if param.name == "scale")
+    assert f"the default term has {len(term.tasks):,} tasks; {len(plain.tasks):,} without" in str(scale_help)
     kinds = [type(trigger.change) for trigger in plain.world_changes]
     assert (kinds.count(SeatAvailability), kinds.count(Popularity), kinds.count(AdvisorAvailability)) == (223, 157, 30)
     assert len(term.rules) == 720 and sum(task.scenario == "disruptions" for task in term.tasks) == 360
