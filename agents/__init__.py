@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 CONTROLS = ("noop", "stateless", "diligent")
 """Controls of the metrics: they see only what any agent sees (``agents/controls.py``)."""
-ADVERSARIAL = ("testwise", "optionsonly", "dawdler", "absent", "canvasser", "memoryless", "sweeper", "libguess")
+ADVERSARIAL = ("testwise", "optionsonly", "dawdler", "absent", "canvasser", "memoryless", "sweeper", "libguess", "dodger")
 DISRUPTION_CONTROLS = ("abstainer", "optimist", "hedger", "hasty")
 BUSY_CONTROLS = ("guesser", "sprayer", "fifo", "claimer", "learner", "forgetful")
 BUILTIN = ("oracle", *CONTROLS, "stale", "smearer", "shortcut", *ADVERSARIAL, *DISRUPTION_CONTROLS, *BUSY_CONTROLS)
@@ -31,6 +31,7 @@ def make_agent(name: str, term: Term, world: WorldIndex) -> Agent:
     from campus.agents.adversarial import AbsentAgent, CanvasserAgent, DawdlerAgent, OptionsOnlyAgent, TestwiseAgent
     from campus.agents.busy import ClaimerAgent, FifoAgent, ForgetfulAgent, GuesserAgent, LearnerAgent, SprayerAgent
     from campus.agents.controls import DiligentAgent, StatelessAgent, SweeperAgent
+    from campus.agents.dodger import Dodger
     from campus.agents.library_guess import LibraryGuesser
     from campus.agents.memoryless import MemorylessAgent
     from campus.agents.noop import NoopAgent
@@ -38,7 +39,8 @@ def make_agent(name: str, term: Term, world: WorldIndex) -> Agent:
     from campus.agents.scripted import AbstainerAgent, HastyAgent, HedgerAgent, OptimistAgent, ShortcutAgent, SmearerAgent, StaleAgent
 
     controls: dict[str, Callable[[], Agent]] = {"noop": NoopAgent, "stateless": StatelessAgent, "diligent": DiligentAgent,
-                                                "sweeper": SweeperAgent, "libguess": LibraryGuesser}
+                                                "sweeper": SweeperAgent, "libguess": LibraryGuesser,
+                                                "dodger": Dodger}
     if name in controls:
         return controls[name]()
     kinds: dict[str, Callable[[Term, WorldIndex], Agent]] = {

@@ -2,7 +2,7 @@
 
 - a built-in name (``oracle``, the controls ``noop``, ``stateless``, ``diligent``, ``stale``, the
   adversaries ``testwise``, ``optionsonly``, ``dawdler``, ``absent``, ``libguess`` (library seats booked without
-  looking the library up), and the disruption controls ``abstainer``, ``optimist``; ``agents.BUILTIN``);
+  looking the library up), ``dodger`` (disruption tasks met by booking around the plan without looking), and the disruption controls ``abstainer``, ``optimist``; ``agents.BUILTIN``);
 - ``llm``, ``llm:PROVIDER/MODEL`` or ``llm:model=...;mode=...;...`` (``LLMConfig``'s spec): a chat model over the
   OpenAI protocol. Options given now override the spec, which overrides the environment; the
   run records the resulting spec (never the key), so resuming and forking rebuild the same agent;

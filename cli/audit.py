@@ -94,7 +94,8 @@ def _pct(value: float) -> str:
 
 def _print(summary: dict[str, Any], world: str) -> None:
     from campus.agents.adversarial import OPTION_GUESSES, POOLED_GUESSES, REMEMBERED_GUESSES
-    from campus.lab.audit import AGENTS, GUESSERS, LEARNED_CEILING, LEARNED_COUNT_CEILING, PROBE_GUESSES
+    from campus.lab.audit import (AGENTS, DODGE_GUESS, GUESSERS, LEARNED_CEILING, LEARNED_COUNT_CEILING, LIBRARY_GUESS,
+                                  PROBE_GUESSES, RECALL_GUESS)
     from campus.scenarios.busy_days import BUSY_CONTROLS
 
     seeds = summary["seeds"]
@@ -119,6 +120,12 @@ def _print(summary: dict[str, Any], world: str) -> None:
         what = "memory-probe guesses" if name in PROBE_GUESSES else "long-term questions"
         out.print(f"{name}: {g['right']}/{g['questions']} {what} right = {_pct(g['accuracy'])} % "
                   f"(95 % interval {_pct(g['low'])}-{_pct(g['high'])}), chance {_pct(g['chance'])} %", highlight=False)
+    for name, what in ((RECALL_GUESS, "long-term course steps right"), (LIBRARY_GUESS, "library tasks passed"),
+                       (DODGE_GUESS, "passed")):
+        g = summary["guessing"][name]
+        if g["questions"]:
+            out.print(f"{name}: {g['right']}/{g['questions']} {what} = {_pct(g['accuracy'])} % (95 % interval "
+                      f"{_pct(g['low'])}-{_pct(g['high'])}), chance {_pct(g['chance'])} %", highlight=False)
     learned = summary["learned_lists"]
     out.print(f"week summaries answered with another seed's lists of the week: mean F1 {learned['mean_f1']:.3f} "
               f"(largest {learned['max_f1']:.2f}) over {learned['probes']:g} (at most {LEARNED_CEILING:g})"

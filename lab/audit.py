@@ -44,6 +44,10 @@ success per scenario and the headline metrics. Over all seeds it checks:
   Study task means, books a fitting seat in the library listing fewest): passes library booking tasks no more often
   than picking one of the libraries that show a fitting seat that day, uniformly, would
   (``scenarios.library.libraries_showing``), by the test the guessers are held to;
+- **dodger** (``agents/dodger.py``: sees only what any agent sees; on a disruption task books around the plan from
+  the next day's listing, never looking at the task's date nor again after booking): passes solvable disruption tasks
+  no more often than a fitting seat of the way out's library drawn evenly would (``way_out_chance``), by the test the
+  guessers are held to;
 - **disruption controls** (a term with disruption tasks): ``stale`` fails every disruption task, and so does
   ``hedger`` (the plan in the instruction moved to the other end of the evening, never looking) and ``hasty``
   (reporting every one infeasible at once, naming what the text names of what blocks it),
@@ -80,7 +84,7 @@ from campus.kernel.store import open_store
 from campus.lab.probing import log_prefix, probe_points
 from campus.lab.workers import interrupts_ignored
 from campus.events import RULES_VERSION
-from campus.scenarios.disruptions import SCENARIO as DISRUPTIONS
+from campus.scenarios.disruptions import SCENARIO as DISRUPTIONS, way_out_chance
 from campus.scenarios.library import SCENARIO as LIBRARY, libraries_showing
 from campus.scenarios.busy_days import BUSY_CONTROLS, busy_metrics, unexpected
 from campus.agents.memoryless import MemorylessAgent
@@ -113,6 +117,10 @@ SWEEPER = "sweeper"
 SMEARED = ("club_activity", "academic_activity")
 """The scenarios whose tasks with a stale plan ``smearer`` must fail (``agents/scripted.py``)."""
 LIBGUESS = "libguess"
+DODGER = "dodger"
+DODGE_GUESS = "dodger: solvable disruption tasks"
+"""``dodger``'s passes on the solvable disruption tasks, held to the chance that a fitting seat of the library the way
+out is in, drawn evenly, is the way out (``scenarios.disruptions.way_out_chance``)."""
 LIBRARY_GUESS = "libguess: library booking tasks"
 """``libguess``'s passes on the scored Library Study tasks, held to the chance of a library drawn uniformly among those
 showing a seat with every requested feature (``_library_guesses``)."""
@@ -216,7 +224,7 @@ def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = T
              and task.solution[-1].startswith("answer:") and _OPTION.search(task.instruction)]
     questions = {task.id: 1 / len(_OPTION.findall(task.instruction)) for task in asked}
     result.guesses |= _option_guesses(asked, questions) | _pooled_guesses(world, term, asked, questions)
-    controls = (DISRUPTION_CONTROLS if solvable else ()) + ((*BUSY_CONTROLS, *LEARNERS) if busy else ())
+    controls = ((*DISRUPTION_CONTROLS, DODGER) if solvable else ()) + ((*BUSY_CONTROLS, *LEARNERS) if busy else ())
     result.guesses[RECALL_GUESS], result.unrecalled = _recalled(world, term)
     for name in (*AGENTS, CANVASSER, SMEARER, SHORTCUT, SWEEPER, LIBGUESS, *controls):
         store = open_store(None)
@@ -224,7 +232,7 @@ def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = T
                                        busy_days=busy), (world, term))
         run.session(make_agent(name, term, world)).run()
         ended = run.ended_tasks()
-        if solvable and name not in (*BUSY_CONTROLS, *LEARNERS):
+        if solvable and name not in (*BUSY_CONTROLS, *LEARNERS, DODGER):
             result.disrupted[name] = _disrupted(ended, solvable)
         if busy and name in ("oracle", *BUSY_CONTROLS):
             result.busy[name] = unexpected(term, name, {e.task_id: e.marks for e in ended})
@@ -244,7 +252,10 @@ def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = T
                               and term.by_id[e.task_id].scenario in SMEARED]
         if name == LIBGUESS:
             result.guesses[LIBRARY_GUESS] = _library_guesses(world, term, ended)
-        if name in (CANVASSER, SMEARER, SHORTCUT, SWEEPER, LIBGUESS, *DISRUPTION_CONTROLS, *BUSY_CONTROLS, *LEARNERS):
+        if name == DODGER:
+            result.guesses[DODGE_GUESS] = _dodges(world, term, ended)
+        if name in (CANVASSER, SMEARER, SHORTCUT, SWEEPER, LIBGUESS, DODGER, *DISRUPTION_CONTROLS, *BUSY_CONTROLS,
+                    *LEARNERS):
             continue
         card = scorecard(term, ended)
         result.headline[name] = {"stugpa": card["stugpa"]["total"], "ltrr": card["ltrr"] or 0.0,
@@ -457,6 +468,14 @@ def _library_guesses(world: WorldIndex, term: Term, ended: Sequence[Any]) -> tup
     return sum(task.id in passed for task in asked), len(asked), chance
 
 
+def _dodges(world: WorldIndex, term: Term, ended: Sequence[Any]) -> tuple[int, int, float]:
+    """``(passed, asked, chance summed)`` over the solvable disruption tasks (``way_out_chance`` each)."""
+    passed = {e.task_id for e in ended if e.outcome == "success"}
+    asked = [task for task in term.tasks if task.scenario == DISRUPTIONS and task.ground_truth["solvable"]]
+    chance = sum(way_out_chance(world, term.seed, RULES_VERSION, task) for task in asked)
+    return sum(task.id in passed for task in asked), len(asked), chance
+
+
 def _canvassed(term: Term, ended: Sequence[Any]) -> list[str]:
     """The scored tasks judged otherwise than they must be for ``canvasser``: failed with no email to send and no
     prerequisite that had one (it is the oracle there), or passed with one (it also wrote to two others)."""
@@ -600,7 +619,7 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
         violations += [f"seed {r.seed}: {what.format(len(wrong))}, e.g. {wrong[0]}" for what, wrong in wrong_lists if wrong]
     guessing: dict[str, dict[str, float]] = {}
     for name in (*GUESSERS, *OPTION_GUESSES, *POOLED_GUESSES, *REMEMBERED_GUESSES, *PROBE_GUESSES, RECALL_GUESS,
-                 LIBRARY_GUESS):
+                 LIBRARY_GUESS, DODGE_GUESS):
         guesses = [r.guesses.get(name, (0, 0, 0.0)) for r in played]
         right, asked = sum(g[0] for g in guesses), sum(g[1] for g in guesses)
         chance = sum(g[2] for g in guesses) / asked if asked else 0.0
@@ -609,7 +628,8 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
                           "chance": chance, "low": low, "high": high}
         if asked and low > chance + CHANCE_MARGIN:
             what = ("guesses at memory probes right" if name in PROBE_GUESSES else "long-term steps right"
-                    if name == RECALL_GUESS else "passed" if name == LIBRARY_GUESS else "long-term questions right")
+                    if name == RECALL_GUESS else "passed" if name in (LIBRARY_GUESS, DODGE_GUESS)
+                    else "long-term questions right")
             violations.append(f"{name}: {right}/{asked} {what}, above chance {chance:.1%} + 5 points")
     learned = learned_lists(played)
     if learned["probes"] and learned["mean_f1"] > LEARNED_CEILING:

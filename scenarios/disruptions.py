@@ -33,6 +33,11 @@ after the task is shown. Its report passes only if every entity it names is one 
 (``judge_diagnosed``: a room by id, name or both, alone or after its library; a seat's id; a walkway's two
 buildings); terms made before that are judged by ``judge``, which wanted the blocking class among those named.
 
+A solvable disruption leaves one way out: with its change, every other seat of the goal's library (the fallback
+library for ST2) open that date with the goal's feature loses it, and the way out (its seat, or the planned one where
+only the route breaks) is drawn evenly among the fitting seats, so only a look at the task's date after the change
+finds it (``_swept``, ``_alternative``; terms made before keep their rules).
+
 A disruption lasts while its task is open: a second rule undoes it when the task ends (after
 the judge has read the state), and no other task reads or books that library on that date, so
 no other task sees it. Walking tasks start at 06:05 and end with ``route:`` (the map's route
@@ -65,7 +70,7 @@ from campus.events import (
     WorldChanged,
     walkway_key,
 )
-from campus.kernel.clock import MINUTES_PER_DAY, date_label, day_of
+from campus.kernel.clock import MINUTES_PER_DAY, date_label, day_of, parse_moment
 from campus.kernel.triggers import SUB_TYPES, AfterOpen, OnEvent, OnRead, Rule, SubType, TaskIs, entity
 from campus.scenarios.context import TermContext
 from campus.kernel.schedule import Trigger
@@ -272,7 +277,7 @@ def _build(ctx: TermContext, rng: random.Random, task_id: str, sub_type: str, le
         blockers = rooms
     elif sub_type == "T2":
         windows = [(18 * 60, 20 * 60), (20 * 60, 22 * 60)]
-        other = others[0]
+        other = _alternative(ctx, task_id, others)
         planned = [(room, seat, 18 * 60), (room, seat, 20 * 60)]
         if impossible:
             mut = [hours(r, "21:30-22:00") for r in rooms]
@@ -288,30 +293,33 @@ def _build(ctx: TermContext, rng: random.Random, task_id: str, sub_type: str, le
         blockers = rooms
     elif sub_type in ("S1", "ST2"):
         mut = [close(r) for r in rooms] if impossible or sub_type == "ST2" else [close(room.id)]
-        alts = [(others[0][0], others[0][1], EVENING[0])]
+        alt = _alternative(ctx, task_id, others)
+        alts = [(alt[0], alt[1], EVENING[0])]
         blockers = rooms
         if sub_type == "ST2":
             other_lib = _other_library(ctx, place, feature, day, taken)
             if other_lib is None:
                 return None
+            fallback, seats = other_lib
             if impossible:
-                mut += [close(r.id, other_lib[0].building_id) for r in other_lib[0].rooms if r.kind == STUDY]
-                mut += []
-            alts = [(other_lib[1], other_lib[2], EVENING[0])]
-            libs_allowed = [L, other_lib[0].building_id]
+                mut += [close(r.id, fallback.building_id) for r in fallback.rooms if r.kind == STUDY]
+            room2, seat2 = _alternative(ctx, task_id, seats)
+            alts = [(room2, seat2, EVENING[0])]
+            libs_allowed = [L, fallback.building_id]
             L2 = other_lib[0].building_id
             extra = [f"route:{L2}"]
     elif sub_type in ("S3", "ST3"):
         targets = found if impossible else [(room, seat)]
         mut = [SeatFeatures(building_id=L, room_id=r.id, seat_id=s.id, old=tuple(s.features),
                             new=tuple(f for f in s.features if f != feature)) for r, s in targets]
-        alt = (same_room or others)[0]
+        alt = _alternative(ctx, task_id, same_room + others)
         alts = [(alt[0], alt[1], EVENING[0])]
         blockers = [s.id for _, s in found]
     elif sub_type == "ST1":
         mut = [close(room.id)]
         mut += [close(r) if impossible else hours(r, "20:00-22:00") for r in rooms[1:]]
-        alts = [(others[0][0], others[0][1], 20 * 60)]
+        alt = _alternative(ctx, task_id, others)
+        alts = [(alt[0], alt[1], 20 * 60)]
         blockers = rooms
     elif sub_type == "S2":
         home = world.home
@@ -342,6 +350,8 @@ def _build(ctx: TermContext, rng: random.Random, task_id: str, sub_type: str, le
         extra = [f"route:{L}"]
     if any(r is None for r in mut):
         return None
+    if not impossible:
+        mut += _swept(ctx, day, feature, libs_allowed[-1], alts or planned, mut)
 
     walking = sub_type in WALKING
     plan_calls = [_book(L, r, s, date, start) for r, s, start in planned]
@@ -410,6 +420,27 @@ def _build(ctx: TermContext, rng: random.Random, task_id: str, sub_type: str, le
     return task, rule, undo
 
 
+def _alternative(ctx: TermContext, task_id: str, candidates: Sequence[tuple[Any, Any]]) -> tuple[Any, Any]:
+    """The (room, seat) a solvable task leaves for its way out, drawn evenly (its own stream, so no other draw moves):
+    while it was the first candidate in listing order, a student could book it without looking."""
+    return ctx.rng(f"disruption alternative {task_id}").choice(list(candidates))
+
+
+def _swept(ctx: TermContext, day: int, feature: str, library: str, kept: Sequence[tuple[Any, Any, int]],
+           changed: Sequence[CompareAndSet]) -> list[SeatFeatures]:
+    """Every other seat of ``library`` open that date with the goal's feature loses it with the disruption, so the way
+    out (``kept``: the alternatives, or the plan where only the route breaks) is the one seat left that fits. While
+    every other fitting seat stayed as it was, a student that never looked at the task's date and booked any listed
+    seat but the planned one passed 429 of 432 solvable tasks (generated seeds 0-3 at ``--scale 0.3``): each change
+    broke only the plan, so avoiding the plan met the goal, and the hard level's change, fired by the first booking,
+    never touched a seat that student held. Losing a feature refuses no booking, so only a look shows it."""
+    keep = {seat.id for _, seat, _ in kept} | {c.seat_id for c in changed if isinstance(c, SeatFeatures)}
+    return [SeatFeatures(building_id=library, room_id=room.id, seat_id=seat.id, old=tuple(seat.features),
+                         new=tuple(f for f in seat.features if f != feature))
+            for room, seat in fitting(_place(ctx, library), feature, day, ctx.seed, ctx.rules_version)
+            if seat.id not in keep]
+
+
 def _email(seat_id: str) -> str:
     return f'call:email.send_email(to="{GROUP}", subject="Study seat", body="I booked seat {seat_id} for tonight.")'
 
@@ -426,17 +457,30 @@ def r_lib(ctx: TermContext, room: Any) -> str:
     raise ValueError("room in no library")
 
 
-def _other_library(ctx: TermContext, place: Any, feature: str, day: int, taken: set[Claim]) -> tuple[Any, Any, Any] | None:
+def fitting(place: Any, feature: str, day: int, seed: int, rules_version: int) -> list[tuple[Any, Any]]:
+    """Every (study room, seat) of ``place`` open on ``day`` with ``feature``, in listing order."""
+    return [(room, seat) for room in place.rooms if room.kind == STUDY
+            for seat in _unique(drawn_open(place, room, seed, day, rules_version)) if feature in seat.features]
+
+
+def way_out_chance(world: Any, seed: int, rules_version: int, task: Task) -> float:
+    """The chance that a fitting seat of the library a solvable disruption's way out is in, drawn evenly, is that
+    way out (``dodger``'s chance in the term audit)."""
+    truth = task.ground_truth
+    place = libraries(world).by_id[truth["libraries"][-1].casefold()]
+    day = parse_moment(truth["date"]) // MINUTES_PER_DAY
+    return 1 / max(1, len(fitting(place, truth["feature"], day, seed, rules_version)))
+
+
+def _other_library(ctx: TermContext, place: Any, feature: str, day: int, taken: set[Claim]) -> tuple[Any, list[tuple[Any, Any]]] | None:
+    """The first other library free that date with a seat open and fitting, and its fitting seats."""
     date = date_label(day)
     for other in libraries(ctx.world).places:
         if other.building_id == place.building_id or (other.building_id, date) in taken:
             continue
-        for room in other.rooms:
-            if room.kind != STUDY:
-                continue
-            for seat in drawn_open(other, room, ctx.seed, day, ctx.rules_version):
-                if feature in seat.features:
-                    return other, room, seat
+        seats = fitting(other, feature, day, ctx.seed, ctx.rules_version)
+        if seats:
+            return other, seats
     return None
 
 

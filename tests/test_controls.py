@@ -45,7 +45,7 @@ def small() -> tuple[WorldIndex, Term]:
     return world, generate_term(world, 0, scale=0.15)
 
 
-@pytest.mark.parametrize("name", (*CONTROLS, "sweeper", "libguess"))
+@pytest.mark.parametrize("name", (*CONTROLS, "sweeper", "libguess", "dodger"))
 def test_controls_hold_no_reference_to_the_term(name: str, small: tuple[WorldIndex, Term]) -> None:
     world, term = small
     agent = make_agent(name, term, world)

@@ -16,21 +16,24 @@ from typer.testing import CliRunner
 from campus.cli.main import app
 from campus.agents.plans import replay_plan, run_plan
 from campus.events import (
-    Booked, Event, InfeasibleReported, RoomHours, RoomStatus, TaskEnded, TaskReleased, ToolCalled, ToolResult, TriggerSkipped,
+    Booked, Event, InfeasibleReported, RoomHours, RoomStatus, SeatFeatures, TaskEnded, TaskReleased, ToolCalled, ToolResult, TriggerSkipped,
     WorldChanged, decode_events,
 )
 from campus.kernel.store import BranchInfo, MemoryStore
 from campus.replays.fork import fork_run
 from campus.replays.verify import verify
 from campus.kernel.agent import AgentView
-from campus.scenarios.disruptions import DIAGNOSED, FINAL, GROUP, OBSERVED, SCENARIO
+from campus.scenarios.disruptions import DIAGNOSED, FINAL, GROUP, OBSERVED, SCENARIO, fitting, way_out_chance
+from campus.subsystems.reservation import libraries
+from campus.kernel.clock import MINUTES_PER_DAY, parse_moment
+from campus.events import RULES_VERSION
 from campus.scenarios.play import Run, new_run, open_run
 from campus.scenarios.task import EVALUATORS, Task, Term
 from campus.scenarios.term import generate_term
 from campus.world.index import WorldIndex
 from tests.conftest import play
 
-AGENTS = ("oracle", "stale", "abstainer", "optimist", "hedger", "hasty", "noop", "absent")
+AGENTS = ("oracle", "stale", "abstainer", "optimist", "hedger", "hasty", "noop", "absent", "dodger")
 
 
 @pytest.fixture(scope="module")
@@ -149,11 +152,47 @@ def test_a_student_who_never_looks_fails_every_task(runs: dict[str, Run], disrup
     for task in disrupted.tasks:
         if task.scenario == SCENARIO and task.ground_truth["sub_type"] in ("T1", "T3") and task.ground_truth["solvable"]:
             (rule,) = [r for r in disrupted.rules if r.id == f"rule-{task.id}"]
-            (change,) = rule.mutations
+            (change,) = [c for c in rule.mutations if not isinstance(c, SeatFeatures)]
             assert isinstance(change, RoomHours) and change.new.end - change.new.start == 60, task.id
             assert 18 * 60 < change.new.start and change.new.end < 22 * 60, task.id
             planned = 18 * 60 if task.ground_truth["sub_type"] == "T1" else 21 * 60
             assert change.new.end <= planned or change.new.start >= planned + 60, task.id
+
+
+_BOOKED_SEAT = re.compile(r'make_booking\(location_id="(\w+)".*seat_id="([^"]+)"\)')
+
+
+def test_a_solvable_task_leaves_one_way_out(world: WorldIndex, disrupted: Term) -> None:
+    """With its change, every fitting seat open that date in the library of the way out loses the feature but the
+    seats the oracle ends on (the planned one where only the route breaks): only a look after the change finds them."""
+    for task in disrupted.tasks:
+        truth = task.ground_truth
+        if task.scenario != SCENARIO or not truth["solvable"]:
+            continue
+        library = truth["libraries"][-1]
+        place = libraries(world).by_id[library.casefold()]
+        day = parse_moment(truth["date"]) // MINUTES_PER_DAY
+        open_fitting = {seat.id for _, seat in fitting(place, truth["feature"], day, disrupted.seed, RULES_VERSION)}
+        (rule,) = [r for r in disrupted.rules if r.id == f"rule-{task.id}"]
+        stripped = {c.seat_id for c in rule.mutations if isinstance(c, SeatFeatures) and c.building_id == library}
+        booked = [seat for lib, seat in _BOOKED_SEAT.findall("\n".join(task.solution)) if lib == library]
+        way_out = set(booked[-len(truth["windows"]):])
+        assert open_fitting - stripped == way_out, task.id
+        assert len(open_fitting) > len(way_out), task.id
+
+
+def test_a_student_who_books_around_the_plan_without_looking_is_held_to_chance(runs: dict[str, Run],
+                                                                              disrupted: Term, world: WorldIndex) -> None:
+    """``dodger`` books a listed fitting seat outside the planned rooms from the next day's listing and never looks at
+    the task's date: while each change broke only the plan it passed 429 of 432 solvable tasks (generated seeds 0-3 at
+    ``--scale 0.3``). Now it passes about as often as a fitting seat of the way out's library drawn evenly would."""
+    solvable = [t for t in disrupted.tasks if t.scenario == SCENARIO and t.ground_truth["solvable"]]
+    outcomes = _outcomes(runs["dodger"], disrupted)
+    passed = sum(outcomes[t.id][1] == "success" for t in solvable)
+    chance = sum(way_out_chance(world, disrupted.seed, RULES_VERSION, t) for t in solvable)
+    assert passed <= chance + 3 and chance < len(solvable) / 4
+    booked = {seq_event[1].task_id for seq_event in _events(runs["dodger"]) if isinstance(seq_event[1], Booked)}
+    assert len(booked & {t.id for t in solvable}) >= len(solvable) * 3 // 4  # it does book, around the plan
 
 
 class _Appending:

@@ -33,15 +33,15 @@ ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = ("events", "kernel", "subsystems", "world", "scenarios", "agents", "replays", "reports", "lab", "cli", "env")
 
 PINNED = {
-    "oracle": "e0f7b58f864db3b67ae79700072483114ca1d8d62e242da207959c5fab36c6ce",
-    "noop": "898b660f51f8a833e5c1d0dd1cceba30ff8e677a55dc31d7b9c4e218725b12ab",
-    "stateless": "6c23f29013e9c9ef1cac8ab960ac648747812a0025e55cd58d192199e5e67f96",
-    "diligent": "a718435695e98063a7635754e2b854062bc1adc44b8bd0201fbca48402c4d396",
-    "stale": "3c00ce7bbb100fd1cad3d44bac93044100250125cb34a1ea23301841214fc97a",
-    "testwise": "c4962361c32ed7af139c015a734029ae5917309b26acb6c6a48acf4586a35707",
-    "optionsonly": "619cd0a1d20a0c240d64fc677ced805a39e0b441f8e0459c29f784fd262253dd",
-    "dawdler": "3bcbc208c1e9b53e980c059418699ff8c2e1ea2d23668a09123067e2de3499b0",
-    "absent": "2c08e03dbcec27429c844f559faa9ac9e3681c248b77f1d40d7d05c156dda5e0",
+    "oracle": "5159be6f43c144aad4c7709e126d758c9ad370a04befd2b89a3eb4975491604d",
+    "noop": "7304d9391345b584ffdcdb91ceec5474ce6de57fe911bc812251872177deb034",
+    "stateless": "966b6c5ee7f16c11f014ce3831de92cb6bfed885532423333c05f313f3196192",
+    "diligent": "acbd3eea9a9dd9b365eba9dec1cb112a1c3e0bfc753c237964310e054421c3a3",
+    "stale": "b7633eecf16f17f1209a1ad9aa7d136f656332310d6b54b65e7b0188b7c021f3",
+    "testwise": "01e60a113bc1cdd5b6dcc92bca471e4c1b87743be54d3603f32fa95eec553563",
+    "optionsonly": "384a4006b4f3aed48d6e4479343ea19da812b87e25645384015a73beb8ebd728",
+    "dawdler": "d964c5acce67a7daa5cff4434e726acc3b28d4b5f73e6b9e6d10b0041e3303d8",
+    "absent": "87c730e414bc0bee1155fd3772e9587ff9794430fa9b48cff2ded76af15cf21d",
 }
 """Final hashes of ``campus run --seed 0 --agent NAME`` on the default term: schema 2 (facts carry minutes) and
 issue 12 (questions, midterm places, routes, matching, chain judging, the roll call, the text fixes).
@@ -84,8 +84,8 @@ before issues 14 and 15. Re-pinned for rules version 2 by issue 18 and for the q
 
 RULES_1 = {
     True: {
-        "oracle": "c344de3a2727f26dd36a629c4b7295e8f9807a429cf9f459325db109d63f7272",
-        "stale": "ad0627c6d388b370498c1d5b4e70c6797b53b42c349ea5d33c05f879b9d66627",
+        "oracle": "6595e108004dc2617091926d2707f1d5510461b339c5e94bf46d1e011b8ba5ec",
+        "stale": "cc437f3e1b92d194c2e72af8f1bbb48246a3bea9b859151f907a37519f5caea4",
     },
     False: {
         "oracle": "b14a042b8fc2f49c7bfd9e404fb732d064f9909b975b18f516de53f35d2ac82d",
