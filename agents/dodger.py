@@ -9,7 +9,8 @@ time and the task's conversation, nothing else. On a disruption task it
 2. lists the library's seats with the feature for the *next* day, which no disruption touches (the rooms and the
    seats' features are the same every day; only which seats are open changes);
 3. books, for each block, a listed seat outside the planned rooms (the last room listed first), trying the next when a
-   booking is refused, which costs nothing; of two blocks it keeps the late one as planned;
+   booking is refused, which costs nothing, and the next room when one is refused as closed; of two blocks it keeps
+   the late one as planned;
 4. walks to the library by the map's route when the task asks it to go there, and writes the seat it booked to the
    study group when asked.
 
@@ -94,12 +95,19 @@ def dodge(text: str) -> Plan:
 
 def _first_taken(library: str, date: str, start: int,
                  rooms: list[tuple[str, list[str]]]) -> Generator[str, str, str | None]:
-    """Book seats of ``rooms`` in order until one booking is taken; returns its seat (``None`` after ``TRIES``)."""
-    tries = [(room, seat) for room, seats in rooms for seat in seats][:TRIES]
-    for room, seat in tries:
-        result = yield _book(library, room, date, start, seat)
-        if (result or "").startswith("Booked"):
-            return seat
+    """Book seats of ``rooms`` in order until one booking is taken, going on to the next room when one is refused as
+    closed; returns the seat (``None`` after ``TRIES`` bookings)."""
+    tried = 0
+    for room, seats in rooms:
+        for seat in seats:
+            if tried == TRIES:
+                return None
+            tried += 1
+            result = yield _book(library, room, date, start, seat)
+            if (result or "").startswith("Booked"):
+                return seat
+            if " is closed on " in (result or ""):
+                break
     return None
 
 

@@ -40,6 +40,7 @@ from campus.events import (
     RoomHours,
     RoomStatus,
     SeatFeatures,
+    FeatureLost,
     ToolCalled,
     TriggerSkipped,
     Walked,
@@ -142,15 +143,18 @@ class Rule(msgspec.Struct, frozen=True, kw_only=True):
 EntityClass = Literal["seat", "room", "walkway"]
 
 
-def entity(change: CompareAndSet) -> tuple[EntityClass, str]:
-    """The entity a change mutates: its class and a key that is also how tools show it."""
+def entities(change: CompareAndSet) -> list[tuple[EntityClass, str]]:
+    """The entities a change mutates: each one's class and a key that is also how tools show it (a ``FeatureLost``
+    mutates every seat it names)."""
     match change:
         case SeatFeatures():
-            return "seat", change.seat_id
+            return [("seat", change.seat_id)]
+        case FeatureLost():
+            return [("seat", seat_id) for seat_id in change.seats]
         case RoomStatus() | RoomHours():
-            return "room", f"{change.building_id}|{change.room_id}|{date_label(change.day)}"
+            return [("room", f"{change.building_id}|{change.room_id}|{date_label(change.day)}")]
         case WalkwayStatus():
-            return "walkway", walkway_key(change.a, change.b)
+            return [("walkway", walkway_key(change.a, change.b))]
     raise TypeError(f"not a trigger change: {type(change).__name__}")
 
 
@@ -169,9 +173,9 @@ def _changed(part: RulesState, event: WorldChanged) -> None:
     if not event.rule:
         return
     part.fired[event.rule] = part.fired.get(event.rule, 0) + 1
-    if isinstance(event.change, (SeatFeatures, RoomStatus, RoomHours, WalkwayStatus)):
-        key = entity(event.change)[1]
-        part.versions[key] = part.versions.get(key, 0) + 1
+    if isinstance(event.change, (SeatFeatures, FeatureLost, RoomStatus, RoomHours, WalkwayStatus)):
+        for _, key in entities(event.change):
+            part.versions[key] = part.versions.get(key, 0) + 1
 
 
 def _skipped(part: RulesState, event: TriggerSkipped) -> None:

@@ -34,6 +34,7 @@ from campus.events import (
     RoomHours,
     RoomStatus,
     SeatFeatures,
+    FeatureLost,
     InfeasibleReported,
     TaskEnded,
     ToolCalled,
@@ -45,7 +46,7 @@ from campus.events import (
 )
 from campus.kernel.store import EventStore
 from campus.kernel.tasks import iter_tasks
-from campus.kernel.triggers import entity
+from campus.kernel.triggers import entities
 
 Detector = Literal["stale_state", "blind_retry", "unverified", "misdiagnosis"]
 DETECTORS: tuple[Detector, ...] = Detector.__args__  # type: ignore[attr-defined]
@@ -60,7 +61,7 @@ class Finding(msgspec.Struct, frozen=True, kw_only=True):
     kind: StaleKind = ""
 
 
-TRIGGER_CHANGES = (RoomStatus, RoomHours, SeatFeatures, WalkwayStatus)
+TRIGGER_CHANGES = (RoomStatus, RoomHours, SeatFeatures, FeatureLost, WalkwayStatus)
 Logged = Sequence[tuple[int, Event]]
 
 _SEAT = re.compile(r"\bB\d{3}-[^\s,;.\"']+?-S\d+\b")
@@ -122,7 +123,7 @@ class TaskLog:
                 open_task = False
             elif isinstance(event, WorldChanged):
                 if open_task and event.rule and isinstance(event.change, TRIGGER_CHANGES):
-                    fired.append((seq, event.cause, entity(event.change)[1]))
+                    fired += [(seq, event.cause, key) for _, key in entities(event.change)]
             elif isinstance(event, InfeasibleReported):
                 self.reports.append((seq, event))
         self.failed = {by_id[call_id] for call_id in failed_ids if call_id in by_id}

@@ -43,7 +43,7 @@ UNTRAILED = "campus-log/1"
 """The format before the trailer line: read, but its completeness cannot be checked."""
 MAX_LINE = 64 * 2**20
 """Characters a line may hold, with its line break. The longest line of a real export is its header (world and term):
-6.4 million characters for the default term, 15.7 million for the published StuLife world. ``read_lines`` stops
+7.2 million characters for the default term, 17.3 million for the published StuLife world. ``read_lines`` stops
 there, so a file of one endless line is refused without being held whole."""
 MAX_TIME = 2**63 - 1
 """The latest simulated minute an event can have: what a SQLite integer holds."""

@@ -87,12 +87,22 @@ def provenance(world: World, term: Term, run_seed: int, config: dict[str, object
 
 
 def run_provenance(run: Run, published: World | None = None) -> Provenance:
-    """``provenance`` of a stored run: its lineage's root term (a lifelong probe's fork carries a probe term of its
-    own, made from the run), with the root's seed and rules."""
+    """``provenance`` of a stored run: its lineage's root term with the root's seed and rules, and, on a fork that
+    plays a term of its own (a lifelong probe's, made from the run), that term too: the worse of the two verdicts
+    stands. A fork is no ``campus run``, so it has no command. Until a fork's own term was checked, a fork at seq 0
+    carrying an edited copy of its root's term under the root's name verified ``--strict`` as reproduced."""
     root = lineage_root(run)
-    term = run.term if root.term_hash == run.branch.term_hash else decode_term(run.store.get_blob(root.term_hash),
-                                                                                root.schema)
-    return provenance(run.world.world, term, root.seed, root.config, published)
+    if root.term_hash == run.branch.term_hash:
+        return provenance(run.world.world, run.term, root.seed, root.config, published)
+    found = provenance(run.world.world, decode_term(run.store.get_blob(root.term_hash), root.schema), root.seed,
+                       root.config, published)
+    own, _ = term_provenance(run.world, run.term, root.seed, rules_of(root.config))
+    verdict = max(found.term.verdict, own.verdict, key=_SEVERITY.index)
+    detail = f"this fork plays a term of its own: {own.detail}; its lineage's root: {found.term.detail}"
+    return Provenance(world=found.world, term=Origin(verdict=verdict, detail=detail))
+
+
+_SEVERITY: tuple[Verdict, ...] = ("reproduced", "unchecked", "differs")
 
 
 def world_provenance(world: World, published: World | None = None) -> Origin:

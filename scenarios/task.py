@@ -147,7 +147,7 @@ class Term(msgspec.Struct, frozen=True, kw_only=True, dict=True, omit_defaults=T
 
     @cached_property
     def encoded(self) -> bytes:
-        """The term's canonical bytes, what every new run stores (~5 MB for the default term): made once."""
+        """The term's canonical bytes, what every new run stores (~6 MB for the default term): made once."""
         return canonical(self)
 
     @cached_property

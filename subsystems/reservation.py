@@ -65,7 +65,8 @@ from typing import Any
 
 import msgspec
 
-from campus.events import Booked, DayStarted, RoomHours, RoomStatus, SeatAvailability, SeatFeatures, Span, WorldChanged
+from campus.events import (Booked, DayStarted, FeatureLost, RoomHours, RoomStatus, SeatAvailability, SeatFeatures, Span,
+                           WorldChanged)
 from campus.kernel.clock import MINUTES_PER_DAY, clock_label, date_label, day_of, label
 from campus.kernel.engine import ToolView
 from campus.kernel.projection import Domain
@@ -652,7 +653,8 @@ def _with_features(part: ReservationState, place: Place, room: Room, seats: list
     having, changed = place.with_all(room, wanted), part.features
     if not changed:
         return [seat for seat in seats if seat.id in having]
-    return [seat for seat in seats if (seat.id in having if seat.id not in changed else wanted <= set(changed[seat.id]))]
+    return [seat for seat in seats if (seat.id in having if seat.id not in changed
+                                       else wanted <= set(seat_now(part, seat).features))]
 
 
 def _closed_listing(room: Room, day: int) -> tuple[list[str], dict[str, Any]]:
@@ -840,7 +842,7 @@ def _booked(part: ReservationState, event: Booked) -> None:
 
 def _world_changed(part: ReservationState, event: WorldChanged) -> None:
     change = event.change
-    if isinstance(change, (RoomStatus, RoomHours, SeatFeatures)):
+    if isinstance(change, (RoomStatus, RoomHours, SeatFeatures, FeatureLost)):
         _apply_rule_change(part, change)
     elif isinstance(change, SeatAvailability):
         read = _read_shaping(change)
@@ -855,13 +857,30 @@ def room_hours(part: ReservationState, key: str) -> tuple[int, int]:
     return (changed.start, changed.end) if changed is not None else (OPEN, CLOSE)
 
 
+LOST = "!"
+"""An override ``(LOST + feature,)`` in ``ReservationState.features``: the seat has the world's features but that one
+(``FeatureLost``, which names only its seats' ids: their features made the default term 70 % larger)."""
+
+
 def seat_now(part: ReservationState, seat: Seat) -> Seat:
     """The seat with the features it has now (a trigger may have changed them)."""
     changed = part.features.get(seat.id)
-    return seat if changed is None else Seat(id=seat.id, features=list(changed))
+    if changed is None:
+        return seat
+    return Seat(id=seat.id, features=[f for f in seat.features if f != changed[0][1:]] if is_lost(changed)
+                else list(changed))
 
 
-def _apply_rule_change(part: ReservationState, change: RoomStatus | RoomHours | SeatFeatures) -> None:
+def is_lost(override: Sequence[str]) -> bool:
+    """Whether a features override says one feature was lost (``LOST``)."""
+    return len(override) == 1 and override[0].startswith(LOST)
+
+
+RuleChange = RoomStatus | RoomHours | SeatFeatures | FeatureLost
+"""The reservation changes a trigger rule makes."""
+
+
+def _apply_rule_change(part: ReservationState, change: RuleChange) -> None:
     match change:
         case RoomStatus():
             key = shape_key(change.building_id, change.room_id, change.day)
@@ -873,9 +892,16 @@ def _apply_rule_change(part: ReservationState, change: RoomStatus | RoomHours | 
             part.hours[shape_key(change.building_id, change.room_id, change.day)] = change.new
         case SeatFeatures():
             part.features[change.seat_id] = tuple(change.new)
+        case FeatureLost():
+            lost = (LOST + change.feature,)
+            for seat_id in change.seats:
+                if change.new:
+                    part.features.pop(seat_id, None)
+                else:
+                    part.features[seat_id] = lost
 
 
-def rule_change_holds(part: ReservationState, change: RoomStatus | RoomHours | SeatFeatures, world: WorldIndex) -> str | None:
+def rule_change_holds(part: ReservationState, change: RuleChange, world: WorldIndex) -> str | None:
     """Compare-and-set: why ``change.old`` is not the current value (None when it is)."""
     match change:
         case RoomStatus():
@@ -893,6 +919,15 @@ def rule_change_holds(part: ReservationState, change: RoomStatus | RoomHours | S
                 return f"there is no seat {change.seat_id}"
             features = tuple(seat_now(part, seat).features)
             return None if features == tuple(change.old) else f"seat {change.seat_id} has {list(features)}, not {list(change.old)}"
+        case FeatureLost():
+            lost = (LOST + change.feature,)
+            for seat_id in change.seats:  # an undone ``SeatFeatures`` leaves the world's features as an override
+                current = part.features.get(seat_id)
+                has = current is None or (not is_lost(current) and change.feature in current)
+                if has != change.old or (not has and current != lost):
+                    return f"seat {seat_id} {'has' if has else 'lacks'} {change.feature}, not as {change.feature} " \
+                           f"{'held' if change.old else 'lost'}"
+            return None
 
 
 def _world_seat(world: WorldIndex, change: SeatFeatures) -> Seat | None:
@@ -901,11 +936,26 @@ def _world_seat(world: WorldIndex, change: SeatFeatures) -> Seat | None:
     return next((s for s in room.seats if s.id == change.seat_id), None) if room else None
 
 
-def rule_change_problem(change: RoomStatus | RoomHours | SeatFeatures, world: WorldIndex) -> str | None:
+def _seat_in(world: WorldIndex, building_id: str, seat_id: str) -> Seat | None:
+    """The world's seat ``seat_id`` of a library, in whichever room holds it."""
+    place = libraries(world).by_id.get(building_id.casefold())
+    rooms = place.seat_rooms.get(seat_id.casefold(), []) if place else []
+    return next((s for r in rooms for s in r.seats if s.id == seat_id), None)
+
+
+def rule_change_problem(change: RuleChange, world: WorldIndex) -> str | None:
     """Why a trigger's reservation change names nothing real (checked when a term is built)."""
     place = libraries(world).by_id.get(change.building_id.casefold())
     if place is None:
         return f"{change.building_id} is not a library"
+    if isinstance(change, FeatureLost):
+        for seat_id in change.seats:
+            seat = _seat_in(world, change.building_id, seat_id)
+            if seat is None:
+                return f"no seat {seat_id}"
+            if change.feature not in seat.features:
+                return f"seat {seat_id} has no {change.feature} to lose"
+        return None if change.feature in SEAT_FEATURES else f"unknown feature {change.feature}"
     if not any(r.id == change.room_id for r in place.rooms):
         return f"{change.building_id} has no room {change.room_id}"
     if isinstance(change, SeatFeatures):
@@ -1024,7 +1074,8 @@ RESERVATION = Domain(
     initial=_new_state,
     reducers={Booked: _booked, WorldChanged: _world_changed, DayStarted: _day_started},
     tools=RESERVATION_TOOLS,
-    guards={RoomStatus: rule_change_holds, RoomHours: rule_change_holds, SeatFeatures: rule_change_holds},
+    guards={RoomStatus: rule_change_holds, RoomHours: rule_change_holds, SeatFeatures: rule_change_holds,
+            FeatureLost: rule_change_holds},
     changes={SeatAvailability: seat_availability_problem, RoomStatus: rule_change_problem, RoomHours: rule_change_problem,
-             SeatFeatures: rule_change_problem},
+             SeatFeatures: rule_change_problem, FeatureLost: rule_change_problem},
 )

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from campus.cli.main import app
 from campus.agents.plans import replay_plan, run_plan
 from campus.events import (
-    Booked, Event, InfeasibleReported, RoomHours, RoomStatus, SeatFeatures, TaskEnded, TaskReleased, ToolCalled, ToolResult, TriggerSkipped,
+    Booked, Event, InfeasibleReported, RoomHours, RoomStatus, SeatFeatures, FeatureLost, TaskEnded, TaskReleased, ToolCalled, ToolResult, TriggerSkipped,
     WorldChanged, decode_events,
 )
 from campus.kernel.store import BranchInfo, MemoryStore
@@ -152,7 +152,7 @@ def test_a_student_who_never_looks_fails_every_task(runs: dict[str, Run], disrup
     for task in disrupted.tasks:
         if task.scenario == SCENARIO and task.ground_truth["sub_type"] in ("T1", "T3") and task.ground_truth["solvable"]:
             (rule,) = [r for r in disrupted.rules if r.id == f"rule-{task.id}"]
-            (change,) = [c for c in rule.mutations if not isinstance(c, SeatFeatures)]
+            (change,) = [c for c in rule.mutations if isinstance(c, RoomHours)]
             assert isinstance(change, RoomHours) and change.new.end - change.new.start == 60, task.id
             assert 18 * 60 < change.new.start and change.new.end < 22 * 60, task.id
             planned = 18 * 60 if task.ground_truth["sub_type"] == "T1" else 21 * 60
@@ -163,8 +163,9 @@ _BOOKED_SEAT = re.compile(r'make_booking\(location_id="(\w+)".*seat_id="([^"]+)"
 
 
 def test_a_solvable_task_leaves_one_way_out(world: WorldIndex, disrupted: Term) -> None:
-    """With its change, every fitting seat open that date in the library of the way out loses the feature but the
-    seats the oracle ends on (the planned one where only the route breaks): only a look after the change finds them."""
+    """With its change, every fitting seat open that date in the way out's library loses the feature, in one change,
+    but the seats the oracle ends on (the planned one where only the route breaks): only a look after the change
+    finds them."""
     for task in disrupted.tasks:
         truth = task.ground_truth
         if task.scenario != SCENARIO or not truth["solvable"]:
@@ -174,11 +175,11 @@ def test_a_solvable_task_leaves_one_way_out(world: WorldIndex, disrupted: Term) 
         day = parse_moment(truth["date"]) // MINUTES_PER_DAY
         open_fitting = {seat.id for _, seat in fitting(place, truth["feature"], day, disrupted.seed, RULES_VERSION)}
         (rule,) = [r for r in disrupted.rules if r.id == f"rule-{task.id}"]
-        stripped = {c.seat_id for c in rule.mutations if isinstance(c, SeatFeatures) and c.building_id == library}
+        (swept,) = [c for c in rule.mutations if isinstance(c, FeatureLost)]
+        stripped = set(swept.seats) | {c.seat_id for c in rule.mutations if isinstance(c, SeatFeatures)}
         booked = [seat for lib, seat in _BOOKED_SEAT.findall("\n".join(task.solution)) if lib == library]
-        way_out = set(booked[-len(truth["windows"]):])
-        assert open_fitting - stripped == way_out, task.id
-        assert len(open_fitting) > len(way_out), task.id
+        assert open_fitting - stripped == set(booked[-len(truth["windows"]):]), task.id
+        assert swept.building_id == library and swept.feature == truth["feature"] and not swept.new, task.id
 
 
 def test_a_student_who_books_around_the_plan_without_looking_is_held_to_chance(runs: dict[str, Run],
@@ -191,8 +192,10 @@ def test_a_student_who_books_around_the_plan_without_looking_is_held_to_chance(r
     passed = sum(outcomes[t.id][1] == "success" for t in solvable)
     chance = sum(way_out_chance(world, disrupted.seed, RULES_VERSION, t) for t in solvable)
     assert passed <= chance + 3 and chance < len(solvable) / 4
-    booked = {seq_event[1].task_id for seq_event in _events(runs["dodger"]) if isinstance(seq_event[1], Booked)}
-    assert len(booked & {t.id for t in solvable}) >= len(solvable) * 3 // 4  # it does book, around the plan
+    events = [event for _, event in _events(runs["dodger"])]
+    tried = {e.task_id for e in events if isinstance(e, ToolCalled) and e.tool == "reservation.make_booking"}
+    booked = {e.task_id for e in events if isinstance(e, Booked)}
+    assert tried >= {t.id for t in solvable} and len(booked & tried) >= len(solvable) // 2  # it books, around the plan
 
 
 class _Appending:

@@ -33,15 +33,15 @@ ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = ("events", "kernel", "subsystems", "world", "scenarios", "agents", "replays", "reports", "lab", "cli", "env")
 
 PINNED = {
-    "oracle": "5159be6f43c144aad4c7709e126d758c9ad370a04befd2b89a3eb4975491604d",
-    "noop": "7304d9391345b584ffdcdb91ceec5474ce6de57fe911bc812251872177deb034",
-    "stateless": "966b6c5ee7f16c11f014ce3831de92cb6bfed885532423333c05f313f3196192",
-    "diligent": "acbd3eea9a9dd9b365eba9dec1cb112a1c3e0bfc753c237964310e054421c3a3",
-    "stale": "b7633eecf16f17f1209a1ad9aa7d136f656332310d6b54b65e7b0188b7c021f3",
-    "testwise": "01e60a113bc1cdd5b6dcc92bca471e4c1b87743be54d3603f32fa95eec553563",
-    "optionsonly": "384a4006b4f3aed48d6e4479343ea19da812b87e25645384015a73beb8ebd728",
-    "dawdler": "d964c5acce67a7daa5cff4434e726acc3b28d4b5f73e6b9e6d10b0041e3303d8",
-    "absent": "87c730e414bc0bee1155fd3772e9587ff9794430fa9b48cff2ded76af15cf21d",
+    "oracle": "505737f3937c3be23222ac9578f1de972e4bc683dda3cb572658f2db5e47c722",
+    "noop": "54bbe5179a8b5d2a5ecf1ff25c6a9f6436665ad66e09ff963df56160f500e62f",
+    "stateless": "71d61f988e0bd11026a42821cfb2b7a899eaa12387cfa4b17f4de1552cf5aaa5",
+    "diligent": "32ce822de82970489ff9db840c9ade33a3943f74226b0baa766bbcf2208843eb",
+    "stale": "183c2bd9ab96a44e34d30f2dd8100b41be659f542c3901e42f6d48ce47558d0c",
+    "testwise": "9546da7dee4874f98f53e15d3f22c0ea707845c6957eea8b033c56b92198728f",
+    "optionsonly": "e623e0a7be313001deaa3bb1e692516f5b87a754520cb8585b042df818f7db3f",
+    "dawdler": "25d0f775693a0d44de0439de507abe7a16ab97879bfa31583f1e5c195335a535",
+    "absent": "d995398e7013f66a9e0a612165f78f8d28a628e6e9b7ab687ce3104993e8e01e",
 }
 """Final hashes of ``campus run --seed 0 --agent NAME`` on the default term: schema 2 (facts carry minutes) and
 issue 12 (questions, midterm places, routes, matching, chain judging, the roll call, the text fixes).
@@ -84,8 +84,8 @@ before issues 14 and 15. Re-pinned for rules version 2 by issue 18 and for the q
 
 RULES_1 = {
     True: {
-        "oracle": "6595e108004dc2617091926d2707f1d5510461b339c5e94bf46d1e011b8ba5ec",
-        "stale": "cc437f3e1b92d194c2e72af8f1bbb48246a3bea9b859151f907a37519f5caea4",
+        "oracle": "776dd5e43d0d2d1f884d054bf2168a09c42b7a2d98a094e032654f2daeff2343",
+        "stale": "1b6c3a3c3fe42bea69450776462846c643c48917942eabc74f184bb1d9689169",
     },
     False: {
         "oracle": "b14a042b8fc2f49c7bfd9e404fb732d064f9909b975b18f516de53f35d2ac82d",

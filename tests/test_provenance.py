@@ -15,7 +15,9 @@ import pytest
 from campus.kernel.store import MemoryStore, SQLiteStore
 from campus.replays.provenance import provenance, run_provenance, term_provenance, world_provenance
 from campus.replays.verify import verify
-from campus.scenarios.play import RunSpec, load_inputs, new_run, start_run
+from campus.agents import make_agent
+from campus.lab.lifelong import probe_term
+from campus.scenarios.play import RunSpec, load_inputs, new_run, open_run, start_run, store_inputs
 from campus.scenarios.task import AT_START, Term
 from campus.world.generate import generate_world
 from campus.world.index import WorldIndex
@@ -59,6 +61,33 @@ def test_an_edited_term_verifies_but_is_not_reproduced() -> None:
     assert found.world.verdict == "reproduced" and found.term.verdict == "differs" and found.command is None
     assert f"1 of its {len(term.tasks)} tasks changed (first {task_id}: ground_truth)" in found.term.detail
     assert run_provenance(play(MemoryStore(), world, term, "oracle")).reproduced
+
+
+def test_a_fork_playing_an_edited_term_of_its_own_is_not_reproduced() -> None:
+    """A fork at seq 0 may carry a term of its own (a lifelong probe's). Until that term was checked too, a fork
+    carrying an edited copy of its root's term under the root's name was reproduced, root and all (a red-team's)."""
+    store = MemoryStore()
+    world, term = load_inputs(RunSpec(scale=SCALE))
+    root = play(store, world, term, "oracle")
+    edited, task_id = _unheld(term)
+    store_inputs(store, world, edited)
+    store.fork(root.branch.id, 0, "forged", agent="oracle", term_hash=edited.hash, label="forged")
+    fork = open_run(store, "forged")
+    fork.session(make_agent("oracle", edited, world)).run()
+    assert verify(fork).ok and run_provenance(root).reproduced
+    found = run_provenance(fork)
+    assert found.term.verdict == "differs" and found.command is None and not found.reproduced
+    assert "this fork plays a term of its own" in found.term.detail and task_id in found.term.detail
+    store.fork(root.branch.id, 0, "probe", agent="oracle", term_hash=_probe(store, world, term).hash, label="probe")
+    probed = run_provenance(open_run(store, "probe"))
+    assert probed.term.verdict == "unchecked" and not probed.reproduced
+
+
+def _probe(store: MemoryStore, world: WorldIndex, term: Term) -> Term:
+    """A lifelong probe's term of ``term`` (its first ten tasks), stored."""
+    probe = probe_term(term, 10, ())
+    store_inputs(store, world, probe)
+    return probe
 
 
 def test_added_and_dropped_tasks_and_rules_are_named() -> None:
