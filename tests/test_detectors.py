@@ -19,7 +19,7 @@ from campus.events import (
     WalkwayStatus,
     WorldChanged,
 )
-from campus.kernel.triggers import entity
+from campus.kernel.triggers import entities
 from campus.replays.detectors import (
     DETECTORS,
     TRIGGER_CHANGES,
@@ -211,7 +211,7 @@ def _changes(events: list[tuple[int, Event]]) -> list[tuple[float, str]]:
         if isinstance(event, TaskEnded):
             break
         if isinstance(event, WorldChanged) and event.rule and isinstance(event.change, TRIGGER_CHANGES):
-            out.append((event.cause - 0.5 if event.cause in calls else float(seq), entity(event.change)[1]))
+            out += [(event.cause - 0.5 if event.cause in calls else float(seq), key) for _, key in entities(event.change)]
     return out
 
 
