@@ -34,8 +34,8 @@ after the task is shown. Its report passes only if every entity it names is one 
 buildings); terms made before that are judged by ``judge``, which wanted the blocking class among those named.
 
 A solvable disruption leaves one way out: with its change, every other seat of the goal's library (the fallback
-library for ST2) open that date with the goal's feature loses it, and the way out (its seat, or the planned one where
-only the route breaks) is drawn evenly among the fitting seats, so only a look at the task's date after the change
+library for ST2) open that date with the goal's feature loses it (one ``FeatureLost``), and the way out (its seat, or
+the planned one where only the route breaks) is drawn evenly among the fitting seats, so only a look after the change
 finds it (``_swept``, ``_alternative``; terms made before keep their rules).
 
 A disruption lasts while its task is open: a second rule undoes it when the task ends (after
@@ -307,8 +307,7 @@ def _build(ctx: TermContext, rng: random.Random, task_id: str, sub_type: str, le
             room2, seat2 = _alternative(ctx, task_id, seats)
             alts = [(room2, seat2, EVENING[0])]
             libs_allowed = [L, fallback.building_id]
-            L2 = other_lib[0].building_id
-            extra = [f"route:{L2}"]
+            extra = [f"route:{fallback.building_id}"]
     elif sub_type in ("S3", "ST3"):
         targets = found if impossible else [(room, seat)]
         mut = [SeatFeatures(building_id=L, room_id=r.id, seat_id=s.id, old=tuple(s.features),
@@ -467,8 +466,8 @@ def fitting(place: Any, feature: str, day: int, seed: int, rules_version: int) -
 
 def way_out_chance(world: Any, seed: int, rules_version: int, task: Task) -> float:
     """The chance that a fitting seat of the rooms a solvable disruption's way out is in, drawn evenly, is that way out
-    (``dodger``'s chance in the term audit: a refused booking tells a closed room, so a student booking around the plan
-    ends up choosing among those rooms' seats)."""
+    (``dodger``'s chance in the term audit; a refusal can rule out a closed room or an hour, so this counts only the
+    seats of the way out's rooms, more than a draw among all of the library's would give)."""
     truth = task.ground_truth
     place = libraries(world).by_id[truth["libraries"][-1].casefold()]
     day = parse_moment(truth["date"]) // MINUTES_PER_DAY

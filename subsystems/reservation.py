@@ -924,9 +924,10 @@ def rule_change_holds(part: ReservationState, change: RuleChange, world: WorldIn
             for seat_id in change.seats:  # an undone ``SeatFeatures`` leaves the world's features as an override
                 current = part.features.get(seat_id)
                 has = current is None or (not is_lost(current) and change.feature in current)
-                if has != change.old or (not has and current != lost):
-                    return f"seat {seat_id} {'has' if has else 'lacks'} {change.feature}, not as {change.feature} " \
-                           f"{'held' if change.old else 'lost'}"
+                if has != change.old:
+                    return f"seat {seat_id} {'has' if has else 'does not have'} {change.feature}"
+                if not has and current != lost:
+                    return f"seat {seat_id} lost {change.feature} to another change"
             return None
 
 
