@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from campus.events import RoomStatus, SeatFeatures, ToolCalled, TriggerSkipped, WorldChanged
+from campus.events import FeatureLost, RoomStatus, SeatFeatures, ToolCalled, TriggerSkipped, WorldChanged
 from campus.kernel.triggers import (AfterOpen, ArgIs, AtTime, Guarded, OnEvent, OnRead, Rule, RuleIndex, TaskIs, activated, armed,
                                     bound_task, fire)
 from campus.scenarios.disruptions import classify
 from campus.scenarios.play import build_kernel, load_world
-from campus.subsystems.reservation import libraries
+from campus.subsystems.reservation import libraries, seat_now
 
 
 def _setup():  # type: ignore[no-untyped-def]
@@ -32,6 +32,34 @@ def test_a_change_whose_old_value_holds_fires_and_is_applied() -> None:
     assert not armed(rule, state.rules, [], "")
     again = fire(rule, state, world, kernel.guards, cause=8)
     assert isinstance(again[0], TriggerSkipped) and "not" in again[0].reason
+
+
+def test_seats_lose_a_feature_together_and_get_it_back_as_they_were() -> None:
+    """``FeatureLost``: one change for many seats; the listing's view of each (``seat_now``) loses just that feature,
+    the undoing leaves no override, and a seat an undone ``SeatFeatures`` left as the world has it still counts as
+    having the feature."""
+    world, kernel, state, place, room, _ = _setup()
+    feature = next(f for s in room.seats for f in s.features)
+    having = [s for s in room.seats if feature in s.features][:3]
+    seats = tuple(s.id for s in having)
+    undone = SeatFeatures(building_id=place.building_id, room_id=room.id, seat_id=seats[0], old=tuple(having[0].features),
+                          new=tuple(having[0].features))
+    kernel.projection.apply(state, 1, 5, fire(Rule(id="s3", sub_type="S3", activation=AtTime(t=5), mutations=(undone,)),
+                                              state, world, kernel.guards, 0)[0])
+    lose = FeatureLost(building_id=place.building_id, feature=feature, seats=seats, old=True, new=False)
+    events = fire(Rule(id="lose", sub_type="S3", activation=AtTime(t=10), mutations=(lose,)), state, world, kernel.guards, 1)
+    assert [type(e) for e in events] == [WorldChanged]
+    kernel.projection.apply(state, 2, 10, events[0])
+    for seat in having:
+        assert seat_now(state.reservation, seat).features == [f for f in seat.features if f != feature]
+    assert all(state.rules.versions[seat_id] >= 1 for seat_id in seats)
+    again = fire(Rule(id="lose2", sub_type="S3", activation=AtTime(t=11), mutations=(lose,)), state, world, kernel.guards, 2)
+    assert isinstance(again[0], TriggerSkipped) and f"does not have {feature}" in again[0].reason
+    back = FeatureLost(building_id=place.building_id, feature=feature, seats=seats, old=False, new=True)
+    kernel.projection.apply(state, 3, 12, fire(Rule(id="back", sub_type="S3", activation=AtTime(t=12), mutations=(back,)),
+                                               state, world, kernel.guards, 3)[0])
+    assert all(seat_id not in state.reservation.features for seat_id in seats)
+    assert all(seat_now(state.reservation, seat) is seat for seat in having)
 
 
 def test_a_stale_old_value_skips_the_whole_rule() -> None:
@@ -84,6 +112,10 @@ def test_a_term_refuses_a_rule_that_could_never_fire() -> None:
     stray = SeatFeatures(building_id=place.building_id, room_id=room.id, seat_id="no-such-seat", old=(), new=())
     with pytest.raises(ValueError, match="trigger rule stray could never fire"):
         check_rules(world, [Rule(id="stray", sub_type="S3", activation=AtTime(t=1), mutations=(stray,))])
+    missing = next(f for f in ("projector", "power_outlet", "window_seat", "large_table") if f not in seat.features)
+    lacking = FeatureLost(building_id=place.building_id, feature=missing, seats=(seat.id,), old=True, new=False)
+    with pytest.raises(ValueError, match=f"has no {missing} to lose"):
+        check_rules(world, [Rule(id="lacking", sub_type="S3", activation=AtTime(t=1), mutations=(lacking,))])
 
 
 def test_the_rule_index_gives_a_tasks_own_rules_and_the_unbound_ones_in_term_order() -> None:
