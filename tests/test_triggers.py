@@ -8,6 +8,7 @@ from campus.kernel.triggers import (AfterOpen, ArgIs, AtTime, Guarded, OnEvent, 
 from campus.scenarios.disruptions import classify
 from campus.scenarios.play import build_kernel, load_world
 from campus.subsystems.reservation import libraries, seat_now
+from campus.world.model import SEAT_FEATURES
 
 
 def _setup():  # type: ignore[no-untyped-def]
@@ -112,7 +113,7 @@ def test_a_term_refuses_a_rule_that_could_never_fire() -> None:
     stray = SeatFeatures(building_id=place.building_id, room_id=room.id, seat_id="no-such-seat", old=(), new=())
     with pytest.raises(ValueError, match="trigger rule stray could never fire"):
         check_rules(world, [Rule(id="stray", sub_type="S3", activation=AtTime(t=1), mutations=(stray,))])
-    missing = next(f for f in ("projector", "power_outlet", "window_seat", "large_table") if f not in seat.features)
+    missing = next(f for f in SEAT_FEATURES if f not in seat.features)
     lacking = FeatureLost(building_id=place.building_id, feature=missing, seats=(seat.id,), old=True, new=False)
     with pytest.raises(ValueError, match=f"has no {missing} to lose"):
         check_rules(world, [Rule(id="lacking", sub_type="S3", activation=AtTime(t=1), mutations=(lacking,))])
