@@ -74,15 +74,16 @@ class Provenance(msgspec.Struct, frozen=True, kw_only=True):
         return self.world.verdict == self.term.verdict == "reproduced"
 
 
-def provenance(world: World, term: Term, run_seed: int, config: dict[str, object],
+def provenance(world: WorldIndex, term: Term, run_seed: int, config: dict[str, object],
                published: World | None = None) -> Provenance:
     """Whether this campus makes ``world`` and ``term`` from their names, for a run played with ``run_seed`` under
-    ``config``. ``published``: the StuLife world as imported from its data, to compare a published world with."""
-    world_origin = world_provenance(world, published)
-    term_origin, recipe = term_provenance(WorldIndex(world), term, run_seed, rules_of(config))
+    ``config``. ``published``: the StuLife world as imported from its data, to compare a published world with. The
+    term is made again on ``world`` itself, whose lookups a run has built already."""
+    world_origin = world_provenance(world.world, published)
+    term_origin, recipe = term_provenance(world, term, run_seed, rules_of(config))
     command = None
     if recipe is not None and world_origin.verdict == term_origin.verdict == "reproduced":
-        command = recipe.options() + (" --world stulife:DIR" if world.name == "stulife" else "")
+        command = recipe.options() + (" --world stulife:DIR" if world.world.name == "stulife" else "")
     return Provenance(world=world_origin, term=term_origin, command=command)
 
 
@@ -93,8 +94,8 @@ def run_provenance(run: Run, published: World | None = None) -> Provenance:
     carrying an edited copy of its root's term under the root's name verified ``--strict`` as reproduced."""
     root = lineage_root(run)
     if root.term_hash == run.branch.term_hash:
-        return provenance(run.world.world, run.term, root.seed, root.config, published)
-    found = provenance(run.world.world, decode_term(run.store.get_blob(root.term_hash), root.schema), root.seed,
+        return provenance(run.world, run.term, root.seed, root.config, published)
+    found = provenance(run.world, decode_term(run.store.get_blob(root.term_hash), root.schema), root.seed,
                        root.config, published)
     own, _ = term_provenance(run.world, run.term, root.seed, rules_of(root.config))
     verdict = max(found.term.verdict, own.verdict, key=_SEVERITY.index)

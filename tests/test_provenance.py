@@ -148,7 +148,7 @@ def test_the_published_world_is_compared_with_the_data_given() -> None:
     origin = world_provenance(fewer, published)
     assert origin.verdict == "differs" and "advisors" in origin.detail
     term = load_inputs(RunSpec(world=f"stulife:{SHARED / 'stulife'}", scale=SCALE))[1]
-    found = provenance(published, term, 0, {"rules": 2}, published)
+    found = provenance(WorldIndex(published), term, 0, {"rules": 2}, published)
     assert found.reproduced and found.command == "--seed 0 --scale 0.05 --world stulife:DIR"
 
 
