@@ -54,7 +54,7 @@ own, scored a mean F1 of 0.26-0.28 on version 4's summaries of the default term 
 the study group emailed most weeks, Week 0's timetable and handbook sessions are the same for every student of a
 world) and 0.005 on version 5's. Version 6 scores an order without the buildings named that the day did not hold
 (``Items.strict``): padded with made-up ids, the question's own order scored 82 % where it scores 50 %. Version 7
-(``GENERATOR_VERSION``) closes two leaks to a reader that remembers nothing of its term but knows the world or other
+closes two leaks to a reader that remembers nothing of its term but knows the world or other
 terms (figures: the probes the term audit draws every week, 10 per ability, over the oracle's runs of generated seeds
 0-4 at scale 0.2 / seeds 0-2 at full scale). It asks an email's recipient only where the world neither lists nor
 patterns the address (``guessable``): a reader of the club and advisor directories named 58 of version 6's 244 / 39
@@ -64,8 +64,12 @@ of, at least a week apart (``span_pairs``), instead of over weeks: another seed'
 on 15.2 % / 7.6 % of version 6's counts (where "1" was right on 10.0 % / 4.5 %); the commonest count another seed
 gives between two emails of the same forms is right on 1.7 % of version 7's 119 full-term counts, about what the same
 answers score shuffled over them (1.8 %). A term at scale 0.2 or less sends too few emails of one kind for any such
-count: there version 7 asks only the minutes walked. The older versions still draw the check-ins of terms made under
-them (``VERSIONS``), so their runs verify.
+count: there version 7 asks only the minutes walked. Version 8 (``GENERATOR_VERSION``) asks an abstention pair in a
+drawn order (``_asked``): versions 1-7 asked the "no record" probe first and its answerable twin second, so a reader
+that remembered nothing answered the first "no record" and guessed a room for the second, right on 34 of 48 pairs'
+probes of the check-ins of generated seeds 0-3 at scale 0.3 (70.8 %, 20 of 24 on published seeds 0-1) where one
+that cannot tell the two apart does best at 50 % (a red-team's). The older versions still draw the check-ins of terms
+made under them (``VERSIONS``), so their runs verify.
 """
 
 from __future__ import annotations
@@ -97,8 +101,10 @@ if TYPE_CHECKING:
 
 PLANTED: tuple[Ability, ...] = ("contradiction_resolution", "instruction_following", "preference_following")
 """The abilities whose evidence is a note: given by the term when it plants them, else in the probe fork."""
-GENERATOR_VERSION = 7
-VERSIONS = (1, 2, 3, 4, 5, 6, 7)
+GENERATOR_VERSION = 8
+VERSIONS = (1, 2, 3, 4, 5, 6, 7, 8)
+SHUFFLED_PAIRS = 8
+"""The first version that asks an abstention pair in a drawn order."""
 """The probe generators this campus draws with (the module's docstring says how they differ)."""
 FIRST_SUMMARY_WEEK = 1
 """From version 5, the first week a summary asks about: what a student adds in Week 0 is the world's timetable and
@@ -842,7 +848,8 @@ def generate(rows: Sequence[Logged], *, seed: int, describe: Callable[[str], str
             candidates = GENERATORS[ability](past, rng, version)
         made = [_draft(ability, drawn, past, describe, asked_seq, asked_t, seed, version)
                 for drawn in rng.sample(candidates, len(candidates))]
-        probes.extend(probe for group in _stratified([m for m in made if m], per_ability) for probe in group)
+        probes.extend(probe for group in _stratified([m for m in made if m], per_ability)
+                      for probe in _asked(group, seed, version))
     return probes
 
 
@@ -857,6 +864,13 @@ def _draft(ability: Ability, drawn: Any, past: Past, describe: Callable[[str], s
         return [msgspec.structs.replace(made[0], twin=made[1].probe_id),
                 msgspec.structs.replace(made[1], twin=made[0].probe_id)]
     return made
+
+
+def _asked(group: list[Probe], seed: int, version: int) -> list[Probe]:
+    """A group of probes in the order they are asked: an abstention pair, from version 8 on, in a drawn order."""
+    if len(group) == 2 and version >= SHUFFLED_PAIRS and _rng("pair order", version, seed, group[0].probe_id).random() < 0.5:
+        return group[::-1]
+    return group
 
 
 EVENT_BINS = ((0, "<100"), (100, "100-299"), (300, "300-999"), (1_000, "1k-3k"), (3_000, "3k-10k"), (10_000, ">=10k"))

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from scipy.stats import binomtest
 
 from campus.agents.registry import resolve
 from campus.kernel.agent import Agent, AgentView, Reply, TaskMemory
@@ -294,6 +295,18 @@ def test_abstention_comes_in_pairs_on_the_same_library(probes: list[Probe]) -> N
         assert twin.twin == probe.probe_id and isinstance(twin.answer, Id)
         assert isinstance(probe.query, BookedRoom) and isinstance(twin.query, BookedRoom)
         assert probe.query.location_id == twin.query.location_id and probe.query.day != twin.query.day
+
+
+def test_an_abstention_pair_is_asked_in_a_drawn_order_from_version_8(many: dict[int, list[Probe]]) -> None:
+    """Versions 1-7 asked the "no record" probe of a pair first, so a reader with no memory answered the first of two
+    look-alike questions "no record" and was right on it every time (a red-team's, 70.8 % of the check-ins' pair probes
+    where 50 % is the best a reader that cannot tell them apart does). The pairs asked stay the same ones."""
+    def firsts(probes: list[Probe]) -> list[bool]:
+        asked = [p for p in probes if p.ability == "abstention"]
+        return [isinstance(a.answer, NoRecord) for a, b in zip(asked, asked[1:]) if a.twin == b.probe_id]
+    assert all(firsts(many[7])) and len(firsts(many[7])) >= 10
+    drawn = firsts(many[GENERATOR_VERSION])
+    assert len(drawn) >= 10 and binomtest(sum(drawn), len(drawn)).pvalue > 0.01 and 0 < sum(drawn) < len(drawn)
 
 
 def test_updates_keep_the_superseded_rooms_as_the_stale_class(probes: list[Probe]) -> None:
