@@ -34,9 +34,9 @@ FOLDERS = ("events", "kernel", "subsystems", "world", "scenarios", "agents", "re
 
 PINNED = {
     "oracle": "505737f3937c3be23222ac9578f1de972e4bc683dda3cb572658f2db5e47c722",
-    "noop": "54bbe5179a8b5d2a5ecf1ff25c6a9f6436665ad66e09ff963df56160f500e62f",
-    "stateless": "71d61f988e0bd11026a42821cfb2b7a899eaa12387cfa4b17f4de1552cf5aaa5",
-    "diligent": "32ce822de82970489ff9db840c9ade33a3943f74226b0baa766bbcf2208843eb",
+    "noop": "5458e5930adb18984c98fe0b848211d0612bbf91738df02acbcd3d8401bc6dd2",
+    "stateless": "3ca25ea2258b16d904783cbd5462199c1c58de6d34d8adcd3c4418b99075176c",
+    "diligent": "89d96205565170bc6c43d8ad3b9dc962b30a8b5eed6826254a3a1725a35de81b",
     "stale": "183c2bd9ab96a44e34d30f2dd8100b41be659f542c3901e42f6d48ce47558d0c",
     "testwise": "9546da7dee4874f98f53e15d3f22c0ea707845c6957eea8b033c56b92198728f",
     "optionsonly": "e623e0a7be313001deaa3bb1e692516f5b87a754520cb8585b042df818f7db3f",
