@@ -79,7 +79,7 @@ from campus.agents import make_agent
 from campus.agents.adversarial import (OPTION_GUESSES, POOLED_GUESSES, REMEMBERED_GUESSES, option_guesses, pooled_guesses,
                                        remembered_guesses)
 from campus.agents.readers import guess, world_guess
-from campus.kernel.clock import day_of
+from campus.kernel.clock import clock_label, date_label, day_of
 from campus.kernel.store import open_store
 from campus.lab.probing import log_prefix, probe_points
 from campus.lab.workers import interrupts_ignored
@@ -192,10 +192,14 @@ class SeedResult:
     smeared: list[str] = field(default_factory=list)
     """The club and advisor tasks with a stale plan that ``smearer`` passed."""
     canvassed: list[str] = field(default_factory=list)
+    """The scored tasks ``canvasser`` passed with an email to send, or failed without one."""
     swept: tuple[int, int] = (0, 0)
     """``sweeper``'s attended tasks among those held at a place from their start, and the most of them one building
     holds (what a student that went there every time would attend)."""
-    """The scored tasks ``canvasser`` passed with an email to send, or failed without one."""
+    timetabled: float = 0.0
+    """The tasks held at a place from their start that a student remembering nothing would attend, expected, going to
+    one of the compulsory first-semester sections the catalogue shows meeting then (``_timetabled``): reported, a
+    chance level the audit does not hold anything to."""
     recurrence: dict[str, float | None] = field(default_factory=dict)
     """``learner`` and ``forgetful`` -> their same-checkpoint recurrence rate over the busy days; empty when the term
     has fewer than two (a small scale), so nothing can recur."""
@@ -247,6 +251,7 @@ def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = T
                                == EXPLORATION and (e.outcome == "success") == conditioned(term.by_id[e.task_id])]
         if name == SWEEPER:
             result.swept = _swept(term, ended)
+            result.timetabled = _timetabled(world, term)
         if name == SMEARER:
             result.smeared = [e.task_id for e in ended if e.outcome == "success" and term.by_id[e.task_id].stale is not None
                               and term.by_id[e.task_id].scenario in SMEARED]
@@ -499,6 +504,24 @@ def _swept(term: Term, ended: Sequence[Any]) -> tuple[int, int]:
     return attended, max(Counter(held.values()).values(), default=0)
 
 
+def _timetabled(world: WorldIndex, term: Term) -> float:
+    """How many of the tasks held at a place from their start a student who remembers nothing of its timetable, but
+    knows it takes the compulsory first-semester courses, attends, expected, when it goes to one of the compulsory
+    first-semester sections the course catalogue shows meeting on that weekday at that start, drawn evenly."""
+    meeting: dict[tuple[str, str], set[str]] = {}
+    for section in world.world.courses:
+        if section.semester == 1 and section.compulsory:
+            for day in section.days:
+                meeting.setdefault((day, section.time.partition("-")[0]), set()).add(section.building_id)
+    expected = 0.0
+    for task in term.tasks:
+        if at_start(task) and task.starts is not None:
+            weekday = date_label(day_of(task.starts)).rpartition(", ")[2]
+            there = meeting.get((weekday, clock_label(task.starts)), set())
+            expected += 1 / len(there) if task.required_place in there else 0.0
+    return expected
+
+
 def _disrupted(ended: Sequence[Any], solvable: dict[str, bool]) -> dict[str, tuple[int, int]]:
     passed = {e.task_id for e in ended if e.task_id in solvable and e.outcome == "success"}
     return {kind: (sum(1 for t, s in solvable.items() if s == want and t in passed), sum(1 for s in solvable.values() if s == want))
@@ -662,7 +685,8 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
                                for kind in ("solvable", "impossible")}
                         for name in ("oracle", *DISRUPTION_CONTROLS) if any(name in r.disrupted for r in played)},
         "canvasser": sum(len(r.canvassed) for r in played),
-        "sweeper": {"attended": sum(r.swept[0] for r in played), "one_building": sum(r.swept[1] for r in played)},
+        "sweeper": {"attended": sum(r.swept[0] for r in played), "one_building": sum(r.swept[1] for r in played),
+                    "catalogue": sum(r.timetabled for r in played)},
         "busy_days": {name: sum(len(r.busy.get(name, ())) for r in played) for name in ("oracle", *BUSY_CONTROLS)}
         | {f"{name}_recurrence": (max if name == "learner" else min)(
                (r.recurrence[name] or 0.0 for r in played if r.recurrence), default=None) for name in LEARNERS}

@@ -19,7 +19,7 @@ from campus.agents.adversarial import (
 )
 from campus.cli.main import app
 from campus.lab.audit import (
-    ABSENT_POINTS, AGENTS, LIBRARY_GUESS, PROBE_GUESSES, RECALL_GUESS, RECIPIENTS, SeedResult, _probe_guesses,
+    ABSENT_POINTS, AGENTS, DODGE_GUESS, LIBRARY_GUESS, PROBE_GUESSES, RECALL_GUESS, RECIPIENTS, SeedResult, _probe_guesses,
     clopper_pearson, summarise,
 )
 from campus.scenarios.protocols import Cited
@@ -325,12 +325,34 @@ def test_the_command_audits_two_small_seeds_in_process() -> None:
     assert 0 < recalled["right"] < recalled["questions"] and recalled["low"] <= recalled["chance"] + 0.05
     guessed = summary["guessing"][LIBRARY_GUESS]
     assert guessed["questions"] > 0 and 0 < guessed["chance"] < 1 and guessed["low"] <= guessed["chance"] + 0.05
+    dodged = summary["guessing"][DODGE_GUESS]
+    assert dodged["questions"] > 0 and 0 < dodged["chance"] < 0.5 and dodged["low"] <= dodged["chance"] + 0.05
+    swept = summary["sweeper"]
+    assert swept["attended"] <= swept["one_building"] < swept["catalogue"]  # the catalogue by time: the higher floor
     order, padded = (summary["guessing"][f"question-only: building order{tail}"] for tail in ("", " padded"))
     assert padded["questions"] == order["questions"] > 0 and padded["right"] == order["right"]  # padding buys nothing
     assert summary["disruptions"]["oracle"]["impossible"][0] == summary["disruptions"]["oracle"]["impossible"][1] > 0
     # one busy day at this scale: no pair of days for a checkpoint to recur over, so nothing to hold the learners to
     assert summary["busy_days"]["learner_recurrence"] is None and summary["busy_days"]["forgetful_recurrence"] is None
     assert summary["violations"] == [] and done.exit_code == 0
+
+
+def test_the_catalogue_by_time_floor_counts_the_compulsory_sections_meeting_then(world, small_term) -> None:
+    """``_timetabled``: for each task held from its start, one over the compulsory first-semester sections the
+    catalogue shows meeting on that weekday at that start, where the task's place is among their buildings."""
+    from campus.kernel.clock import MINUTES_PER_DAY
+    from campus.lab.audit import _timetabled
+    from campus.scenarios.task import at_start
+
+    days = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+    expected = 0.0
+    for task in small_term.tasks:
+        if at_start(task) and task.starts is not None:
+            weekday, minute = days[task.starts // MINUTES_PER_DAY % 7], task.starts % MINUTES_PER_DAY
+            there = {c.building_id for c in world.world.courses if c.semester == 1 and c.compulsory and weekday in c.days
+                     and int(c.time[:2]) * 60 + int(c.time[3:5]) == minute}
+            expected += 1 / len(there) if task.required_place in there else 0
+    assert expected > 0 and abs(_timetabled(world, small_term) - expected) < 1e-9
 
 
 def test_bad_seeds_are_refused_with_exit_2() -> None:
