@@ -46,7 +46,7 @@ success per scenario and the headline metrics. Over all seeds it checks:
   (``scenarios.library.libraries_showing``), by the test the guessers are held to;
 - **dodger** (``agents/dodger.py``: sees only what any agent sees; on a disruption task books around the plan from
   the next day's listing, never looking at the task's date nor again after booking): passes solvable disruption tasks
-  no more often than a fitting seat of the way out's library drawn evenly would (``way_out_chance``), by the test the
+  no more often than a fitting seat of the way out's rooms drawn evenly would (``way_out_chance``), by the test the
   guessers are held to;
 - **disruption controls** (a term with disruption tasks): ``stale`` fails every disruption task, and so does
   ``hedger`` (the plan in the instruction moved to the other end of the evening, never looking) and ``hasty``
@@ -119,7 +119,7 @@ SMEARED = ("club_activity", "academic_activity")
 LIBGUESS = "libguess"
 DODGER = "dodger"
 DODGE_GUESS = "dodger: solvable disruption tasks"
-"""``dodger``'s passes on the solvable disruption tasks, held to the chance that a fitting seat of the library the way
+"""``dodger``'s passes on the solvable disruption tasks, held to the chance that a fitting seat of the rooms the way
 out is in, drawn evenly, is the way out (``scenarios.disruptions.way_out_chance``)."""
 LIBRARY_GUESS = "libguess: library booking tasks"
 """``libguess``'s passes on the scored Library Study tasks, held to the chance of a library drawn uniformly among those
