@@ -30,7 +30,7 @@ from campus.kernel.clock import MINUTES_PER_DAY, clock_label, date_label, parse_
 
 from campus.agents.controls import Control, Seen
 from campus.agents.library_guess import read_listing
-from campus.agents.plans import FINISH, Plan, action
+from campus.agents.plans import FINISH, Plan, action, quoted
 from campus.agents.reader import go_to
 
 OPENING = "Tonight you study in the library"
@@ -72,7 +72,7 @@ def dodge(text: str) -> Plan:
     windows = [(int(a) * 60 + int(b), int(c) * 60 + int(d)) for a, b, c, d in _WINDOW.findall(text)]
     planned = _PLANNED.findall(text)
     next_day = date_label(parse_moment(date) // MINUTES_PER_DAY + 1)
-    shown = yield action(f"reservation.query_availability(location_id={_q(library)}, date={_q(next_day)}, "
+    shown = yield action(f"reservation.query_availability(location_id={quoted(library)}, date={quoted(next_day)}, "
                          f"features={json.dumps([feature])})")
     rooms = [(label, seats) for label, _, seats in read_listing(shown or "") if seats]
     avoided = {room for room, _ in planned}
@@ -89,7 +89,7 @@ def dodge(text: str) -> Plan:
         yield from go_to(library)
     group = _GROUP.search(text)
     if group and booked:
-        yield action(f'email.send_email(to={_q(group[1])}, subject="Study seat", body={_q(f"I booked seat {booked}.")})')
+        yield action(f'email.send_email(to={quoted(group[1])}, subject="Study seat", body={quoted(f"I booked seat {booked}.")})')
     yield FINISH
 
 
@@ -112,9 +112,5 @@ def _first_taken(library: str, date: str, start: int,
 
 
 def _book(library: str, room: str, date: str, start: int, seat: str) -> str:
-    return action(f"reservation.make_booking(location_id={_q(library)}, item_name={_q(room)}, date={_q(date)}, "
-                  f"time_slot={_q(f'{clock_label(start)}-{clock_label(start + 60)}')}, seat_id={_q(seat)})")
-
-
-def _q(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)
+    return action(f"reservation.make_booking(location_id={quoted(library)}, item_name={quoted(room)}, date={quoted(date)}, "
+                  f"time_slot={quoted(f'{clock_label(start)}-{clock_label(start + 60)}')}, seat_id={quoted(seat)})")

@@ -31,7 +31,7 @@ from campus.kernel.clock import MINUTES_PER_DAY, clock_label, date_label
 from campus.world.model import SEAT_FEATURES
 
 from campus.agents.controls import Control, Seen, due_entry
-from campus.agents.plans import FINISH, Plan, action
+from campus.agents.plans import FINISH, Plan, action, quoted
 from campus.agents.reader import go_to, later
 
 ROUNDS = 20
@@ -101,7 +101,7 @@ def note(text: str, when: tuple[str, str]) -> Plan:
     date, clock = when
     end = min(int(clock[:2]) + 1, 23)
     yield action(f'calendar.add_event(calendar_id="self", event_title="Book a library seat", location="a library", '
-                 f"time={_q(f'{date}, {clock}-{end:02d}{clock[2:]}')}, description={_q(text)})")
+                 f"time={quoted(f'{date}, {clock}-{end:02d}{clock[2:]}')}, description={quoted(text)})")
     yield FINISH
 
 
@@ -116,7 +116,7 @@ def guess(request: SeatRequest, now: int, used: int) -> Plan:
     room_for = ROUNDS - used - 1 - 1 - (3 if request.use else 0)  # the listing, the booking, the walk
     found: dict[str, Found] = {}
     for place in places[:max(0, room_for)]:
-        shown = yield action(f"reservation.query_availability(location_id={_q(place)}, date={_q(date)}, "
+        shown = yield action(f"reservation.query_availability(location_id={quoted(place)}, date={quoted(date)}, "
                              f"features={json.dumps(request.features)})")
         found[place] = read_listing(shown or "")
     chosen = fewest(found)
@@ -125,8 +125,8 @@ def guess(request: SeatRequest, now: int, used: int) -> Plan:
         return
     room, seat = next((label, seats[0]) for label, _, seats in found[chosen] if seats)
     start, end = request.slot
-    yield action(f"reservation.make_booking(location_id={_q(chosen)}, item_name={_q(room)}, date={_q(date)}, "
-                 f"time_slot={_q(f'{clock_label(start)}-{clock_label(end)}')}, seat_id={_q(seat)})")
+    yield action(f"reservation.make_booking(location_id={quoted(chosen)}, item_name={quoted(room)}, date={quoted(date)}, "
+                 f"time_slot={quoted(f'{clock_label(start)}-{clock_label(end)}')}, seat_id={quoted(seat)})")
     if request.use:
         yield from go_to(chosen)
     yield FINISH
@@ -151,8 +151,4 @@ def fewest(found: dict[str, Found]) -> str | None:
     counts = {place: sum(count for _, count, _ in rooms) for place, rooms in found.items()
               if any(seats for _, _, seats in rooms)}
     return min(counts, key=lambda place: counts[place]) if counts else None
-
-
-def _q(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)
 

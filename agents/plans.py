@@ -56,6 +56,11 @@ def action(call: str) -> str:
     return f"<action>Action: {call}</action>"
 
 
+def quoted(text: str) -> str:
+    """A text as a tool call's string argument (JSON, non-ASCII kept)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
 def walk_action(path: Sequence[str]) -> str:
     return action(f"geography.walk_to(path_info={json.dumps({'path': list(path)})})")
 

@@ -27,7 +27,7 @@ from collections.abc import Generator
 
 from campus.kernel.clock import DAYS
 
-from campus.agents.plans import FINISH, Plan, action
+from campus.agents.plans import FINISH, Plan, action, quoted
 
 GUESS = "A"
 
@@ -105,18 +105,18 @@ def carry_out(text: str) -> Plan:
     )
     for _, kind, match in requests:
         if kind == "email":
-            yield action(f"email.send_email(to={_q(match['to'])}, subject={_q(match['subject'])}, body={_q(match['body'])})")
+            yield action(f"email.send_email(to={quoted(match['to'])}, subject={quoted(match['subject'])}, body={quoted(match['body'])})")
         elif kind == "club":
             yield action(
-                f"calendar.add_event(calendar_id={_q(match['calendar'])}, event_title={_q(match['title'])}, "
-                f"location={_q(match['location'])}, time={_q(match['date'] + ', ' + match['span'])})"
+                f"calendar.add_event(calendar_id={quoted(match['calendar'])}, event_title={quoted(match['title'])}, "
+                f"location={quoted(match['location'])}, time={quoted(match['date'] + ', ' + match['span'])})"
             )
         elif kind == "booking":
             building = yield from find_building(match["place"])
             if building is not None:
                 yield action(
-                    f"reservation.make_booking(location_id={_q(building)}, item_name={_q(match['room'])}, "
-                    f"date={_q(match['date'])}, time_slot={_q(match['span'])})"
+                    f"reservation.make_booking(location_id={quoted(building)}, item_name={quoted(match['room'])}, "
+                    f"date={quoted(match['date'])}, time_slot={quoted(match['span'])})"
                 )
         elif kind == "go":
             yield from go_to(match["building"])
@@ -135,15 +135,15 @@ def note_for_later(text: str, when: tuple[str, str]) -> Plan:
     if walk is not None:
         location = (yield from find_building(walk["start"])) or ""
     yield action(
-        f"calendar.add_event(calendar_id=\"self\", event_title=\"To do\", location={_q(location)}, "
-        f"time={_q(date + ', ' + span)}, description={_q(text)})"
+        f"calendar.add_event(calendar_id=\"self\", event_title=\"To do\", location={quoted(location)}, "
+        f"time={quoted(date + ', ' + span)}, description={quoted(text)})"
     )
     yield FINISH
 
 
 def find_building(name: str) -> Generator[str, str, str | None]:
     """Look a building's id up on the map by its name (``None`` if the map does not know it)."""
-    seen = yield action(f"map.find_building_id(building_name={_q(name.strip())})")
+    seen = yield action(f"map.find_building_id(building_name={quoted(name.strip())})")
     found = _BUILDING_ID.search(seen or "")
     return found["id"] if found else None
 
@@ -159,7 +159,7 @@ def go_to(building: str) -> Steps:
 
 def _leg(source: str, target: str, constraints: dict[str, str]) -> Steps:
     extra = f", constraints={json.dumps(constraints)}" if constraints else ""
-    seen = yield action(f"map.find_optimal_path(source_building_id={_q(source)}, target_building_id={_q(target)}{extra})")
+    seen = yield action(f"map.find_optimal_path(source_building_id={quoted(source)}, target_building_id={quoted(target)}{extra})")
     path = _PATH.search(seen or "")
     if path is None:
         return seen or ""
@@ -198,10 +198,6 @@ def _sessions(text: str) -> Plan:
                         end = start + minutes
                         span = f"{hour}:{minute}-{end // 60:02d}:{end % 60:02d}"
                         yield action(
-                            f"calendar.add_event(calendar_id=\"self\", event_title={_q(line['title'])}, "
-                            f"location={_q(building)}, time={_q(f'Week {week}, {day}, {span}')})"
+                            f"calendar.add_event(calendar_id=\"self\", event_title={quoted(line['title'])}, "
+                            f"location={quoted(building)}, time={quoted(f'Week {week}, {day}, {span}')})"
                         )
-
-
-def _q(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)
