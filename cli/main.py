@@ -399,7 +399,7 @@ def verify_command(
                                 help="Also make the run's world and term again from their names (a generated world's "
                                      "seed, a term's seed, scale and families, the run's rules) and compare: a run on "
                                      "an edited term verifies against its own term, and only this says it is not the "
-                                     "term it is named after. About a second for a full term."),
+                                     "term it is named after. One term generation: 1.5-2 s of CPU for a full term."),
     published: str = typer.Option(None, "--world", metavar="stulife:DIR",
                                   help="The published StuLife data, to compare a run's published world with."),
     strict: bool = typer.Option(False, "--strict", help="Exit 1 unless the world and the term are both reproduced "

@@ -32,8 +32,10 @@ given)."""
 DISRUPTIONS, BUSY_DAYS, CHECK_INS = "disruptions", "busy_days", "memory_check_in"
 """The scenarios of the families a term can be made with or without (``generate_term``'s switches)."""
 
-_TERM_NAME = re.compile(r"term-(\d+)(?:-x([0-9.e+-]+))?")
-_WORLD_NAME = re.compile(r"generated-(\d+)(?:-x([0-9.e+-]+))?")
+_SCALE = r"(?:-x(\d+(?:\.\d+)?(?:e[+-]?\d+)?))?"
+"""A scale as the names write it (``f"{scale:g}"`` or ``str(scale)``): every match is a float."""
+_TERM_NAME = re.compile(r"term-(\d+)" + _SCALE)
+_WORLD_NAME = re.compile(r"generated-(\d+)" + _SCALE)
 
 
 class Origin(msgspec.Struct, frozen=True, kw_only=True):

@@ -120,12 +120,16 @@ def test_a_term_played_with_another_seed_differs() -> None:
 
 def test_names_campus_does_not_make_are_unchecked() -> None:
     world, term = load_inputs(RunSpec(scale=SCALE))
-    own = msgspec.structs.replace(term, name="my-term")
-    assert term_provenance(world, own, 0)[0].verdict == "unchecked"
+    for name in ("my-term", "term-0-xe", "term-0-x."):  # a scale that is no number: no ValueError out of float()
+        own = msgspec.structs.replace(term, name=name)
+        assert term_provenance(world, own, 0)[0].verdict == "unchecked", name
+    huge = msgspec.structs.replace(term, name="term-0-x1e999")
+    assert term_provenance(world, huge, 0)[0].verdict == "differs"  # this campus makes no term at that scale
     wrong_seed = msgspec.structs.replace(term, seed=3)
     assert term_provenance(world, wrong_seed, 3)[0].verdict == "unchecked"
-    renamed = msgspec.structs.replace(world.world, name="my-campus")
-    assert world_provenance(renamed).verdict == "unchecked"
+    for name in ("my-campus", "generated-0-xe"):
+        renamed = msgspec.structs.replace(world.world, name=name)
+        assert world_provenance(renamed).verdict == "unchecked", name
 
 
 def test_an_edited_world_differs_and_names_what_changed() -> None:
