@@ -41,6 +41,8 @@ _WORLD_NAME = re.compile(r"generated-(\d+)" + _SCALE)
 class Origin(msgspec.Struct, frozen=True, kw_only=True):
     verdict: Verdict
     detail: str
+    generator: int | None = None
+    """A generated world reproduced by an older world generator than this campus's: no ``campus run`` makes it."""
 
 
 class Recipe(msgspec.Struct, frozen=True, kw_only=True):
@@ -84,7 +86,8 @@ def provenance(world: WorldIndex, term: Term, run_seed: int, config: dict[str, o
     world_origin = world_provenance(world.world, published)
     term_origin, recipe = term_provenance(world, term, run_seed, rules_of(config))
     command = None
-    if recipe is not None and world_origin.verdict == term_origin.verdict == "reproduced":
+    if recipe is not None and world_origin.verdict == term_origin.verdict == "reproduced" \
+            and world_origin.generator is None:
         command = recipe.options() + (" --world stulife:DIR" if world.world.name == "stulife" else "")
     return Provenance(world=world_origin, term=term_origin, command=command)
 
@@ -110,7 +113,7 @@ _SEVERITY: tuple[Verdict, ...] = ("reproduced", "unchecked", "differs")
 
 def world_provenance(world: World, published: World | None = None) -> Origin:
     """A generated world against ``generate_world`` of its seed and scale; the published one against ``published``."""
-    from campus.world.generate import generate_world
+    from campus.world.generate import WORLD_GENERATOR, WORLD_GENERATORS, generate_world
 
     if world.name == "stulife" and world.seed is None:
         if published is None:
@@ -128,9 +131,13 @@ def world_provenance(world: World, published: World | None = None) -> Origin:
         again = generate_world(world.seed, scale)
     except ValueError as error:
         return Origin(verdict="differs", detail=f"this campus makes no world {world.name!r}: {error}")
+    named = f"the generated world of seed {world.seed}" + (f" at scale {scale:g}" if scale != 1 else "")
     if again.hash == world.hash:
-        return Origin(verdict="reproduced", detail=f"the generated world of seed {world.seed}"
-                                                   + (f" at scale {scale:g}" if scale != 1 else ""))
+        return Origin(verdict="reproduced", detail=named)
+    for generator in sorted(set(WORLD_GENERATORS) - {WORLD_GENERATOR}, reverse=True):
+        if generate_world(world.seed, scale, generator).hash == world.hash:
+            return Origin(verdict="reproduced", detail=f"{named}, as world generator {generator} made it (this "
+                                                       f"campus generates with {WORLD_GENERATOR})", generator=generator)
     return Origin(verdict="differs", detail=f"not the world this campus generates as {world.name!r}: "
                                             + _first_difference(again, world))
 

@@ -358,6 +358,9 @@ def generate(ctx: TermContext) -> tuple[list[Task], list[Trigger]]:
     chosen: list[str] = []
     handed: list[str] = []
     drawn: dict[str, set[str]] = {}
+    libraries = {library.building_id for library in ctx.world.world.libraries}
+    if not any(book.library_id in libraries for book in ctx.world.world.books):
+        raise ValueError("the world's libraries hold no books for busy days' shelf-mark errands")
     for week in list(BUSY_WEEKS)[:ctx.count(len(BUSY_WEEKS))]:
         days = [week * 7 + weekday for weekday in range(7)]
         rng.shuffle(days)

@@ -18,7 +18,7 @@ from campus.scenarios.play import new_run
 from campus.scenarios.scorecard import scorecard
 from campus.scenarios.task import AT_START, Task, Term, at_start
 from campus.scenarios.term import generate_term
-from campus.world.generate import generate_world
+from campus.world.generate import WORLD_GENERATOR, generate_world
 from campus.world.index import WorldIndex
 
 AGENTS = Path(campus.agents.__file__).parent
@@ -85,18 +85,27 @@ def test_absent_earns_no_attendance(small: tuple[WorldIndex, Term]) -> None:
     assert away and {played["ended"][t.id].marks.get("attended") for t in away} == {0}
 
 
-def test_the_sweeper_attends_no_more_than_one_building_holds(small: tuple[WorldIndex, Term]) -> None:
+@pytest.mark.parametrize("generator", [1, 2])
+def test_the_sweeper_attends_no_more_than_one_building_holds(small: tuple[WorldIndex, Term], generator: int) -> None:
     """A student that remembers nothing and walks from academic building to academic building attends no more of the
     tasks held from their start than one that went to the busiest building every time; when the text appeared on
-    arrival and any walk that ended there in time counted, it attended more, and over twice what it does now."""
-    world, term = small
+    arrival and any walk that ended there in time counted, it attended more, and over twice what it does now (shown on
+    world generator 1's campus, whose classes crowd into fewer buildings: on generator 2's it attends little either
+    way)."""
+    if generator == WORLD_GENERATOR:
+        world, term = small
+    else:
+        world = WorldIndex(generate_world(0, generator=generator))
+        term = generate_term(world, 0, scale=0.15)
     held = {task.id: task.required_place for task in term.tasks if at_start(task)}
     before = msgspec.structs.replace(term, tasks=tuple(
         msgspec.structs.replace(t, ground_truth={k: v for k, v in t.ground_truth.items() if k != AT_START})
         for t in term.tasks))
     attended = [sum(played["ended"][i].marks.get("attended", 0) for i in held if i in played["ended"])
                 for played in (_play(world, term, "sweeper"), _play(world, before, "sweeper"))]
-    assert held and attended[0] <= max(Counter(held.values()).values()) and attended[1] > 2 * attended[0]
+    assert held and attended[0] <= max(Counter(held.values()).values()) and attended[1] >= attended[0]
+    if generator == 1:
+        assert attended[1] > 2 * attended[0]
 
 
 def test_the_canvasser_fails_every_task_with_an_email_and_only_those(small: tuple[WorldIndex, Term]) -> None:

@@ -12,6 +12,8 @@ from pathlib import Path
 import msgspec
 import pytest
 
+from campus.events import RULES_VERSION
+from campus.events.codec import RULES
 from campus.kernel.store import MemoryStore, SQLiteStore
 from campus.replays.provenance import provenance, run_provenance, term_provenance, world_provenance
 from campus.replays.verify import verify
@@ -19,6 +21,7 @@ from campus.agents import make_agent
 from campus.lab.lifelong import probe_term
 from campus.scenarios.play import RunSpec, load_inputs, new_run, open_run, start_run, store_inputs
 from campus.scenarios.task import AT_START, Term
+from campus.scenarios.term import generate_term
 from campus.world.generate import generate_world
 from campus.world.index import WorldIndex
 from campus.world.stulife import load_stulife
@@ -141,6 +144,23 @@ def test_an_edited_world_differs_and_names_what_changed() -> None:
     assert origin.verdict == "differs" and origin.detail.endswith("paths differ")
     other = msgspec.structs.replace(generate_world(3), name="generated-2", seed=2)
     assert "buildings" in world_provenance(other).detail
+
+
+OLD_WORLD_HASH = "56eae30fb41af5ee8d1a959c35218f1c4d50358a5fa6ac43277aee502522969a"
+"""``generate_world(0)`` of the code before world generator 2 (1e174ed), as its runs stored it."""
+
+
+def test_a_world_of_an_older_generator_is_reproduced_by_it_and_no_command_is_offered() -> None:
+    old = generate_world(0, generator=1)
+    assert old.hash == OLD_WORLD_HASH and generate_world(0).hash != OLD_WORLD_HASH
+    origin = world_provenance(old)
+    assert origin.verdict == "reproduced" and origin.generator == 1 and "world generator 1" in origin.detail
+    assert world_provenance(generate_world(0)).generator is None
+    world = WorldIndex(old)
+    found = provenance(world, generate_term(world, 0, SCALE), 0, {RULES: RULES_VERSION})
+    assert found.reproduced and found.command is None  # `campus run --seed 0` makes generator 2's world now
+    with pytest.raises(ValueError, match="no world generator 9"):
+        generate_world(0, generator=9)
 
 
 @pytest.mark.skipif(not (SHARED / "stulife").is_dir(), reason="needs ../shared/stulife")

@@ -2,7 +2,8 @@
 
 Rules
 -----
-* **Semester 1**: the ten ``COMPULSORY_1`` courses with three sections each (30) and
+* **Semester 1**: the ten ``COMPULSORY_1`` courses with six sections each (60; three, 30,
+  in world generator 1) and
   ``round(180 * scale)`` elective sections in the six ``THEMES`` (apportioned evenly, 30 each
   at scale 1). A theme's sections belong to about two thirds as many courses: every course
   has one section, the rest go to courses drawn at random (at most three each while
@@ -124,7 +125,12 @@ COMPULSORY_2: tuple[CourseSpec, ...] = (
                "What to do in fires, storms, injuries and other emergencies on campus.",
                ("Student Wellbeing and Resilience",)),
 )
-SECTIONS = {1: 3, 2: 2}
+SECTIONS = {1: 6, 2: 2}
+"""Sections per compulsory course and semester (world generator 2). Six semester-1 sections spread each weekday
+block's compulsory sections over about five buildings, so a student who remembers nothing of its timetable but
+goes, at a class's start, to one of the compulsory sections meeting then attends about a fifth of its classes: a
+third with three sections (``SECTIONS_1``, generator 1)."""
+SECTIONS_1 = {1: 3, 2: 2}
 
 
 @dataclass(frozen=True)
@@ -318,11 +324,12 @@ def _code(course: _Course, serial: int) -> str:
 
 
 def make_courses(buildings: Sequence[Building], advisors: Sequence[Advisor], seed: int,
-                 scale: float) -> list[CourseSection]:
+                 scale: float, sections: dict[int, int] = SECTIONS) -> list[CourseSection]:
+    """The catalogue; ``sections``: sections per compulsory course and semester."""
     rng = stream(seed, scale, "courses")
     timetable = _Timetable(_classrooms(buildings), set(), stream(seed, scale, "classrooms"))
     compulsory = {
-        semester: [_Course(spec, semester, True, 0, SECTIONS[semester],
+        semester: [_Course(spec, semester, True, 0, sections[semester],
                            _teachers(advisors, COMPULSORY_AREAS[spec.prefix])) for spec in specs]
         for semester, specs in ((1, COMPULSORY_1), (2, COMPULSORY_2))
     }

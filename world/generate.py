@@ -37,8 +37,13 @@ Shape of the generated campus (scale 1.0)
   (``gen_library``), advisors and clubs (``gen_people``), two semesters of course sections
   taught by advisors in the campus's academic buildings (``gen_courses``), and handbooks and
   textbooks with checkable facts (``gen_texts``, which depend on the seed only). At scale 1:
-  12 libraries with 2,600 seats, 226 sections, 1,000 advisors, 101 clubs, 395 titles and 11
+  12 libraries with 2,600 seats, 256 sections (226 in generator 1), 1,000 advisors, 101 clubs, 395 titles and 11
   texts; the scale multiplies seats, elective sections, advisors, clubs and titles.
+
+**Generator versions** (``WORLD_GENERATORS``): a generated world does not store the generator that made it, so
+``generate_world`` keeps the older ones, and ``campus verify`` tries each to say which made a stored world. 1: three
+sections per semester-1 compulsory course; 2 (since 2026-11-29): six, so a class's weekday block holds more compulsory
+sections than a student without its timetable can cover by going to one of them.
 
 Every random stream is seeded from ``sha256(f"{seed}|{scale}|{purpose}")`` with ``scale``
 normalised to a float, so ``generate_world(7, 1)`` and ``generate_world(7, 1.0)`` agree and
@@ -53,7 +58,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from campus.world.gen_common import apportion, round_half_up, stream
-from campus.world.gen_courses import make_courses
+from campus.world.gen_courses import SECTIONS, SECTIONS_1, make_courses
 from campus.world.gen_library import make_books, make_libraries
 from campus.world.gen_people import make_advisors, make_clubs
 from campus.world.gen_texts import make_texts
@@ -960,8 +965,15 @@ def _complexes(
 # --------------------------------------------------------------------------------------
 
 
-def generate_world(seed: int = 0, scale: float = 1.0) -> World:
-    """A campus of about ``155 * scale`` buildings, fully determined by ``(seed, scale)``."""
+WORLD_GENERATOR = 2
+"""The generator ``generate_world`` uses unless told otherwise."""
+WORLD_GENERATORS = (1, 2)
+
+
+def generate_world(seed: int = 0, scale: float = 1.0, generator: int = WORLD_GENERATOR) -> World:
+    """A campus of about ``155 * scale`` buildings, fully determined by ``(seed, scale, generator)``."""
+    if generator not in WORLD_GENERATORS:
+        raise ValueError(f"no world generator {generator}: this campus has {', '.join(map(str, WORLD_GENERATORS))}")
     scale = _check_scale(scale)
     layout = _plan(scale, _stream(seed, scale, "layout"))
     aliases = _name_buildings(layout, _stream(seed, scale, "names"))
@@ -992,7 +1004,7 @@ def generate_world(seed: int = 0, scale: float = 1.0) -> World:
         paths=paths,
         complexes=complexes,
         libraries=libraries,
-        courses=make_courses(buildings, advisors, seed, scale),
+        courses=make_courses(buildings, advisors, seed, scale, SECTIONS if generator >= 2 else SECTIONS_1),
         advisors=advisors,
         clubs=make_clubs(seed, scale),
         books=make_books(buildings, seed, scale),
@@ -1000,4 +1012,4 @@ def generate_world(seed: int = 0, scale: float = 1.0) -> World:
     )
 
 
-__all__ = ["ZONES", "generate_world"]
+__all__ = ["WORLD_GENERATOR", "WORLD_GENERATORS", "ZONES", "generate_world"]
