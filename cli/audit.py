@@ -149,7 +149,9 @@ def _print(summary: dict[str, Any], world: str) -> None:
     out.print(f"sweeper (remembers nothing, searches the academic buildings from the start): {swept['attended']} tasks "
               f"held from their start attended, against {swept['one_building']} in the building holding the most of "
               "them (at most that, seed by seed); a student going to a compulsory first-semester section the catalogue "
-              f"shows meeting then would attend {swept['catalogue']:.1f} of them (reported, not held)", highlight=False)
+              f"shows meeting then would attend {swept['catalogue']:.1f} of them, and one going to the building likeliest "
+              f"to hold its class by how timetables are drawn {swept['likeliest']:.1f} (both reported, not held)",
+              highlight=False)
     late = summary["lateness"]
     out.print(f"largest lateness of a released task: oracle {late['oracle']} min, dawdler {late['dawdler']} min",
               highlight=False)

@@ -90,7 +90,8 @@ from campus.scenarios.busy_days import BUSY_CONTROLS, busy_metrics, unexpected
 from campus.agents.memoryless import MemorylessAgent
 from campus.agents.scripted import conditioned
 from campus.scenarios.exploration import SCENARIO as EXPLORATION
-from campus.scenarios.course_selection import PLANNING, SELECTION, recall_chances
+from campus.scenarios.course_selection import (PLANNING, SELECTION, catalogue, clash, clash_free, handle, recall_chances,
+                                               sections_of, textbook_courses)
 from campus.scenarios.play import Run, RunSpec, start_run
 from campus.scenarios.protocols import book_articles
 from campus.scenarios.probe_answers import Items, Number, score
@@ -200,6 +201,9 @@ class SeedResult:
     """The tasks held at a place from their start that a student remembering nothing would attend, expected, going to
     one of the compulsory first-semester sections the catalogue shows meeting then (``_timetabled``): reported, a
     chance level the audit does not hold anything to."""
+    likeliest: float = 0.0
+    """The same, going to the building likeliest to hold the class by how terms draw a timetable (``_likeliest``):
+    reported, not held."""
     recurrence: dict[str, float | None] = field(default_factory=dict)
     """``learner`` and ``forgetful`` -> their same-checkpoint recurrence rate over the busy days; empty when the term
     has fewer than two (a small scale), so nothing can recur."""
@@ -252,6 +256,7 @@ def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = T
         if name == SWEEPER:
             result.swept = _swept(term, ended)
             result.timetabled = _timetabled(world, term)
+            result.likeliest = _likeliest(world, term)
         if name == SMEARER:
             result.smeared = [e.task_id for e in ended if e.outcome == "success" and term.by_id[e.task_id].stale is not None
                               and term.by_id[e.task_id].scenario in SMEARED]
@@ -522,6 +527,32 @@ def _timetabled(world: WorldIndex, term: Term) -> float:
     return expected
 
 
+def _likeliest(world: WorldIndex, term: Term) -> float:
+    """How many of the tasks held at a place from their start a student who remembers nothing of its timetable but
+    knows how terms draw it attends, going at each start to the building likeliest to hold its class: the timetable is
+    a clash-free set of sections of the textbook courses drawn evenly (``choose_targets``), so each section's chance
+    of being in it is the share of those sets holding it, and a building's chance at a weekday and start is the sum
+    over the sections meeting there then (ties split evenly)."""
+    cat = catalogue(world)
+    options = [[s for s in sections_of(cat, name, 1) if handle(cat, s)] for name in textbook_courses(world)]
+    sets = clash_free(options, lambda a, b: clash(cat, a, b))
+    held = Counter(section.code for picked in sets for section in picked)
+    chance: dict[tuple[str, str], Counter[str]] = {}
+    for sections in options:
+        for section in sections:
+            for day in section.days:
+                chance.setdefault((day, section.time.partition("-")[0]), Counter())[section.building_id] += held[section.code]
+    expected = 0.0
+    for task in term.tasks:
+        if at_start(task) and task.starts is not None:
+            weekday = date_label(day_of(task.starts)).rpartition(", ")[2]
+            there = chance.get((weekday, clock_label(task.starts)), Counter())
+            best = max(there.values(), default=0)
+            likeliest = [building for building, weight in there.items() if weight == best > 0]
+            expected += 1 / len(likeliest) if task.required_place in likeliest else 0.0
+    return expected
+
+
 def _disrupted(ended: Sequence[Any], solvable: dict[str, bool]) -> dict[str, tuple[int, int]]:
     passed = {e.task_id for e in ended if e.task_id in solvable and e.outcome == "success"}
     return {kind: (sum(1 for t, s in solvable.items() if s == want and t in passed), sum(1 for s in solvable.values() if s == want))
@@ -686,7 +717,7 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
                         for name in ("oracle", *DISRUPTION_CONTROLS) if any(name in r.disrupted for r in played)},
         "canvasser": sum(len(r.canvassed) for r in played),
         "sweeper": {"attended": sum(r.swept[0] for r in played), "one_building": sum(r.swept[1] for r in played),
-                    "catalogue": sum(r.timetabled for r in played)},
+                    "catalogue": sum(r.timetabled for r in played), "likeliest": sum(r.likeliest for r in played)},
         "busy_days": {name: sum(len(r.busy.get(name, ())) for r in played) for name in ("oracle", *BUSY_CONTROLS)}
         | {f"{name}_recurrence": (max if name == "learner" else min)(
                (r.recurrence[name] or 0.0 for r in played if r.recurrence), default=None) for name in LEARNERS}

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,9 @@ from campus.lab.audit import (
 )
 from campus.scenarios.protocols import Cited
 from campus.scenarios.play import Run
+from campus.scenarios.term import generate_term
+from campus.world.generate import generate_world
+from campus.world.index import WorldIndex
 from tests.test_sweep import ROOT, _interruptible, alive, needs_proc, workers_of
 
 
@@ -328,7 +332,7 @@ def test_the_command_audits_two_small_seeds_in_process() -> None:
     dodged = summary["guessing"][DODGE_GUESS]
     assert dodged["questions"] > 0 and 0 < dodged["chance"] < 0.5 and dodged["low"] <= dodged["chance"] + 0.05
     swept = summary["sweeper"]
-    assert swept["attended"] <= swept["one_building"] < swept["catalogue"]  # the catalogue by time: the higher floor
+    assert swept["attended"] <= swept["one_building"] and 0 < swept["catalogue"] and 0 < swept["likeliest"]
     order, padded = (summary["guessing"][f"question-only: building order{tail}"] for tail in ("", " padded"))
     assert padded["questions"] == order["questions"] > 0 and padded["right"] == order["right"]  # padding buys nothing
     assert summary["disruptions"]["oracle"]["impossible"][0] == summary["disruptions"]["oracle"]["impossible"][1] > 0
@@ -353,6 +357,41 @@ def test_the_catalogue_by_time_floor_counts_the_compulsory_sections_meeting_then
                      and int(c.time[:2]) * 60 + int(c.time[3:5]) == minute}
             expected += 1 / len(there) if task.required_place in there else 0
     assert expected > 0 and abs(_timetabled(world, small_term) - expected) < 1e-9
+
+
+def test_the_likeliest_building_floor_weighs_sections_by_the_timetables_holding_them() -> None:
+    """``_likeliest`` against a count written apart: every pick of one nameable section per textbook course with no two
+    meeting on a shared day at one start (``itertools.product``, on world generator 1's campus where that is small),
+    each section weighted by the picks holding it, the heaviest building at each task's weekday and start."""
+    import itertools
+
+    from campus.kernel.clock import MINUTES_PER_DAY
+    from campus.lab.audit import _likeliest, _timetabled
+    from campus.scenarios.course_selection import catalogue, handle, textbook_courses
+    from campus.scenarios.task import at_start
+
+    world = WorldIndex(generate_world(0, generator=1))
+    term = generate_term(world, 0, scale=0.1, disruptions=False, busy=False)
+    cat = catalogue(world)
+    options = [[c for c in world.world.courses if c.semester == 1 and c.name == name and handle(cat, c)]
+               for name in textbook_courses(world)]
+    picks = [p for p in itertools.product(*options)
+             if not any(set(a.days) & set(b.days) and a.time == b.time for a, b in itertools.combinations(p, 2))]
+    weight = Counter(c.code for p in picks for c in p)
+    days = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+    expected = 0.0
+    for task in term.tasks:
+        if at_start(task) and task.starts is not None:
+            weekday, minute = days[task.starts // MINUTES_PER_DAY % 7], task.starts % MINUTES_PER_DAY
+            there: Counter[str] = Counter()
+            for sections in options:
+                for c in sections:
+                    if weekday in c.days and int(c.time[:2]) * 60 + int(c.time[3:5]) == minute:
+                        there[c.building_id] += weight[c.code]
+            top = [b for b, w in there.items() if there and w == max(there.values())]
+            expected += 1 / len(top) if task.required_place in top else 0
+    assert len(picks) > 1 and expected > 0 and abs(_likeliest(world, term) - expected) < 1e-9
+    assert _likeliest(world, term) > _timetabled(world, term)  # knowing how timetables are drawn: the higher floor
 
 
 def test_bad_seeds_are_refused_with_exit_2() -> None:

@@ -324,12 +324,12 @@ def _code(course: _Course, serial: int) -> str:
 
 
 def make_courses(buildings: Sequence[Building], advisors: Sequence[Advisor], seed: int,
-                 scale: float, sections: dict[int, int] = SECTIONS) -> list[CourseSection]:
-    """The catalogue; ``sections``: sections per compulsory course and semester."""
+                 scale: float, per_course: dict[int, int] = SECTIONS) -> list[CourseSection]:
+    """The catalogue; ``per_course``: sections per compulsory course and semester."""
     rng = stream(seed, scale, "courses")
     timetable = _Timetable(_classrooms(buildings), set(), stream(seed, scale, "classrooms"))
     compulsory = {
-        semester: [_Course(spec, semester, True, 0, sections[semester],
+        semester: [_Course(spec, semester, True, 0, per_course[semester],
                            _teachers(advisors, COMPULSORY_AREAS[spec.prefix])) for spec in specs]
         for semester, specs in ((1, COMPULSORY_1), (2, COMPULSORY_2))
     }
