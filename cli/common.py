@@ -130,7 +130,9 @@ _USAGE_ERROR = _usage_error()
 JSON = json_option()
 PRICES = typer.Option(None, "--prices", metavar="FILE", help="Model prices (USD per 1M input/output tokens) "
                       "added over the built-in table: TOML (*.toml) or JSON mapping 'provider/model' to {input, output}.")
-WORLD_HELP = "'generated' (the default: a campus from the seed) or 'stulife:DIR' (the published StuLife data)."
+WORLD_HELP = ("'generated' (the default: a campus from the seed) or 'stulife:DIR' (the published StuLife data); "
+              "'generated@1' makes the campus as world generator 1 did (before 2026-11-29: three sections per "
+              "compulsory course), 'generated:SEED' another seed's campus.")
 
 
 def _scratch_dir(directory: str | None) -> str | None:

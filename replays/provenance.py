@@ -42,7 +42,7 @@ class Origin(msgspec.Struct, frozen=True, kw_only=True):
     verdict: Verdict
     detail: str
     generator: int | None = None
-    """A generated world reproduced by an older world generator than this campus's: no ``campus run`` makes it."""
+    """A generated world reproduced by an older world generator than this campus's (``--world generated@N``)."""
 
 
 class Recipe(msgspec.Struct, frozen=True, kw_only=True):
@@ -86,9 +86,8 @@ def provenance(world: WorldIndex, term: Term, run_seed: int, config: dict[str, o
     world_origin = world_provenance(world.world, published)
     term_origin, recipe = term_provenance(world, term, run_seed, rules_of(config))
     command = None
-    if recipe is not None and world_origin.verdict == term_origin.verdict == "reproduced" \
-            and world_origin.generator is None:
-        command = recipe.options() + (" --world stulife:DIR" if world.world.name == "stulife" else "")
+    if recipe is not None and world_origin.verdict == term_origin.verdict == "reproduced":
+        command = recipe.options() + _world_option(world.world, recipe.seed, world_origin.generator)
     return Provenance(world=world_origin, term=term_origin, command=command)
 
 
@@ -109,6 +108,14 @@ def run_provenance(run: Run, published: World | None = None) -> Provenance:
 
 
 _SEVERITY: tuple[Verdict, ...] = ("reproduced", "unchecked", "differs")
+
+
+def _world_option(world: World, seed: int, generator: int | None) -> str:
+    """The ``--world`` option that makes ``world`` again beside ``--seed seed`` (none for the seed's own campus)."""
+    if world.name == "stulife":
+        return " --world stulife:DIR"
+    source = "generated" + (f":{world.seed}" if world.seed != seed else "") + (f"@{generator}" if generator else "")
+    return f" --world {source}" if source != "generated" else ""
 
 
 def world_provenance(world: World, published: World | None = None) -> Origin:

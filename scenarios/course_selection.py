@@ -50,8 +50,9 @@ two or more sections of the course to pick from (``_Chain._guessable``; with one
 finds it). The draw leans towards a third of the steps in semester 1 (the paper's share) and
 half in semester 2. The paper counts every semester-2 step as long-term, for the rules told
 weeks before; but the rules are the same in every term, so a student with no memory of this
-one passed every planning step: here they are 13-20 of the 50 on generated worlds 0-7 (semester 1:
-27-51 of 150), 12-19 on the published one with seeds 0-5 (semester 1: 49-52). Steps reserve a minute per oracle call plus the timeline's slack on
+one passed every planning step: here they are 13-19 of the 50 on generated worlds 0-7 (semester 1:
+41-50 of 150; 13-20 and 27-51 on world generator 1's campuses, with half the compulsory sections), 12-19 on the
+published one with seeds 0-5 (semester 1: 49-52). Steps reserve a minute per oracle call plus the timeline's slack on
 ``ctx.timeline`` between 07:00 and 22:00, spread over their weeks.
 
 Ground truth and judging

@@ -27,7 +27,7 @@ from campus.scenarios.term import generate_term
 from campus.subsystems import DOMAINS, SYSTEM_TITLES
 from campus.subsystems.examples import example_values
 from campus.subsystems.geography import locate
-from campus.world.generate import generate_world
+from campus.world.generate import WORLD_GENERATOR, generate_world
 from campus.world.index import WorldIndex
 from campus.world.model import decode_world
 from campus.world.stulife import load_stulife
@@ -73,7 +73,8 @@ class RunSpec:
     """What a new run is made of; the same spec gives the same genesis."""
 
     world: str = "generated"
-    """``generated`` (from ``seed``), ``generated:SEED`` or ``stulife:DIR``."""
+    """``generated`` (from ``seed``), ``generated:SEED`` or ``stulife:DIR``; ``@GENERATOR`` after a generated world
+    names an older world generator (``world.generate.WORLD_GENERATORS``)."""
     seed: int = 0
     scale: float = 1.0
     agent: str = "oracle"
@@ -91,13 +92,18 @@ class RunSpec:
     """Include the weekly memory check-ins (``scenarios/check_ins.py``) in the term."""
 
 
+_GENERATED = re.compile(r"generated(?::(\d+))?(?:@(\d+))?")
+
+
 def load_world(source: str, seed: int) -> WorldIndex:
     """The world named by ``source``; raises ``ValueError`` (``StuLifeDataError`` for bad StuLife data)."""
     kind, _, argument = source.partition(":")
-    if kind == "generated":
-        if argument and not argument.isdigit():
-            raise ValueError(f"bad world {source!r}: the seed after 'generated:' must be a whole number")
-        return WorldIndex(generate_world(int(argument) if argument else seed))
+    if kind.partition("@")[0] == "generated":
+        made = _GENERATED.fullmatch(source)
+        if made is None:
+            raise ValueError(f"bad world {source!r}: use generated, generated:SEED, generated@GENERATOR or "
+                             "generated:SEED@GENERATOR (whole numbers)")
+        return WorldIndex(generate_world(int(made[1]) if made[1] else seed, generator=int(made[2] or WORLD_GENERATOR)))
     if kind == "stulife" and argument:
         return WorldIndex(load_stulife(argument)[0])
     raise ValueError(f"unknown world {source!r}; use --world generated or --world stulife:DIR")

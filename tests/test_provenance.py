@@ -19,7 +19,7 @@ from campus.replays.provenance import provenance, run_provenance, term_provenanc
 from campus.replays.verify import verify
 from campus.agents import make_agent
 from campus.lab.lifelong import probe_term
-from campus.scenarios.play import RunSpec, load_inputs, new_run, open_run, start_run, store_inputs
+from campus.scenarios.play import RunSpec, load_inputs, load_world, new_run, open_run, start_run, store_inputs
 from campus.scenarios.task import AT_START, Term
 from campus.scenarios.term import generate_term
 from campus.world.generate import generate_world
@@ -150,7 +150,7 @@ OLD_WORLD_HASH = "56eae30fb41af5ee8d1a959c35218f1c4d50358a5fa6ac43277aee50252296
 """``generate_world(0)`` of the code before world generator 2 (1e174ed), as its runs stored it."""
 
 
-def test_a_world_of_an_older_generator_is_reproduced_by_it_and_no_command_is_offered() -> None:
+def test_a_world_of_an_older_generator_is_reproduced_by_it_with_its_command() -> None:
     old = generate_world(0, generator=1)
     assert old.hash == OLD_WORLD_HASH and generate_world(0).hash != OLD_WORLD_HASH
     origin = world_provenance(old)
@@ -158,9 +158,16 @@ def test_a_world_of_an_older_generator_is_reproduced_by_it_and_no_command_is_off
     assert world_provenance(generate_world(0)).generator is None
     world = WorldIndex(old)
     found = provenance(world, generate_term(world, 0, SCALE), 0, {RULES: RULES_VERSION})
-    assert found.reproduced and found.command is None  # `campus run --seed 0` makes generator 2's world now
+    assert found.reproduced and found.command == "--seed 0 --scale 0.05 --world generated@1"
+    assert load_world("generated:0@1", 5).hash == load_world("generated@1", 0).hash == OLD_WORLD_HASH
+    other = WorldIndex(generate_world(3))
+    assert provenance(other, generate_term(other, 0, SCALE), 0, {RULES: RULES_VERSION}).command == \
+        "--seed 0 --scale 0.05 --world generated:3"
     with pytest.raises(ValueError, match="no world generator 9"):
-        generate_world(0, generator=9)
+        load_world("generated@9", 0)
+    for bad in ("generated@", "generated:x@1", "generated@1:0"):
+        with pytest.raises(ValueError, match="bad world"):
+            load_world(bad, 0)
 
 
 @pytest.mark.skipif(not (SHARED / "stulife").is_dir(), reason="needs ../shared/stulife")
