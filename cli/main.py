@@ -916,6 +916,9 @@ def runs(
 def world_generate(
     seed: int = seed_option(),
     scale: float = typer.Option(1.0, "--scale", help="Size relative to the published campus."),
+    generator: int = typer.Option(2, "--generator", help="The world generator: 2 (the default since 2026-11-29: six "
+                                  "sections per first-semester compulsory course) or 1 (three, every generated world "
+                                  "before)."),
     as_json: bool = JSON,
 ) -> None:
     """Generate a campus from a seed and print its size and hash."""
@@ -923,11 +926,11 @@ def world_generate(
     from campus.world.model import counts
 
     try:
-        world = generate_world(seed, scale)
+        world = generate_world(seed, scale, generator)
     except ValueError as error:
         fail(str(error))
     size = counts(world)
-    report = {"name": world.name, "seed": seed, "hash": world.hash, "home": world.home,
+    report = {"name": world.name, "seed": seed, "generator": generator, "hash": world.hash, "home": world.home,
               "zones": sorted({b.zone for b in world.buildings}), "counts": size}
     if as_json:
         emit_json(report)
@@ -940,7 +943,7 @@ def world_generate(
 def term_generate(
     seed: int = seed_option("Seed for the world (if generated) and the term."),
     scale: float = typer.Option(1.0, "--scale", help="Task counts relative to the paper's (at 1.0 the default term has 1,688 tasks; 1,315 without its disruptions and busy days)."),
-    world_source: str = typer.Option(None, "--world", metavar="SOURCE", help="'generated' (default) or 'stulife:DIR'."),
+    world_source: str = typer.Option(None, "--world", metavar="SOURCE", help=WORLD_HELP),
     disruptions: bool = typer.Option(True, "--disruptions/--no-disruptions", help=DISRUPTIONS_HELP),
     busy_days: bool = typer.Option(True, "--busy-days/--no-busy-days", help=BUSY_HELP),
     check_ins: bool = typer.Option(False, "--check-ins", help=CHECK_INS_HELP),
