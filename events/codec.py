@@ -179,10 +179,13 @@ AGENT_BOUND = "agent_bound"
 RULES = "rules"
 """The config key naming the version of the world's rules a run's handlers follow (absent: version 1)."""
 
-RULES_VERSION = 2
+RULES_VERSION = 3
 """The rules new runs are played under. 1: a library seat's opening is drawn seat by seat and a listing shows
 every seat's features and free times in both the message and the data. 2: one draw per (room, date) and a
-compact listing (short seat ids, free times said once per room, the data without features)."""
+compact listing (short seat ids, free times said once per room, the data without features). 3: the same, and
+``errands.inbox`` lists errands by number and ``errands.wait_until`` hands out meetings' errands by their end, where
+2 followed the state's dict order, which a snapshot's canonical encoding sorts: a run resumed or forked past a
+snapshot listed them otherwise than its verify did."""
 
 
 def rules_of(config: dict[str, Any]) -> int:

@@ -248,6 +248,14 @@ def _there_at_start(task: Task, state: Any, walks: Sequence[Walked]) -> bool:
 _TERM = msgspec.json.Decoder(Term)
 
 
+def stored_term(term: Term) -> Term:
+    """``term`` as a store gives it back: equal, every mapping in key order (``world.model.stored_form``'s reason:
+    a run on the term just made and its verify, fork or resume on the stored copy read the same dicts in one order)."""
+    again = decode_term(term.encoded)
+    vars(again)["encoded"] = term.encoded
+    return again
+
+
 def decode_term(data: bytes | str, schema: int = SCHEMA_VERSION) -> Term:
     """A stored term; one written under an older ``schema`` is upcast and keeps the hash it was
     stored under (the hash its runs' genesis binds).

@@ -23,7 +23,7 @@ from campus.scenarios import advisors, busy_days, clubs, course_selection, exams
 from campus.scenarios.check_ins import generate as check_in_tasks
 from campus.scenarios.context import TermContext
 from campus.scenarios.disruptions import generate as generate_disruptions
-from campus.scenarios.task import AT_START, Task, Term
+from campus.scenarios.task import AT_START, Task, Term, stored_term
 from campus.scenarios.timeline import Overlap
 from campus.subsystems import DOMAINS
 from campus.world.index import WorldIndex
@@ -68,8 +68,8 @@ def generate_term(world: WorldIndex, seed: int = 0, scale: float = 1.0, disrupti
             triggers.sort(key=lambda trigger: (trigger.t, trigger.id))
             check_world_changes(world, triggers)
             check_rules(world, rules)
-            return Term(name=term_name(seed, scale), seed=seed, world_hash=world.hash, tasks=tuple(tasks),
-                        world_changes=tuple(triggers), rules=tuple(rules))
+            return stored_term(Term(name=term_name(seed, scale), seed=seed, world_hash=world.hash, tasks=tuple(tasks),
+                                    world_changes=tuple(triggers), rules=tuple(rules)))
         if not isinstance(problem, Crowded):
             break
     raise ValueError(f"a term at scale {scale:g} does not fit in the semester's calendar after {attempt} "

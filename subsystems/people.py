@@ -59,7 +59,8 @@ class Errand(msgspec.Struct, kw_only=True):
 class PeopleState(msgspec.Struct, kw_only=True):
     clues: dict[str, ClueHeld] = {}
     errands: dict[str, Errand] = {}
-    """Posted errands in the order they arrived."""
+    """Posted errands, in the order they arrived while the state is folded from the log, in key order once it is read
+    from a snapshot (whose canonical encoding sorts keys): rules 3 list them by number, not in this order."""
     follow_ups: dict[str, ErrandPosted] = {}
     """Clue id -> the errand its holder hands out when telling it."""
     meetings: dict[str, ErrandAtMeeting] = {}
@@ -123,11 +124,20 @@ def inbox(view: Any, args: dict[str, Any]) -> Outcome:
     part: PeopleState = view.state.people
     if not part.errands:
         return ok("You have no errands.", data={"errands": []})
+    listed = sorted(part.errands.values(), key=lambda e: _numbered(e.errand_id)) if view.rules >= 3 else part.errands.values()
     lines = []
-    for errand in part.errands.values():
+    for errand in listed:
         status = "done" if errand.reported >= 0 else f"due {label(errand.deadline)}"
         lines.append(f"- [{errand.errand_id}] ({errand.priority} priority, {status}) {errand.title}: {errand.text}")
-    return ok("Your errands:\n" + "\n".join(lines), data={"errands": list(part.errands)})
+    return ok("Your errands:\n" + "\n".join(lines), data={"errands": [errand.errand_id for errand in listed]})
+
+
+def _numbered(errand_id: str) -> tuple[tuple[int, str], ...]:
+    """An errand id's sort key, its numbers read as numbers: ``e2-7`` before ``e10-1`` and ``e2-10``."""
+    return tuple((int(part), "") if part.isdigit() else (-1, part) for part in _NUMBERS.split(errand_id))
+
+
+_NUMBERS = re.compile(r"(\d+)")
 
 
 def report_done(view: Any, args: dict[str, Any]) -> Outcome:
@@ -155,7 +165,9 @@ def wait_until(view: Any, args: dict[str, Any]) -> Outcome:
         raise Refuse(f"That is more than {MAX_WAIT // 60} hours away; wait for a nearer time.")
     part: PeopleState = view.state.people
     here = view.state.geography.location
-    handed = [held for errand_id, held in part.meetings.items() if errand_id not in part.errands
+    meetings = sorted(part.meetings.items(), key=lambda m: (m[1].end, _numbered(m[0]))) if view.rules >= 3 \
+        else part.meetings.items()
+    handed = [held for errand_id, held in meetings if errand_id not in part.errands
               and held.building == here and view.now <= held.end <= target]
     lines = [f"You waited until {label(target)}."]
     lines += [f"At the end of the {held.title}, you are handed an errand.\n{notice(held.errand)}" for held in handed]

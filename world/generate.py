@@ -62,7 +62,7 @@ from campus.world.gen_courses import SECTIONS, SECTIONS_1, make_courses
 from campus.world.gen_library import make_books, make_libraries
 from campus.world.gen_people import make_advisors, make_clubs
 from campus.world.gen_texts import make_texts
-from campus.world.model import PATH_PROPERTIES, Building, Complex, Path, World
+from campus.world.model import PATH_PROPERTIES, Building, Complex, Path, World, stored_form
 
 HOME_NAME = "Lakeside Dormitory"
 
@@ -996,7 +996,7 @@ def generate_world(seed: int = 0, scale: float = 1.0, generator: int = WORLD_GEN
     complexes = _complexes(layout, graph, used_names, _stream(seed, scale, "complexes"))
     buildings, libraries = make_libraries(buildings, seed, scale)
     advisors = make_advisors(seed, scale)
-    return World(
+    return stored_form(World(
         name=f"generated-{seed}" if scale == 1 else f"generated-{seed}-x{scale}",
         seed=seed,
         home=layout.home.id,
@@ -1009,7 +1009,7 @@ def generate_world(seed: int = 0, scale: float = 1.0, generator: int = WORLD_GEN
         clubs=make_clubs(seed, scale),
         books=make_books(buildings, seed, scale),
         texts=make_texts(seed),
-    )
+    ))
 
 
 __all__ = ["WORLD_GENERATOR", "WORLD_GENERATORS", "ZONES", "generate_world"]

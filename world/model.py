@@ -235,3 +235,13 @@ _WORLD = msgspec.json.Decoder(World)
 
 def decode_world(data: bytes | str) -> World:
     return _WORLD.decode(data)
+
+
+def stored_form(world: World) -> World:
+    """``world`` as a store gives it back: equal, with every mapping in key order (the canonical encoding sorts keys).
+    A world just made keeps the order its maker filled its mappings in (a building's floors, a walkway's properties),
+    so a run played on it listed a building's floors in one order and its verify, fork or resume, reading the stored
+    copy, in another: the re-executed call differed. Every world campus makes is returned in this form."""
+    again = decode_world(world.encoded)
+    vars(again)["encoded"] = world.encoded  # the same bytes: canonical(decode(canonical(w))) == canonical(w)
+    return again

@@ -79,6 +79,7 @@ from campus.world.model import (
 from campus.world.model import (
     Path as Walkway,
 )
+from campus.world.model import stored_form
 
 HOME = "B083"
 DEFAULT_POPULARITY = 50
@@ -123,7 +124,8 @@ def load_map(directory: str | Path) -> tuple[World, list[str]]:
     """The StuLife campus map as a ``World``, and a report of what could not be mapped."""
     notes: list[str] = []
     buildings, paths, complexes = _map(Path(directory), notes)
-    return World(name="stulife", seed=None, home=HOME, buildings=buildings, paths=paths, complexes=complexes), notes
+    return stored_form(World(name="stulife", seed=None, home=HOME, buildings=buildings, paths=paths,
+                             complexes=complexes)), notes
 
 
 def load_stulife(directory: str | Path) -> tuple[World, ImportReport]:
@@ -155,7 +157,7 @@ def load_stulife(directory: str | Path) -> tuple[World, ImportReport]:
     )
     world = World(name="stulife", seed=None, home=HOME, buildings=buildings, paths=paths, complexes=complexes,
                   libraries=libraries, courses=courses, advisors=advisors, clubs=clubs, books=books, texts=texts)
-    world = _ascii_world(world, notes)
+    world = stored_form(_ascii_world(world, notes))
     return world, ImportReport(counts=counts(world), notes=[to_ascii(note)[0] for note in notes])
 
 
