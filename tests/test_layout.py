@@ -33,15 +33,15 @@ ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = ("events", "kernel", "subsystems", "world", "scenarios", "agents", "replays", "reports", "lab", "cli", "env")
 
 PINNED = {
-    "oracle": "3a88937bbb1caae61f02e591772d393e1dd63e5a7f17b283edde66e98449dcda",
-    "noop": "9efaf4123faf65b11f172549be58c80391ca49fc24a0ccd6e2d5df8a3abe3c25",
-    "stateless": "5f027787055aa489841f0e41eb6c55b25b96d19ba13dbcd34c93dd4a08526bf5",
-    "diligent": "1701874b68c825978878acfe8cd15267a3b7143d0d8525cf3e00cdfdbfa31288",
-    "stale": "4906f96c30e66460b975ec70a23bde8b60facd793377e5d1512b097f26389e19",
-    "testwise": "88c626b01e614e45b960027332dbc1a68f19c98d3909690d31f396f613c3a56e",
-    "optionsonly": "616e3cff148586097b18e545a56a14472752f8aa5bdb95ab460e472e6d8e2b0f",
-    "dawdler": "afd42cef66bec8f0762d876ac41a067e6010c9413d89d026c0ac444dc1695606",
-    "absent": "bb6dd2ded67020ea4599e06705d0490e1017c7a0bcbb2d9660ef517c434bc629",
+    "oracle": "917c59f655fce993182513402d912142a7f47f9c4fbd8dde90cb00dec7c0d3e4",
+    "noop": "985fb2ad609e4c0cce8775677586d9f9f551bc6aac2b07aaadccf84cb6c00bfb",
+    "stateless": "7726d80b082f8a2db3bffdbf77407a004ad7e57c9cd2e81e011625d0191338d8",
+    "diligent": "5db538a02f6a470d40801ef52fbe13ca5aaa19d64ef783fd59158d0ae8aed903",
+    "stale": "0262c589a4a1b51f043754e7923464952bd057ddb14763ce781f829732689d0e",
+    "testwise": "090c93197aef6139602162179fb6f9b540a9c816d6365643be9b9870644d1e30",
+    "optionsonly": "b07d6d91a45df33e0b07041a4eb832c5c39f1bf7aa845054fe5a6b33bddfdfad",
+    "dawdler": "10fb85eef2d8b94e5616f67ef904cf83eeda2f90b822295981c3b8dc36406bfe",
+    "absent": "912acb8de6ed92a3b0a5308d8500ac65e15757855b1755762806acb0085552ec",
 }
 """Final hashes of ``campus run --seed 0 --agent NAME`` on the default term: schema 2 (facts carry minutes) and
 issue 12 (questions, midterm places, routes, matching, chain judging, the roll call, the text fixes).
@@ -65,18 +65,20 @@ an exam's false statements one its protocol's parameter allows (every term moved
 naming a drafted course and the way its demand moved; and (the default term only) when an impossible disruption
 task came to be judged by ``disruption_diagnosed`` with its blockers' spellings in its ground truth; and (every term)
 when an email part came to carry ``sole``, a busy-day report ``done``, a disruption task the ``disruption_final`` judge
-and T1 and T3 their one-hour bands, and a library task's booking ``last`` (2026-11-29: lazy students passed them)."""
+and T1 and T3 their one-hour bands, and a library task's booking ``last`` (2026-11-29: lazy students passed them).
+World generator 2 (six sections per compulsory course) moved every term and log; rules version 3 (errands listed by
+number) every log again, and ``RULES_2`` keeps some of the hashes before it."""
 
 PINNED_PLAIN = {
-    "oracle": "7d7a7d2515adbe0393dd95c5ba72b8d0f571a9ff73e7c6303a7a2b2fe71959e0",
-    "noop": "6a7a2f429546e2c0be7eddace137de32bbcb61b7b59debc71a12178a3b8ec515",
-    "stateless": "7cc776ee95a5cb0390bd737a7197cf133965049f2e5824e60671a9bee0165c69",
-    "diligent": "64f91d811e7ab9b702fe2f8181067b372ffc72e1d75f0291e1dc575eb07c1737",
-    "stale": "4f69ad95defd6bf9b3247a035ed1e5d5af4da964b66612eb9ea7625b8bd53c63",
-    "testwise": "aa41d4b22dd8e38aa4110e68ddaba70b2d757fe81be36c93f1ed8bcdde529490",
-    "optionsonly": "b0b5475342fc9319211db39a1e7f4be2249c1f22db42305f0c252109b740f9d8",
-    "dawdler": "87a1346fc004265929cfc5284bf7cebe3fa7e74f1b8b483bc283676989503e9a",
-    "absent": "6cce1a22cd0b12c8a4dc68982a8fcf52a4a55de5faa8bab57ed0ad624541c1b9",
+    "oracle": "189007d2248cbb7f96cdd0821871998cd34c85715fbd20a98fe329581896682d",
+    "noop": "69ac104d25c8cb17536655340348bfd9347927fd8f8f836ffd77b6aae22697ab",
+    "stateless": "f0305ac38db89d730260df9f777377b7a64aed4de1836f738f1ef55e82f8710e",
+    "diligent": "0cd435aab9e39243624f30fcace1e17f9a2645e8698399afe9296119bb5aee75",
+    "stale": "a64a341a486a11bc7ee2bc2be5378be4ab687256fada1f8eff7ec4acd46e3ddc",
+    "testwise": "1bae37a6813ad4dfffb15439fe5169a12eb9aa28e1c6d5455be670ec6e631092",
+    "optionsonly": "742c8f7f4b38f4eda97728175c8920ed845134ad3573f908c40487b3aee87496",
+    "dawdler": "ff930eb60defdc86dfdba4950666850b1ac0df4ca3c6dae792f4c0c7878e0860",
+    "absent": "f7debd6a3fe07b85c06360d68d9aa5d0b133526f449b1d727c90d7985bb4f46c",
 }
 """Final hashes of ``campus run --seed 0 --no-disruptions --no-busy-days --agent NAME``: the default term's logs
 before issues 14 and 15. Re-pinned for rules version 2 by issue 18 and for the questions' decoy pairs (see
@@ -96,6 +98,20 @@ RULES_1 = {
 it: the oracle (every reservation it plans succeeds) and stale (it fails every disruption). They were the hashes
 before issue 18 until the questions' decoy pairs, the lineups, (for ``True``) the busy days' answer forms and the
 number-alone lecture questions changed the terms (see ``PINNED``)."""
+
+RULES_2 = {
+    True: {
+        "oracle": "3a88937bbb1caae61f02e591772d393e1dd63e5a7f17b283edde66e98449dcda",
+        "stale": "4906f96c30e66460b975ec70a23bde8b60facd793377e5d1512b097f26389e19",
+        "absent": "bb6dd2ded67020ea4599e06705d0490e1017c7a0bcbb2d9660ef517c434bc629",
+    },
+    False: {
+        "oracle": "7d7a7d2515adbe0393dd95c5ba72b8d0f571a9ff73e7c6303a7a2b2fe71959e0",
+        "stale": "4f69ad95defd6bf9b3247a035ed1e5d5af4da964b66612eb9ea7625b8bd53c63",
+    },
+}
+"""Agents of ``PINNED`` (True) and ``PINNED_PLAIN`` (False) played under rules version 2: the hashes ``PINNED`` held
+before rules 3 (world generator 2's campus), which a run made under rules 2 still gives."""
 
 
 _CODE_IMPORT = re.compile(r"(?:^|[;\n]\s*)(from|import) ([a-z_.]+)", re.M)
@@ -202,18 +218,19 @@ def test_the_log_of_every_builtin_agent_is_unchanged(world: WorldIndex, terms: C
     assert store.head(run.branch.id)[1] == (PINNED if default else PINNED_PLAIN)[agent]
 
 
-@pytest.mark.parametrize("default", [True, False], ids=["default", "plain"])
-@pytest.mark.parametrize("agent", sorted(RULES_1[True]))
-def test_a_run_under_rules_1_is_the_run_before_rules_versions(world: WorldIndex, terms: Callable[..., Term], agent: str,
-                                                              default: bool) -> None:
-    """A run made under rules version 1 (its config without ``rules``, its term made for version 1) gives its pinned
-    hashes (``RULES_1``), and verifies with re-execution under its own rules."""
-    term = terms(0, disruptions=default, busy=default, rules_version=1)
+@pytest.mark.parametrize(("rules", "default", "agent"), [
+    (rules, default, agent) for rules, pins in ((1, RULES_1), (2, RULES_2)) for default in (True, False)
+    for agent in sorted(pins[default])])
+def test_a_run_under_older_rules_is_the_run_it_was(world: WorldIndex, terms: Callable[..., Term], rules: int, agent: str,
+                                                   default: bool) -> None:
+    """A run made under rules version 1 (its config without ``rules``, its term made for version 1) or 2 gives its
+    pinned hashes (``RULES_1``, ``RULES_2``), and verifies with re-execution under its own rules."""
+    term = terms(0, disruptions=default, busy=default, rules_version=rules)
     store = MemoryStore()
-    run = new_run(store, world, term, agent_name=agent, seed=0, rules=run_config(DEFAULT_ROUND_LIMIT, rules=1))
-    assert RULES not in run.branch.config
+    run = new_run(store, world, term, agent_name=agent, seed=0, rules=run_config(DEFAULT_ROUND_LIMIT, rules=rules))
+    assert run.branch.config.get(RULES, 1) == rules and (rules > 1) == (RULES in run.branch.config)
     run.session(make_agent(agent, term, world)).run()
-    assert store.head(run.branch.id)[1] == RULES_1[default][agent]
+    assert store.head(run.branch.id)[1] == (RULES_1 if rules == 1 else RULES_2)[default][agent]
     if default and agent == "oracle":
         report = verify(run)
         assert report.ok and report.tool_calls > 1_000, report.mismatch
