@@ -185,7 +185,8 @@ every seat's features and free times in both the message and the data. 2: one dr
 compact listing (short seat ids, free times said once per room, the data without features). 3: the same, and
 ``errands.inbox`` lists errands by number and ``errands.wait_until`` hands out meetings' errands by their end, where
 2 followed the state's dict order, which a snapshot's canonical encoding sorts: a run resumed or forked past a
-snapshot listed them otherwise than its verify did."""
+snapshot listed them otherwise than its verify did; and a reply giving a keyword twice is refused on every path of
+the parser (``kernel.parse.parse_reply(strict=...)``), where 2's literal fast path could read one."""
 
 
 def rules_of(config: dict[str, Any]) -> int:

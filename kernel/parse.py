@@ -210,12 +210,14 @@ def _unescape(body: str) -> str:
 # ---------------------------------------------------------------- text replies
 
 
-def parse_reply(text: str, *, free_answer: bool = False) -> Parsed:
+def parse_reply(text: str, *, free_answer: bool = False, strict: bool = True) -> Parsed:
     """The one action in an agent's reply text; Invalid (never an exception) if there is none.
 
     ``free_answer``: the task asks for an answer in words, so ``Answer:`` takes the rest of
-    the block (whitespace trimmed) instead of one letter."""
-    return _tagged_plain_call(text) or _read_reply(text, free_answer)
+    the block (whitespace trimmed) instead of one letter. ``strict`` (rules 3 on): a keyword given twice is refused
+    on every path; before, ``_literal_call`` took ``f(a="x", a="y", "b": "z")`` as ``f(a="y", b="z")``, which the full
+    parser refuses (a red-team's find), and runs of rules 1 and 2 are read as they were played."""
+    return _tagged_plain_call(text) or _read_reply(text, free_answer, strict)
 
 
 _PLAIN_PAIR = r'\s*+[A-Za-z_][A-Za-z0-9_]*+\s*+=\s*+"[^"\\\n<]*+"\s*+'
@@ -238,20 +240,20 @@ def _tagged_plain_call(text: str) -> Call | None:
     return Call(name=match["name"], args=args, positional=[]) if len(args) == len(pairs) else None
 
 
-def _read_reply(text: str, free_answer: bool) -> Parsed:
+def _read_reply(text: str, free_answer: bool, strict: bool) -> Parsed:
     text = text.replace("\r\n", "\n")
     opening = _OPEN_TAG.search(text)
     if opening is None:
-        return _parse_block(text, tagged=False, free_answer=free_answer)
+        return _parse_block(text, tagged=False, free_answer=free_answer, strict=strict)
     closing = _CLOSE_TAG.search(text, opening.end())
     end = len(text) if closing is None else closing.start()
     block = text[opening.end() : end]
     if (action := _BLOCK_ACTION.match(block)) is not None:
         try:
-            return _call_or_finish(block, action["name"], action.end() - 1)
+            return _call_or_finish(block, action["name"], action.end() - 1, strict)
         except _Reject as reject:
             return reject.invalid
-    return _parse_block(block, tagged=True, free_answer=free_answer)
+    return _parse_block(block, tagged=True, free_answer=free_answer, strict=strict)
 
 
 _BLOCK_ACTION = re.compile(rf"Action: (?P<name>{_NAME_PATTERN})\(")
@@ -259,10 +261,10 @@ _BLOCK_ACTION = re.compile(rf"Action: (?P<name>{_NAME_PATTERN})\(")
 takes the directive at its start and reads the call whose parenthesis follows the name, which this reads at once."""
 
 
-def _parse_block(block: str, *, tagged: bool, free_answer: bool) -> Parsed:
+def _parse_block(block: str, *, tagged: bool, free_answer: bool, strict: bool) -> Parsed:
     try:
         if tagged and (bare := _BARE_CALL.match(block)):
-            return _call(block, bare["name"], bare.end() - 1)
+            return _call(block, bare["name"], bare.end() - 1, strict)
         directive = (_TAGGED_DIRECTIVE if tagged else _UNTAGGED_DIRECTIVE).search(block)
         if directive is None:
             return _NO_ACTION
@@ -273,7 +275,7 @@ def _parse_block(block: str, *, tagged: bool, free_answer: bool) -> Parsed:
             letter = _answer_letter(block, directive.end())
             return _BAD_ANSWER if letter is None else Answer(value=letter)
         if directive["action"]:
-            return _parse_action(block, directive.end())
+            return _parse_action(block, directive.end(), strict)
         return Finish()
     except _Reject as reject:
         return reject.invalid
@@ -287,7 +289,7 @@ def _answer_letter(text: str, pos: int) -> str | None:
     return match[1].upper()
 
 
-def _parse_action(block: str, pos: int) -> Parsed:
+def _parse_action(block: str, pos: int, strict: bool) -> Parsed:
     """The call after an ``Action:`` prefix that ends at ``pos``."""
     match = _ACTION_CALL.match(block, pos)
     if match is None:
@@ -299,19 +301,20 @@ def _parse_action(block: str, pos: int) -> Parsed:
         raise _Reject(
             f"the call '{name}' has no argument list; write it with parentheses, like {name}()"
         )
-    return _call(block, match["name"], match.end() - 1)
+    return _call(block, match["name"], match.end() - 1, strict)
 
 
-def _call(block: str, name: str, pos: int) -> Parsed:
+def _call(block: str, name: str, pos: int, strict: bool = True) -> Parsed:
     """The call whose argument list opens at ``pos``: a fast path when one applies, else the full parser."""
-    return _simple_call(block, name, pos) or _literal_call(block, name, pos) or _CallParser(block, name, pos).parse()
+    return (_simple_call(block, name, pos) or _literal_call(block, name, pos, strict)
+            or _CallParser(block, name, pos).parse())
 
 
-def _call_or_finish(block: str, name: str, pos: int) -> Parsed:
+def _call_or_finish(block: str, name: str, pos: int, strict: bool = True) -> Parsed:
     """``_call``, with ``finish()`` (what ends most tasks) read without the full parser."""
     if block.startswith("()", pos) and name.lower() == "finish":
         return _FINISHED
-    return _call(block, name, pos)
+    return _call(block, name, pos, strict)
 
 
 _FINISHED = Finish()
@@ -373,7 +376,7 @@ def _unquoted(text: str) -> str:
     return "".join(text.split('"')[0::2])
 
 
-def _literal_call(block: str, name: str, pos: int) -> Parsed | None:
+def _literal_call(block: str, name: str, pos: int, strict: bool = True) -> Parsed | None:
     """Calls whose keyword arguments are plain quoted ASCII text and lists and dicts of it (``walk_to``'s
     ``path_info={'path': ['B001', 'B002']}``): rewritten as one JSON object and decoded at once.
 
@@ -391,7 +394,7 @@ def _literal_call(block: str, name: str, pos: int) -> Parsed | None:
         args = _JSON_OBJECT.decode(as_json)
     except msgspec.DecodeError:
         return None
-    if len(args) != len(keys):  # a keyword given twice, or one inside a value
+    if len(args) != len(keys) or (strict and len(set(keys)) != len(keys)):  # a keyword given twice, or one inside a value
         return None
     if "{" not in inner:
         return Call(name=name, args=dict(sorted(args.items())), positional=[])

@@ -502,7 +502,7 @@ class Session:
         else:
             replied = AgentReplied(task_id=card.id, text=reply)
         self._emit(replied, meta)
-        return action_of(replied, free_answer=card.answers == "text")
+        return action_of(replied, free_answer=card.answers == "text", rules=self.rules_version)
 
     def _call(self, card: TaskCard, call: Call, wire: bool) -> tuple[str, Outcome]:
         """Record the call and its facts; the result follows once the call's minutes have passed.
@@ -582,14 +582,15 @@ class Session:
 UNREADABLE = Invalid(message="Your reply could not be read. Reply with one action, for example <action>Action: finish()</action>.")
 
 
-def action_of(replied: AgentReplied, *, free_answer: bool = False) -> Call | Answer | Finish | Invalid:
+def action_of(replied: AgentReplied, *, free_answer: bool = False, rules: int = RULES_VERSION) -> Call | Answer | Finish | Invalid:
     """The one action a recorded reply stands for (``verify`` reads every reply with it too);
-    ``free_answer``: the task's card asks for answers in words."""
+    ``free_answer``: the task's card asks for answers in words; ``rules``: the run's rules version (3 reads a keyword
+    given twice as the full parser does on every path)."""
     if replied.call is not None:
         return parse_structured(replied.call.name, replied.call.arguments, free_answer=free_answer)
     if replied.text is None:
         return UNREADABLE
-    return parse_reply(replied.text, free_answer=free_answer)
+    return parse_reply(replied.text, free_answer=free_answer, strict=rules >= 3)
 
 
 def release_lines(kernel: Kernel, state: Any, card: TaskCard, now: int) -> tuple[list[str], str, bool]:

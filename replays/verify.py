@@ -670,13 +670,13 @@ class _ReExecution:
     def _read(self, replied: AgentReplied, *, free_answer: bool) -> Call | Answer | Finish | Invalid:
         """``action_of`` the reply, read once per distinct (reply text, answer kind): agents repeat themselves."""
         if replied.call is not None or replied.text is None:
-            return action_of(replied, free_answer=free_answer)
+            return action_of(replied, free_answer=free_answer, rules=self.rules_version)
         key = (replied.text, free_answer)
         action = self.readings.get(key)
         if action is None:
             if len(self.readings) >= READINGS:
                 self.readings.clear()
-            action = self.readings[key] = action_of(replied, free_answer=free_answer)
+            action = self.readings[key] = action_of(replied, free_answer=free_answer, rules=self.rules_version)
         return action
 
     def _limit(self) -> int:

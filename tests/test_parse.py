@@ -849,3 +849,46 @@ def test_finish_is_read_at_once_and_anything_else_named_so_is_not() -> None:
     assert _read_reply("<action>Action: Finish() now</action>", False) == Finish()
     assert isinstance(_read_reply("<action>Action: finish(reason='x')</action>", False), Invalid)
     assert _read_reply("<action>Action: finish_task()</action>", False) == Call(name="finish_task")
+
+
+DOUBLED = '<action>Action: map.find_building_id(building_name="x", building_name="Lakeside Dormitory", "zone": "z")</action>'
+"""A keyword given twice beside a bare ``"key": value`` pair: the literal fast path's key count balanced (a red-team's
+find), so it read a call the full parser refuses."""
+
+
+def test_a_keyword_given_twice_is_refused_on_every_path_under_rules_3() -> None:
+    refused = parse_reply(DOUBLED)
+    assert isinstance(refused, Invalid) and "given more than once" in refused.message
+    assert parse_reply(DOUBLED, strict=False) == Call(name="map.find_building_id",
+                                                      args={"building_name": "Lakeside Dormitory", "zone": "z"}, positional=[])
+
+
+@pytest.mark.parametrize("rules", [2, 3])
+def test_a_run_reads_a_doubled_keyword_under_its_own_rules_and_verifies(rules: int) -> None:
+    from campus.events import AgentReplied, ToolCalled
+    from campus.kernel.runner import run_config
+    from campus.kernel.store import MemoryStore
+    from campus.kernel.tasks import events_of
+    from campus.replays.verify import verify
+    from campus.scenarios.play import RunSpec, load_inputs, new_run
+    from campus.scenarios.rounds import DEFAULT_ROUND_LIMIT
+
+    class Doubler:
+        name = "doubler"
+
+        def __init__(self) -> None:
+            self.said = False
+
+        def act(self, view: Any) -> str:
+            reply, self.said = ("<action>Action: finish()</action>" if self.said else DOUBLED), True
+            return reply
+
+    world, term = load_inputs(RunSpec(scale=0.02))  # rules 2 and 3 draw alike, so one term serves both
+    store = MemoryStore()
+    run = new_run(store, world, term, agent_name="doubler", seed=0, rules=run_config(DEFAULT_ROUND_LIMIT, rules=rules))
+    run.session(Doubler()).run()
+    assert any(e.text == DOUBLED for e in events_of(store, run.branch.id, AgentReplied))
+    called = [e for e in events_of(store, run.branch.id, ToolCalled) if e.tool == "map.find_building_id"]
+    assert len(called) == (1 if rules == 2 else 0)  # rules 2 read it as a call, as it always did
+    report = verify(run)
+    assert report.ok, report.mismatch
