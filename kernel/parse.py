@@ -240,7 +240,7 @@ def _tagged_plain_call(text: str) -> Call | None:
     return Call(name=match["name"], args=args, positional=[]) if len(args) == len(pairs) else None
 
 
-def _read_reply(text: str, free_answer: bool, strict: bool) -> Parsed:
+def _read_reply(text: str, free_answer: bool, strict: bool = True) -> Parsed:
     text = text.replace("\r\n", "\n")
     opening = _OPEN_TAG.search(text)
     if opening is None:
@@ -261,7 +261,7 @@ _BLOCK_ACTION = re.compile(rf"Action: (?P<name>{_NAME_PATTERN})\(")
 takes the directive at its start and reads the call whose parenthesis follows the name, which this reads at once."""
 
 
-def _parse_block(block: str, *, tagged: bool, free_answer: bool, strict: bool) -> Parsed:
+def _parse_block(block: str, *, tagged: bool, free_answer: bool, strict: bool = True) -> Parsed:
     try:
         if tagged and (bare := _BARE_CALL.match(block)):
             return _call(block, bare["name"], bare.end() - 1, strict)
