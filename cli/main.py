@@ -916,15 +916,16 @@ def runs(
 def world_generate(
     seed: int = seed_option(),
     scale: float = typer.Option(1.0, "--scale", help="Size relative to the published campus."),
-    generator: int = typer.Option(2, "--generator", help="The world generator: 2 (the default since 2026-11-29: six "
-                                  "sections per first-semester compulsory course) or 1 (three, every generated world "
-                                  "before)."),
+    generator: int = typer.Option(None, "--generator", show_default=False,
+                                  help="The world generator: 2 (the default since 2026-11-29: six sections per "
+                                  "first-semester compulsory course) or 1 (three, every generated world before)."),
     as_json: bool = JSON,
 ) -> None:
     """Generate a campus from a seed and print its size and hash."""
-    from campus.world.generate import generate_world
+    from campus.world.generate import WORLD_GENERATOR, generate_world
     from campus.world.model import counts
 
+    generator = WORLD_GENERATOR if generator is None else generator
     try:
         world = generate_world(seed, scale, generator)
     except ValueError as error:

@@ -103,6 +103,7 @@ from campus.scenarios.task import Task, Term, at_start
 from campus.scenarios.term import generate_term
 from campus.world.generate import generate_world
 from campus.world.index import WorldIndex
+from campus.world.model import CourseSection
 from campus.world.stulife import load_stulife
 
 ORDER = ("noop", "stateless", "diligent", "oracle")
@@ -509,22 +510,20 @@ def _swept(term: Term, ended: Sequence[Any]) -> tuple[int, int]:
     return attended, max(Counter(held.values()).values(), default=0)
 
 
+Slot = tuple[str, str]
+"""A weekday and a start, as the catalogue writes them (``"Monday"``, ``"08:00"``)."""
+
+
 def _timetabled(world: WorldIndex, term: Term) -> float:
     """How many of the tasks held at a place from their start a student who remembers nothing of its timetable, but
     knows it takes the compulsory first-semester courses, attends, expected, when it goes to one of the compulsory
     first-semester sections the course catalogue shows meeting on that weekday at that start, drawn evenly."""
-    meeting: dict[tuple[str, str], set[str]] = {}
+    meeting: dict[Slot, set[str]] = {}
     for section in world.world.courses:
         if section.semester == 1 and section.compulsory:
-            for day in section.days:
-                meeting.setdefault((day, section.time.partition("-")[0]), set()).add(section.building_id)
-    expected = 0.0
-    for task in term.tasks:
-        if at_start(task) and task.starts is not None:
-            weekday = date_label(day_of(task.starts)).rpartition(", ")[2]
-            there = meeting.get((weekday, clock_label(task.starts)), set())
-            expected += 1 / len(there) if task.required_place in there else 0.0
-    return expected
+            for slot in _slots(section):
+                meeting.setdefault(slot, set()).add(section.building_id)
+    return _attended(term, meeting)
 
 
 def _likeliest(world: WorldIndex, term: Term) -> float:
@@ -535,21 +534,27 @@ def _likeliest(world: WorldIndex, term: Term) -> float:
     over the sections meeting there then (ties split evenly)."""
     cat = catalogue(world)
     options = [[s for s in sections_of(cat, name, 1) if handle(cat, s)] for name in textbook_courses(world)]
-    sets = clash_free(options, lambda a, b: clash(cat, a, b))
-    held = Counter(section.code for picked in sets for section in picked)
-    chance: dict[tuple[str, str], Counter[str]] = {}
-    for sections in options:
-        for section in sections:
-            for day in section.days:
-                chance.setdefault((day, section.time.partition("-")[0]), Counter())[section.building_id] += held[section.code]
+    held = Counter(section.code for picked in clash_free(options, lambda a, b: clash(cat, a, b)) for section in picked)
+    chance: dict[Slot, Counter[str]] = {}
+    for section in (section for sections in options for section in sections):
+        for slot in _slots(section):
+            chance.setdefault(slot, Counter())[section.building_id] += held[section.code]
+    return _attended(term, {slot: {building for building, weight in weights.items() if weight == max(weights.values()) > 0}
+                            for slot, weights in chance.items()})
+
+
+def _slots(section: CourseSection) -> list[Slot]:
+    return [(day, section.time.partition("-")[0]) for day in section.days]
+
+
+def _attended(term: Term, goes: dict[Slot, set[str]]) -> float:
+    """The tasks held at a place from their start a student attends, expected, going at each weekday and start to one
+    of the buildings ``goes`` names for it, drawn evenly."""
     expected = 0.0
     for task in term.tasks:
         if at_start(task) and task.starts is not None:
-            weekday = date_label(day_of(task.starts)).rpartition(", ")[2]
-            there = chance.get((weekday, clock_label(task.starts)), Counter())
-            best = max(there.values(), default=0)
-            likeliest = [building for building, weight in there.items() if weight == best > 0]
-            expected += 1 / len(likeliest) if task.required_place in likeliest else 0.0
+            there = goes.get((date_label(day_of(task.starts)).rpartition(", ")[2], clock_label(task.starts)), set())
+            expected += 1 / len(there) if task.required_place in there else 0.0
     return expected
 
 

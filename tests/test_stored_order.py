@@ -17,13 +17,13 @@ from campus.events import ToolResult
 from campus.kernel.store import SQLiteStore
 from campus.kernel.tasks import events_of
 from campus.world.generate import generate_world
-from campus.world.model import decode_world
+from campus.world.model import World, decode_world
 from campus.world.stulife import load_stulife
 from tests.conftest import SHARED
 from tests.test_cli import campus
 
 
-def _in_key_order(world) -> bool:  # type: ignore[no-untyped-def]
+def _in_key_order(world: World) -> bool:
     return all(list(b.amenities) == sorted(b.amenities) for b in world.buildings) and \
         all(list(p.properties) == sorted(p.properties) for p in world.paths)
 

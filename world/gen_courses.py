@@ -125,12 +125,11 @@ COMPULSORY_2: tuple[CourseSpec, ...] = (
                "What to do in fires, storms, injuries and other emergencies on campus.",
                ("Student Wellbeing and Resilience",)),
 )
-SECTIONS = {1: 6, 2: 2}
-"""Sections per compulsory course and semester (world generator 2). Six semester-1 sections spread each weekday
-block's compulsory sections over about five buildings, so a student who remembers nothing of its timetable but
-goes, at a class's start, to one of the compulsory sections meeting then attends about a fifth of its classes: a
-third with three sections (``SECTIONS_1``, generator 1)."""
-SECTIONS_1 = {1: 3, 2: 2}
+SECTIONS = {1: {1: 3, 2: 2}, 2: {1: 6, 2: 2}}
+"""World generator -> sections per compulsory course and semester. Generator 2's six semester-1 sections spread each
+weekday block's compulsory sections over 4.8 buildings on average (3-6; generator 1's three over 2.5), so a student who
+remembers nothing of its timetable but goes, at a class's start, to one of the compulsory sections meeting then
+attends about a fifth of its classes (a third on generator 1's campuses)."""
 
 
 @dataclass(frozen=True)
@@ -324,12 +323,12 @@ def _code(course: _Course, serial: int) -> str:
 
 
 def make_courses(buildings: Sequence[Building], advisors: Sequence[Advisor], seed: int,
-                 scale: float, per_course: dict[int, int] = SECTIONS) -> list[CourseSection]:
-    """The catalogue; ``per_course``: sections per compulsory course and semester."""
+                 scale: float, generator: int = max(SECTIONS)) -> list[CourseSection]:
+    """The catalogue, with ``SECTIONS[generator]`` sections per compulsory course."""
     rng = stream(seed, scale, "courses")
     timetable = _Timetable(_classrooms(buildings), set(), stream(seed, scale, "classrooms"))
     compulsory = {
-        semester: [_Course(spec, semester, True, 0, per_course[semester],
+        semester: [_Course(spec, semester, True, 0, SECTIONS[generator][semester],
                            _teachers(advisors, COMPULSORY_AREAS[spec.prefix])) for spec in specs]
         for semester, specs in ((1, COMPULSORY_1), (2, COMPULSORY_2))
     }

@@ -58,7 +58,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from campus.world.gen_common import apportion, round_half_up, stream
-from campus.world.gen_courses import SECTIONS, SECTIONS_1, make_courses
+from campus.world.gen_courses import SECTIONS, make_courses
 from campus.world.gen_library import make_books, make_libraries
 from campus.world.gen_people import make_advisors, make_clubs
 from campus.world.gen_texts import make_texts
@@ -965,9 +965,9 @@ def _complexes(
 # --------------------------------------------------------------------------------------
 
 
-WORLD_GENERATOR = 2
+WORLD_GENERATORS = tuple(SECTIONS)
+WORLD_GENERATOR = max(WORLD_GENERATORS)
 """The generator ``generate_world`` uses unless told otherwise."""
-WORLD_GENERATORS = (1, 2)
 
 
 def generate_world(seed: int = 0, scale: float = 1.0, generator: int = WORLD_GENERATOR) -> World:
@@ -1004,7 +1004,7 @@ def generate_world(seed: int = 0, scale: float = 1.0, generator: int = WORLD_GEN
         paths=paths,
         complexes=complexes,
         libraries=libraries,
-        courses=make_courses(buildings, advisors, seed, scale, SECTIONS if generator >= 2 else SECTIONS_1),
+        courses=make_courses(buildings, advisors, seed, scale, generator),
         advisors=advisors,
         clubs=make_clubs(seed, scale),
         books=make_books(buildings, seed, scale),
