@@ -943,7 +943,7 @@ def world_generate(
 @term_app.command("generate")
 def term_generate(
     seed: int = seed_option("Seed for the world (if generated) and the term."),
-    scale: float = typer.Option(1.0, "--scale", help="Task counts relative to the paper's (at 1.0 the default term has 1,688 tasks; 1,315 without its disruptions and busy days)."),
+    scale: float = typer.Option(1.0, "--scale", help="Task counts relative to the paper's (at 1.0 the default term has 1,686 tasks; 1,313 without its disruptions and busy days)."),
     world_source: str = typer.Option(None, "--world", metavar="SOURCE", help=WORLD_HELP),
     disruptions: bool = typer.Option(True, "--disruptions/--no-disruptions", help=DISRUPTIONS_HELP),
     busy_days: bool = typer.Option(True, "--busy-days/--no-busy-days", help=BUSY_HELP),

@@ -30,6 +30,8 @@ success per scenario and the headline metrics. Over all seeds it checks:
 - **memoryless** (``agents/memoryless.py``: plans courses well, remembers nothing between tasks): every long-term
   course-selection and planning step leaves a student who forgot what it refers back to two sections or more, and
   memoryless, choosing from the draft each expects before it, is right no more often than the chance of its guess;
+  and so is a **popularity reader** (the sections a step could mean whose pass the quotas allow, the one whose
+  popularity moved, else the most popular: ``POPULARITY_GUESS``);
 - **shortcut** (the oracle, walking every exploration leg by the plain shortest route): fails every walk with
   conditions and passes every other;
 - **smearer** (``stale``'s plan on the clubs' and advisors' moved jobs, each booking made at every other start of
@@ -83,15 +85,15 @@ from campus.kernel.clock import clock_label, date_label, day_of
 from campus.kernel.store import open_store
 from campus.lab.probing import log_prefix, probe_points
 from campus.lab.workers import interrupts_ignored
-from campus.events import RULES_VERSION
+from campus.events import RULES_VERSION, Popularity
 from campus.scenarios.disruptions import SCENARIO as DISRUPTIONS, way_out_chance
 from campus.scenarios.library import SCENARIO as LIBRARY, libraries_showing
 from campus.scenarios.busy_days import BUSY_CONTROLS, busy_metrics, unexpected
 from campus.agents.memoryless import MemorylessAgent
 from campus.agents.scripted import conditioned
 from campus.scenarios.exploration import SCENARIO as EXPLORATION
-from campus.scenarios.course_selection import (PLANNING, SELECTION, catalogue, clash, clash_free, handle, recall_chances,
-                                               sections_of, textbook_courses)
+from campus.scenarios.course_selection import (PLANNING, SELECTION, catalogue, clash, clash_free, handle, open_passes,
+                                               pass_for, recall_chances, recalls, sections_of, textbook_courses)
 from campus.scenarios.play import Run, RunSpec, start_run
 from campus.scenarios.protocols import book_articles
 from campus.scenarios.probe_answers import Items, Number, score
@@ -130,6 +132,10 @@ RECALL_GUESS = "memoryless: course steps that refer back"
 """``memoryless``'s choices on the long-term course-selection and planning steps, each made from the draft the step
 expects before it (so no wrong guess is carried along), held to the chance of its guess at each
 (``scenarios.course_selection.recall_chances``)."""
+POPULARITY_GUESS = "popularity reader: course steps that refer back"
+"""A student who remembers nothing but reads popularity, on each long-term course step: among the sections it could
+mean, one whose pass the quotas allow, preferring one whose popularity is no longer the catalogue's, then the most
+popular (``_popularity_read``). Held to the same chance as ``RECALL_GUESS``."""
 RECALL_CEILING = 1 / 2
 """A long-term course step leaves a student who forgot what it refers back to at least two sections to pick from."""
 Metric = Literal["stugpa", "ltrr", "pis", "success"]
@@ -235,6 +241,7 @@ def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = T
     result.guesses |= _option_guesses(asked, questions) | _pooled_guesses(world, term, asked, questions)
     controls = ((*DISRUPTION_CONTROLS, DODGER) if solvable else ()) + ((*BUSY_CONTROLS, *LEARNERS) if busy else ())
     result.guesses[RECALL_GUESS], result.unrecalled = _recalled(world, term)
+    result.guesses[POPULARITY_GUESS] = _popularity_read(world, term)
     for name in (*AGENTS, CANVASSER, SMEARER, SHORTCUT, SWEEPER, LIBGUESS, *controls):
         store = open_store(None)
         run = start_run(store, RunSpec(world=world_source, seed=seed, scale=scale, agent=name, disruptions=disruptions,
@@ -421,6 +428,29 @@ def _recalled(world: WorldIndex, term: Term) -> tuple[tuple[int, int, float], li
                 unrecalled.append(task.id)
         before = expected
     return (right, asked, chance), unrecalled
+
+
+def _popularity_read(world: WorldIndex, term: Term) -> tuple[int, int, float]:
+    """(right, asked, chance summed) of ``POPULARITY_GUESS`` on the long-term course steps, each from the draft the
+    step expects before it and the popularity once the step's world changes are in. When demand news moved only the
+    section a step meant, and a step never asked for a section in a band the quotas refused while its siblings could
+    sit in one, this rule was right on 64.8 % of the long-term steps of generated seeds 0-79 (chance 45.6 %)."""
+    cat = catalogue(world)
+    popularity = {code: section.popularity for code, section in cat.sections.items()}
+    changes = [(t.t, t.change.code, t.change.value) for t in term.world_changes if isinstance(t.change, Popularity)]
+    steps = recalls(world, term.tasks)
+    right, asked, chance, applied = 0, 0, 0.0, 0
+    for task in sorted((t for t in term.tasks if t.flags.long_term and t.id in steps), key=lambda t: (t.release, t.id)):
+        while applied < len(changes) and changes[applied][0] <= task.release:
+            popularity[changes[applied][1]] = changes[applied][2]
+            applied += 1
+        step = steps[task.id]
+        allowed = [s for s in step.options if pass_for(popularity[s.code]) in open_passes(cat, s, step.before)]
+        pick = max(allowed or step.options, key=lambda s: (popularity[s.code] != s.popularity, popularity[s.code]))
+        right += pick == step.meant
+        asked += 1
+        chance += step.chance
+    return right, asked, chance
 
 
 def learned_counts(played: Sequence[SeedResult]) -> dict[str, float]:
@@ -678,7 +708,7 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
         violations += [f"seed {r.seed}: {what.format(len(wrong))}, e.g. {wrong[0]}" for what, wrong in wrong_lists if wrong]
     guessing: dict[str, dict[str, float]] = {}
     for name in (*GUESSERS, *OPTION_GUESSES, *POOLED_GUESSES, *REMEMBERED_GUESSES, *PROBE_GUESSES, RECALL_GUESS,
-                 LIBRARY_GUESS, DODGE_GUESS):
+                 POPULARITY_GUESS, LIBRARY_GUESS, DODGE_GUESS):
         guesses = [r.guesses.get(name, (0, 0, 0.0)) for r in played]
         right, asked = sum(g[0] for g in guesses), sum(g[1] for g in guesses)
         chance = sum(g[2] for g in guesses) / asked if asked else 0.0
@@ -687,7 +717,7 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
                           "chance": chance, "low": low, "high": high}
         if asked and low > chance + CHANCE_MARGIN:
             what = ("guesses at memory probes right" if name in PROBE_GUESSES else "long-term steps right"
-                    if name == RECALL_GUESS else "passed" if name in (LIBRARY_GUESS, DODGE_GUESS)
+                    if name in (RECALL_GUESS, POPULARITY_GUESS) else "passed" if name in (LIBRARY_GUESS, DODGE_GUESS)
                     else "long-term questions right")
             violations.append(f"{name}: {right}/{asked} {what}, above chance {chance:.1%} + 5 points")
     learned = learned_lists(played)

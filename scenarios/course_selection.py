@@ -9,10 +9,13 @@ Each step is a message from a persona (roommate, counsellor, senior student, ...
 advice that names courses by name, never by section id, and picks a section by its
 instructor or meeting time, by "the only one of its sections that fits your draft", or by
 something said in an earlier task ("the section your counsellor recommended", "the section
-you had before"). Most steps carry popularity news: a world change applied at the step's
-release moves one drafted or advised section's popularity into another band; the advice
-names the course only when it is the one being advised, and never says the number or which
-way it moved (``_news_sentence``). The Student
+you had before"). Most steps carry popularity news: world changes applied at the step's
+release move the demand for one drafted or advised course, each of its sections into
+another band the quotas allow (``_Chain._course_changes``); the advice names the course only
+when it is the one being advised, and never says the number or which way it moved
+(``_news_sentence``). A step that names its section only by what was said earlier first moves
+its course's demand whenever any section of the course sits in a band the quotas refuse, so
+neither a refused band nor a moved popularity tells which section it means. The Student
 Handbook does not state the selection rules, so the first step of each chain does, in its
 own words, with a house rule that fixes the passes: every drafted course holds the weakest
 pass that secures it at its current popularity (below 85 a B-Pass, 85-94 an A-Pass, 95 and
@@ -46,13 +49,14 @@ Counts and flags: semester 1 has ``ctx.count(150)`` scored steps (at least 12) p
 delivery, semester 2 ``ctx.count(50)`` (at least 10). A step is long-term when it names its
 section only by something an earlier task said (the recommendation, a dropped elective's
 section, the section before a switch: ``RECALLED``) and a student who forgot that would have
-two or more sections of the course to pick from (``_Chain._guessable``; with one, elimination
-finds it). The draw leans towards a third of the steps in semester 1 (the paper's share) and
-half in semester 2. The paper counts every semester-2 step as long-term, for the rules told
+two or more sections of the course to pick from that fit the draft and leave room for the
+recommended courses still to plan (``_Chain._guessable``; with one, elimination finds it).
+The draw leans towards a third of the steps in semester 1 (the paper's share) and half in
+semester 2. The paper counts every semester-2 step as long-term, for the rules told
 weeks before; but the rules are the same in every term, so a student with no memory of this
-one passed every planning step: here they are 13-19 of the 50 on generated worlds 0-7 (semester 1:
-41-50 of 150; 13-20 and 27-51 on world generator 1's campuses, with half the compulsory sections), 12-19 on the
-published one with seeds 0-5 (semester 1: 49-52). Steps reserve a minute per oracle call plus the timeline's slack on
+one passed every planning step: here they are 11-18 of the 50 on generated worlds 0-7 (semester 1:
+48-51 of 150; 11-18 and 31-50 on world generator 1's campuses, with half the compulsory sections), 12-19 on the
+published one with seeds 0-5 (semester 1: 51-53). Steps reserve a minute per oracle call plus the timeline's slack on
 ``ctx.timeline`` between 07:00 and 22:00, spread over their weeks.
 
 Ground truth and judging
@@ -85,7 +89,8 @@ from __future__ import annotations
 import bisect
 import json
 import random
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -216,15 +221,7 @@ class _State:
         )
 
     def allows(self, section: CourseSection, pass_type: str) -> bool:
-        rules = RULES[section.semester]
-        limit = (rules.compulsory if section.compulsory else rules.elective).get(pass_type)
-        if limit is None:
-            return True
-        holders = sum(
-            1 for s in self.drafted(section.semester)
-            if s.code != section.code and s.compulsory == section.compulsory and self.passes[s.code] == pass_type
-        )
-        return holders < limit
+        return pass_type in open_passes(self.cat, section, self.passes)
 
 
 def _call(tool: str, **args: str) -> str:
@@ -492,10 +489,20 @@ class _Chain:
         """The sections of a course a student who remembers nothing could pick when a step names only the course and
         something told earlier (``guessable``). Such a step is long-term only when there are two or more."""
         others = [s for s in self.state.drafted(self.semester) if s.name != name]
-        return guessable(self.cat, name, self.semester, others, away_from)
+        rest = [n for n in self.targets if n != name and self.state.holding(n, self.semester) is None]
+        return guessable(self.cat, name, self.semester, others, away_from, rest)
 
     def _ambiguous(self, name: str, away_from: str | None = None) -> bool:
         return len(self._guessable(name, away_from)) >= 2
+
+    def _recall(self, name: str, meant: str, away_from: str | None = None) -> bool:
+        """Whether a step that names ``meant`` only by something said earlier is long-term (two or more sections to
+        guess among); call it before the step changes the draft. ``_Refused`` when ``meant`` is not among them: it
+        would clash, or no student could guess it."""
+        options = {s.code for s in self._guessable(name, away_from)}
+        if meant not in options:
+            raise _Refused(meant)
+        return len(options) >= 2
 
     def _targets_clash(self, section: CourseSection) -> bool:
         """Whether a section would clash with the target of another course (so it could block the goal)."""
@@ -517,13 +524,14 @@ class _Chain:
         registered: tuple[str, ...] = (),
         judged: Judged = "changes",
     ) -> Step:
-        """Finish a step: passes for ``focus`` (sections added now), maybe one popularity change, then ``tail``.
+        """Finish a step: passes for ``focus`` (sections added now), maybe one course's demand moved, then ``tail``.
 
         ``news``: ``maybe`` (usually), ``always`` or ``never``; ``lead`` words news about a section
         outside ``focus`` (see ``_news_sentence``). A focus section whose current band the quotas
-        do not allow gets a change into one they allow. ``judged`` says what the step's check covers.
+        do not allow, or on a step of a ``RECALLED`` kind one with another section of its course in
+        such a band, gets its course's demand moved. ``judged`` says what the step's check covers.
         """
-        forced = [code for code in focus if not self.state.allows(self.cat.sections[code], pass_for(self.state.pop(code)))]
+        forced = [code for code in focus if self._unsettled(code, recalled=kind in RECALLED)]
         if len(forced) > 1 or (forced and news == "never"):
             raise _Refused(forced[0])
         changed = forced[0] if forced else self._pick_news(focus, news)
@@ -537,23 +545,21 @@ class _Chain:
         sentence = ""
         if changed is not None:
             old = self.state.pop(changed)
-            value = self._shift(changed)
-            if value is None:
-                if forced or news == "always":
-                    raise _Refused(changed)
-            else:
-                self.state.popularity[changed] = value
-                changes = ((changed, value),)
+            changes = self._course_changes(changed)
+            if not changes and (forced or news == "always"):
+                raise _Refused(changed)
+            self.state.popularity.update(changes)
+            if changes:
+                name = self.cat.sections[changed].name
+                sentence = " " + _news_sentence(name, "subject" if changed in focus else lead)
+            if changed in dict(changes):
                 held = self.state.passes[changed]
-                ops.give(changed, pass_for(value))
+                ops.give(changed, pass_for(self.state.pop(changed)))
                 fixes = tuple(ops.calls[len(core):])
                 stale_give = () if held == pass_for(old) else (_give_call(changed, pass_for(old)),)
                 stale = tuple(self.fixes) + tuple(core) + stale_give + tuple(tail)
-                name = self.cat.sections[changed].name
-                sentence = " " + _news_sentence(name, "subject" if changed in focus else lead)
-        if changed is None or not changes:
-            for code in focus:
-                ops.give(code, pass_for(self.state.pop(code)))
+        for code in focus:
+            ops.give(code, pass_for(self.state.pop(code)))
         calls = tuple(self.fixes) + tuple(ops.calls) + tuple(tail)
         step = Step(
             kind=kind, text=f"{text}{sentence} {REMINDER}", calls=calls, stale_calls=stale, fixes=fixes,
@@ -579,22 +585,37 @@ class _Chain:
             return self.rng.choice(list(focus))
         return self.rng.choice(others) if others else None
 
-    def _bands(self, code: str) -> list[str]:
-        """The passes of other bands that the quotas allow for this drafted section now."""
-        section = self.cat.sections[code]
-        current = pass_for(self.state.pop(code))
-        saved, self.state.passes[code] = self.state.passes[code], ""
-        options = [
-            p for p in PASS_ORDER
-            if p != current and (section.compulsory or p != "S-Pass") and self.state.allows(section, p)
-        ]
-        self.state.passes[code] = saved
-        return options
+    def _open_passes(self, section: CourseSection) -> list[str]:
+        return open_passes(self.cat, section, self.state.passes)
 
-    def _shift(self, code: str) -> int | None:
-        """A popularity in another band whose pass the quotas allow for this section now, or None."""
-        options = self._bands(code)
-        return self.rng.randint(*BANDS[self.rng.choice(options)]) if options else None
+    def _bands(self, code: str) -> list[str]:
+        """The passes of other bands than its own that the quotas allow for this section now."""
+        current = pass_for(self.state.pop(code))
+        return [p for p in self._open_passes(self.cat.sections[code]) if p != current]
+
+    def _siblings(self, code: str) -> list[CourseSection]:
+        section = self.cat.sections[code]
+        return [s for s in sections_of(self.cat, section.name, section.semester) if s.code != code]
+
+    def _unsettled(self, code: str, *, recalled: bool) -> bool:
+        """Whether a section being added sits in a band the quotas refuse; on a step that names it only by what was
+        said earlier, also whether another section of its course does (a student who forgot could rule that one
+        out), so that the course's demand moves first."""
+        return any(map(self._refused, [self.cat.sections[code], *(self._siblings(code) if recalled else ())]))
+
+    def _course_changes(self, code: str) -> tuple[tuple[str, int], ...]:
+        """Demand for a course moves: each of its sections, the drafted one (``code``) first, into another band whose
+        pass the quotas allow now, where it has one. Moving only the drafted one told a student who forgot which
+        section was meant: the one that had moved, so the highest popularity, was right on 68 % of the steps with
+        such news (seeds 0-9). Empty when the drafted section has no such band and no other section is in a band
+        the quotas refuse (so that news is only news when something must change)."""
+        moves = [(s.code, self._bands(s.code)) for s in (self.cat.sections[code], *self._siblings(code))]
+        if not moves[0][1] and not any(self._refused(self.cat.sections[c]) for c, _ in moves[1:]):
+            return ()
+        return tuple((c, self.rng.randint(*BANDS[self.rng.choice(options)])) for c, options in moves if options)
+
+    def _refused(self, section: CourseSection) -> bool:
+        return pass_for(self.state.pop(section.code)) not in self._open_passes(section)
 
     def _advise(self, kind: str, lead: str, choices: Sequence[CourseSection]) -> Step | None:
         """Advice to add one of ``choices``, named, for a reason that is no reason to anyone else."""
@@ -684,7 +705,7 @@ class _SemesterOne(_Chain):
         if not courses:
             return None
         name = self.rng.choice(courses)
-        long_term = self._ambiguous(name)
+        long_term = self._recall(name, self.targets[name])
         ops = _Ops(self.state)
         ops.add(self.targets[name])
         text = (
@@ -728,7 +749,7 @@ class _SemesterOne(_Chain):
         name = self.rng.choice(courses)
         held = self.state.holding(name, 1)
         assert held is not None
-        long_term = self._ambiguous(name, away_from=held)
+        long_term = self._recall(name, self.targets[name], away_from=held)
         ops = _Ops(self.state)
         ops.remove(held)
         ops.add(self.targets[name])
@@ -747,7 +768,7 @@ class _SemesterOne(_Chain):
         if not courses:
             return None
         name = self.rng.choice(courses)
-        long_term = self._ambiguous(name, away_from=self.targets[name])
+        long_term = self._recall(name, self.previous[name], away_from=self.targets[name])
         before = self.previous.pop(name)
         ops = _Ops(self.state)
         ops.remove(self.targets[name])
@@ -823,7 +844,7 @@ class _SemesterOne(_Chain):
         if not names:
             return None
         name = self.rng.choice(names)
-        long_term = self._ambiguous(name)
+        long_term = self._recall(name, self.dropped[name])
         code = self.dropped.pop(name)
         ops = _Ops(self.state)
         ops.add(code)
@@ -901,7 +922,7 @@ class _SemesterTwo(_Chain):
         if not names:
             return None
         name = self.rng.choice(names)
-        long_term = self._ambiguous(name)
+        long_term = self._recall(name, self.targets[name])
         ops = _Ops(self.state)
         ops.add(self.targets[name])
         text = (
@@ -930,7 +951,7 @@ class _SemesterTwo(_Chain):
         if not names or not self.ineligible:
             return None
         name = self.rng.choice(names)
-        long_term = self._ambiguous(name)
+        long_term = self._recall(name, self.targets[name])
         lure = self.rng.choice(self.ineligible)
         ops = _Ops(self.state)
         ops.add(self.targets[name])
@@ -963,7 +984,7 @@ class _SemesterTwo(_Chain):
         if not away:
             return None
         held = self.rng.choice(away)
-        long_term = self._ambiguous(held.name, away_from=held.code)
+        long_term = self._recall(held.name, self.targets[held.name], away_from=held.code)
         self.previous[held.name] = held.code
         text = (
             f"{self._persona()} Second thoughts on {held.name}: your counsellor's recommendation was the better call. "
@@ -976,7 +997,7 @@ class _SemesterTwo(_Chain):
         if not names:
             return None
         name = self.rng.choice(names)
-        long_term = self._ambiguous(name, away_from=self.targets[name])
+        long_term = self._recall(name, self.previous[name], away_from=self.targets[name])
         before = self.previous.pop(name)
         text = (
             f"{self._persona()} About {name} next semester: forget the move to the recommended section. Put it back in "
@@ -1006,26 +1027,28 @@ def choose_targets(cat: Catalogue, names: Sequence[str], semester: int, rng: ran
 def clash_free(
     options: Sequence[Sequence[CourseSection]], clashes: Callable[[CourseSection, CourseSection], bool],
 ) -> list[tuple[CourseSection, ...]]:
-    """Every pick of one section per course with no two clashing, in ``itertools.product``'s order.
+    """Every pick of one section per course with no two clashing, in ``itertools.product``'s order."""
+    return list(_picks(options, clashes))
 
-    Depth first, dropping a partial pick at its first clash, so the pairs inside a rejected prefix are
-    judged once rather than once per completion of it.
-    """
-    found: list[tuple[CourseSection, ...]] = []
+
+def _picks(
+    options: Sequence[Sequence[CourseSection]], clashes: Callable[[CourseSection, CourseSection], bool],
+) -> Iterator[tuple[CourseSection, ...]]:
+    """``clash_free`` one pick at a time: depth first, dropping a partial pick at its first clash, so the pairs inside
+    a rejected prefix are judged once rather than once per completion of it."""
     pick: list[CourseSection] = []
 
-    def extend(depth: int) -> None:
+    def extend(depth: int) -> Iterator[tuple[CourseSection, ...]]:
         if depth == len(options):
-            found.append(tuple(pick))
+            yield tuple(pick)
             return
         for section in options[depth]:
             if not any(clashes(earlier, section) for earlier in pick):
                 pick.append(section)
-                extend(depth + 1)
+                yield from extend(depth + 1)
                 pick.pop()
 
-    extend(0)
-    return found
+    return extend(0)
 
 
 def planning_courses(cat: Catalogue, taken: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -1070,27 +1093,74 @@ def plan_chains(
 
 def guessable(
     cat: Catalogue, name: str, semester: int, around: Sequence[CourseSection], away_from: str | None,
+    rest: Sequence[str],
 ) -> list[CourseSection]:
     """The sections of a course that could be the one a step refers back to, for a student who forgot what was said
-    and sees only its draft and the catalogue: advice can name them (``handle``), the move leaves ``away_from``, and
-    they clash with none of ``around``, the other courses' drafted sections."""
+    and sees only its draft and the catalogue: advice can name them (``handle``), the move leaves ``away_from``, they
+    clash with none of ``around``, the other courses' drafted sections, and they leave ``room`` for ``rest``, the
+    recommended courses not yet in the draft."""
     return [
         s for s in sections_of(cat, name, semester)
         if s.code != away_from and handle(cat, s) and not any(clash(cat, s, other) for other in around)
+        and room(cat, s, semester, around, rest) > 0
     ]
 
 
-def recall_chances(world: WorldIndex, tasks: Sequence[Task]) -> dict[str, float]:
-    """For every step of the two chains that adds one section (in release order), the chance that a student who
-    remembers nothing of what the step refers back to takes that section: one over the sections of its course that
-    fit around the rest of the draft before the step, leaving out the one the course held (a move). Worked out from
-    the term alone (the expected drafts), apart from the generator's own reckoning (``_Chain._guessable``): a step
-    is long-term exactly when it refers back (``RECALLED``) and this is below 1."""
+def room(cat: Catalogue, section: CourseSection, semester: int, around: Sequence[CourseSection],
+         rest: Sequence[str]) -> int:
+    """In how many ways the courses ``rest`` could still take a nameable section each, clashing with none of
+    ``around``, ``section`` or one another."""
+    options = [
+        [s for s in sections_of(cat, name, semester)
+         if handle(cat, s) and not clash(cat, s, section) and not any(clash(cat, s, other) for other in around)]
+        for name in rest
+    ]
+    return sum(1 for _ in _picks(options, lambda a, b: clash(cat, a, b)))
+
+
+def open_passes(cat: Catalogue, section: CourseSection, draft: Mapping[str, str]) -> list[str]:
+    """The passes the semester's quotas would let ``section`` hold in place of its course's section in ``draft``
+    (section id -> pass), if any."""
+    rules = RULES[section.semester]
+    limits = rules.compulsory if section.compulsory else rules.elective
+    held = Counter(
+        pass_type for code, pass_type in draft.items()
+        if (other := cat.sections[code]).semester == section.semester and other.compulsory == section.compulsory
+        and other.name != section.name
+    )
+    return [p for p in PASS_ORDER if p not in limits or held[p] < limits[p]]
+
+
+@dataclass(frozen=True)
+class Recall:
+    """A step that adds one section, as a student who forgot what it refers back to meets it."""
+
+    meant: CourseSection
+    options: list[CourseSection]
+    """The sections it could mean (``guessable``)."""
+    before: dict[str, str]
+    """The draft the step expects before it."""
+
+    @property
+    def chance(self) -> float:
+        return 1 / len(self.options) if self.meant in self.options else 0.0
+
+
+def recalls(world: WorldIndex, tasks: Sequence[Task]) -> dict[str, Recall]:
+    """Every step of the two chains that adds one section (in release order), with the sections it could mean: those
+    of its course that fit around the rest of the draft before the step and leave room for the recommended courses
+    not yet in it (the ones its chain ends with), leaving out the one the course held (a move). Worked out from the
+    term alone (the expected drafts), apart from the generator's own reckoning (``_Chain._guessable``): a step is
+    long-term exactly when it refers back (``RECALLED``) and its ``chance`` is below 1."""
     cat = catalogue(world)
     steps = sorted((t for t in tasks if t.scenario in (SELECTION, PLANNING) and not t.flags.delivery_only),
                    key=lambda t: (t.release, t.id))
+    goal = {semester: [cat.sections[code].name for code in task.ground_truth["draft"]
+                       if cat.sections[code].semester == semester]
+            for semester, scenario in ((1, SELECTION), (2, PLANNING))
+            for task in [t for t in steps if t.scenario == scenario][-1:]}
     before: dict[str, str] = {}
-    chances: dict[str, float] = {}
+    found: dict[str, Recall] = {}
     for task in steps:
         draft: dict[str, str] = task.ground_truth["draft"]
         added = [cat.sections[code] for code in draft if code not in before]
@@ -1099,10 +1169,17 @@ def recall_chances(world: WorldIndex, tasks: Sequence[Task]) -> dict[str, float]
             drafted = [cat.sections[code] for code in before if cat.sections[code].semester == section.semester]
             held = next((s.code for s in drafted if s.name == section.name), None)
             around = [s for s in drafted if s.name != section.name]
-            candidates = guessable(cat, section.name, section.semester, around, held)
-            chances[task.id] = 1 / len(candidates) if section in candidates else 0.0
+            rest = [name for name in goal[section.semester]
+                    if name != section.name and all(s.name != name for s in drafted)]
+            found[task.id] = Recall(section, guessable(cat, section.name, section.semester, around, held, rest), before)
         before = draft
-    return chances
+    return found
+
+
+def recall_chances(world: WorldIndex, tasks: Sequence[Task]) -> dict[str, float]:
+    """For every step that adds one section (``recalls``), the chance that a student who remembers nothing of what the
+    step refers back to takes that section: one over the sections it could mean."""
+    return {task_id: recall.chance for task_id, recall in recalls(world, tasks).items()}
 
 
 # ------------------------------------------------------------------ placement and tasks

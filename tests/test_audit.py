@@ -11,6 +11,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import msgspec
 import pytest
 from typer.testing import CliRunner
 
@@ -20,9 +21,13 @@ from campus.agents.adversarial import (
 )
 from campus.cli.main import app
 from campus.lab.audit import (
-    ABSENT_POINTS, AGENTS, DODGE_GUESS, LIBRARY_GUESS, PROBE_GUESSES, RECALL_GUESS, RECIPIENTS, SeedResult, _probe_guesses,
-    clopper_pearson, summarise,
+    ABSENT_POINTS, AGENTS, DODGE_GUESS, LIBRARY_GUESS, POPULARITY_GUESS, PROBE_GUESSES, RECALL_GUESS, RECIPIENTS,
+    SeedResult, _popularity_read, _probe_guesses, clopper_pearson, summarise,
 )
+from campus.events import Popularity
+from campus.kernel.schedule import Trigger
+from campus.scenarios import course_selection as cs
+from campus.scenarios.course_selection import catalogue, open_passes, recalls
 from campus.scenarios.protocols import Cited
 from campus.scenarios.play import Run
 from campus.scenarios.term import generate_term
@@ -73,9 +78,10 @@ def test_each_broken_promise_is_a_violation() -> None:
     paired = _seed(7, guesses=_seed(7).guesses | {"options: an item stated twice": (30, 60, 15.0)})
     assert summarise([paired])["violations"] == ["options: an item stated twice: 30/60 long-term questions right, "
                                                  "above chance 25.0% + 5 points"]
-    recalled = _seed(8, guesses=_seed(8).guesses | {RECALL_GUESS: (40, 50, 24.0)})
-    assert summarise([recalled])["violations"] == [f"{RECALL_GUESS}: 40/50 long-term steps right, above chance 48.0% "
-                                                   "+ 5 points"]
+    for name in (RECALL_GUESS, POPULARITY_GUESS):
+        recalled = _seed(8, guesses=_seed(8).guesses | {name: (40, 50, 24.0)})
+        assert summarise([recalled])["violations"] == [f"{name}: 40/50 long-term steps right, above chance 48.0% "
+                                                       "+ 5 points"]
     guessed = _seed(10, guesses=_seed(10).guesses | {LIBRARY_GUESS: (25, 30, 3.0)})
     assert summarise([guessed])["violations"] == [f"{LIBRARY_GUESS}: 25/30 passed, above chance 10.0% + 5 points"]
     assert summarise([_seed(11, guesses=_seed(11).guesses | {LIBRARY_GUESS: (5, 30, 3.0)})])["violations"] == []
@@ -83,6 +89,30 @@ def test_each_broken_promise_is_a_violation() -> None:
     eliminated.unrecalled = ["planning-004", "planning-009"]
     assert summarise([eliminated])["violations"] == ["seed 9: 2 long-term course step(s) leave one section to pick "
                                                      "without memory, e.g. planning-004"]
+
+
+def test_the_popularity_reader_is_at_chance_and_would_find_a_section_whose_popularity_alone_moved() -> None:
+    """On a real term the reader is near chance. On the same term with the popularity the generator used to leave
+    (the section meant moved, the others of its course as the catalogue has them), it is right on every step."""
+    world = WorldIndex(generate_world(0))
+    term = generate_term(world, 0, 0.3, disruptions=False, busy=False)
+    right, asked, chance = _popularity_read(world, term)
+    assert asked >= 10 and clopper_pearson(right, asked)[0] <= chance / asked + 0.05, (right, asked, chance)
+    cat = catalogue(world)
+    leaks = []
+    for task_id, step in recalls(world, term.tasks).items():
+        task = term.by_id[task_id]
+        if not task.flags.long_term:
+            continue
+        catalogued = step.meant.popularity
+        band = cs.BANDS[open_passes(cat, step.meant, step.before)[0]]
+        moved = next(v for v in range(band[0], band[1] + 1) if v != catalogued)
+        values = {s.code: s.popularity for s in step.options} | {step.meant.code: moved}
+        leaks += [Trigger(id=f"{task_id}-~leak-{code}", t=task.release, change=Popularity(code=code, value=value))
+                  for code, value in values.items()]
+    leaky = msgspec.structs.replace(term, world_changes=tuple(sorted(
+        (*term.world_changes, *leaks), key=lambda trigger: (trigger.t, trigger.id))))
+    assert _popularity_read(world, leaky)[:2] == (asked, asked)
 
 
 def test_the_learners_are_held_to_their_recurrence_only_where_something_can_recur() -> None:
@@ -325,8 +355,9 @@ def test_the_command_audits_two_small_seeds_in_process() -> None:
     assert all(summary["guessing"][name]["questions"] > 0 for name in (*OPTION_GUESSES, *POOLED_GUESSES, *REMEMBERED_GUESSES,
                                                                         *PROBE_GUESSES[1:]) if name != stated_twice)
     assert summary["guessing"][stated_twice]["questions"] == 0
-    recalled = summary["guessing"][RECALL_GUESS]
-    assert 0 < recalled["right"] < recalled["questions"] and recalled["low"] <= recalled["chance"] + 0.05
+    for name in (RECALL_GUESS, POPULARITY_GUESS):
+        recalled = summary["guessing"][name]
+        assert 0 < recalled["right"] < recalled["questions"] and recalled["low"] <= recalled["chance"] + 0.05
     guessed = summary["guessing"][LIBRARY_GUESS]
     assert guessed["questions"] > 0 and 0 < guessed["chance"] < 1 and guessed["low"] <= guessed["chance"] + 0.05
     dodged = summary["guessing"][DODGE_GUESS]

@@ -412,7 +412,7 @@ def test_a_run_compared_with_itself_is_identical_and_shares_every_transcript(bro
 @pytest.mark.slow
 def test_full_term_vs_report_opens_fast_and_lists_every_task(browser: Any, world: WorldIndex, term: Any,
                                                               tmp_path_factory: pytest.TempPathFactory) -> None:
-    """The default term (1,688 tasks), oracle vs diligent: file size and time to draw, printed."""
+    """The default term (1,686 tasks), oracle vs diligent: file size and time to draw, printed."""
     folder = tmp_path_factory.mktemp("full-report")
     store = SQLiteStore(folder / "runs.db")
     a, b = play(store, world, term, "oracle"), play(store, world, term, "diligent")
@@ -426,7 +426,7 @@ def test_full_term_vs_report_opens_fast_and_lists_every_task(browser: Any, world
     draw_ms = load(browser, path)
     print(f"full-term vs report: {path.stat().st_size / 1e6:.1f} MB, built in {build_seconds:.2f} s, drawn in {draw_ms:.0f} ms")
     assert console_errors(browser) == []
-    assert browser.execute_script("return campusReport.tasks.length") == len(term.tasks) == 1688
+    assert browser.execute_script("return campusReport.tasks.length") == len(term.tasks) == 1686
     assert len(timeline_rows(browser)) == len(term.tasks)
     browser.execute_script("campusReport.goToDivergence(false)")
     assert f"seq {seq}" in browser.find_element("css selector", ".task-row.diverged .divergence-mark").text
