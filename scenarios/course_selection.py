@@ -1140,6 +1140,8 @@ class Recall:
     """The sections it could mean (``guessable``)."""
     before: dict[str, str]
     """The draft the step expects before it."""
+    others: list[str]
+    """The other courses its chain ends with (the recommended ones of its semester)."""
 
     @property
     def chance(self) -> float:
@@ -1171,7 +1173,9 @@ def recalls(world: WorldIndex, tasks: Sequence[Task]) -> dict[str, Recall]:
             around = [s for s in drafted if s.name != section.name]
             rest = [name for name in goal[section.semester]
                     if name != section.name and all(s.name != name for s in drafted)]
-            found[task.id] = Recall(section, guessable(cat, section.name, section.semester, around, held, rest), before)
+            options = guessable(cat, section.name, section.semester, around, held, rest)
+            others = [name for name in goal[section.semester] if name != section.name]
+            found[task.id] = Recall(section, options, before, others)
         before = draft
     return found
 

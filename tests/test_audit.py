@@ -22,7 +22,7 @@ from campus.agents.adversarial import (
 from campus.cli.main import app
 from campus.lab.audit import (
     ABSENT_POINTS, AGENTS, DODGE_GUESS, LIBRARY_GUESS, POPULARITY_GUESS, PROBE_GUESSES, RECALL_GUESS, RECIPIENTS,
-    SeedResult, _popularity_read, _probe_guesses, clopper_pearson, summarise,
+    STRUCTURE_GUESS, SeedResult, _popularity_read, _probe_guesses, clopper_pearson, summarise,
 )
 from campus.events import Popularity
 from campus.kernel.schedule import Trigger
@@ -82,6 +82,8 @@ def test_each_broken_promise_is_a_violation() -> None:
         recalled = _seed(8, guesses=_seed(8).guesses | {name: (40, 50, 24.0)})
         assert summarise([recalled])["violations"] == [f"{name}: 40/50 long-term steps right, above chance 48.0% "
                                                        "+ 5 points"]
+    structured = summarise([_seed(8, guesses=_seed(8).guesses | {STRUCTURE_GUESS: (40, 50, 24.0)})])
+    assert structured["violations"] == [] and structured["guessing"][STRUCTURE_GUESS]["right"] == 40  # reported only
     guessed = _seed(10, guesses=_seed(10).guesses | {LIBRARY_GUESS: (25, 30, 3.0)})
     assert summarise([guessed])["violations"] == [f"{LIBRARY_GUESS}: 25/30 passed, above chance 10.0% + 5 points"]
     assert summarise([_seed(11, guesses=_seed(11).guesses | {LIBRARY_GUESS: (5, 30, 3.0)})])["violations"] == []
@@ -358,6 +360,7 @@ def test_the_command_audits_two_small_seeds_in_process() -> None:
     for name in (RECALL_GUESS, POPULARITY_GUESS):
         recalled = summary["guessing"][name]
         assert 0 < recalled["right"] < recalled["questions"] and recalled["low"] <= recalled["chance"] + 0.05
+    assert summary["guessing"][STRUCTURE_GUESS]["questions"] == summary["guessing"][RECALL_GUESS]["questions"]
     guessed = summary["guessing"][LIBRARY_GUESS]
     assert guessed["questions"] > 0 and 0 < guessed["chance"] < 1 and guessed["low"] <= guessed["chance"] + 0.05
     dodged = summary["guessing"][DODGE_GUESS]
