@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import signal
 import threading
-from multiprocessing import resource_tracker
 from collections.abc import Iterator
 from contextlib import contextmanager
+from multiprocessing import resource_tracker
 
 
 @contextmanager

@@ -346,7 +346,7 @@ def test_no_section_a_long_term_step_could_mean_sits_in_a_band_the_quotas_refuse
 def test_popularity_does_not_point_at_the_section_a_long_term_step_means(recalled: list[Recalled]) -> None:
     """Demand news moved only the section meant, so popularity pointed at it: on seeds 0-19, the section whose
     popularity differed from the catalogue's was the one meant on 80 % of the long-term steps (chance 45 %), and
-    after news naming the course the most popular one on 68 %. Now news moves the whole course's demand."""
+    after news naming the course the most popular one on 68 % (seeds 0-9). Now news moves the whole course's demand."""
     chance = sum(1 / len(options) for *_, options in recalled)
     rules: dict[str, Callable[[Recalled, CourseSection], float]] = {
         "highest": lambda r, s: r[3][s.code],
