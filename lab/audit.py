@@ -93,8 +93,8 @@ from campus.scenarios.busy_days import BUSY_CONTROLS, busy_metrics, unexpected
 from campus.agents.memoryless import MemorylessAgent
 from campus.agents.scripted import conditioned
 from campus.scenarios.exploration import SCENARIO as EXPLORATION
-from campus.scenarios.course_selection import (PLANNING, SELECTION, catalogue, clash, clash_free, handle, open_passes,
-                                               pass_for, recall_chances, recalls, sections_of, textbook_courses)
+from campus.scenarios.course_selection import (PLANNING, SELECTION, Recall, catalogue, clash, clash_free, handle,
+                                               open_passes, pass_for, recalls, sections_of, textbook_courses)
 from campus.scenarios.play import Run, RunSpec, start_run
 from campus.scenarios.protocols import book_articles
 from campus.scenarios.probe_answers import Items, Number, score
@@ -132,15 +132,15 @@ showing a seat with every requested feature (``_library_guesses``)."""
 RECALL_GUESS = "memoryless: course steps that refer back"
 """``memoryless``'s choices on the long-term course-selection and planning steps, each made from the draft the step
 expects before it (so no wrong guess is carried along), held to the chance of its guess at each
-(``scenarios.course_selection.recall_chances``)."""
+(``scenarios.course_selection.recalls``)."""
 POPULARITY_GUESS = "popularity reader: course steps that refer back"
 """A student who remembers nothing but reads popularity, on each long-term course step: among the sections it could
 mean, one whose pass the quotas allow, preferring one whose popularity is no longer the catalogue's, then the most
-popular (``_popularity_read``). Held to the same chance as ``RECALL_GUESS``."""
+popular (``_popularity_picks``). Held to the same chance as ``RECALL_GUESS``."""
 STRUCTURE_GUESS = "structure reader: course steps that refer back"
 """A student who remembers nothing but knows the recommended sections are clash-free, on each long-term course step:
 the section it could mean that clashes with the fewest nameable sections of the other recommended courses
-(``_structure_read``). Reported, not held to chance: it is above it, an open leak (README, "What the audit does not
+(``_structure_picks``). Reported, not held to chance: it is above it, an open leak (README, "What the audit does not
 catch yet")."""
 RECALL_CEILING = 1 / 2
 """A long-term course step leaves a student who forgot what it refers back to at least two sections to pick from."""
@@ -246,9 +246,8 @@ def audit_seed(seed: int, world_source: str, scale: float, disruptions: bool = T
     questions = {task.id: 1 / len(_OPTION.findall(task.instruction)) for task in asked}
     result.guesses |= _option_guesses(asked, questions) | _pooled_guesses(world, term, asked, questions)
     controls = ((*DISRUPTION_CONTROLS, DODGER) if solvable else ()) + ((*BUSY_CONTROLS, *LEARNERS) if busy else ())
-    result.guesses[RECALL_GUESS], result.unrecalled = _recalled(world, term)
-    result.guesses[POPULARITY_GUESS] = _popularity_read(world, term)
-    result.guesses[STRUCTURE_GUESS] = _structure_read(world, term)
+    course_guesses, result.unrecalled = _course_guesses(world, term)
+    result.guesses |= course_guesses
     for name in (*AGENTS, CANVASSER, SMEARER, SHORTCUT, SWEEPER, LIBGUESS, *controls):
         store = open_store(None)
         run = start_run(store, RunSpec(world=world_source, seed=seed, scale=scale, agent=name, disruptions=disruptions,
@@ -415,65 +414,51 @@ def learned_lists(played: Sequence[SeedResult]) -> dict[str, float]:
             "max_f1": max(scores, default=0.0)}
 
 
-def _recalled(world: WorldIndex, term: Term) -> tuple[tuple[int, int, float], list[str]]:
-    """(right, asked, chance summed) of ``memoryless``'s choices on the long-term course steps, each from the draft
-    the step expects before it; and the long-term course steps a student could take without memory (chance above
-    ``RECALL_CEILING``)."""
-    chances = recall_chances(world, term.tasks)
+def _course_guesses(world: WorldIndex, term: Term) -> tuple[dict[str, tuple[int, int, float]], list[str]]:
+    """(right, asked, chance summed) of each guesser on the long-term course steps (``RECALL_GUESS``,
+    ``POPULARITY_GUESS``, ``STRUCTURE_GUESS``), each choosing from the draft the step expects before it; and the
+    long-term course steps a student could take without memory (chance above ``RECALL_CEILING``)."""
+    steps = recalls(world, term.tasks)
+    long_term = sorted((t for t in term.tasks if t.flags.long_term and t.scenario in (SELECTION, PLANNING)),
+                       key=lambda t: (t.release, t.id))
+    unrecalled = [t.id for t in long_term if t.id not in steps or steps[t.id].chance > RECALL_CEILING]
+    asked = [(task, steps[task.id]) for task in long_term if task.id in steps]
     student = MemorylessAgent(term, world)
-    right, asked, chance, unrecalled = 0, 0, 0.0, []
-    before: dict[str, str] = {}
-    for task in sorted(term.tasks, key=lambda t: (t.release, t.id)):
-        if task.scenario not in (SELECTION, PLANNING) or task.flags.delivery_only:
-            continue
-        expected: dict[str, str] = task.ground_truth["draft"]
-        if task.flags.long_term:
-            right += student.chosen(task.instruction, task.release, before) == set(expected)
-            asked += 1
-            chance += chances.get(task.id, 1.0)
-            if chances.get(task.id, 1.0) > RECALL_CEILING:
-                unrecalled.append(task.id)
-        before = expected
-    return (right, asked, chance), unrecalled
+    chosen = [student.chosen(task.instruction, task.release, step.before) == set(task.ground_truth["draft"])
+              for task, step in asked]
+    chance = sum(step.chance for _, step in asked)
+    return {name: (sum(rights), len(asked), chance) for name, rights in (
+        (RECALL_GUESS, chosen), (POPULARITY_GUESS, _popularity_picks(world, term, asked)),
+        (STRUCTURE_GUESS, _structure_picks(world, asked)))}, unrecalled
 
 
-def _popularity_read(world: WorldIndex, term: Term) -> tuple[int, int, float]:
-    """(right, asked, chance summed) of ``POPULARITY_GUESS`` on the long-term course steps, each from the draft the
-    step expects before it and the popularity once the step's world changes are in. When demand news moved only the
-    section a step meant, and a step never asked for a section in a band the quotas refused while its siblings could
-    sit in one, this rule was right on 64.8 % of the long-term steps of generated seeds 0-79 (chance 45.6 %)."""
+def _popularity_picks(world: WorldIndex, term: Term, asked: Sequence[tuple[Task, Recall]]) -> list[bool]:
+    """Whether ``POPULARITY_GUESS`` takes the section each step means (``asked`` in release order), reading the
+    popularity once the step's world changes are in. When demand news moved only the section a step meant, and a
+    step never asked for a section in a band the quotas refused while its siblings could sit in one, this rule was
+    right on 64.8 % of the long-term steps of generated seeds 0-79 (chance 45.6 %)."""
     cat = catalogue(world)
     popularity = {code: section.popularity for code, section in cat.sections.items()}
     changes = [(t.t, t.change.code, t.change.value) for t in term.world_changes if isinstance(t.change, Popularity)]
-    steps = recalls(world, term.tasks)
-    right, asked, chance, applied = 0, 0, 0.0, 0
-    for task in sorted((t for t in term.tasks if t.flags.long_term and t.id in steps), key=lambda t: (t.release, t.id)):
+    picks, applied = [], 0
+    for task, step in asked:
         while applied < len(changes) and changes[applied][0] <= task.release:
             popularity[changes[applied][1]] = changes[applied][2]
             applied += 1
-        step = steps[task.id]
         allowed = [s for s in step.options if pass_for(popularity[s.code]) in open_passes(cat, s, step.before)]
         pick = max(allowed or step.options, key=lambda s: (popularity[s.code] != s.popularity, popularity[s.code]))
-        right += pick == step.meant
-        asked += 1
-        chance += step.chance
-    return right, asked, chance
+        picks.append(pick == step.meant)
+    return picks
 
 
-def _structure_read(world: WorldIndex, term: Term) -> tuple[int, int, float]:
-    """(right, asked, chance summed) of ``STRUCTURE_GUESS`` on the long-term course steps, each from the draft the
-    step expects before it; the first of the candidates tied."""
+def _structure_picks(world: WorldIndex, asked: Sequence[tuple[Task, Recall]]) -> list[bool]:
+    """Whether ``STRUCTURE_GUESS`` takes the section each step means; the first of the candidates tied."""
     cat = catalogue(world)
-    steps = recalls(world, term.tasks)
-    right, asked, chance = 0, 0, 0.0
-    for task in (t for t in term.tasks if t.flags.long_term and t.id in steps):
-        step = steps[task.id]
+    picks = []
+    for _, step in asked:
         rivals = [s for name in step.others for s in sections_of(cat, name, step.meant.semester) if handle(cat, s)]
-        pick = min(step.options, key=lambda s: sum(clash(cat, s, other) for other in rivals))
-        right += pick == step.meant
-        asked += 1
-        chance += step.chance
-    return right, asked, chance
+        picks.append(min(step.options, key=lambda s: sum(clash(cat, s, other) for other in rivals)) == step.meant)
+    return picks
 
 
 def learned_counts(played: Sequence[SeedResult]) -> dict[str, float]:

@@ -1097,25 +1097,25 @@ def guessable(
 ) -> list[CourseSection]:
     """The sections of a course that could be the one a step refers back to, for a student who forgot what was said
     and sees only its draft and the catalogue: advice can name them (``handle``), the move leaves ``away_from``, they
-    clash with none of ``around``, the other courses' drafted sections, and they leave ``room`` for ``rest``, the
-    recommended courses not yet in the draft."""
+    clash with none of ``around``, the other courses' drafted sections, and they leave room for ``rest``, the
+    recommended courses not yet in the draft (``leaves_room``)."""
     return [
         s for s in sections_of(cat, name, semester)
         if s.code != away_from and handle(cat, s) and not any(clash(cat, s, other) for other in around)
-        and room(cat, s, semester, around, rest) > 0
+        and leaves_room(cat, s, semester, around, rest)
     ]
 
 
-def room(cat: Catalogue, section: CourseSection, semester: int, around: Sequence[CourseSection],
-         rest: Sequence[str]) -> int:
-    """In how many ways the courses ``rest`` could still take a nameable section each, clashing with none of
-    ``around``, ``section`` or one another."""
+def leaves_room(cat: Catalogue, section: CourseSection, semester: int, around: Sequence[CourseSection],
+                rest: Sequence[str]) -> bool:
+    """Whether the courses ``rest`` could still take a nameable section each, clashing with none of ``around``,
+    ``section`` or one another."""
     options = [
         [s for s in sections_of(cat, name, semester)
          if handle(cat, s) and not clash(cat, s, section) and not any(clash(cat, s, other) for other in around)]
         for name in rest
     ]
-    return sum(1 for _ in _picks(options, lambda a, b: clash(cat, a, b)))
+    return next(_picks(options, lambda a, b: clash(cat, a, b)), None) is not None
 
 
 def open_passes(cat: Catalogue, section: CourseSection, draft: Mapping[str, str]) -> list[str]:
@@ -1178,12 +1178,6 @@ def recalls(world: WorldIndex, tasks: Sequence[Task]) -> dict[str, Recall]:
             found[task.id] = Recall(section, options, before, others)
         before = draft
     return found
-
-
-def recall_chances(world: WorldIndex, tasks: Sequence[Task]) -> dict[str, float]:
-    """For every step that adds one section (``recalls``), the chance that a student who remembers nothing of what the
-    step refers back to takes that section: one over the sections it could mean."""
-    return {task_id: recall.chance for task_id, recall in recalls(world, tasks).items()}
 
 
 # ------------------------------------------------------------------ placement and tasks

@@ -22,7 +22,7 @@ from campus.agents.adversarial import (
 from campus.cli.main import app
 from campus.lab.audit import (
     ABSENT_POINTS, AGENTS, DODGE_GUESS, LIBRARY_GUESS, POPULARITY_GUESS, PROBE_GUESSES, RECALL_GUESS, RECIPIENTS,
-    STRUCTURE_GUESS, SeedResult, _popularity_read, _probe_guesses, clopper_pearson, summarise,
+    STRUCTURE_GUESS, SeedResult, _course_guesses, _probe_guesses, clopper_pearson, summarise,
 )
 from campus.events import Popularity
 from campus.kernel.schedule import Trigger
@@ -98,7 +98,7 @@ def test_the_popularity_reader_is_at_chance_and_would_find_a_section_whose_popul
     (the section meant moved, the others of its course as the catalogue has them), it is right on every step."""
     world = WorldIndex(generate_world(0))
     term = generate_term(world, 0, 0.3, disruptions=False, busy=False)
-    right, asked, chance = _popularity_read(world, term)
+    right, asked, chance = _course_guesses(world, term)[0][POPULARITY_GUESS]
     assert asked >= 10 and clopper_pearson(right, asked)[0] <= chance / asked + 0.05, (right, asked, chance)
     cat = catalogue(world)
     leaks = []
@@ -114,7 +114,7 @@ def test_the_popularity_reader_is_at_chance_and_would_find_a_section_whose_popul
                   for code, value in values.items()]
     leaky = msgspec.structs.replace(term, world_changes=tuple(sorted(
         (*term.world_changes, *leaks), key=lambda trigger: (trigger.t, trigger.id))))
-    assert _popularity_read(world, leaky)[:2] == (asked, asked)
+    assert _course_guesses(world, leaky)[0][POPULARITY_GUESS][:2] == (asked, asked)
 
 
 def test_the_learners_are_held_to_their_recurrence_only_where_something_can_recur() -> None:

@@ -284,7 +284,7 @@ def test_a_step_is_long_term_exactly_when_memory_is_needed_to_pick_its_section(w
     --scale 0.1) and so did such a step with one section left (on seed 1, 15 of 16 elective re-adds)."""
     world = WorldIndex(generate_world(world_seed))
     _, tasks, _, planning, _ = _generate(world, seed=world_seed)
-    chances = cs.recall_chances(world, tasks + planning)
+    chances = {task_id: step.chance for task_id, step in cs.recalls(world, tasks + planning).items()}
     for task in _scored(tasks + planning):
         recalled = task.ground_truth["kind"] in cs.RECALLED
         assert task.flags.long_term == (recalled and chances.get(task.id, 1.0) < 1), task.id
@@ -393,7 +393,7 @@ def test_the_memoryless_student_is_at_chance_on_the_long_term_steps(everything: 
     its draft and fail later steps too, so it is right on the long-term steps no more often than chance."""
     tasks, triggers = everything
     outcomes = _play(world, tasks, triggers, "memoryless")
-    chances = cs.recall_chances(world, tasks)
+    chances = {task_id: step.chance for task_id, step in cs.recalls(world, tasks).items()}
     asked = [t.id for t in _scored(tasks) if t.flags.long_term]
     right = sum(outcomes[i] == "success" for i in asked)
     assert right <= sum(chances[i] for i in asked), (right, len(asked))

@@ -75,11 +75,11 @@ from campus.world.model import (
     Text,
     World,
     counts,
+    stored_form,
 )
 from campus.world.model import (
     Path as Walkway,
 )
-from campus.world.model import stored_form
 
 HOME = "B083"
 DEFAULT_POPULARITY = 50
