@@ -121,7 +121,7 @@ def _print(summary: dict[str, Any], world: str) -> None:
         out.print(f"{name}: {g['right']}/{g['questions']} {what} right = {_pct(g['accuracy'])} % "
                   f"(95 % interval {_pct(g['low'])}-{_pct(g['high'])}), chance {_pct(g['chance'])} %", highlight=False)
     for name, what in ((RECALL_GUESS, "long-term course steps right"), (POPULARITY_GUESS, "long-term course steps right"),
-                       (STRUCTURE_GUESS, "long-term course steps right (an open leak, not held to chance)"),
+                       (STRUCTURE_GUESS, "long-term course steps right"),
                        (LIBRARY_GUESS, "library tasks passed"),
                        (DODGE_GUESS, "passed")):
         g = summary["guessing"][name]

@@ -31,8 +31,8 @@ success per scenario and the headline metrics. Over all seeds it checks:
   course-selection and planning step leaves a student who forgot what it refers back to two sections or more, and
   memoryless, choosing from the draft each expects before it, is right no more often than the chance of its guess;
   and so is a **popularity reader** (the sections a step could mean whose pass the quotas allow, the one whose
-  popularity moved, else the most popular: ``POPULARITY_GUESS``); a **structure reader** (``STRUCTURE_GUESS``) is
-  reported beside them and not held to chance, an open leak;
+  popularity moved, else the most popular: ``POPULARITY_GUESS``) and a **structure reader** (the one that clashes
+  with the fewest sections of the other recommended courses: ``STRUCTURE_GUESS``);
 - **shortcut** (the oracle, walking every exploration leg by the plain shortest route): fails every walk with
   conditions and passes every other;
 - **smearer** (``stale``'s plan on the clubs' and advisors' moved jobs, each booking made at every other start of
@@ -140,8 +140,9 @@ popular (``_popularity_picks``). Held to the same chance as ``RECALL_GUESS``."""
 STRUCTURE_GUESS = "structure reader: course steps that refer back"
 """A student who remembers nothing but knows the recommended sections are clash-free, on each long-term course step:
 the section it could mean that clashes with the fewest nameable sections of the other recommended courses
-(``_structure_picks``). Reported, not held to chance: it is above it, an open leak (README, "What the audit does not
-catch yet")."""
+(``_structure_picks``). Held to the same chance as ``RECALL_GUESS``. While a course's sections met at different times
+(world generator 2) it was right on 52.8 % of the long-term steps of seeds 0-79 against 45.9 %; a long-term step's
+candidates now meet at one time, so they tie."""
 RECALL_CEILING = 1 / 2
 """A long-term course step leaves a student who forgot what it refers back to at least two sections to pick from."""
 Metric = Literal["stugpa", "ltrr", "pis", "success"]
@@ -723,9 +724,9 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
         low, high = clopper_pearson(right, asked)
         guessing[name] = {"right": right, "questions": asked, "accuracy": right / asked if asked else 0.0,
                           "chance": chance, "low": low, "high": high}
-        if asked and low > chance + CHANCE_MARGIN and name != STRUCTURE_GUESS:
+        if asked and low > chance + CHANCE_MARGIN:
             what = ("guesses at memory probes right" if name in PROBE_GUESSES else "long-term steps right"
-                    if name in (RECALL_GUESS, POPULARITY_GUESS) else "passed" if name in (LIBRARY_GUESS, DODGE_GUESS)
+                    if name in (RECALL_GUESS, POPULARITY_GUESS, STRUCTURE_GUESS) else "passed" if name in (LIBRARY_GUESS, DODGE_GUESS)
                     else "long-term questions right")
             violations.append(f"{name}: {right}/{asked} {what}, above chance {chance:.1%} + 5 points")
     learned = learned_lists(played)

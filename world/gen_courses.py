@@ -20,7 +20,10 @@ Rules
   sections of a semester's compulsory courses never clash with each other (so the set of
   first sections, say, can always be taken together), a course's sections meet at
   different times while possible, and compulsory courses are not put in the evening block
-  unless the day blocks are used up. Each section meets in a classroom
+  unless the day blocks are used up. From world generator 3 (``PARALLEL``) all sections of a
+  compulsory course meet at its first section's time, with different instructors while the
+  course's teachers last (parallel classes, as on the published campus), so no two compulsory
+  courses of a semester ever clash. Each section meets in a classroom
   amenity (``CLASSROOMS``: lecture halls, seminar rooms, ...) of an Academic non-library
   building, and no two sections of a semester share a room at the same block on the same
   day unless 40 draws found no free room (only on a tiny campus).
@@ -125,11 +128,18 @@ COMPULSORY_2: tuple[CourseSpec, ...] = (
                "What to do in fires, storms, injuries and other emergencies on campus.",
                ("Student Wellbeing and Resilience",)),
 )
-SECTIONS = {1: {1: 3, 2: 2}, 2: {1: 6, 2: 2}}
+SECTIONS = {1: {1: 3, 2: 2}, 2: {1: 6, 2: 2}, 3: {1: 6, 2: 2}}
 """World generator -> sections per compulsory course and semester. Generator 2's six semester-1 sections spread each
 weekday block's compulsory sections over 4.8 buildings on average (3-6; generator 1's three over 2.5), so a student who
 remembers nothing of its timetable but goes, at a class's start, to one of the compulsory sections meeting then
 attends about a fifth of its classes (a third on generator 1's campuses)."""
+PARALLEL = frozenset({3})
+"""Generators whose compulsory course meets at one time in all its sections (parallel classes, each with its own
+instructor and room), as every compulsory course of the published campus does. With sections at different times, the
+section a course step refers back to (a recommendation, the section before a switch) never clashed with the other
+recommended sections while a student's other candidates often did, so a student who forgot it could rank them by the
+timetable: 55.9 % against 45.9 % on generator 2's seeds 0-79. Parallel sections clash alike with everything, so the
+timetable cannot tell them apart (``scenarios.course_selection``)."""
 
 
 @dataclass(frozen=True)
@@ -291,15 +301,15 @@ class _Timetable:
 Slot = tuple[tuple[str, ...], int]
 
 
-def _compulsory_slots(courses: Sequence[_Course], rng: random.Random) -> list[dict[str, Slot]]:
-    """Days and start of each course's k-th section, for every k.
+def _compulsory_slots(courses: Sequence[_Course], rng: random.Random, plans_wanted: int) -> list[dict[str, Slot]]:
+    """Days and start of each course's k-th section, for the first ``plans_wanted`` values of k.
 
     The k-th sections of different courses never share a day and block; a course's sections
     avoid each other's times while possible; evening blocks come last.
     """
     plans: list[dict[str, Slot]] = []
     earlier: dict[str, set[Slot]] = {c.spec.name: set() for c in courses}
-    for index in range(max(c.sections for c in courses)):
+    for index in range(plans_wanted):
         used: set[tuple[str, int]] = set()
         slots: dict[str, Slot] = {}
         for course in sorted(courses, key=lambda c: -c.spec.days):
@@ -318,13 +328,23 @@ def _compulsory_slots(courses: Sequence[_Course], rng: random.Random) -> list[di
     return plans
 
 
+def _staff(course: _Course, rng: random.Random) -> list[str]:
+    """An instructor for each section of a course, all different while the course's teachers last: parallel sections
+    are told apart by their instructor."""
+    if len(course.teachers) >= course.sections:
+        return rng.sample(course.teachers, course.sections)
+    return [rng.choice(course.teachers) for _ in range(course.sections)]
+
+
 def _code(course: _Course, serial: int) -> str:
     return f"{course.spec.prefix}00{course.semester}{course.spec.credits}{course.group}{serial:05d}"
 
 
 def make_courses(buildings: Sequence[Building], advisors: Sequence[Advisor], seed: int,
                  scale: float, generator: int = max(SECTIONS)) -> list[CourseSection]:
-    """The catalogue, with ``SECTIONS[generator]`` sections per compulsory course."""
+    """The catalogue, with ``SECTIONS[generator]`` sections per compulsory course (meeting at one time in
+    ``PARALLEL`` generators)."""
+    parallel = generator in PARALLEL
     rng = stream(seed, scale, "courses")
     timetable = _Timetable(_classrooms(buildings), set(), stream(seed, scale, "classrooms"))
     compulsory = {
@@ -332,7 +352,10 @@ def make_courses(buildings: Sequence[Building], advisors: Sequence[Advisor], see
                            _teachers(advisors, COMPULSORY_AREAS[spec.prefix])) for spec in specs]
         for semester, specs in ((1, COMPULSORY_1), (2, COMPULSORY_2))
     }
-    plans = {semester: _compulsory_slots(courses, rng) for semester, courses in compulsory.items()}
+    plans = {
+        semester: _compulsory_slots(courses, rng, 1 if parallel else max(c.sections for c in courses))
+        for semester, courses in compulsory.items()
+    }
     ordered = compulsory[1] + _electives(scale, advisors, rng) + compulsory[2]
     popularity = {
         semester: shuffled_labels(
@@ -343,9 +366,10 @@ def make_courses(buildings: Sequence[Building], advisors: Sequence[Advisor], see
     sections: list[CourseSection] = []
     for serial, course in enumerate(ordered, 1):
         base = _code(course, serial)
+        staff = _staff(course, rng) if parallel and course.compulsory else None
         for k in range(course.sections):
             if course.compulsory:
-                days, start = plans[course.semester][k][course.spec.name]
+                days, start = plans[course.semester][0 if parallel else k][course.spec.name]
             else:
                 days = rng.choice(DAY_PATTERNS[course.spec.days])
                 start = rng.choices(STARTS, weights=(3, 3, 3, 3, 2))[0]
@@ -356,7 +380,7 @@ def make_courses(buildings: Sequence[Building], advisors: Sequence[Advisor], see
                 code=base if k == 0 else f"{base}({k + 1})",
                 name=course.spec.name,
                 credits=course.spec.credits,
-                instructor=rng.choice(course.teachers),
+                instructor=staff[k] if staff else rng.choice(course.teachers),
                 semester=course.semester,
                 compulsory=course.compulsory,
                 first_week=1,
