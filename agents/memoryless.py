@@ -9,7 +9,8 @@ which is what ``browse_courses`` lists; the draft and popularity, which change, 
 
 What a step refers back to (the counsellor's recommended section, the section held before a switch or
 a drop) it cannot know, so it guesses: the first section of that course in the catalogue that fits
-around the rest of its draft, leaving out the one it holds when it is asked to move. The term audit
+around the rest of its draft (and meets when the step says, if it says), leaving out the one it holds when it
+is asked to move. The term audit
 holds its success on the long-term steps to the chance those guesses have; elsewhere in the term it
 plays the oracle's plan, so a run differs from the oracle's only on these steps.
 
@@ -44,6 +45,7 @@ _FIRST = re.compile(r"To start, (?:add|plan) (.+?) in the recommended section")
 _LURE = re.compile(r"Everyone says (.+?) is an easy one next semester")
 _FALLBACK = re.compile(r"if they do not, plan (.+?) instead")
 _RECALLED = ("recommended", "you had before", "had planned before")
+_MEETS = re.compile(r"\(the one that meets (\S+) (\d\d:\d\d-\d\d:\d\d)\)")
 """Phrases by which a step names a section only through something said earlier."""
 
 
@@ -146,9 +148,9 @@ class MemorylessAgent:
             covered = bool(prerequisites) and set(prerequisites[0].prerequisites) <= taken
             fallback = _FALLBACK.search(text)
             name = lure.group(1) if covered or fallback is None else fallback.group(1)
-            guessed = self._guess(name, semester, draft, held(name))
+            guessed = self._guess(name, semester, draft, held(name), _MEETS.search(text))
         elif course and any(phrase in text for phrase in _RECALLED):
-            guessed = self._guess(course, semester, draft, held(course))
+            guessed = self._guess(course, semester, draft, held(course), _MEETS.search(text))
         elif course and "only one of its sections fits" in text.lower():
             guessed = self._guess(course, semester, draft, None)
         elif named:
@@ -157,10 +159,13 @@ class MemorylessAgent:
             take(guessed)
         return calls
 
-    def _guess(self, name: str, semester: int, draft: dict[str, str], leaving: str | None) -> CourseSection | None:
-        """The first section of the course that fits around the rest of the draft, other than the one held."""
+    def _guess(self, name: str, semester: int, draft: dict[str, str], leaving: str | None,
+               when: re.Match[str] | None = None) -> CourseSection | None:
+        """The first section of the course that fits around the rest of the draft, other than the one held, among
+        those meeting ``when`` (days and block) if the step said."""
         others = [self.cat.sections[c] for c in self._of(draft, semester) if self.cat.sections[c].name != name]
-        sections = sections_of(self.cat, name, semester)
+        sections = [s for s in sections_of(self.cat, name, semester)
+                    if when is None or ("/".join(s.days), s.time) == when.groups()]
         fitting = [s for s in sections if s.code != leaving and not any(clash(self.cat, s, o) for o in others)]
         return next(iter(fitting or [s for s in sections if s.code != leaving] or sections), None)
 

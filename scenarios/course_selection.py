@@ -50,14 +50,14 @@ delivery, semester 2 ``ctx.count(50)`` (at least 10). A step is long-term when i
 section only by something an earlier task said (the recommendation, a dropped elective's
 section, the section before a switch: ``RECALLED``) and a student who forgot that would have
 two or more sections of the course to pick from that fit the draft and leave room for the
-recommended courses still to plan (``_Chain._guessable``; with one, elimination finds it),
-all meeting at one time. Sections at different times would let the timetable rank them (the
-section meant never clashed with the other recommended ones), so a step whose candidates meet
-at different times names its section instead (``Reference``; its kind ends in ``NAMED``). On
-the published campus and from world generator 3 a compulsory course's sections are parallel
-classes at one time, so its steps refer back; electives' sections meet at different times, so
-re-adding one is named or obvious; on world generators 1 and 2, kept to verify old runs,
-nearly every step is named. The draw leans towards a third of the steps in semester 1 (the
+recommended courses still to plan (``_Chain._guessable``; with one, elimination finds it).
+When those sections meet at different times the step also says when the one it means meets
+(``meets``): the timetable would rank them (the section meant never clashed with the other
+recommended ones), while parallel sections at one time clash alike with everything. On the
+published campus a compulsory course's sections are parallel classes at one time, from world
+generator 3 three at each of two times in semester 1 and two at one in semester 2; electives'
+sections meet at different times, so re-adding one is seldom long-term, and on world generators
+1 and 2, kept to verify old runs, nearly no step is. The draw leans towards a third of the steps in semester 1 (the
 paper's share) and half in semester 2. The paper counts every semester-2 step as long-term,
 for the rules told weeks before; but the rules are the same in every term, so a student with
 no memory of this one passed every planning step: here they are 13-20 of the 50 on generated
@@ -397,22 +397,14 @@ popularity moved), the whole draft (the submission), or every section of the cha
 step, which names the whole semester-2 schedule)."""
 
 
-Reference = Literal["recalled", "obvious", "named"]
-"""How a step of a ``RECALLED`` kind refers to its section. ``recalled``: only by what an earlier task said, and a
-student who forgot it has two or more sections to pick from, all meeting at one time (parallel sections), so the
-timetable cannot rank them: the step is long-term. ``obvious``: by what was said, but only one section fits.
-``named``: the sections a student could pick meet at different times, so the step names its section (and its kind
-gets ``NAMED``). Sections at different times do not look alike to a student who forgot: the one an earlier task
-meant never clashed with the other recommended sections, while the other candidates often did, and ranking them by
-the ways to fit the other courses around each was right on 55.9 % of such steps against 45.9 % by chance (world
-generator 2's seeds 0-79)."""
-NAMED = "_by_name"
-"""Suffix of the kind of a step that names the section a ``RECALLED`` kind would refer back to."""
-
-
 def meeting(section: CourseSection) -> tuple[tuple[str, ...], str, int, int]:
     """When a section meets: two sections of a course that agree here clash alike with every other section."""
     return tuple(section.days), section.time, section.first_week, section.last_week
+
+
+def meets(section: CourseSection) -> str:
+    """A step's words for when the section it refers back to meets (``_Chain._recall``)."""
+    return f" (the one that meets {'/'.join(section.days)} {section.time})"
 
 
 _Saved = tuple["_State", dict[str, str], dict[str, str], tuple[str, ...]]
@@ -520,22 +512,24 @@ class _Chain:
     def _ambiguous(self, name: str, away_from: str | None = None) -> bool:
         return len(self._guessable(name, away_from)) >= 2
 
-    def _recall(self, name: str, meant: str, away_from: str | None = None) -> Reference:
-        """How a step that adds ``meant`` may refer to it (``Reference``); call it before the step changes the draft.
-        ``_Refused`` when ``meant`` is not among the sections a student could guess: it would clash, or no student
-        could guess it."""
+    def _recall(self, name: str, meant: str, away_from: str | None = None) -> tuple[bool, str]:
+        """Whether a step that refers to ``meant`` only by something said earlier is long-term, and the words it adds
+        to say when ``meant`` meets, if any; call it before the step changes the draft.
+
+        A student who forgot what was said could pick among the sections ``_guessable`` gives. When they meet at
+        different times the step says when ``meant`` meets (``meets``), leaving its parallel sections, which clash
+        alike with everything. Left to rank sections at different times, such a student could: the one meant never
+        clashed with the other recommended sections while the others often did, and the one with the most clash-free
+        ways to place the other courses around it was right on 55.9 % of the long-term steps of world generator 2's
+        seeds 0-79 against 45.9 % by chance. Long-term when two sections or more are left. ``_Refused`` when ``meant``
+        is not among them: it would clash, or no student could guess it."""
         options = self._guessable(name, away_from)
+        section = self.cat.sections[meant]
         if meant not in {s.code for s in options}:
             raise _Refused(meant)
-        if len(options) < 2:
-            return "obvious"
-        return "recalled" if len({meeting(s) for s in options}) == 1 else "named"
-
-    def _refer(self, kind: str, how: Reference, code: str, said: str) -> tuple[str, str]:
-        """The step's kind and the words for its section: ``said`` (what an earlier task said of it), or its name."""
-        if how == "named":
-            return kind + NAMED, handle(self.cat, self.cat.sections[code]) or code
-        return kind, said
+        told = len({meeting(s) for s in options}) > 1
+        left = [s for s in options if meeting(s) == meeting(section)] if told else options
+        return len(left) >= 2, meets(section) if told else ""
 
     def _targets_clash(self, section: CourseSection) -> bool:
         """Whether a section would clash with the target of another course (so it could block the goal)."""
@@ -740,13 +734,14 @@ class _SemesterOne(_Chain):
         if not courses:
             return None
         name = self.rng.choice(courses)
-        how = self._recall(name, self.targets[name])
-        kind, where = self._refer(
-            "add_target", how, self.targets[name], "the section your counsellor recommended in the welcome note")
+        long_term, when = self._recall(name, self.targets[name])
         ops = _Ops(self.state)
         ops.add(self.targets[name])
-        text = f"{self._persona()} Don't forget {name}: put it in your draft, in {where}."
-        return self._step(kind, text, ops, [self.targets[name]], long_term=how == "recalled")
+        text = (
+            f"{self._persona()} Don't forget {name}: put it in your draft, in the section your counsellor "
+            f"recommended in the welcome note{when}."
+        )
+        return self._step("add_target", text, ops, [self.targets[name]], long_term=long_term)
 
     def add_decoy(self) -> Step | None:
         choices = [
@@ -783,18 +778,16 @@ class _SemesterOne(_Chain):
         name = self.rng.choice(courses)
         held = self.state.holding(name, 1)
         assert held is not None
-        how = self._recall(name, self.targets[name], away_from=held)
-        kind, where = self._refer(
-            "switch_target", how, self.targets[name], "the section recommended in the welcome note")
+        long_term, when = self._recall(name, self.targets[name], away_from=held)
         ops = _Ops(self.state)
         ops.remove(held)
         ops.add(self.targets[name])
         self.previous[name] = held
         text = (
-            f"{self._persona()} The counsellor's office looked over your draft: for {name} they want you in {where} "
-            "after all. Move it there."
+            f"{self._persona()} The counsellor's office looked over your draft: for {name} they want you in the "
+            f"section recommended in the welcome note{when} after all. Move it there."
         )
-        return self._step(kind, text, ops, [self.targets[name]], long_term=how == "recalled")
+        return self._step("switch_target", text, ops, [self.targets[name]], long_term=long_term)
 
     def undo_switch(self) -> Step | None:
         courses = [
@@ -804,17 +797,16 @@ class _SemesterOne(_Chain):
         if not courses:
             return None
         name = self.rng.choice(courses)
-        how = self._recall(name, self.previous[name], away_from=self.targets[name])
+        long_term, when = self._recall(name, self.previous[name], away_from=self.targets[name])
         before = self.previous.pop(name)
-        kind, where = self._refer("undo_switch", how, before, "the section you had before that switch")
         ops = _Ops(self.state)
         ops.remove(self.targets[name])
         ops.add(before)
         text = (
             f"{self._persona()} About {name}: the counsellor's office takes back what they said about moving it to the "
-            f"recommended section. Move it back to {where}."
+            f"recommended section. Move it back to the section you had before that switch{when}."
         )
-        return self._step(kind, text, ops, [before], long_term=how == "recalled")
+        return self._step("undo_switch", text, ops, [before], long_term=long_term)
 
     def _elective_room(self) -> bool:
         return len(self._electives()) < MAX_ELECTIVES
@@ -881,16 +873,15 @@ class _SemesterOne(_Chain):
         if not names:
             return None
         name = self.rng.choice(names)
-        how = self._recall(name, self.dropped[name])
+        long_term, when = self._recall(name, self.dropped[name])
         code = self.dropped.pop(name)
-        kind, where = self._refer("readd_elective", how, code, "the same section you had before you dropped it")
         ops = _Ops(self.state)
         ops.add(code)
         text = (
             f"{self._persona()} Change of heart about {name}? It is worth it after all: put it back in your draft, in "
-            f"{where}."
+            f"the same section you had before you dropped it{when}."
         )
-        return self._step(kind, text, ops, [code], long_term=how == "recalled")
+        return self._step("readd_elective", text, ops, [code], long_term=long_term)
 
 
 class _SemesterTwo(_Chain):
@@ -902,7 +893,10 @@ class _SemesterTwo(_Chain):
         "news": 3, "add_named": 2, "add_target": 2, "add_fit": 1, "trap": 1.5, "switch": 2, "switch_target": 1.5,
         "undo_switch": 1.5, "set_aside": 2,
     }
-    memory_kinds = frozenset({"add_target", "trap", "switch_target", "undo_switch", "set_aside"})
+    memory_kinds = frozenset({"add_target", "trap", "set_aside"})
+    """Not the moves to and from the recommended section: with a course's two sections parallel (the published campus,
+    world generator 3), leaving the one held leaves one to pick, so they are never long-term and, favoured, they took
+    the place of the set-aside and re-planning that are (semester 2 had 8-17 long-term steps on seeds 0-7, now 13-19)."""
     memory_share = PLANNING_MEMORY_SHARE
 
     def needed(self) -> int:
@@ -960,13 +954,14 @@ class _SemesterTwo(_Chain):
         if not names:
             return None
         name = self.rng.choice(names)
-        how = self._recall(name, self.targets[name])
-        kind, where = self._refer(
-            "add_target", how, self.targets[name], "the section your counsellor recommended in the planning note")
+        long_term, when = self._recall(name, self.targets[name])
         ops = _Ops(self.state)
         ops.add(self.targets[name])
-        text = f"{self._persona()} Time to plan {name} for next semester, in {where}."
-        return self._step(kind, text, ops, [self.targets[name]], long_term=how == "recalled")
+        text = (
+            f"{self._persona()} Time to plan {name} for next semester, in the section your counsellor recommended in "
+            f"the planning note{when}."
+        )
+        return self._step("add_target", text, ops, [self.targets[name]], long_term=long_term)
 
     def add_fit(self) -> Step | None:
         for name in self._undrafted():
@@ -988,16 +983,16 @@ class _SemesterTwo(_Chain):
         if not names or not self.ineligible:
             return None
         name = self.rng.choice(names)
-        how = self._recall(name, self.targets[name])
-        kind, where = self._refer("trap", how, self.targets[name], "the section your counsellor recommended")
+        long_term, when = self._recall(name, self.targets[name])
         lure = self.rng.choice(self.ineligible)
         ops = _Ops(self.state)
         ops.add(self.targets[name])
         text = (
             f"{self._persona()} Everyone says {lure} is an easy one next semester. Plan it if your semester-1 courses "
-            f"cover its prerequisites; if they do not, plan {name} instead, in {where}."
+            f"cover its prerequisites; if they do not, plan {name} instead, in the section your counsellor "
+            f"recommended{when}."
         )
-        return self._step(kind, text, ops, [self.targets[name]], long_term=how == "recalled")
+        return self._step("trap", text, ops, [self.targets[name]], long_term=long_term)
 
     def switch(self) -> Step | None:
         moves = [
@@ -1022,29 +1017,26 @@ class _SemesterTwo(_Chain):
         if not away:
             return None
         held = self.rng.choice(away)
-        how = self._recall(held.name, self.targets[held.name], away_from=held.code)
-        kind, where = self._refer(
-            "switch_target", how, self.targets[held.name], "the section recommended in the planning note")
+        long_term, when = self._recall(held.name, self.targets[held.name], away_from=held.code)
         self.previous[held.name] = held.code
         text = (
             f"{self._persona()} Second thoughts on {held.name}: your counsellor's recommendation was the better call. "
-            f"Move it to {where}."
+            f"Move it to the section recommended in the planning note{when}."
         )
-        return self._move(kind, text, held.code, self.targets[held.name], long_term=how == "recalled")
+        return self._move("switch_target", text, held.code, self.targets[held.name], long_term=long_term)
 
     def undo_switch(self) -> Step | None:
         names = [name for name in sorted(self.previous) if self.state.holding(name, 2) == self.targets[name]]
         if not names:
             return None
         name = self.rng.choice(names)
-        how = self._recall(name, self.previous[name], away_from=self.targets[name])
+        long_term, when = self._recall(name, self.previous[name], away_from=self.targets[name])
         before = self.previous.pop(name)
-        kind, where = self._refer("undo_switch", how, before, "the section you had planned before that move")
         text = (
             f"{self._persona()} About {name} next semester: forget the move to the recommended section. Put it back in "
-            f"{where}."
+            f"the section you had planned before that move{when}."
         )
-        return self._move(kind, text, self.targets[name], before, long_term=how == "recalled")
+        return self._move("undo_switch", text, self.targets[name], before, long_term=long_term)
 
     def _move(self, kind: str, text: str, held: str, code: str, *, long_term: bool) -> Step:
         ops = _Ops(self.state)
@@ -1211,9 +1203,10 @@ def recalls(world: WorldIndex, tasks: Sequence[Task]) -> dict[str, Recall]:
     """Every step of the two chains that adds one section (in release order), with the sections it could mean: those
     of its course that fit around the rest of the draft before the step and leave room for the recommended courses
     not yet in it (the ones its chain ends with), leaving out the one the course held (a move). Worked out from the
-    term alone (the expected drafts), apart from the generator's own reckoning (``_Chain._guessable``): a step is
-    long-term exactly when it refers back (``RECALLED``) and its ``chance`` is below 1, and then its options all meet
-    at one time (``meeting``)."""
+    term alone (the expected drafts), apart from the generator's own reckoning (``_Chain._guessable``). A step that
+    refers back (``RECALLED``) to a section whose candidates meet at different times says when it meets (``meets``),
+    so its options are those meeting then. A step is long-term exactly when it refers back and its ``chance`` is
+    below 1."""
     cat = catalogue(world)
     steps = sorted((t for t in tasks if t.scenario in (SELECTION, PLANNING) and not t.flags.delivery_only),
                    key=lambda t: (t.release, t.id))
@@ -1234,6 +1227,8 @@ def recalls(world: WorldIndex, tasks: Sequence[Task]) -> dict[str, Recall]:
             rest = [name for name in goal[section.semester]
                     if name != section.name and all(s.name != name for s in drafted)]
             options = guessable(cat, section.name, section.semester, around, held, rest)
+            if task.ground_truth["kind"] in RECALLED and len({meeting(s) for s in options}) > 1:
+                options = [s for s in options if meeting(s) == meeting(section)]  # the step said when it meets
             others = [name for name in goal[section.semester] if name != section.name]
             found[task.id] = Recall(section, options, before, others)
         before = draft

@@ -292,23 +292,25 @@ def test_a_step_is_long_term_exactly_when_memory_is_needed_to_pick_its_section(w
         assert task.flags.long_term == (recalled and chance < 1), task.id
         if task.flags.long_term:
             assert 0 < chance <= 1 / 2, task.id
-        if kind.endswith(cs.NAMED):  # named because its candidates meet at different times
-            assert kind.removesuffix(cs.NAMED) in cs.RECALLED and len({cs.meeting(s) for s in steps[task.id].options}) > 1
+        if task.flags.long_term:
+            assert len({cs.meeting(s) for s in steps[task.id].options}) == 1, task.id
     assert sum(t.flags.long_term for t in planning) >= 10
 
 
-def test_steps_whose_candidates_meet_at_different_times_name_their_section() -> None:
-    """On world generator 2's campus a compulsory course's six sections meet at six times: a step there names the
-    section it means whenever a student who forgot could pick among sections at different times, and the text holds
-    the name (``handle``). Semester 1 then has next to no long-term step (0-5 on seeds 0-7, measured)."""
+def test_steps_whose_candidates_meet_at_different_times_say_when_the_section_meets() -> None:
+    """On world generator 2's campus a compulsory course's six sections meet at six times: a step that refers back
+    says when the section it means meets whenever a student who forgot could pick among sections at different times,
+    which leaves one, so semester 1 has next to no long-term step there (0-5 on seeds 0-7, measured)."""
     world = WorldIndex(generate_world(0, generator=2))
-    cat = catalogue(world)
     _, tasks, _, planning, _ = _generate(world, seed=0)
+    cat = catalogue(world)
     steps = cs.recalls(world, tasks + planning)
-    named = [t for t in _scored(tasks + planning) if t.ground_truth["kind"].endswith(cs.NAMED)]
-    assert len(named) > 50 and sum(t.flags.long_term for t in tasks) <= 10
-    for task in named:
-        assert not task.flags.long_term and cs.handle(cat, steps[task.id].meant) in task.instruction, task.id
+    told = [t for t in _scored(tasks + planning) if "(the one that meets" in t.instruction]
+    assert len(told) > 50 and sum(t.flags.long_term for t in tasks) <= 10
+    for task in told:
+        assert task.ground_truth["kind"] in cs.RECALLED and cs.meets(steps[task.id].meant) in task.instruction
+        rest = [s for s in cat.sections.values() if s.name == steps[task.id].meant.name]
+        assert len({cs.meeting(s) for s in rest}) > 1, task.id
 
 
 Recalled = tuple[Catalogue, cs.Step, dict[str, str], dict[str, int], list[CourseSection]]
@@ -337,6 +339,9 @@ def _recalled_steps(seeds: range) -> list[Recalled]:
                 rest = [name for name in goal[section.semester]
                         if name != section.name and all(s.name != name for s in drafted)]
                 options = cs.guessable(cat, section.name, section.semester, around, held, rest)
+                if len({cs.meeting(s) for s in options}) > 1:  # the step said when its section meets
+                    assert cs.meets(section) in step.text
+                    options = [s for s in options if cs.meeting(s) == cs.meeting(section)]
                 found.append((cat, step, before, dict(popularity), options))
             before = step.draft
     return found
@@ -497,7 +502,8 @@ def _first_lasting_add(tasks: list[Task], world: WorldIndex) -> str:
 
 def test_one_wrong_section_fails_only_the_steps_that_depend_on_it(everything: Played, world: WorldIndex) -> None:
     """Judged on the whole draft, this mistake failed 57 steps; now its own step, the steps about that course, and
-    the steps whose pass the quota refuses because the wrong section still holds one."""
+    the steps whose pass the quota refuses because the wrong section still holds one: 22 on world generator 3's
+    campus (7 about the course, the rest refused by the quota; 20 or fewer on generator 2's), at most half the 57."""
     tasks, triggers = everything
     task_id = _first_lasting_add(tasks, world)
     changed, right, _ = _wrong_section_at(tasks, world, task_id)
@@ -507,7 +513,7 @@ def test_one_wrong_section_fails_only_the_steps_that_depend_on_it(everything: Pl
     course = cat.sections[right].name
     touching = {t.id for t in _scored(tasks)
                 if any(cat.sections[c].name == course for c in t.ground_truth["parts"][0].get("scope", t.ground_truth["draft"]))}
-    assert task_id in failed and len(failed) <= 20, failed
+    assert task_id in failed and len(failed) <= 57 // 2, failed
     quota = {task_id for task_id, detail in failed.items() if "missing [], extra [], wrong pass" in detail}
     assert set(failed) <= touching | quota, failed
     assert not any(task_id.startswith("planning") for task_id in failed)

@@ -20,10 +20,10 @@ Rules
   sections of a semester's compulsory courses never clash with each other (so the set of
   first sections, say, can always be taken together), a course's sections meet at
   different times while possible, and compulsory courses are not put in the evening block
-  unless the day blocks are used up. From world generator 3 (``PARALLEL``) all sections of a
-  compulsory course meet at its first section's time, with different instructors while the
-  course's teachers last (parallel classes, as on the published campus), so no two compulsory
-  courses of a semester ever clash. Each section meets in a classroom
+  unless the day blocks are used up. From world generator 3 (``TIMES``) a compulsory course's
+  sections are parallel classes at two times in semester 1 (three at each) and one in
+  semester 2, with different instructors while the course's teachers last, as the published
+  campus's are at one time; the k-th times of different courses never clash. Each section meets in a classroom
   amenity (``CLASSROOMS``: lecture halls, seminar rooms, ...) of an Academic non-library
   building, and no two sections of a semester share a room at the same block on the same
   day unless 40 draws found no free room (only on a tiny campus).
@@ -133,13 +133,16 @@ SECTIONS = {1: {1: 3, 2: 2}, 2: {1: 6, 2: 2}, 3: {1: 6, 2: 2}}
 weekday block's compulsory sections over 4.8 buildings on average (3-6; generator 1's three over 2.5), so a student who
 remembers nothing of its timetable but goes, at a class's start, to one of the compulsory sections meeting then
 attends about a fifth of its classes (a third on generator 1's campuses)."""
-PARALLEL = frozenset({3})
-"""Generators whose compulsory course meets at one time in all its sections (parallel classes, each with its own
-instructor and room), as every compulsory course of the published campus does. With sections at different times, the
-section a course step refers back to (a recommendation, the section before a switch) never clashed with the other
-recommended sections while a student's other candidates often did, so a student who forgot it could rank them by the
-timetable: 55.9 % against 45.9 % on generator 2's seeds 0-79. Parallel sections clash alike with everything, so the
-timetable cannot tell them apart (``scenarios.course_selection``)."""
+TIMES = {3: {1: 2, 2: 1}}
+"""Generator -> the times a compulsory course meets at, per semester, in generators with parallel sections: its
+sections split evenly among them (three at each of two times in semester 1, both at one time in semester 2), each
+with its own instructor and room, as the published campus has three parallel sections of each compulsory course.
+With every section at its own time (generators 1 and 2), the section a course step refers back to (a recommendation,
+the section before a switch) never clashed with the other recommended sections while a student's other candidates
+often did, so a student who forgot it could rank them by the timetable: 55.9 % against 45.9 % on generator 2's seeds
+0-79. Parallel sections clash alike with everything, so the timetable cannot tell them apart
+(``scenarios.course_selection``). Two times, not one, so that a term's draws still choose among timetables: with one
+time per course every term of a world had the same timetable, and 2 or 3 of seeds 0-9 had no placement that fitted."""
 
 
 @dataclass(frozen=True)
@@ -301,15 +304,15 @@ class _Timetable:
 Slot = tuple[tuple[str, ...], int]
 
 
-def _compulsory_slots(courses: Sequence[_Course], rng: random.Random, plans_wanted: int) -> list[dict[str, Slot]]:
-    """Days and start of each course's k-th section, for the first ``plans_wanted`` values of k.
+def _compulsory_slots(courses: Sequence[_Course], rng: random.Random, times: int) -> list[dict[str, Slot]]:
+    """Days and start of each course's k-th time, for k below ``times``.
 
-    The k-th sections of different courses never share a day and block; a course's sections
-    avoid each other's times while possible; evening blocks come last.
+    The k-th times of different courses never share a day and block; a course's times
+    avoid each other while possible; evening blocks come last.
     """
     plans: list[dict[str, Slot]] = []
     earlier: dict[str, set[Slot]] = {c.spec.name: set() for c in courses}
-    for index in range(plans_wanted):
+    for index in range(times):
         used: set[tuple[str, int]] = set()
         slots: dict[str, Slot] = {}
         for course in sorted(courses, key=lambda c: -c.spec.days):
@@ -342,9 +345,9 @@ def _code(course: _Course, serial: int) -> str:
 
 def make_courses(buildings: Sequence[Building], advisors: Sequence[Advisor], seed: int,
                  scale: float, generator: int = max(SECTIONS)) -> list[CourseSection]:
-    """The catalogue, with ``SECTIONS[generator]`` sections per compulsory course (meeting at one time in
-    ``PARALLEL`` generators)."""
-    parallel = generator in PARALLEL
+    """The catalogue, with ``SECTIONS[generator]`` sections per compulsory course (meeting at ``TIMES[generator]``
+    times where it has them, else each at its own)."""
+    times = TIMES.get(generator, SECTIONS[generator])
     rng = stream(seed, scale, "courses")
     timetable = _Timetable(_classrooms(buildings), set(), stream(seed, scale, "classrooms"))
     compulsory = {
@@ -353,7 +356,7 @@ def make_courses(buildings: Sequence[Building], advisors: Sequence[Advisor], see
         for semester, specs in ((1, COMPULSORY_1), (2, COMPULSORY_2))
     }
     plans = {
-        semester: _compulsory_slots(courses, rng, 1 if parallel else max(c.sections for c in courses))
+        semester: _compulsory_slots(courses, rng, times[semester])
         for semester, courses in compulsory.items()
     }
     ordered = compulsory[1] + _electives(scale, advisors, rng) + compulsory[2]
@@ -366,10 +369,11 @@ def make_courses(buildings: Sequence[Building], advisors: Sequence[Advisor], see
     sections: list[CourseSection] = []
     for serial, course in enumerate(ordered, 1):
         base = _code(course, serial)
-        staff = _staff(course, rng) if parallel and course.compulsory else None
+        parallel = course.compulsory and times[course.semester] < course.sections
+        staff = _staff(course, rng) if parallel else None
         for k in range(course.sections):
             if course.compulsory:
-                days, start = plans[course.semester][0 if parallel else k][course.spec.name]
+                days, start = plans[course.semester][k * times[course.semester] // course.sections][course.spec.name]
             else:
                 days = rng.choice(DAY_PATTERNS[course.spec.days])
                 start = rng.choices(STARTS, weights=(3, 3, 3, 3, 2))[0]

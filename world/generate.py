@@ -43,9 +43,9 @@ Shape of the generated campus (scale 1.0)
 **Generator versions** (``WORLD_GENERATORS``): a generated world does not store the generator that made it, so
 ``generate_world`` keeps the older ones, and ``campus verify`` tries each to say which made a stored world. 1: three
 sections per semester-1 compulsory course; 2 (since 2026-11-29): six, so a class's weekday block holds more compulsory
-sections than a student without its timetable can cover by going to one of them; 3 (since 2026-11-29): the six (and
-semester 2's two) meet at one time as parallel classes with their own instructors, so the timetable no longer tells a
-student which of a course's sections an earlier task recommended (``gen_courses.PARALLEL``).
+sections than a student without its timetable can cover by going to one of them; 3 (since 2026-11-29): the six meet
+at two times, three parallel classes at each with their own instructors (semester 2's two at one time), so the
+timetable no longer tells a student which of a course's sections an earlier task recommended (``gen_courses.TIMES``).
 
 Every random stream is seeded from ``sha256(f"{seed}|{scale}|{purpose}")`` with ``scale``
 normalised to a float, so ``generate_world(7, 1)`` and ``generate_world(7, 1.0)`` agree and
