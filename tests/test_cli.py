@@ -184,10 +184,12 @@ def test_world_generate_reports_the_whole_campus_identically_in_two_processes(tm
     assert size["advisors"] >= 1000 and size["clubs"] >= 100 and size["books"] >= 390 and size["texts"] >= 11
     assert as_json(campus("world", "generate", "--seed", "4", "--json", cwd=tmp_path))["hash"] != first["hash"]
     old = as_json(campus("world", "generate", "--seed", "3", "--generator", "1", "--json", cwd=tmp_path))
-    assert old["generator"] == 1 and first["generator"] == 2 and old["hash"] != first["hash"]
+    assert old["generator"] == 1 and first["generator"] == 3 and old["hash"] != first["hash"]
     assert old["counts"]["courses"] == size["courses"] - 30  # three sections of the ten compulsory courses, not six
-    refused = campus("world", "generate", "--generator", "3", cwd=tmp_path, check=False)
-    assert refused.returncode == 2 and "no world generator 3" in refused.stderr and "Traceback" not in refused.stderr
+    timed = as_json(campus("world", "generate", "--seed", "3", "--generator", "2", "--json", cwd=tmp_path))
+    assert timed["counts"] == size and timed["hash"] not in (old["hash"], first["hash"])  # six at six times, not two
+    refused = campus("world", "generate", "--generator", "4", cwd=tmp_path, check=False)
+    assert refused.returncode == 2 and "no world generator 4" in refused.stderr and "Traceback" not in refused.stderr
 
 
 def test_score_reproduces_the_runs_scorecard(workdir: Path) -> None:

@@ -52,7 +52,8 @@ def test_an_address_the_world_lists_or_patterns_is_guessable(world: WorldIndex) 
 def test_version_7_asks_no_recipient_the_world_gives_away(oracle_full: Run) -> None:
     """On version 6, a reader that knows the world but nothing of the term named the recipient of about a quarter of
     the email-recipient probes (every membership application, a club event's mailbox one time in five); version 7
-    asks only of emails to an address the world neither lists nor patterns, and the guesser names none."""
+    asks only of emails to an address the world neither lists nor patterns, and the guesser names none (it asks 9 such
+    questions of world generator 3's default term, 10 or more of generator 2's)."""
     def named(version: int) -> tuple[list[Probe], list[Probe]]:
         asked = [p for p in weekly(oracle_full, version, "information_extraction")
                  if isinstance(p.query, EmailRecipient)]
@@ -63,7 +64,7 @@ def test_version_7_asks_no_recipient_the_world_gives_away(oracle_full: Run) -> N
     subjects = {p.query.subject.partition(":")[0] for p in right if isinstance(p.query, EmailRecipient)}
     assert "Membership application" in subjects and len(subjects) >= 2  # the directory, and a club's mailbox
     asked, right = named(7)
-    assert len(asked) >= 10 and right == []
+    assert len(asked) >= 5 and right == []
     known = directory_of(oracle_full.world)
     assert all(isinstance(p.answer, Id) and not guessable(p.answer.value, known) for p in asked)
     assert not any(score_probe(p, guess(p.question)).value for p in asked)
@@ -98,12 +99,13 @@ def test_version_7_email_counts_are_not_learned_from_another_term(small_ring: li
                                                                   oracle_other: Run) -> None:
     """Each run's counts answered with the next run's (``lab.audit.learned_counts``). Version 6 counted over weeks: on
     four small terms of one world the next run's count was right on 59 of 333 (17.7 %), more than twice what the same
-    answers get shuffled over the counts (8.0 %); two terms alone can hide it (seeds 0 and 1 of today's term: 10 of 175
+    answers get shuffled over the counts (8.0 %; on world generator 3's campus 34 of 312, 10.9 % against 7.9 %); two
+    terms alone can hide it (seeds 0 and 1 of today's term: 10 of 175
     against 7.7 %; the term before showed about a quarter). Version 7 counts between two emails of a kind the student
     sent several of: a small term sends too few of a kind to ask any, and on the full terms the other run is right no
     more often than its answers shuffled over the counts are (binomial 97.5 %)."""
     old = learned_counts([_counted(run, 6) for run in small_ring])
-    assert old["probes"] >= 100 and old["accuracy"] > 0.15 and old["accuracy"] > old["shuffled"] + 0.05
+    assert old["probes"] >= 100 and old["accuracy"] > old["shuffled"] + 0.025
     assert learned_counts([_counted(run, 7) for run in small_ring])["probes"] == 0
     new = learned_counts([_counted(run, 7) for run in (oracle_full, oracle_other)])
     assert new["probes"] >= 50 and new["accuracy"] <= LEARNED_COUNT_CEILING
@@ -140,13 +142,13 @@ def test_a_count_runs_between_two_emails_of_a_kind_sent_a_week_apart_or_more(ora
 # ---------------------------------------------------------------- older versions
 
 
-PINNED = {1: "60659e8a6f566813", 2: "fe196c52522f1369", 3: "8dbff890a21fce58", 4: "a1c3c13155983fd0",
-          5: "b555b150c826271d", 6: "af80890c2940717a"}
+PINNED = {1: "5fc2e81a0d5c289c", 2: "186500c4fc5c7668", 3: "11f81b3fe0242ef6", 4: "4748821cfb173079",
+          5: "1270220884cfd5aa", 6: "ad892fd8b40f692f"}
 """Every weekly probe set of the oracle's default-term run (10 per ability), hashed in turn, per generator version:
 taken with the code before version 7 was written (c60c7750... for version 1 on the term before the course steps that
 need memory, d5894cdf... before the walks whose conditions change the route, c0a0bc21... before the tasks held from
 their start and the library seats of the draw, fa56f68d... before the stale library pairs' decoys, e796aac7... before a solvable disruption left one way out, 43318f1a... before world generator 2, 2d6f6c55... before
-course demand moved for whole courses; these with
+course demand moved for whole courses, 60659e8a... before world generator 3; these with
 f4251c9's probes on today's term, which the merged code draws identically)."""
 
 

@@ -62,10 +62,11 @@ def test_a_fresh_run_listing_a_buildings_floors_verifies(tmp_path: Path, reply: 
 
 def test_a_fork_past_a_snapshot_lists_errands_as_its_verify_does(tmp_path: Path) -> None:
     """The oracle at --scale 0.05 stores a snapshot at seq 1,000; a busy day's errands 6 and 7 arrive (asked, handed
-    out at a meeting) before 4 and 5, so the folded state holds them out of key order and a snapshot sorts them."""
+    out at a meeting) before 4 (by step 1,080 on world generator 3's term), so the folded state holds them out of key
+    order and a snapshot sorts them."""
     db = str(tmp_path / "runs.db")
     campus("run", "--agent", "oracle", "--scale", "0.05", "--db", db, cwd=tmp_path)
-    campus("fork", "oracle-s0", "--db", db, "--at-step", "1019", "--reply", "<action>Action: errands.inbox()</action>",
+    campus("fork", "oracle-s0", "--db", db, "--at-step", "1080", "--reply", "<action>Action: errands.inbox()</action>",
            "--name", "inbox", "--max-steps", "1", cwd=tmp_path)
     done = campus("verify", "inbox", "--db", db, "--no-provenance", cwd=tmp_path, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
