@@ -57,9 +57,9 @@ recommended ones), while parallel sections at one time clash alike with everythi
 published campus a compulsory course's sections are parallel classes at one time, from world
 generator 3 three at each of two times in semester 1 and two at one in semester 2; electives'
 sections meet at different times, so re-adding one is seldom long-term, and on world generators
-1 and 2, kept to verify old runs, nearly no step is. The draw leans towards a third of the steps in semester 1 (the
-paper's share) and half in semester 2. The paper counts every semester-2 step as long-term,
-for the rules told weeks before; but the rules are the same in every term, so a student with
+1 and 2, kept to verify old runs, nearly no step is. The draw leans towards a third of the steps
+in semester 1 (the paper's share) and half in semester 2. The paper counts every semester-2 step
+as long-term, for the rules told weeks before; but the rules are the same in every term, so a student with
 no memory of this one passed every planning step: here they are 13-20 of the 50 on generated
 worlds 0-7 (semester 1: 52-55 of 150), 14-18 on the published one with seeds 0-5 (semester 1:
 51-55). Steps reserve a minute per oracle call plus the timeline's slack on ``ctx.timeline``
@@ -93,6 +93,7 @@ they may run in either order.
 from __future__ import annotations
 
 import bisect
+import itertools
 import json
 import math
 import random
@@ -397,7 +398,11 @@ popularity moved), the whole draft (the submission), or every section of the cha
 step, which names the whole semester-2 schedule)."""
 
 
-def meeting(section: CourseSection) -> tuple[tuple[str, ...], str, int, int]:
+Meeting = tuple[tuple[str, ...], str, int, int]
+"""Days, block, first and last week."""
+
+
+def meeting(section: CourseSection) -> Meeting:
     """When a section meets: two sections of a course that agree here clash alike with every other section."""
     return tuple(section.days), section.time, section.first_week, section.last_week
 
@@ -1055,9 +1060,9 @@ def choose_targets(cat: Catalogue, names: Sequence[str], semester: int, rng: ran
     clash alike), a clash-free pick of one time per course weighs the product of its groups' sizes, and a section of
     each picked group is drawn evenly. Six parallel sections of eight courses would be 6**8 sets to list one by one.
     Where every group holds one section the draw is the one ``rng.choice`` made over the listed sets."""
-    groups: list[dict[tuple[tuple[str, ...], str, int, int], list[CourseSection]]] = []
+    groups: list[dict[Meeting, list[CourseSection]]] = []
     for name in names:
-        by_time: dict[tuple[tuple[str, ...], str, int, int], list[CourseSection]] = {}
+        by_time: dict[Meeting, list[CourseSection]] = {}
         for section in sections_of(cat, name, semester):
             if handle(cat, section):
                 by_time.setdefault(meeting(section), []).append(section)
@@ -1065,12 +1070,9 @@ def choose_targets(cat: Catalogue, names: Sequence[str], semester: int, rng: ran
     times = clash_free([[g[0] for g in by_time.values()] for by_time in groups], lambda a, b: clash(cat, a, b))
     if not times:
         raise ValueError(f"semester {semester}: no clash-free set of sections for {list(names)}")
-    weights = [math.prod(len(by_time[meeting(s)]) for s, by_time in zip(pick, groups)) for pick in times]
-    index = rng.randrange(sum(weights))
-    for pick, weight in zip(times, weights):
-        if index < weight:
-            break
-        index -= weight
+    ends = list(itertools.accumulate(math.prod(len(by_time[meeting(s)]) for s, by_time in zip(pick, groups))
+                                     for pick in times))
+    pick = times[bisect.bisect_right(ends, rng.randrange(ends[-1]))]
     chosen = [by_time[meeting(s)] for s, by_time in zip(pick, groups)]
     return {g[0].name: (rng.choice(g) if len(g) > 1 else g[0]).code for g in chosen}
 
