@@ -33,7 +33,7 @@ def world() -> WorldIndex:
 @pytest.fixture(scope="session")
 def terms(world: WorldIndex) -> Callable[..., Term]:
     """``generate_term`` on the session's world, each distinct term made once per test process (a term is frozen,
-    so tests can share it; the default term takes ~1.3 s of CPU to make: two draws since 2026-11-29)."""
+    so tests can share it; the default term takes ~1.3 s of CPU to make: one draw on world generator 3's campus)."""
     return functools.cache(functools.partial(generate_term, world))
 
 

@@ -224,7 +224,8 @@ LONG_SEEDS = "2,4"
 together. Seed 2's term with busy days needed a second draw: its worker started ~0.6 s of CPU later, and with
 runs of about a second each the two workers were never caught mid-run at once (seed 3's, a third since the course
 steps that need memory, 1.8 s later). On world generator 2's campuses seed 1's needed a second draw; since course
-demand moves for whole courses seeds 3 and 6 need one, and seeds 0, 1, 2, 4, 5 and 7 fit at the first."""
+demand moves for whole courses seeds 3 and 6 needed one; on world generator 3's campuses seeds 1, 3 and 6 need more,
+and seeds 0, 2, 4, 5 and 7 fit at the first."""
 
 
 def children(pid: int) -> list[int]:
