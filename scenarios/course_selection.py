@@ -60,8 +60,8 @@ sections meet at different times, so re-adding one is seldom long-term, and on w
 1 and 2, kept to verify old runs, nearly no step is. The draw leans towards a third of the steps
 in semester 1 (the paper's share) and half in semester 2. The paper counts every semester-2 step
 as long-term, for the rules told weeks before; but the rules are the same in every term, so a student with
-no memory of this one passed every planning step: here they are 13-20 of the 50 on generated
-worlds 0-7 (semester 1: 52-55 of 150), 14-18 on the published one with seeds 0-5 (semester 1:
+no memory of this one passed every planning step: here they are 13-19 of the 50 on generated
+worlds 0-7 (semester 1: 50-53 of 150), 15-18 on the published one with seeds 0-5 (semester 1:
 51-55). Steps reserve a minute per oracle call plus the timeline's slack on ``ctx.timeline``
 between 07:00 and 22:00, spread over their weeks.
 
