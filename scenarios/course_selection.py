@@ -57,7 +57,7 @@ recommended ones), while parallel sections at one time clash alike with everythi
 published campus a compulsory course's sections are parallel classes at one time, from world
 generator 3 three at each of two times in semester 1 and two at one in semester 2; electives'
 sections meet at different times, so re-adding one is seldom long-term, and on world generators
-1 and 2, kept to verify old runs, nearly no step is. The draw leans towards a third of the steps
+1 and 2, kept to verify old runs, none is (seeds 0-7). The draw leans towards a third of the steps
 in semester 1 (the paper's share) and half in semester 2. The paper counts every semester-2 step
 as long-term, for the rules told weeks before; but the rules are the same in every term, so a student with
 no memory of this one passed every planning step: here they are 13-19 of the 50 on generated
