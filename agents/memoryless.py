@@ -25,7 +25,8 @@ from collections.abc import Generator
 from campus.agents.plans import action, replay_plan, replay_turns, results, run_plan
 from campus.kernel.agent import AgentView, Reply
 from campus.kernel.clock import MINUTES_PER_WEEK, parse_moment
-from campus.scenarios.course_selection import PASS_ORDER, REMINDER, catalogue, clash, handle, pass_for, sections_of
+from campus.scenarios.course_selection import (PASS_ORDER, REMINDER, catalogue, clash, handle, meets, pass_for,
+                                               sections_of)
 from campus.scenarios.task import Term
 from campus.world.index import WorldIndex
 from campus.world.model import CourseSection
@@ -45,7 +46,6 @@ _FIRST = re.compile(r"To start, (?:add|plan) (.+?) in the recommended section")
 _LURE = re.compile(r"Everyone says (.+?) is an easy one next semester")
 _FALLBACK = re.compile(r"if they do not, plan (.+?) instead")
 _RECALLED = ("recommended", "you had before", "had planned before")
-_MEETS = re.compile(r"\(the one that meets (\S+) (\d\d:\d\d-\d\d:\d\d)\)")
 """Phrases by which a step names a section only through something said earlier."""
 
 
@@ -148,9 +148,9 @@ class MemorylessAgent:
             covered = bool(prerequisites) and set(prerequisites[0].prerequisites) <= taken
             fallback = _FALLBACK.search(text)
             name = lure.group(1) if covered or fallback is None else fallback.group(1)
-            guessed = self._guess(name, semester, draft, held(name), _MEETS.search(text))
+            guessed = self._guess(name, semester, draft, held(name), text)
         elif course and any(phrase in text for phrase in _RECALLED):
-            guessed = self._guess(course, semester, draft, held(course), _MEETS.search(text))
+            guessed = self._guess(course, semester, draft, held(course), text)
         elif course and "only one of its sections fits" in text.lower():
             guessed = self._guess(course, semester, draft, None)
         elif named:
@@ -160,12 +160,12 @@ class MemorylessAgent:
         return calls
 
     def _guess(self, name: str, semester: int, draft: dict[str, str], leaving: str | None,
-               when: re.Match[str] | None = None) -> CourseSection | None:
+               text: str = "") -> CourseSection | None:
         """The first section of the course that fits around the rest of the draft, other than the one held, among
-        those meeting ``when`` (days and block) if the step said."""
+        those meeting when the step's ``text`` says (``meets``), if it says."""
         others = [self.cat.sections[c] for c in self._of(draft, semester) if self.cat.sections[c].name != name]
-        sections = [s for s in sections_of(self.cat, name, semester)
-                    if when is None or ("/".join(s.days), s.time) == when.groups()]
+        sections = sections_of(self.cat, name, semester)
+        sections = [s for s in sections if meets(s) in text] or sections
         fitting = [s for s in sections if s.code != leaving and not any(clash(self.cat, s, o) for o in others)]
         return next(iter(fitting or [s for s in sections if s.code != leaving] or sections), None)
 

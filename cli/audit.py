@@ -94,8 +94,8 @@ def _pct(value: float) -> str:
 
 def _print(summary: dict[str, Any], world: str) -> None:
     from campus.agents.adversarial import OPTION_GUESSES, POOLED_GUESSES, REMEMBERED_GUESSES
-    from campus.lab.audit import (AGENTS, DODGE_GUESS, GUESSERS, LEARNED_CEILING, LEARNED_COUNT_CEILING, LIBRARY_GUESS,
-                                  POPULARITY_GUESS, PROBE_GUESSES, RECALL_GUESS, STRUCTURE_GUESS)
+    from campus.lab.audit import (AGENTS, COURSE_GUESSES, DODGE_GUESS, GUESSERS, LEARNED_CEILING, LEARNED_COUNT_CEILING,
+                                  LIBRARY_GUESS, PROBE_GUESSES)
     from campus.scenarios.busy_days import BUSY_CONTROLS
 
     seeds = summary["seeds"]
@@ -120,10 +120,8 @@ def _print(summary: dict[str, Any], world: str) -> None:
         what = "memory-probe guesses" if name in PROBE_GUESSES else "long-term questions"
         out.print(f"{name}: {g['right']}/{g['questions']} {what} right = {_pct(g['accuracy'])} % "
                   f"(95 % interval {_pct(g['low'])}-{_pct(g['high'])}), chance {_pct(g['chance'])} %", highlight=False)
-    for name, what in ((RECALL_GUESS, "long-term course steps right"), (POPULARITY_GUESS, "long-term course steps right"),
-                       (STRUCTURE_GUESS, "long-term course steps right"),
-                       (LIBRARY_GUESS, "library tasks passed"),
-                       (DODGE_GUESS, "passed")):
+    for name, what in (*((name, "long-term course steps right") for name in COURSE_GUESSES),
+                       (LIBRARY_GUESS, "library tasks passed"), (DODGE_GUESS, "passed")):
         g = summary["guessing"][name]
         if g["questions"]:
             out.print(f"{name}: {g['right']}/{g['questions']} {what} = {_pct(g['accuracy'])} % (95 % interval "

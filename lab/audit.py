@@ -143,6 +143,8 @@ the section it could mean that clashes with the fewest nameable sections of the 
 (``_structure_picks``). Held to the same chance as ``RECALL_GUESS``. While a course's sections met at different times
 (world generator 2) it was right on 52.8 % of the long-term steps of seeds 0-79 against 45.9 %; a long-term step's
 candidates now meet at one time, so they tie."""
+COURSE_GUESSES = (RECALL_GUESS, POPULARITY_GUESS, STRUCTURE_GUESS)
+"""The guessers held to chance on the long-term course steps (``_course_guesses``)."""
 RECALL_CEILING = 1 / 2
 """A long-term course step leaves a student who forgot what it refers back to at least two sections to pick from."""
 Metric = Literal["stugpa", "ltrr", "pis", "success"]
@@ -428,9 +430,8 @@ def _course_guesses(world: WorldIndex, term: Term) -> tuple[dict[str, tuple[int,
     chosen = [student.chosen(task.instruction, task.release, step.before) == set(task.ground_truth["draft"])
               for task, step in asked]
     chance = sum(step.chance for _, step in asked)
-    return {name: (sum(rights), len(asked), chance) for name, rights in (
-        (RECALL_GUESS, chosen), (POPULARITY_GUESS, _popularity_picks(world, term, asked)),
-        (STRUCTURE_GUESS, _structure_picks(world, asked)))}, unrecalled
+    picks = (chosen, _popularity_picks(world, term, asked), _structure_picks(world, asked))
+    return {name: (sum(rights), len(asked), chance) for name, rights in zip(COURSE_GUESSES, picks)}, unrecalled
 
 
 def _popularity_picks(world: WorldIndex, term: Term, asked: Sequence[tuple[Task, Recall]]) -> list[bool]:
@@ -716,8 +717,8 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
                          for name, wrong in r.busy.items())]
         violations += [f"seed {r.seed}: {what.format(len(wrong))}, e.g. {wrong[0]}" for what, wrong in wrong_lists if wrong]
     guessing: dict[str, dict[str, float]] = {}
-    for name in (*GUESSERS, *OPTION_GUESSES, *POOLED_GUESSES, *REMEMBERED_GUESSES, *PROBE_GUESSES, RECALL_GUESS,
-                 POPULARITY_GUESS, STRUCTURE_GUESS, LIBRARY_GUESS, DODGE_GUESS):
+    for name in (*GUESSERS, *OPTION_GUESSES, *POOLED_GUESSES, *REMEMBERED_GUESSES, *PROBE_GUESSES, *COURSE_GUESSES,
+                 LIBRARY_GUESS, DODGE_GUESS):
         guesses = [r.guesses.get(name, (0, 0, 0.0)) for r in played]
         right, asked = sum(g[0] for g in guesses), sum(g[1] for g in guesses)
         chance = sum(g[2] for g in guesses) / asked if asked else 0.0
@@ -726,7 +727,7 @@ def summarise(results: Sequence[SeedResult]) -> dict[str, Any]:
                           "chance": chance, "low": low, "high": high}
         if asked and low > chance + CHANCE_MARGIN:
             what = ("guesses at memory probes right" if name in PROBE_GUESSES else "long-term steps right"
-                    if name in (RECALL_GUESS, POPULARITY_GUESS, STRUCTURE_GUESS) else "passed" if name in (LIBRARY_GUESS, DODGE_GUESS)
+                    if name in COURSE_GUESSES else "passed" if name in (LIBRARY_GUESS, DODGE_GUESS)
                     else "long-term questions right")
             violations.append(f"{name}: {right}/{asked} {what}, above chance {chance:.1%} + 5 points")
     learned = learned_lists(played)

@@ -23,9 +23,9 @@ Rules
   unless the day blocks are used up. From world generator 3 (``TIMES``) a compulsory course's
   sections are parallel classes at two times in semester 1 (three at each) and one in
   semester 2, with different instructors while the course's teachers last, as the published
-  campus's are at one time; the k-th times of different courses never clash. Each section meets in a classroom
-  amenity (``CLASSROOMS``: lecture halls, seminar rooms, ...) of an Academic non-library
-  building, and no two sections of a semester share a room at the same block on the same
+  campus's are at one time; the k-th times of different courses never clash. Each section
+  meets in a classroom amenity (``CLASSROOMS``: lecture halls, seminar rooms, ...) of an
+  Academic non-library building, and no two sections of a semester share a room at the same block on the same
   day unless 40 draws found no free room (only on a tiny campus).
 * **Popularity** 0-99, per section: each semester's sections are split exactly
   139 : 60 : 11 into below 85 (20-84), 85-94 and 95-99, in a seeded order.
